@@ -1,0 +1,56 @@
+# raidman — every target does its own set-up on a fresh Debian machine.
+#   make demo      the TUI on the simulated backend (scenario a: RAID-10 of four 850 EVO, resyncing)
+#   make test      the whole suite: lint, type check, import contracts, unit/pilot/snapshot tests, VM tests
+#   make test-vm   only the real-kernel tests (QEMU + virtme-ng)
+#   make bench     the benchmarks (figures printed, nothing asserted)
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
+SCENARIO ?= raid10-evo
+
+VM_DEBS := qemu-system-x86 linux-image-amd64 busybox-static mdadm lvm2 smartmontools \
+           e2fsprogs xfsprogs parted util-linux
+
+.PHONY: demo test test-unit test-vm lint bench system-deps vm-deps clean snapshots
+
+$(BIN)/raidman: pyproject.toml
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { $(APT) update -qq && $(APT) install -y -qq python3-venv python3-pip; }
+	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test,dev]'
+	@touch $@
+
+demo: $(BIN)/raidman
+	$(BIN)/raidman --demo $(SCENARIO)
+
+# System packages the VM tests need (idempotent; apt only runs when something is missing).
+vm-deps:
+	@missing=""; for p in $(VM_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(APT) update -qq && $(APT) install -y -qq $$missing; fi
+
+lint: $(BIN)/raidman
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check app widgets backends
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test-unit: $(BIN)/raidman
+	$(BIN)/pytest -m 'not vm'
+
+test-vm: $(BIN)/raidman vm-deps
+	RAIDMAN_VM_REQUIRED=1 $(BIN)/pytest -m vm
+
+test: $(BIN)/raidman vm-deps lint
+	RAIDMAN_VM_REQUIRED=$${RAIDMAN_VM_REQUIRED:-$${CI:+1}} $(BIN)/pytest
+
+snapshots: $(BIN)/raidman
+	$(BIN)/pytest tests/ui --snapshot-update
+
+bench: $(BIN)/raidman
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache vm-work

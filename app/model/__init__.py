@@ -1,0 +1,31 @@
+"""The device model: what a machine's storage stack is, independent of how it was learned."""
+
+from app.model.devices import (
+    CryptMapping,
+    Disk,
+    Filesystem,
+    LogicalVolume,
+    Machine,
+    MdArray,
+    MdMember,
+    Partition,
+    PhysicalVolume,
+    ProbeNote,
+    SyncStatus,
+    VolumeGroup,
+)
+
+__all__ = [
+    "CryptMapping",
+    "Disk",
+    "Filesystem",
+    "LogicalVolume",
+    "Machine",
+    "MdArray",
+    "MdMember",
+    "Partition",
+    "PhysicalVolume",
+    "ProbeNote",
+    "SyncStatus",
+    "VolumeGroup",
+]

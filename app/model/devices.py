@@ -1,0 +1,461 @@
+"""Frozen dataclasses for every layer of the storage stack.
+
+Names are the kernel's (``nvme0n1``, ``nvme0n1p1``, ``md127``, ``dm-0``). Sizes are bytes,
+sector positions are 512-byte sectors (as sysfs and lsblk report them), unless a field's
+name says otherwise. ``None`` means "not known", never "zero".
+
+The stack is a graph, not a tree: an array has several parents, a VG several PVs. The
+``Machine.edges`` tuple holds every (parent, child) pair once; ``Machine.parents_of`` and
+``Machine.children_of`` answer from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+SECTOR = 512
+
+Severity = Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeNote:
+    """Something the probe could not do, shown to the user instead of a traceback."""
+
+    source: str  # "lvm", "mdadm", "smartctl", "sysfs", "lsblk", ...
+    message: str
+    severity: Severity = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Disk:
+    """A whole block device that is not built from other devices (disk, loop, nvme namespace)."""
+
+    name: str
+    size_bytes: int
+    model: str | None = None
+    serial: str | None = None
+    vendor: str | None = None
+    wwn: str | None = None
+    rotational: bool | None = None
+    transport: str | None = None  # sata, nvme, usb, virtio, scsi, ...
+    kind: str = "disk"  # lsblk TYPE: disk, loop, rom
+    logical_sector: int = SECTOR
+    physical_sector: int = SECTOR
+    min_io: int = SECTOR
+    optimal_io: int = 0
+    alignment_offset: int = 0
+    discard_granularity: int = 0
+    discard_max_bytes: int = 0
+    scheduler: str | None = None
+    removable: bool = False
+    read_only: bool = False
+    partition_table: str | None = None  # gpt, dos
+    ptuuid: str | None = None
+
+    @property
+    def path(self) -> str:
+        return f"/dev/{self.name}"
+
+    @property
+    def is_ssd(self) -> bool:
+        return self.rotational is False
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    name: str
+    parent: str  # kernel name of the disk
+    number: int | None
+    start_sector: int  # 512-byte sectors from the start of the disk
+    size_bytes: int
+    type: str | None = None  # GPT type GUID or MBR type code
+    type_name: str | None = None
+    label: str | None = None
+    uuid: str | None = None
+    alignment_offset: int = 0
+
+    @property
+    def path(self) -> str:
+        return f"/dev/{self.name}"
+
+    @property
+    def start_bytes(self) -> int:
+        return self.start_sector * SECTOR
+
+
+# sysfs dev-*/state words (Documentation/admin-guide/md.rst) plus "removed" for an empty slot
+MemberFlag = str
+
+
+@dataclass(frozen=True, slots=True)
+class MdMember:
+    """One component of an md array, as sysfs ``md/dev-*`` or /proc/mdstat describe it."""
+
+    device: str  # kernel name, e.g. "nvme0n1" or "sda1"
+    slot: int | None  # role number; None for spares and faulty members without a slot
+    state: tuple[
+        MemberFlag, ...
+    ] = ()  # in_sync, faulty, spare, write_mostly, journal, replacement, ...
+    errors: int | None = None
+    data_offset_sectors: int | None = None  # md/dev-*/offset
+    size_kib: int | None = None  # md/dev-*/size
+    recovery_start: int | None = None  # md/dev-*/recovery_start, None when "none"
+
+    @property
+    def role(self) -> str:
+        """A one-word summary: faulty, journal, replacement, spare, rebuilding, in_sync."""
+        s = set(self.state)
+        if "faulty" in s:
+            return "faulty"
+        if "journal" in s:
+            return "journal"
+        if "replacement" in s:
+            return "replacement"
+        if "spare" in s:
+            return "rebuilding" if self.slot is not None else "spare"
+        if "in_sync" in s:
+            return "in_sync"
+        return "unknown" if not s else ",".join(self.state)
+
+    @property
+    def write_mostly(self) -> bool:
+        return "write_mostly" in self.state
+
+
+SyncAction = str  # resync, recover, check, repair, reshape, idle, frozen, plus "pending", "delayed"
+
+
+@dataclass(frozen=True, slots=True)
+class SyncStatus:
+    """An array's background activity at one moment (sysfs sync_* files or an mdstat progress line)."""
+
+    action: SyncAction
+    done_sectors: int | None = None
+    total_sectors: int | None = None
+    speed_kib_s: int | None = None  # kernel's own sync_speed, KiB/s
+    min_speed_kib_s: int | None = None
+    max_speed_kib_s: int | None = None
+    reshape_position: int | None = None
+    mismatch_cnt: int | None = None
+    targets: tuple[str, ...] = ()  # members being rebuilt (recovery/replacement)
+
+    @property
+    def fraction(self) -> float | None:
+        if self.done_sectors is None or not self.total_sectors:
+            return None
+        return min(1.0, self.done_sectors / self.total_sectors)
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at the current speed, as the kernel computes its ``finish=``."""
+        if (
+            self.done_sectors is None
+            or self.total_sectors is None
+            or not self.speed_kib_s
+            or self.action in ("idle", "frozen", "pending", "delayed")
+        ):
+            return None
+        left_kib = max(0, self.total_sectors - self.done_sectors) / 2
+        return left_kib / self.speed_kib_s
+
+    @property
+    def active(self) -> bool:
+        return self.action not in ("idle", "frozen")
+
+
+@dataclass(frozen=True, slots=True)
+class MdArray:
+    name: str  # kernel name: md127
+    level: str  # raid0, raid1, raid4, raid5, raid6, raid10, linear, multipath, container
+    size_bytes: int | None = None
+    raid_disks: int | None = None
+    chunk_bytes: int | None = None
+    layout: str | None = None  # "n2", "f2", "o2", "left-symmetric", ...
+    metadata: str | None = None  # "1.2", "0.90", "external:imsm", "external:/md127/0", "imsm"
+    array_name: str | None = None  # MD_NAME / the --name ("host:127")
+    uuid: str | None = None
+    array_state: str | None = None  # clean, active, inactive, read-auto, readonly, ...
+    degraded: int = 0
+    bitmap: str | None = None  # None = no bitmap; "internal" / "+8" offsets / a file path
+    members: tuple[MdMember, ...] = ()
+    sync: SyncStatus | None = None
+    stripe_cache_size: int | None = None
+    container: str | None = None  # kernel name of the container this volume lives in
+    member_index: int | None = None  # index inside the container (external:/md127/<n>)
+    consistency_policy: str | None = None
+    read_only: bool = False
+
+    @property
+    def path(self) -> str:
+        return f"/dev/{self.name}"
+
+    @property
+    def is_container(self) -> bool:
+        return self.level == "container" or (
+            self.metadata is not None
+            and self.metadata.startswith("external:")
+            and not self.metadata.startswith("external:/")
+            and not self.metadata.startswith("external:-")
+        )
+
+    @property
+    def is_external(self) -> bool:
+        return self.metadata is not None and (
+            self.metadata.startswith("external:") or self.metadata in ("imsm", "ddf")
+        )
+
+    @property
+    def data_disks(self) -> int | None:
+        """How many members' worth of data one stripe holds (for stride/stripe-width)."""
+        n = self.raid_disks
+        if n is None:
+            return None
+        lvl = self.level
+        if lvl == "raid0":
+            return n
+        if lvl in ("raid4", "raid5"):
+            return n - 1
+        if lvl == "raid6":
+            return n - 2
+        if lvl == "raid1":
+            return 1
+        if lvl == "raid10":
+            copies = 2
+            if self.layout and len(self.layout) >= 2 and self.layout[1:].isdigit():
+                copies = int(self.layout[1:])
+            return max(1, n // copies)
+        return None
+
+    @property
+    def is_degraded(self) -> bool:
+        return self.degraded > 0
+
+    @property
+    def has_redundancy(self) -> bool:
+        return self.level in ("raid1", "raid4", "raid5", "raid6", "raid10")
+
+    def member(self, device: str) -> MdMember | None:
+        for m in self.members:
+            if m.device == device:
+                return m
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class PhysicalVolume:
+    device: str  # kernel name of the PV's block device (md127, sda2); "[unknown]" when missing
+    vg: str | None
+    size_bytes: int
+    free_bytes: int | None = None
+    pe_start: int | None = None  # bytes: where the first extent begins
+    uuid: str | None = None
+    missing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VolumeGroup:
+    name: str
+    size_bytes: int
+    free_bytes: int
+    extent_size: int
+    extent_count: int | None = None
+    free_count: int | None = None
+    uuid: str | None = None
+    pv_count: int | None = None
+    lv_count: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogicalVolume:
+    name: str
+    vg: str
+    size_bytes: int
+    segtype: str  # linear, striped, thin-pool, thin, raid1, raid5, mirror, cache, snapshot, ...
+    attr: str = ""
+    kernel_name: str | None = None  # dm-0, when active
+    uuid: str | None = None
+    active: bool = True
+    hidden: bool = False
+    pool: str | None = None
+    origin: str | None = None
+    stripes: int | None = None
+    stripe_size: int | None = None
+    data_percent: float | None = None
+    devices: tuple[str, ...] = ()  # where its segments live: PV kernel names or sub-LV names
+
+    @property
+    def dm_name(self) -> str:
+        return f"{self.vg.replace('-', '--')}-{self.name.replace('-', '--')}"
+
+    @property
+    def path(self) -> str:
+        return f"/dev/{self.vg}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class CryptMapping:
+    name: str  # dm name, e.g. "luks-1234" (/dev/mapper/<name>)
+    kernel_name: str  # dm-3
+    backing: str  # kernel name of the device underneath
+    type: str | None = None  # LUKS1, LUKS2, plain
+
+
+@dataclass(frozen=True, slots=True)
+class Filesystem:
+    device: str  # kernel name of the device holding it
+    fstype: str  # ext4, xfs, vfat, swap, btrfs, ...
+    uuid: str | None = None
+    label: str | None = None
+    mountpoints: tuple[str, ...] = ()
+    size_bytes: int | None = None
+    used_bytes: int | None = None
+    avail_bytes: int | None = None
+    block_size: int | None = None
+    stride: int | None = None  # ext4 RAID stride (blocks)
+    stripe_width: int | None = None  # ext4 stripe width (blocks)
+    sunit_bytes: int | None = None  # XFS
+    swidth_bytes: int | None = None
+
+    @property
+    def mounted(self) -> bool:
+        return bool(self.mountpoints)
+
+
+DeviceObject = Disk | Partition | MdArray | LogicalVolume | CryptMapping
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Everything one probe learned about a machine's storage, at one moment."""
+
+    host: str
+    kernel: str
+    disks: tuple[Disk, ...] = ()
+    partitions: tuple[Partition, ...] = ()
+    arrays: tuple[MdArray, ...] = ()
+    pvs: tuple[PhysicalVolume, ...] = ()
+    vgs: tuple[VolumeGroup, ...] = ()
+    lvs: tuple[LogicalVolume, ...] = ()
+    crypts: tuple[CryptMapping, ...] = ()
+    filesystems: tuple[Filesystem, ...] = ()
+    edges: tuple[tuple[str, str], ...] = ()  # (parent kernel name, child kernel name)
+    notes: tuple[ProbeNote, ...] = ()
+    mdstat: str | None = None  # /proc/mdstat as read, for display
+    taken_at: float = 0.0  # backend clock
+    is_root: bool = False
+    extra: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    # ---- indexes (computed once per Machine) --------------------------------------
+    @cached_property
+    def _by_name(self) -> dict[str, DeviceObject]:
+        idx: dict[str, DeviceObject] = {}
+        for d in self.disks:
+            idx[d.name] = d
+        for p in self.partitions:
+            idx[p.name] = p
+        for a in self.arrays:
+            idx[a.name] = a
+        for lv in self.lvs:
+            if lv.kernel_name:
+                idx[lv.kernel_name] = lv
+        for c in self.crypts:
+            idx[c.kernel_name] = c
+        return idx
+
+    @cached_property
+    def _children(self) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for parent, child in self.edges:
+            out.setdefault(parent, []).append(child)
+        return {k: tuple(v) for k, v in out.items()}
+
+    @cached_property
+    def _parents(self) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for parent, child in self.edges:
+            out.setdefault(child, []).append(parent)
+        return {k: tuple(v) for k, v in out.items()}
+
+    @cached_property
+    def _fs_by_device(self) -> dict[str, Filesystem]:
+        return {f.device: f for f in self.filesystems}
+
+    def device(self, name: str) -> DeviceObject | None:
+        return self._by_name.get(name)
+
+    def disk(self, name: str) -> Disk | None:
+        d = self._by_name.get(name)
+        return d if isinstance(d, Disk) else None
+
+    def array(self, name: str) -> MdArray | None:
+        d = self._by_name.get(name)
+        return d if isinstance(d, MdArray) else None
+
+    def partition(self, name: str) -> Partition | None:
+        d = self._by_name.get(name)
+        return d if isinstance(d, Partition) else None
+
+    def filesystem(self, device: str) -> Filesystem | None:
+        return self._fs_by_device.get(device)
+
+    def pv(self, device: str) -> PhysicalVolume | None:
+        for pv in self.pvs:
+            if pv.device == device:
+                return pv
+        return None
+
+    def vg(self, name: str) -> VolumeGroup | None:
+        for vg in self.vgs:
+            if vg.name == name:
+                return vg
+        return None
+
+    def lv(self, vg: str, name: str) -> LogicalVolume | None:
+        for lv in self.lvs:
+            if lv.vg == vg and lv.name == name:
+                return lv
+        return None
+
+    def children_of(self, name: str) -> tuple[str, ...]:
+        return self._children.get(name, ())
+
+    def parents_of(self, name: str) -> tuple[str, ...]:
+        return self._parents.get(name, ())
+
+    def ancestors_of(self, name: str) -> Iterator[str]:
+        """Every device below ``name`` in the stack, nearest first, each once."""
+        seen: set[str] = set()
+        queue = list(self.parents_of(name))
+        while queue:
+            n = queue.pop(0)
+            if n in seen:
+                continue
+            seen.add(n)
+            yield n
+            queue.extend(self.parents_of(n))
+
+    def disks_under(self, name: str) -> tuple[str, ...]:
+        """The whole disks that ``name`` ultimately lives on."""
+        if name in self._by_name and isinstance(self._by_name[name], Disk):
+            return (name,)
+        return tuple(n for n in self.ancestors_of(name) if isinstance(self._by_name.get(n), Disk))
+
+    def arrays_of_disk(self, disk: str) -> tuple[MdArray, ...]:
+        """Arrays that have ``disk`` (or one of its partitions) as a member."""
+        out = []
+        for a in self.arrays:
+            if disk in self.disks_under(a.name):
+                out.append(a)
+        return tuple(out)
+
+    @property
+    def degraded_arrays(self) -> tuple[MdArray, ...]:
+        return tuple(a for a in self.arrays if a.is_degraded)
+
+    @property
+    def syncing_arrays(self) -> tuple[MdArray, ...]:
+        return tuple(a for a in self.arrays if a.sync is not None and a.sync.active)

@@ -1,0 +1,38 @@
+"""Cheap, frequent samples: what the 1 Hz poll reads (md sysfs and per-disk I/O counters)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.model.devices import SyncStatus
+
+
+@dataclass(frozen=True, slots=True)
+class MdLive:
+    """One array's fast-changing state, read from sysfs in one pass."""
+
+    name: str
+    array_state: str | None
+    degraded: int
+    sync: SyncStatus | None  # None when idle
+    member_states: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (device, state flags)
+    level: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiskIO:
+    """Cumulative per-disk I/O counters (psutil.disk_io_counters(perdisk=True))."""
+
+    name: str
+    read_bytes: int
+    write_bytes: int
+    read_count: int = 0
+    write_count: int = 0
+    busy_time_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LiveSample:
+    taken_at: float
+    arrays: tuple[MdLive, ...]
+    disk_io: tuple[DiskIO, ...] = ()

@@ -1,0 +1,82 @@
+"""The one interface through which raidman touches a system.
+
+Three implementations:
+
+* ``backends.linux.LinuxBackend``        – the real machine (lsblk, sysfs, /proc, lvm, smartctl)
+* ``backends.simulated.SimulatedBackend`` – scenarios with a clock, for demos and tests
+* ``backends.replay``                    – the Linux backend reading a directory written by ``raidman capture``
+
+Nothing above this layer opens a file under /sys or /proc or starts a process itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from app.model import Machine
+from app.model.live import LiveSample
+from app.model.smart import SmartReading
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """What one argv did. ``returncode`` 127 means the program was not found."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str = ""
+    stderr: str = ""
+    duration_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+class BackendError(Exception):
+    """A backend could not do what was asked; the message is meant for the user."""
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What every backend offers. All methods may block; the UI calls them from workers."""
+
+    @property
+    def name(self) -> str:
+        """Short description for the header: "linux", "demo: raid10-evo", "replay: DIR"."""
+        ...
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why changes cannot be made (not root, replay), or None when they can."""
+        ...
+
+    def now(self) -> float:
+        """The backend's clock in seconds (wall clock, or the simulation's)."""
+        ...
+
+    def probe(self) -> Machine:
+        """Read the whole storage stack. Never raises for missing tools or vanished devices:
+        those become ``Machine.notes``."""
+        ...
+
+    def sample(self) -> LiveSample:
+        """The cheap 1 Hz read: md sync state and per-disk I/O counters."""
+        ...
+
+    def smart(self, disk: str) -> SmartReading:
+        """SMART of one whole disk (kernel name). Unavailable SMART is a reading with a reason."""
+        ...
+
+    def read_text(self, path: str) -> str | None:
+        """A small system file (sysfs attribute, /etc/mdadm/mdadm.conf, ...) or None if absent."""
+        ...
+
+    def run(
+        self, argv: Sequence[str], *, stdin: str | None = None, timeout: float | None = None
+    ) -> CommandResult:
+        """Run one program with an argv list (never a shell). Used by read-only helpers
+        (tune2fs -l, xfs_info, mdadm --detail --scan, wipefs --no-act) and by the plan executor."""
+        ...
