@@ -17,6 +17,10 @@ class MdLive:
     sync: SyncStatus | None  # None when idle
     member_states: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (device, state flags)
     level: str | None = None
+    mismatch_cnt: int | None = None  # md/mismatch_cnt: meaningful after a check/repair
+    last_sync_action: str | None = None  # md/last_sync_action
+    raid_disks: int | None = None
+    stripe_cache_size: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
