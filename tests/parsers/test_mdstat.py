@@ -86,6 +86,8 @@ _STATE_OF_ACTION = {
 def _procfs_view(a: MdstatArray) -> tuple[object, ...]:
     """The array as procfs's MDStat struct would describe it (conventions from EXPECTED.md)."""
     failed, spare = a.failed_count, a.spare_count
+    active: int | None
+    total: int | None
     if not a.active:
         active = total = 0
     elif a.raid_disks is None:  # raid0/linear print no [n/m]: procfs counts the members
