@@ -37,6 +37,13 @@ class SmartReading:
     nvme: dict[str, int] = field(default_factory=dict, hash=False)
     exit_status: int | None = None  # smartctl's exit status bits
     taken_at: float = 0.0
+    # --- added for app.wear (all defaulted) ---
+    rotation_rate: int | None = None  # rpm; 0 = solid state; None = not reported
+    scsi_gigabytes_written: str | None = (
+        None  # scsi_error_counter_log.write.gigabytes_processed (10^9 B, as printed)
+    )
+    messages: tuple[str, ...] = ()  # smartctl's own messages (errors/warnings), for the reason line
+    source: str | None = None  # "pySMART", "smartctl -j", "simulated", ...
 
     def attribute(self, attr_id: int) -> SmartAttribute | None:
         for a in self.attributes:
