@@ -1,0 +1,17 @@
+"""Where raidman keeps its state: one place for the snapshot database, audit log and boost records."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def state_dir() -> Path:
+    """``$RAIDMAN_STATE_DIR`` if set; ``/var/lib/raidman`` for root; else ``$XDG_STATE_HOME/raidman``."""
+    env = os.environ.get("RAIDMAN_STATE_DIR")
+    if env:
+        return Path(env)
+    if os.geteuid() == 0:
+        return Path("/var/lib/raidman")
+    xdg = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(xdg) / "raidman"

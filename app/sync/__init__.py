@@ -1,0 +1,1 @@
+"""Watching syncs: speed history, progress views, finished-sync records, events, boost/restore."""

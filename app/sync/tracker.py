@@ -1,0 +1,333 @@
+"""Turns successive live samples into sync progress, speed history, finished-sync records and events.
+
+Pure: feed it ``LiveSample``s (from any backend), read back views and events. No I/O, no UI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from app.model.live import LiveSample, MdLive
+from app.sync.history import SpeedHistory
+
+EventKind = Literal[
+    "sync-started",
+    "sync-ended",
+    "degraded",
+    "recovered",
+    "member-faulty",
+    "member-removed",
+    "spare-takeover",
+    "member-added",
+    "array-appeared",
+    "array-vanished",
+]
+
+# Event kinds that deserve a warning-level notification rather than information.
+ALARMING: frozenset[str] = frozenset(
+    {"degraded", "member-faulty", "member-removed", "array-vanished"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncEvent:
+    t: float
+    kind: EventKind
+    array: str
+    message: str
+    device: str | None = None
+
+    @property
+    def severity(self) -> str:
+        return "warning" if self.kind in ALARMING else "information"
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedSync:
+    """The outcome of one sync, as the tool saw it."""
+
+    array: str
+    action: str
+    started_at: float  # when the tool first saw it (or the sync began, if seen from the start)
+    ended_at: float
+    done_sectors: int | None  # last progress seen
+    total_sectors: int | None
+    average_kib_s: float | None
+    mismatch_cnt: int | None
+    completed: bool  # reached the end (vs. interrupted, frozen or vanished)
+    seen_from_start: bool
+
+    @property
+    def duration_s(self) -> float:
+        return max(0.0, self.ended_at - self.started_at)
+
+
+@dataclass
+class _Running:
+    action: str
+    started_at: float
+    seen_from_start: bool
+    first_done: int | None
+    last_done: int | None
+    total: int | None
+    history: SpeedHistory = field(default_factory=SpeedHistory)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncView:
+    """What the sync pane shows for one array right now."""
+
+    array: str
+    action: str
+    done_sectors: int | None
+    total_sectors: int | None
+    speed_kib_s: int | None
+    eta_s: float | None
+    elapsed_s: float
+    targets: tuple[str, ...]
+    speeds: tuple[float, ...]  # kernel speed history, oldest first (KiB/s)
+    min_speed_kib_s: int | None
+    max_speed_kib_s: int | None
+
+    @property
+    def fraction(self) -> float | None:
+        if self.done_sectors is None or not self.total_sectors:
+            return None
+        return min(1.0, self.done_sectors / self.total_sectors)
+
+    @property
+    def throttled(self) -> bool:
+        """Running at (within 5 % of) its ceiling: raising the limit would make it faster."""
+        if self.speed_kib_s is None or not self.max_speed_kib_s:
+            return False
+        return self.speed_kib_s >= 0.95 * self.max_speed_kib_s
+
+
+def _near_done(done: int | None, total: int | None) -> bool:
+    return done is not None and total is not None and total > 0 and done >= total * 0.999
+
+
+def _projected_done(run: _Running, now: float) -> int | None:
+    """Where the sync would be now at its last speed: a sync that ended between two samples
+    counts as complete when its last speed would have carried it to the end."""
+    if run.last_done is None:
+        return None
+    pts = run.history.points
+    if not pts or not pts[-1].kernel_kib_s:
+        return run.last_done
+    dt = max(0.0, now - pts[-1].t)
+    return run.last_done + int(pts[-1].kernel_kib_s * 2 * dt * 1.5)
+
+
+class SyncTracker:
+    """Feed ``update(sample)`` once a second; read ``views()``, ``finished`` and the returned events."""
+
+    def __init__(self, *, history_window_s: float = 600.0, keep_finished: int = 50) -> None:
+        self._window = history_window_s
+        self._keep = keep_finished
+        self._running: dict[str, _Running] = {}
+        self._last: dict[str, MdLive] = {}
+        self._primed = False
+        self.finished: list[FinishedSync] = []
+        self.events: list[SyncEvent] = []
+
+    # ---- feeding --------------------------------------------------------------------
+    def update(self, sample: LiveSample) -> list[SyncEvent]:
+        t = sample.taken_at
+        new: list[SyncEvent] = []
+        current = {a.name: a for a in sample.arrays}
+        for name, live in current.items():
+            prev = self._last.get(name)
+            if prev is None and self._primed:
+                new.append(
+                    SyncEvent(t, "array-appeared", name, f"{name} appeared ({live.level or '?'})")
+                )
+            if prev is not None:
+                new.extend(self._member_events(t, prev, live))
+                if live.degraded > prev.degraded:
+                    new.append(
+                        SyncEvent(
+                            t,
+                            "degraded",
+                            name,
+                            f"{name} is degraded: {live.degraded} member(s) missing",
+                        )
+                    )
+                elif live.degraded == 0 < prev.degraded:
+                    new.append(SyncEvent(t, "recovered", name, f"{name} is no longer degraded"))
+            elif not self._primed and live.degraded > 0:
+                new.append(
+                    SyncEvent(
+                        t,
+                        "degraded",
+                        name,
+                        f"{name} is degraded: {live.degraded} member(s) missing",
+                    )
+                )
+            new.extend(self._sync_transition(t, name, live, prev))
+        for name in list(self._last):
+            if name not in current:
+                new.append(SyncEvent(t, "array-vanished", name, f"{name} is gone"))
+                run = self._running.pop(name, None)
+                if run is not None:
+                    self._finish(name, run, t, completed=False, mismatch=None)
+        self._last = current
+        self._primed = True
+        self.events.extend(new)
+        return new
+
+    def _sync_transition(
+        self, t: float, name: str, live: MdLive, prev: MdLive | None
+    ) -> list[SyncEvent]:
+        out: list[SyncEvent] = []
+        sync = live.sync if live.sync is not None and live.sync.active else None
+        run = self._running.get(name)
+        if run is not None and (sync is None or sync.action != run.action):
+            completed = _near_done(_projected_done(run, t), run.total) or (
+                run.action == "recover" and live.degraded == 0
+            )
+            fin = self._finish(name, run, t, completed=completed, mismatch=live.mismatch_cnt)
+            word = "finished" if completed else "stopped"
+            extra = ""
+            if fin.mismatch_cnt is not None and fin.action in ("check", "repair"):
+                extra = f", mismatch_cnt {fin.mismatch_cnt}"
+            out.append(
+                SyncEvent(
+                    t,
+                    "sync-ended",
+                    name,
+                    f"{name}: {run.action} {word} after {_dur(fin.duration_s)}{extra}",
+                )
+            )
+            run = None
+        if sync is not None and run is None:
+            seen_from_start = (
+                self._primed and (sync.done_sectors or 0) < (sync.total_sectors or 1) * 0.02
+            )
+            run = _Running(
+                action=sync.action,
+                started_at=t,
+                seen_from_start=seen_from_start,
+                first_done=sync.done_sectors,
+                last_done=sync.done_sectors,
+                total=sync.total_sectors,
+                history=SpeedHistory(self._window),
+            )
+            self._running[name] = run
+            what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
+            out.append(SyncEvent(t, "sync-started", name, f"{name}: {what} started"))
+        if sync is not None and run is not None:
+            run.last_done = sync.done_sectors if sync.done_sectors is not None else run.last_done
+            run.total = sync.total_sectors if sync.total_sectors is not None else run.total
+            run.history.add(t, sync.done_sectors, sync.speed_kib_s)
+        return out
+
+    def _member_events(self, t: float, prev: MdLive, live: MdLive) -> list[SyncEvent]:
+        out: list[SyncEvent] = []
+        before = dict(prev.member_states)
+        after = dict(live.member_states)
+        for dev, flags in after.items():
+            old = before.get(dev)
+            if old is None:
+                out.append(
+                    SyncEvent(t, "member-added", live.name, f"{dev} added to {live.name}", dev)
+                )
+                continue
+            if "faulty" in flags and "faulty" not in old:
+                out.append(
+                    SyncEvent(t, "member-faulty", live.name, f"{dev} in {live.name} is faulty", dev)
+                )
+            # A spare that sat idle and now rebuilds into a slot (or is in sync) has taken over.
+            was_idle_spare = (
+                "spare" in old
+                and "in_sync" not in old
+                and not (prev.sync is not None and dev in prev.sync.targets)
+            )
+            now_active = "in_sync" in flags or (live.sync is not None and dev in live.sync.targets)
+            if was_idle_spare and now_active and "faulty" not in flags:
+                out.append(
+                    SyncEvent(
+                        t,
+                        "spare-takeover",
+                        live.name,
+                        f"spare {dev} is taking over in {live.name}",
+                        dev,
+                    )
+                )
+        for dev in before:
+            if dev not in after:
+                out.append(
+                    SyncEvent(
+                        t, "member-removed", live.name, f"{dev} removed from {live.name}", dev
+                    )
+                )
+        return out
+
+    def _finish(
+        self, name: str, run: _Running, t: float, *, completed: bool, mismatch: int | None
+    ) -> FinishedSync:
+        self._running.pop(name, None)
+        avg = run.history.average_kib_s()
+        fin = FinishedSync(
+            array=name,
+            action=run.action,
+            started_at=run.started_at,
+            ended_at=t,
+            done_sectors=run.total if completed else run.last_done,
+            total_sectors=run.total,
+            average_kib_s=avg,
+            mismatch_cnt=mismatch if run.action in ("check", "repair") else None,
+            completed=completed,
+            seen_from_start=run.seen_from_start,
+        )
+        self.finished.append(fin)
+        del self.finished[: -self._keep]
+        return fin
+
+    # ---- reading --------------------------------------------------------------------
+    def running(self) -> tuple[str, ...]:
+        return tuple(self._running)
+
+    def history(self, array: str) -> SpeedHistory | None:
+        run = self._running.get(array)
+        return run.history if run else None
+
+    def finished_for(self, array: str) -> list[FinishedSync]:
+        return [f for f in self.finished if f.array == array]
+
+    def views(self) -> list[SyncView]:
+        out = []
+        for name, run in self._running.items():
+            live = self._last.get(name)
+            sync = live.sync if live else None
+            if sync is None:
+                continue
+            last_t = run.history.points[-1].t if len(run.history) else run.started_at
+            out.append(
+                SyncView(
+                    array=name,
+                    action=sync.action,
+                    done_sectors=sync.done_sectors,
+                    total_sectors=sync.total_sectors,
+                    speed_kib_s=sync.speed_kib_s,
+                    eta_s=sync.eta_s,
+                    elapsed_s=max(0.0, last_t - run.started_at),
+                    targets=sync.targets,
+                    speeds=tuple(run.history.series()),
+                    min_speed_kib_s=sync.min_speed_kib_s,
+                    max_speed_kib_s=sync.max_speed_kib_s,
+                )
+            )
+        return sorted(out, key=lambda v: v.array)
+
+
+def _dur(seconds: float) -> str:
+    s = round(seconds)
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    if h:
+        return f"{h}h{m:02d}m"
+    if m:
+        return f"{m}m{sec:02d}s"
+    return f"{sec}s"

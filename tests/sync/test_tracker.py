@@ -1,0 +1,150 @@
+"""SyncTracker: live samples in, progress views, finished-sync records and events out."""
+
+from __future__ import annotations
+
+from app.model import SyncStatus
+from app.model.live import LiveSample, MdLive
+from app.sync.tracker import SyncTracker
+
+TOTAL = 335_302_656  # sectors: the 167651328-block resync of seed 000 (blocks are KiB)
+
+
+def live(
+    name: str = "md127",
+    *,
+    action: str | None = "resync",
+    done: int | None = 0,
+    speed: int | None = 384_214,
+    degraded: int = 0,
+    members: tuple[tuple[str, tuple[str, ...]], ...] = (),
+    targets: tuple[str, ...] = (),
+    mismatch: int | None = None,
+    max_speed: int | None = 200_000,
+) -> MdLive:
+    sync = (
+        SyncStatus(
+            action,
+            done_sectors=done,
+            total_sectors=TOTAL,
+            speed_kib_s=speed,
+            max_speed_kib_s=max_speed,
+            targets=targets,
+        )
+        if action
+        else None
+    )
+    return MdLive(
+        name,
+        "active",
+        degraded,
+        sync,
+        member_states=members,
+        level="raid10",
+        mismatch_cnt=mismatch,
+        last_sync_action=action or "resync",
+    )
+
+
+def sample(t: float, *arrays: MdLive) -> LiveSample:
+    return LiveSample(taken_at=t, arrays=arrays)
+
+
+def test_progress_view_speed_eta_and_history() -> None:
+    tr = SyncTracker()
+    tr.update(sample(0, live(done=54_817_792)))  # 16.3 %
+    tr.update(sample(1, live(done=54_817_792 + 768_428)))
+    tr.update(sample(2, live(done=54_817_792 + 2 * 768_428, speed=486_124)))
+    (v,) = tr.views()
+    assert v.array == "md127" and v.action == "resync"
+    assert v.elapsed_s == 2
+    assert v.speeds == (384_214.0, 384_214.0, 486_124.0)
+    # ETA is the kernel's arithmetic: sectors left / 2 / speed
+    assert v.eta_s is not None
+    assert abs(v.eta_s - (TOTAL - 54_817_792 - 2 * 768_428) / 2 / 486_124) < 1e-6
+    hist = tr.history("md127")
+    assert hist is not None
+    # measured from done_sectors deltas: 768428 sectors/s = 384214 KiB/s
+    assert hist.points[-1].measured_kib_s == 384_214
+    assert hist.average_kib_s() == 384_214
+    assert v.throttled  # 486124 >= 0.95 * 200000
+
+
+def test_sync_end_records_outcome_and_events() -> None:
+    tr = SyncTracker()
+    ev0 = tr.update(sample(0, live(action="idle", done=None, speed=None)))
+    assert ev0 == []
+    ev1 = tr.update(sample(10, live(action="check", done=0, speed=100_000)))
+    assert [e.kind for e in ev1] == ["sync-started"]
+    tr.update(sample(20, live(action="check", done=TOTAL // 2, speed=100_000)))
+    tr.update(sample(30, live(action="check", done=TOTAL - 10, speed=100_000)))
+    ev = tr.update(sample(31, live(action=None, done=None, mismatch=128)))
+    assert [e.kind for e in ev] == ["sync-ended"]
+    assert "mismatch_cnt 128" in ev[0].message
+    (fin,) = tr.finished_for("md127")
+    assert fin.completed and fin.seen_from_start
+    assert fin.action == "check" and fin.mismatch_cnt == 128
+    assert fin.duration_s == 21
+    assert fin.average_kib_s is not None and fin.average_kib_s > 0
+    assert tr.views() == []
+
+
+def test_interrupted_sync_is_not_completed() -> None:
+    tr = SyncTracker()
+    tr.update(sample(0, live(action="check", done=1000, speed=1000)))
+    tr.update(sample(1, live(action="check", done=3000, speed=1000)))
+    tr.update(sample(2, live(action=None)))  # echo idle > sync_action
+    (fin,) = tr.finished
+    assert not fin.completed
+    assert fin.done_sectors == 3000
+
+
+def test_action_change_ends_one_sync_and_starts_another() -> None:
+    tr = SyncTracker()
+    tr.update(sample(0, live(action="resync", done=TOTAL - 100, speed=500_000)))
+    ev = tr.update(sample(1, live(action="check", done=0, speed=500_000)))
+    assert [e.kind for e in ev] == ["sync-ended", "sync-started"]
+    assert tr.finished[0].completed  # its last speed would have carried it to the end
+
+
+def test_member_events_faulty_degraded_takeover_and_removal() -> None:
+    tr = SyncTracker()
+    healthy = (("sda1", ("in_sync",)), ("sdb1", ("in_sync",)), ("sdc1", ("spare",)))
+    tr.update(sample(0, live(action=None, members=healthy)))
+    failed = (("sda1", ("in_sync",)), ("sdb1", ("faulty",)), ("sdc1", ("spare",)))
+    ev = tr.update(sample(1, live(action=None, members=failed, degraded=1)))
+    kinds = {e.kind for e in ev}
+    assert kinds == {"member-faulty", "degraded"}
+    assert all(e.severity == "warning" for e in ev)
+    rebuilding = (("sda1", ("in_sync",)), ("sdb1", ("faulty",)), ("sdc1", ("spare",)))
+    ev = tr.update(
+        sample(2, live(action="recover", done=0, members=rebuilding, degraded=1, targets=("sdc1",)))
+    )
+    assert {e.kind for e in ev} == {"spare-takeover", "sync-started"}
+    # still rebuilding next second: no repeated takeover event
+    ev = tr.update(
+        sample(
+            3, live(action="recover", done=10, members=rebuilding, degraded=1, targets=("sdc1",))
+        )
+    )
+    assert ev == []
+    done = (("sda1", ("in_sync",)), ("sdc1", ("in_sync",)))
+    ev = tr.update(sample(4, live(action=None, members=done, degraded=0)))
+    assert {e.kind for e in ev} == {"member-removed", "recovered", "sync-ended"}
+    assert tr.finished[-1].completed  # recovery that left the array whole
+
+
+def test_degraded_at_first_sample_is_reported_once() -> None:
+    tr = SyncTracker()
+    ev = tr.update(sample(0, live(action=None, degraded=1)))
+    assert [e.kind for e in ev] == ["degraded"]
+    assert tr.update(sample(1, live(action=None, degraded=1))) == []
+
+
+def test_vanished_array_ends_its_sync() -> None:
+    tr = SyncTracker()
+    tr.update(sample(0, live(action="resync", done=10)))
+    ev = tr.update(sample(1))
+    assert {e.kind for e in ev} == {"array-vanished"}
+    assert not tr.finished[0].completed
+    ev = tr.update(sample(2, live("md5", action=None)))
+    assert [e.kind for e in ev] == ["array-appeared"]
