@@ -13,10 +13,16 @@ class Step:
     why: str
     destructive: bool = False
     stdin: str | None = None  # fed to the program (e.g. a value for `tee /sys/...`)
+    # A read-only program whose stdout becomes this step's stdin (a pipe, run by the executor
+    # through backend.run too), e.g. ("mdadm", "--detail", "--brief", "/dev/md/127") feeding
+    # ("tee", "-a", "/etc/mdadm/mdadm.conf"): the ARRAY line needs the UUID mdadm picks at create.
+    stdin_from: tuple[str, ...] | None = None
 
     def shell(self) -> str:
         """The step as one copyable, properly quoted shell line."""
         line = shlex.join(self.argv)
+        if self.stdin_from is not None:
+            return f"{shlex.join(self.stdin_from)} | {line}"
         if self.stdin is not None:
             return f"printf '%s\\n' {shlex.quote(self.stdin.rstrip(chr(10)))} | {line}"
         return line
@@ -29,6 +35,8 @@ class Step:
         }
         if self.stdin is not None:
             d["stdin"] = self.stdin
+        if self.stdin_from is not None:
+            d["stdin_from"] = list(self.stdin_from)
         return d
 
     @classmethod
@@ -39,7 +47,20 @@ class Step:
         stdin = d.get("stdin")
         if stdin is not None and not isinstance(stdin, str):
             raise ValueError("'stdin' must be a string")
-        return cls(tuple(argv), str(d.get("why", "")), bool(d.get("destructive", False)), stdin)
+        stdin_from = d.get("stdin_from")
+        if stdin_from is not None and (
+            not isinstance(stdin_from, list)
+            or not stdin_from
+            or not all(isinstance(a, str) for a in stdin_from)
+        ):
+            raise ValueError("'stdin_from' must be a list of strings")
+        return cls(
+            tuple(argv),
+            str(d.get("why", "")),
+            bool(d.get("destructive", False)),
+            stdin,
+            tuple(stdin_from) if stdin_from is not None else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +71,17 @@ class Plan:
     warnings: tuple[str, ...] = ()
     kind: str = ""  # which wizard/rule built it, e.g. "create-array"
     params: dict[str, Any] = field(default_factory=dict, hash=False)
+    notes: tuple[str, ...] = ()  # explanations shown with the plan (geometry, bitmap, conf diff)
 
     @property
     def destructive(self) -> bool:
         return any(s.destructive for s in self.steps)
 
     def shell_script(self) -> str:
-        lines = ["#!/bin/sh", f"# {self.title}", "set -e"]
+        lines = ["#!/bin/sh", f"# {self.title}"]
+        lines += [f"# note: {n}" for line in self.notes for n in line.splitlines()]
+        lines += [f"# warning: {w}" for w in self.warnings]
+        lines.append("set -e")
         for i, s in enumerate(self.steps, 1):
             lines.append(f"# {i}. {s.why}" + (" [DESTROYS DATA]" if s.destructive else ""))
             lines.append(s.shell())
@@ -68,6 +93,7 @@ class Plan:
             "kind": self.kind,
             "target": self.target,
             "warnings": list(self.warnings),
+            "notes": list(self.notes),
             "params": self.params,
             "steps": [s.to_json() for s in self.steps],
         }
@@ -78,6 +104,7 @@ class Plan:
             raise ValueError("a plan is a JSON object with a 'steps' list")
         steps = tuple(Step.from_json(s) for s in d["steps"])
         warnings = d.get("warnings") or []
+        notes = d.get("notes") or []
         return cls(
             title=str(d.get("title", "")),
             steps=steps,
@@ -85,4 +112,5 @@ class Plan:
             warnings=tuple(str(w) for w in warnings),
             kind=str(d.get("kind", "")),
             params=dict(d.get("params") or {}),
+            notes=tuple(str(n) for n in notes),
         )

@@ -1,0 +1,190 @@
+"""Run a plan's steps in order through ``backend.run``; stop at the first failure; never raise.
+
+Rules:
+* nothing runs when ``dry_run`` is set or the backend has a ``read_only_reason`` (the report's
+  ``refused`` says why; a read-only refusal is written to the audit log as ``event: refused``,
+  a dry run writes nothing since nothing was attempted);
+* each executed step (exit code, duration, forced warning codes) goes to the audit log;
+* a step whose program is missing (exit 127) is a failure with a clear message;
+* after a failure the remaining steps are reported "not-run".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from app.plans.audit_log import AuditLog
+from app.plans.plan import Plan, Step
+from backends.base import Backend, CommandResult
+
+StepStatus = Literal["ok", "failed", "not-run"]
+EventKind = Literal["started", "finished"]
+
+
+@dataclass(frozen=True, slots=True)
+class StepEvent:
+    kind: EventKind
+    index: int  # 0-based
+    step: Step
+    status: StepStatus | None = None  # set on "finished"
+    result: CommandResult | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutcome:
+    index: int
+    step: Step
+    status: StepStatus
+    result: CommandResult | None = None
+    message: str = ""  # for failures: what went wrong, in words
+
+    @property
+    def exit_code(self) -> int | None:
+        return None if self.result is None else self.result.returncode
+
+    @property
+    def stderr(self) -> str:
+        return "" if self.result is None else self.result.stderr
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionReport:
+    plan: Plan
+    outcomes: tuple[StepOutcome, ...] = ()
+    refused: str | None = None  # why nothing ran (dry run / read-only)
+    audit_error: str | None = None
+    forced: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.refused is None and all(o.status == "ok" for o in self.outcomes)
+
+    @property
+    def executed(self) -> tuple[StepOutcome, ...]:
+        return tuple(o for o in self.outcomes if o.status != "not-run")
+
+    @property
+    def failed(self) -> StepOutcome | None:
+        for o in self.outcomes:
+            if o.status == "failed":
+                return o
+        return None
+
+    def summary(self) -> str:
+        if self.refused:
+            return f"nothing was run: {self.refused}"
+        n = len(self.outcomes)
+        done = sum(1 for o in self.outcomes if o.status == "ok")
+        f = self.failed
+        if f is None:
+            return f"all {n} steps ran successfully"
+        return f"step {f.index + 1} of {n} failed ({f.message}); {done} ran, {n - done - 1} not run"
+
+
+def _failure_message(step: Step, result: CommandResult, producer: bool = False) -> str:
+    prog = (step.stdin_from if producer and step.stdin_from else step.argv)[0]
+    if result.returncode == 127:
+        return f"{prog}: program not found (exit 127) — is it installed and on PATH?"
+    if result.returncode == 126:
+        return f"{prog}: cannot be executed (exit 126)"
+    if result.returncode < 0:
+        return f"{prog}: killed by signal {-result.returncode}"
+    first = result.stderr.strip().splitlines()[:1]
+    tail = f": {first[0]}" if first else ""
+    what = "feeding its input " if producer else ""
+    return f"{prog} {what}exited with {result.returncode}{tail}"
+
+
+def _run(backend: Backend, argv: tuple[str, ...], stdin: str | None) -> CommandResult:
+    t0 = time.monotonic()
+    try:
+        res = backend.run(list(argv), stdin=stdin)
+    except Exception as e:  # a backend must not raise, but the executor never does either
+        return CommandResult(
+            argv, 1, "", f"{type(e).__name__}: {e}", duration_s=time.monotonic() - t0
+        )
+    if res.duration_s == 0.0:
+        res = CommandResult(res.argv, res.returncode, res.stdout, res.stderr, time.monotonic() - t0)
+    return res
+
+
+def execute(
+    plan: Plan,
+    backend: Backend,
+    *,
+    dry_run: bool = False,
+    on_event: Callable[[StepEvent], None] | None = None,
+    audit: AuditLog | None = None,
+    forced: tuple[str, ...] = (),
+) -> ExecutionReport:
+    """Run ``plan`` step by step. See the module docstring for the rules."""
+    not_run = tuple(StepOutcome(i, s, "not-run") for i, s in enumerate(plan.steps))
+    if dry_run:
+        return ExecutionReport(plan, not_run, refused="dry run: no command was executed")
+    audit_error: str | None = None
+    reason = backend.read_only_reason
+    if reason:
+        refusal = f"read-only: {reason}"
+        if audit is not None:
+            audit.record_refusal(plan=plan.title, reason=refusal, forced=forced)
+            audit_error = audit.last_error
+        return ExecutionReport(plan, not_run, refused=refusal, audit_error=audit_error)
+
+    def emit(ev: StepEvent) -> None:
+        if on_event is not None:
+            # a broken listener must not stop a half-done plan mid-way
+            with contextlib.suppress(Exception):
+                on_event(ev)
+
+    outcomes: list[StepOutcome] = []
+    failed = False
+    for i, step in enumerate(plan.steps):
+        if failed:
+            outcomes.append(StepOutcome(i, step, "not-run"))
+            continue
+        emit(StepEvent("started", i, step))
+        stdin = step.stdin
+        duration = 0.0
+        result: CommandResult | None = None
+        message = ""
+        if step.stdin_from is not None:
+            prod = _run(backend, step.stdin_from, None)
+            duration += prod.duration_s
+            if audit is not None:
+                audit.record_step(
+                    plan=plan.title,
+                    argv=step.stdin_from,
+                    exit_code=prod.returncode,
+                    duration_s=prod.duration_s,
+                    forced=forced,
+                )
+                audit_error = audit_error or audit.last_error
+            if not prod.ok:
+                result = prod
+                message = _failure_message(step, prod, producer=True)
+            else:
+                stdin = prod.stdout
+        if result is None:
+            result = _run(backend, step.argv, stdin)
+            if audit is not None:
+                audit.record_step(
+                    plan=plan.title,
+                    argv=step.argv,
+                    exit_code=result.returncode,
+                    duration_s=result.duration_s,
+                    forced=forced,
+                    stdin_from=step.stdin_from,
+                )
+                audit_error = audit_error or audit.last_error
+            if not result.ok:
+                message = _failure_message(step, result)
+        status: StepStatus = "ok" if not message else "failed"
+        failed = status == "failed"
+        outcomes.append(StepOutcome(i, step, status, result, message))
+        emit(StepEvent("finished", i, step, status, result, message))
+    return ExecutionReport(plan, tuple(outcomes), audit_error=audit_error, forced=forced)

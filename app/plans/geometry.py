@@ -1,0 +1,169 @@
+"""Array geometry → filesystem alignment: ext4 stride/stripe_width, XFS su/sw, LVM data alignment.
+
+stride       = chunk / filesystem block          (blocks written to one member before moving on)
+stripe_width = stride × data disks               (blocks in one full stripe)
+data disks   : RAID-0 n, RAID-1 1, RAID-4/5 n−1, RAID-6 n−2, RAID-10 with k copies n/k.
+
+Example (the source article): RAID-10 near-2 of 4 SSDs, 32 KiB chunk, 4 KiB blocks →
+stride = 32/4 = 8, stripe_width = 8 × 2 = 16.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+PAGE = 4096  # bytes per stripe-cache entry page on the usual platforms
+
+LEVELS = ("linear", "raid0", "raid1", "raid4", "raid5", "raid6", "raid10")
+
+
+class PlanError(ValueError):
+    """The wizard's inputs cannot make a sensible plan; the message is meant for the user."""
+
+
+def normalize_level(level: str | int) -> str:
+    """ "10", "raid10", "RAID10", 10 → "raid10"; "linear" stays."""
+    s = str(level).strip().lower()
+    if s == "linear":
+        return s
+    if s.startswith("raid"):
+        s = s[4:]
+    if s in ("0", "1", "4", "5", "6", "10"):
+        return f"raid{s}"
+    raise PlanError(f"unknown RAID level {level!r}; choose one of 0, 1, 4, 5, 6, 10, linear")
+
+
+def parse_size(text: str | int, *, default_unit: int = KIB) -> int:
+    """ "32K", "32KiB", "512k", "1M", "4096B", "32" (KiB, like mdadm's --chunk) → bytes."""
+    if isinstance(text, int):
+        return text * default_unit
+    m = re.fullmatch(r"\s*(\d+)\s*([kKmMgG]?)(i?[bB])?\s*", text)
+    if not m:
+        raise PlanError(f"not a size: {text!r} (use e.g. 32K, 512K, 1M)")
+    n = int(m.group(1))
+    unit = m.group(2).upper()
+    if not unit:
+        mult = 1 if m.group(3) and m.group(3).upper() == "B" else default_unit
+    else:
+        mult = {"K": KIB, "M": MIB, "G": GIB}[unit]
+    return n * mult
+
+
+def human_kib(n_bytes: int) -> str:
+    """32768 → "32K" (mdadm/mkfs style suffix)."""
+    if n_bytes % MIB == 0 and n_bytes >= MIB:
+        return f"{n_bytes // MIB}M"
+    if n_bytes % KIB == 0:
+        return f"{n_bytes // KIB}K"
+    return f"{n_bytes}B"
+
+
+def human_bytes(n: int) -> str:
+    """Binary units for people: 1.5 GiB."""
+    x = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(x) < 1024 or unit == "PiB":
+            return f"{x:.0f} {unit}" if unit == "B" or x == int(x) else f"{x:.1f} {unit}"
+        x /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+def raid10_copies(layout: str | None) -> int:
+    """ "n2" → 2, "f3" → 3; None → 2 (mdadm's default n2)."""
+    if layout and len(layout) >= 2 and layout[0] in "nfo" and layout[1:].isdigit():
+        return int(layout[1:])
+    return 2
+
+
+def data_disks(level: str, raid_devices: int, layout: str | None = None) -> int:
+    """How many members' worth of data one stripe holds."""
+    lvl = normalize_level(level)
+    n = raid_devices
+    if lvl == "raid0":
+        return n
+    if lvl == "raid1":
+        return 1
+    if lvl in ("raid4", "raid5"):
+        return max(1, n - 1)
+    if lvl == "raid6":
+        return max(1, n - 2)
+    if lvl == "raid10":
+        return max(1, n // raid10_copies(layout))
+    raise PlanError(f"{lvl} has no stripe geometry")
+
+
+def data_disks_explained(level: str, raid_devices: int, layout: str | None = None) -> str:
+    lvl = normalize_level(level)
+    d = data_disks(lvl, raid_devices, layout)
+    n = raid_devices
+    if lvl == "raid0":
+        return f"RAID-0 of {n}: all {n} hold data"
+    if lvl == "raid1":
+        return "RAID-1: every member is a full copy, 1 data disk"
+    if lvl in ("raid4", "raid5"):
+        return f"{lvl.upper().replace('RAID', 'RAID-')} of {n}: {n} − 1 parity = {d}"
+    if lvl == "raid6":
+        return f"RAID-6 of {n}: {n} − 2 parity = {d}"
+    k = raid10_copies(layout)
+    return f"RAID-10 {layout or 'n2'} of {n}: {n} / {k} copies = {d}"
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """What filesystem alignment needs to know about an array (existing or about to be created)."""
+
+    level: str
+    raid_devices: int
+    chunk_bytes: int
+    layout: str | None = None
+
+    @property
+    def striped(self) -> bool:
+        return self.level in ("raid0", "raid4", "raid5", "raid6", "raid10")
+
+    @property
+    def data_disks(self) -> int:
+        return data_disks(self.level, self.raid_devices, self.layout)
+
+    @property
+    def stripe_bytes(self) -> int:
+        """One full stripe of data: chunk × data disks (also LVM's --dataalignment)."""
+        return self.chunk_bytes * self.data_disks
+
+    def ext4(self, block_size: int = 4096) -> tuple[int, int]:
+        """(stride, stripe_width) in filesystem blocks."""
+        if self.chunk_bytes % block_size:
+            raise PlanError(
+                f"chunk {human_kib(self.chunk_bytes)} is not a multiple of the "
+                f"{block_size}-byte filesystem block"
+            )
+        stride = self.chunk_bytes // block_size
+        return stride, stride * self.data_disks
+
+    def ext4_explained(self, block_size: int = 4096) -> str:
+        stride, width = self.ext4(block_size)
+        return (
+            f"stride = chunk {human_kib(self.chunk_bytes)} / block {human_kib(block_size)} = {stride}; "
+            f"data disks: {data_disks_explained(self.level, self.raid_devices, self.layout)}; "
+            f"stripe_width = {stride} × {self.data_disks} = {width}"
+        )
+
+    def xfs(self) -> tuple[str, int]:
+        """(su, sw): stripe unit as a mkfs.xfs size string, stripe width in units."""
+        return human_kib(self.chunk_bytes).lower(), self.data_disks
+
+    def xfs_explained(self) -> str:
+        su, sw = self.xfs()
+        return (
+            f"su = chunk = {su}; sw = data disks = {sw} "
+            f"({data_disks_explained(self.level, self.raid_devices, self.layout)})"
+        )
+
+
+def stripe_cache_memory(pages: int, members: int) -> int:
+    """Bytes the md stripe cache takes: entries × 4 KiB page × member count."""
+    return pages * PAGE * members
