@@ -148,3 +148,31 @@ def test_vanished_array_ends_its_sync() -> None:
     assert not tr.finished[0].completed
     ev = tr.update(sample(2, live("md5", action=None)))
     assert [e.kind for e in ev] == ["array-appeared"]
+
+
+def test_throughput_meter_rates_and_slow_member() -> None:
+    from app.model.live import DiskIO
+    from app.sync.throughput import ThroughputMeter
+
+    m = ThroughputMeter()
+    assert (
+        m.update(LiveSample(0, (), (DiskIO("sda", 0, 0), DiskIO("sdb", 0, 0), DiskIO("sdc", 0, 0))))
+        == {}
+    )
+    r = m.update(
+        LiveSample(
+            2,
+            (),
+            (
+                DiskIO("sda", 200_000_000, 0),
+                DiskIO("sdb", 0, 200_000_000),
+                DiskIO("sdc", 40_000_000, 0),
+            ),
+        )
+    )
+    assert r["sda"].read_bytes_s == 100_000_000
+    assert r["sdb"].write_bytes_s == 100_000_000
+    assert m.slowest(("sda", "sdb", "sdc")) == ("sdc",)
+    # a counter that went backwards (device replaced) is skipped, not negative
+    r = m.update(LiveSample(3, (), (DiskIO("sda", 1, 0),)))
+    assert r == {}
