@@ -1,0 +1,219 @@
+"""Pure parsers for the values of md sysfs attributes (``/sys/block/mdX/md/*``).
+
+Documentation/admin-guide/md.rst describes the files; the numbers for layouts come from
+the kernel's ``drivers/md/raid5.h`` and ``raid10.c`` (the same names mdadm prints).
+Every function takes the text of one attribute (trailing newline allowed) and raises
+``ParseError`` when the text is not what the kernel writes there.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from app.parsers.errors import ParseError
+
+SOURCE = "md sysfs"
+
+# drivers/md/raid5.h ALGORITHM_* -> mdadm's names
+RAID5_ALGORITHMS: dict[int, str] = {
+    0: "left-asymmetric",
+    1: "right-asymmetric",
+    2: "left-symmetric",
+    3: "right-symmetric",
+    4: "parity-first",
+    5: "parity-last",
+    8: "ddf-zero-restart",
+    9: "ddf-N-restart",
+    10: "ddf-N-continue",
+    16: "left-asymmetric-6",
+    17: "right-asymmetric-6",
+    18: "left-symmetric-6",
+    19: "right-symmetric-6",
+    20: "parity-first-6",
+}
+
+RAID0_LAYOUTS: dict[int, str] = {1: "original", 2: "alternate"}
+
+# the state words of md/dev-*/state (md.rst), which raidman keeps as they are
+DEV_STATE_WORDS = frozenset(
+    {
+        "faulty",
+        "in_sync",
+        "writemostly",
+        "write_mostly",
+        "blocked",
+        "spare",
+        "write_error",
+        "want_replacement",
+        "replacement",
+        "external_bbl",
+        "journal",
+        "failfast",
+        "check_sb",
+    }
+)
+
+
+class SyncCompleted(NamedTuple):
+    """``md/sync_completed``: ``done / total`` sectors, or a word (none, delayed, pending)."""
+
+    done: int | None
+    total: int | None
+    word: str | None  # "none", "delayed", "pending" when no numbers
+
+
+def _clean(text: str) -> str:
+    if not isinstance(text, str):
+        raise ParseError(SOURCE, f"expected text, got {type(text).__name__}")
+    return text.strip()
+
+
+def parse_int(text: str, *, none_words: tuple[str, ...] = ("none",)) -> int | None:
+    """An integer attribute; the kernel's "none" (or other ``none_words``) is ``None``."""
+    t = _clean(text)
+    if t in none_words:
+        return None
+    try:
+        return int(t)
+    except ValueError:
+        raise ParseError(SOURCE, f"not an integer: {t!r}") from None
+
+
+def parse_speed_limit(text: str) -> int:
+    """``sync_speed_min``/``sync_speed_max``: ``"1000 (system)"`` or ``"200000 (local)"`` -> KiB/s."""
+    t = _clean(text)
+    head = t.split(None, 1)[0] if t else ""
+    try:
+        return int(head)
+    except ValueError:
+        raise ParseError(SOURCE, f"not a speed limit: {t!r}") from None
+
+
+def parse_sync_completed(text: str) -> SyncCompleted:
+    """``"123 / 456"`` -> done and total sectors; ``none``/``delayed``/``pending`` -> the word."""
+    t = _clean(text)
+    if t in ("none", "delayed", "pending"):
+        return SyncCompleted(None, None, t)
+    parts = t.split("/")
+    if len(parts) != 2:
+        raise ParseError(SOURCE, f"not a sync_completed value: {t!r}")
+    try:
+        done, total = int(parts[0].strip()), int(parts[1].strip())
+    except ValueError:
+        raise ParseError(SOURCE, f"not a sync_completed value: {t!r}") from None
+    if done < 0 or total < 0:
+        raise ParseError(SOURCE, f"negative sync_completed: {t!r}")
+    return SyncCompleted(done, total, None)
+
+
+def parse_dev_state(text: str) -> tuple[str, ...]:
+    """``md/dev-*/state``: comma-separated words; ``writemostly`` becomes ``write_mostly``.
+
+    An empty file means the device has no state flags yet (just added): ``()``.
+    """
+    t = _clean(text)
+    if not t:
+        return ()
+    out: list[str] = []
+    for word in t.split(","):
+        w = word.strip()
+        if not w or any(c.isspace() for c in w):
+            raise ParseError(SOURCE, f"not a member state: {t!r}")
+        if w == "writemostly":
+            w = "write_mostly"
+        out.append(w)
+    return tuple(out)
+
+
+def parse_slot(text: str) -> int | None:
+    """``md/dev-*/slot``: the role number, or ``None`` for "none" (spare, faulty, journal)."""
+    v = parse_int(text)
+    if v is not None and v < 0:
+        raise ParseError(SOURCE, f"negative slot: {text.strip()!r}")
+    return v
+
+
+def parse_bitmap_location(text: str) -> str | None:
+    """``md/bitmap/location``: ``"none"`` -> None; ``"+8"``/``"-16"`` (internal, offset in
+    sectors from the superblock) and ``"file"`` are returned as the kernel wrote them."""
+    t = _clean(text)
+    if t == "none":
+        return None
+    if t == "file":
+        return t
+    if len(t) >= 2 and t[0] in "+-" and t[1:].isdigit():
+        return t
+    raise ParseError(SOURCE, f"not a bitmap location: {t!r}")
+
+
+def raid10_layout_name(layout: int) -> str:
+    """raid10 layout number -> ``n2``/``f2``/``o2`` (copies included); mixes as ``n2f2``."""
+    if layout < 0:
+        raise ParseError(SOURCE, f"negative raid10 layout: {layout}")
+    near = layout & 0xFF
+    far = (layout >> 8) & 0xFF
+    offset = bool(layout & 0x10000)
+    if near == 0 or far == 0 or layout >> 17:
+        raise ParseError(SOURCE, f"not a raid10 layout: {layout}")
+    parts = []
+    if near > 1:
+        parts.append(f"n{near}")
+    if far > 1:
+        parts.append(f"{'o' if offset else 'f'}{far}")
+    if not parts:  # one copy: degenerate, mdadm calls it n1
+        parts.append("n1")
+    return "".join(parts)
+
+
+def raid10_copies(layout: int) -> int:
+    """How many copies of each chunk a raid10 layout keeps (near × far)."""
+    return max(1, (layout & 0xFF) * ((layout >> 8) & 0xFF))
+
+
+def layout_name(level: str, text: str) -> str | None:
+    """``md/layout`` as a name for the array's level; None where the level has no layout."""
+    t = _clean(text)
+    if t in ("", "none"):
+        return None
+    try:
+        n = int(t)
+    except ValueError:
+        raise ParseError(SOURCE, f"not a layout number: {t!r}") from None
+    lvl = level.strip()
+    if lvl in ("raid4", "raid5", "raid6"):
+        if lvl == "raid4":
+            return "parity-last" if n == 5 else RAID5_ALGORITHMS.get(n, str(n))
+        if n not in RAID5_ALGORITHMS:
+            raise ParseError(SOURCE, f"unknown {lvl} layout {n}")
+        return RAID5_ALGORITHMS[n]
+    if lvl == "raid10":
+        return raid10_layout_name(n)
+    if lvl == "raid0":
+        return RAID0_LAYOUTS.get(n)
+    return None
+
+
+class ExternalMetadata(NamedTuple):
+    container: str  # kernel name of the container ("md127")
+    member: str  # the volume's index inside it, as written ("0")
+
+
+def parse_external_member(metadata: str) -> ExternalMetadata | None:
+    """``external:/md127/0`` (or ``external:-md127/0``, read-only) -> (md127, "0"); None for
+    anything that is not a container member volume."""
+    t = _clean(metadata)
+    if not t.startswith("external:") or len(t) < 11 or t[9] not in "/-":
+        return None
+    rest = t[10:]
+    if "/" not in rest:
+        raise ParseError(SOURCE, f"not an external member metadata: {t!r}")
+    container, index = rest.split("/", 1)
+    if not container or not index:
+        raise ParseError(SOURCE, f"not an external member metadata: {t!r}")
+    return ExternalMetadata(container, index)
+
+
+def parse_metadata_version(text: str) -> str | None:
+    """``md/metadata_version``: ``"1.2"``, ``"0.90"``, ``"external:imsm"`` ...; "none" -> None."""
+    t = _clean(text)
+    return None if t in ("", "none") else t

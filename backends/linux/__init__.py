@@ -1,0 +1,74 @@
+"""The real Linux machine: lsblk, sysfs, /proc, lvm and smartctl, read through a ``Source``."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+
+from app.model import Machine
+from app.model.live import LiveSample, MdLive
+from app.model.smart import SmartReading
+from backends.base import CommandResult
+from backends.linux.md import md_names, read_live
+from backends.linux.probe import probe as _probe
+from backends.linux.source import HostSource, Source
+
+__all__ = ["LinuxBackend"]
+
+
+class LinuxBackend:
+    """``backends.base.Backend`` for a Linux machine (or a recording/replay of one)."""
+
+    def __init__(self, source: Source | None = None) -> None:
+        self.source: Source = source if source is not None else HostSource()
+        self._disk_sectors: dict[str, int] = {}
+
+    @property
+    def name(self) -> str:
+        return "linux"
+
+    @property
+    def read_only_reason(self) -> str | None:
+        return None if self.source.euid() == 0 else "not root: read-only"
+
+    def now(self) -> float:
+        return self.source.now()
+
+    def probe(self) -> Machine:
+        m = _probe(self.source)
+        self._disk_sectors = {d.name: d.logical_sector for d in m.disks}
+        return m
+
+    def sample(self) -> LiveSample:
+        arrays: list[MdLive] = []
+        for name in md_names(self.source):
+            live, _notes = read_live(self.source, name)
+            if live is not None:
+                arrays.append(live)
+        self.source.take_notes()  # a 1 Hz poll reports nothing; the next probe will
+        return LiveSample(
+            taken_at=self.source.now(), arrays=tuple(arrays), disk_io=self.source.disk_io()
+        )
+
+    def smart(self, disk: str) -> SmartReading:
+        try:
+            mod = importlib.import_module("backends.linux.smart")
+        except ModuleNotFoundError as e:
+            if e.name != "backends.linux.smart":
+                raise
+            return SmartReading(device=disk, available=False, reason="SMART support not installed")
+        reading: SmartReading = mod.read_smart(
+            self.run,
+            disk,
+            logical_sector=self._disk_sectors.get(disk, 512),
+            now=self.now(),
+        )
+        return reading
+
+    def read_text(self, path: str) -> str | None:
+        return self.source.read_text(path)
+
+    def run(
+        self, argv: Sequence[str], *, stdin: str | None = None, timeout: float | None = None
+    ) -> CommandResult:
+        return self.source.run(argv, stdin=stdin, timeout=timeout)

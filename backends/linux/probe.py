@@ -1,0 +1,341 @@
+"""The full probe of a Linux machine: as few processes as possible, everything else from files.
+
+Processes: ONE ``lsblk --json --bytes -o LSBLK_COLUMNS`` (retried without a column an old
+lsblk rejects) and, only when lsblk shows an LVM2_member (or lsblk failed), ONE
+``lvm fullreport``. Files: ``/sys/block/md*/md/...``, ``/proc/mdstat``, ``/sys/block/dm-*/dm/``,
+``/proc/self/mountinfo``, ``/run/udev/data/b<maj:min>`` for md names.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+from types import ModuleType
+from typing import Any
+
+from app.model.devices import (
+    CryptMapping,
+    Disk,
+    Filesystem,
+    LogicalVolume,
+    Machine,
+    MdArray,
+    Partition,
+    PhysicalVolume,
+    ProbeNote,
+    VolumeGroup,
+)
+from app.parsers.errors import ParseError
+from app.parsers.lsblk import LSBLK_COLUMNS, LsblkNode, parse_lsblk
+from backends.base import CommandResult
+from backends.linux.md import SYS_BLOCK, dev_md_links, md_names, read_array
+from backends.linux.source import NOT_FOUND, Source
+
+LSBLK_TIMEOUT = 30.0
+LVM_TIMEOUT = 60.0
+
+# Every field of every sub-report: the parser picks what it needs; lvm accepts these since 2.02.158.
+LVM_FULLREPORT_ARGV: tuple[str, ...] = (
+    "lvm",
+    "fullreport",
+    "--reportformat",
+    "json",
+    "--units",
+    "b",
+    "--nosuffix",
+    "--configreport",
+    "vg",
+    "-o",
+    "vg_all",
+    "--configreport",
+    "pv",
+    "-o",
+    "pv_all,vg_name",
+    "--configreport",
+    "lv",
+    "-o",
+    "lv_all,vg_name",
+    "--configreport",
+    "seg",
+    "-o",
+    "seg_all,lv_uuid,lv_name,vg_name",
+    "--configreport",
+    "pvseg",
+    "-o",
+    "pvseg_all,pv_uuid,pv_name",
+)
+
+_UNKNOWN_COLUMN = re.compile(r"unknown column:?\s*['\"]?([A-Za-z0-9:%_-]+)", re.IGNORECASE)
+
+
+def _optional_parser(name: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(f"app.parsers.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"app.parsers.{name}":
+            raise
+        return None
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def lsblk_argv(columns: Iterable[str]) -> tuple[str, ...]:
+    return ("lsblk", "--json", "--bytes", "-o", ",".join(columns))
+
+
+def run_lsblk(source: Source, notes: list[ProbeNote]) -> CommandResult | None:
+    """lsblk with the parser's columns, dropping any the installed lsblk does not know."""
+    columns = list(LSBLK_COLUMNS)
+    for _ in range(len(columns)):
+        r = source.run(lsblk_argv(columns), timeout=LSBLK_TIMEOUT)
+        if r.ok:
+            return r
+        if r.returncode == NOT_FOUND:
+            notes.append(ProbeNote("lsblk", "lsblk not installed: disks and partitions not shown"))
+            return None
+        m = _UNKNOWN_COLUMN.search(r.stderr)
+        if m and m.group(1).upper() in columns and m.group(1).upper() not in ("NAME", "TYPE"):
+            bad = m.group(1).upper()
+            columns.remove(bad)
+            notes.append(ProbeNote("lsblk", f"this lsblk has no {bad} column", "info"))
+            continue
+        notes.append(
+            ProbeNote(
+                "lsblk",
+                f"lsblk failed (exit {r.returncode}): {_first_line(r.stderr) or 'no message'}",
+                "error",
+            )
+        )
+        return None
+    return None
+
+
+def run_lvm(source: Source, notes: list[ProbeNote]) -> Any | None:
+    """``lvm fullreport`` parsed by app.parsers.lvm; None (with a note) when unavailable."""
+    r = source.run(LVM_FULLREPORT_ARGV, timeout=LVM_TIMEOUT)
+    if r.returncode == NOT_FOUND:
+        notes.append(ProbeNote("lvm", "lvm not installed: LVM layer not shown"))
+        return None
+    if not r.ok and not r.stdout.strip():
+        notes.append(
+            ProbeNote(
+                "lvm",
+                f"lvm fullreport failed (exit {r.returncode}): "
+                f"{_first_line(r.stderr) or 'no message'}: LVM layer not shown",
+            )
+        )
+        return None
+    parser = _optional_parser("lvm")
+    if parser is None:
+        notes.append(ProbeNote("lvm", "LVM parser not installed: LVM layer not shown"))
+        return None
+    try:
+        report = parser.parse_fullreport(r.stdout)
+    except ParseError as e:
+        notes.append(ProbeNote("lvm", f"cannot read lvm fullreport: {e}", "error"))
+        return None
+    if not r.ok:
+        notes.append(
+            ProbeNote("lvm", f"lvm fullreport exit {r.returncode}: {_first_line(r.stderr)}", "info")
+        )
+    return report
+
+
+def read_mountinfo(source: Source, notes: list[ProbeNote]) -> dict[str, tuple[str, ...]] | None:
+    """ "major:minor" -> mountpoints (in mount order); None when unreadable."""
+    text = source.read_text("/proc/self/mountinfo")
+    if text is None:
+        notes.append(ProbeNote("procfs", "/proc/self/mountinfo unreadable: mountpoints from lsblk"))
+        return None
+    parser = _optional_parser("mountinfo")
+    if parser is None:
+        return None
+    try:
+        entries = parser.parse_mountinfo(text)
+    except ParseError as e:
+        notes.append(ProbeNote("procfs", f"cannot read mountinfo: {e}"))
+        return None
+    out: dict[str, list[str]] = {}
+    for entry in entries:
+        key = f"{entry.major}:{entry.minor}"
+        if entry.mountpoint not in out.setdefault(key, []):
+            out[key].append(entry.mountpoint)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+class _DmInfo:
+    def __init__(self, kernel: str, name: str | None, uuid: str | None, slaves: tuple[str, ...]):
+        self.kernel = kernel
+        self.name = name
+        self.uuid = uuid
+        self.slaves = slaves
+
+
+def read_dm(source: Source) -> dict[str, _DmInfo]:
+    out: dict[str, _DmInfo] = {}
+    for n in source.listdir(SYS_BLOCK):
+        if not n.startswith("dm-"):
+            continue
+        name = source.read_text(f"{SYS_BLOCK}/{n}/dm/name")
+        uuid = source.read_text(f"{SYS_BLOCK}/{n}/dm/uuid")
+        slaves = source.listdir(f"{SYS_BLOCK}/{n}/slaves")
+        out[n] = _DmInfo(
+            n,
+            name.strip() if name is not None else None,
+            (uuid.strip() or None) if uuid is not None else None,
+            slaves,
+        )
+    return out
+
+
+def _dedupe(edges: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    return tuple(dict.fromkeys(edges))
+
+
+def _remap_device(
+    dev: str, known: set[str], dm_by_name: dict[str, str], md_links: dict[str, str]
+) -> str:
+    """A PV/segment device name from lvm (basename of a /dev path) as a kernel name."""
+    if dev in known or dev.startswith("["):
+        return dev
+    if dev in dm_by_name:  # /dev/mapper/<name>
+        return dm_by_name[dev]
+    md_by_link = {v: k for k, v in md_links.items()}
+    if dev in md_by_link:  # /dev/md/<name>
+        return md_by_link[dev]
+    return dev
+
+
+def probe(source: Source) -> Machine:
+    notes: list[ProbeNote] = []
+    host, kernel = source.uname()
+    euid = source.euid()
+    taken_at = source.now()
+
+    # ---- lsblk: disks, partitions, filesystems, the device graph ---------------------
+    disks: tuple[Disk, ...] = ()
+    partitions: tuple[Partition, ...] = ()
+    filesystems: tuple[Filesystem, ...] = ()
+    nodes: dict[str, LsblkNode] = {}
+    edges: list[tuple[str, str]] = []
+    lsblk = run_lsblk(source, notes)
+    if lsblk is not None:
+        try:
+            rep = parse_lsblk(lsblk.stdout)
+        except ParseError as e:
+            notes.append(ProbeNote("lsblk", f"cannot read lsblk output: {e}", "error"))
+        else:
+            disks, partitions, filesystems = rep.disks, rep.partitions, rep.filesystems
+            nodes = {n.name: n for n in rep.nodes}
+            edges.extend(rep.edges)
+            for name in getattr(rep, "incomplete", ()):
+                notes.append(ProbeNote("lsblk", f"{name}: no start sector: not shown", "info"))
+
+    # ---- md: sysfs first, /proc/mdstat kept for display and as the fallback ------------
+    mdstat_text = source.read_text("/proc/mdstat")
+    md_links = dev_md_links(source)
+    arrays: list[MdArray] = []
+    names = md_names(source)
+    for name in names:
+        arr, md_notes = read_array(source, name, md_links)
+        notes.extend(md_notes)
+        if arr is not None:
+            arrays.append(arr)
+    if mdstat_text is not None and (not names or not arrays):
+        from app.parsers.mdstat import mdstat_to_arrays, parse_mdstat
+
+        try:
+            fallback = mdstat_to_arrays(parse_mdstat(mdstat_text))
+        except ParseError as e:
+            notes.append(ProbeNote("mdstat", f"cannot read /proc/mdstat: {e}"))
+            fallback = ()
+        if fallback:
+            arrays = list(fallback)
+            notes.append(
+                ProbeNote("sysfs", "md sysfs unreadable: arrays as /proc/mdstat shows them", "info")
+            )
+    for a in arrays:
+        for m in a.members:
+            edges.append((m.device, a.name))
+
+    # ---- device mapper: LV kernel names, dm-crypt -------------------------------------
+    dm = read_dm(source)
+    dm_by_name = {d.name: k for k, d in dm.items() if d.name}
+    crypts: list[CryptMapping] = []
+    for k, d in dm.items():
+        for s in d.slaves:
+            edges.append((s, k))
+        if d.uuid and d.uuid.startswith("CRYPT-"):
+            kind = d.uuid.split("-")[1] if d.uuid.count("-") >= 2 else None
+            crypts.append(
+                CryptMapping(
+                    name=d.name or k,
+                    kernel_name=k,
+                    backing=d.slaves[0] if d.slaves else "",
+                    type=kind,
+                )
+            )
+    for n in nodes.values():  # lsblk TYPE crypt without a readable dm/uuid
+        if n.type == "crypt" and n.name not in {c.kernel_name for c in crypts}:
+            crypts.append(CryptMapping(n.display_name or n.name, n.name, n.pkname or "", None))
+
+    # ---- LVM: one fullreport, only when there is something to report -------------------
+    pvs: tuple[PhysicalVolume, ...] = ()
+    vgs: tuple[VolumeGroup, ...] = ()
+    lvs: tuple[LogicalVolume, ...] = ()
+    has_pv = any(n.fstype == "LVM2_member" for n in nodes.values())
+    if has_pv or lsblk is None or any(d.uuid and d.uuid.startswith("LVM-") for d in dm.values()):
+        report = run_lvm(source, notes)
+        if report is not None:
+            known = set(nodes) | {a.name for a in arrays} | set(dm)
+            pvs = tuple(
+                replace(pv, device=_remap_device(pv.device, known, dm_by_name, md_links))
+                for pv in report.pvs
+            )
+            vgs = tuple(report.vgs)
+            out_lvs = []
+            for lv in report.lvs:
+                kname = lv.kernel_name or dm_by_name.get(lv.dm_name)
+                devices = tuple(_remap_device(d, known, dm_by_name, md_links) for d in lv.devices)
+                out_lvs.append(replace(lv, kernel_name=kname, devices=devices))
+            lvs = tuple(out_lvs)
+            if not vgs:
+                notes.append(ProbeNote("lvm", "no LVM volume groups", "info"))
+    else:
+        notes.append(ProbeNote("lvm", "no LVM physical volumes: lvm not run", "info"))
+
+    # ---- mountpoints from mountinfo (authoritative over lsblk's) ----------------------
+    mounts = read_mountinfo(source, notes)
+    if mounts is not None:
+        filesystems = tuple(
+            replace(f, mountpoints=mounts.get(nodes[f.device].maj_min or "", ()))
+            if f.device in nodes and nodes[f.device].maj_min
+            else f
+            for f in filesystems
+        )
+
+    notes.extend(source.take_notes())
+    return Machine(
+        host=host,
+        kernel=kernel,
+        disks=disks,
+        partitions=partitions,
+        arrays=tuple(arrays),
+        pvs=pvs,
+        vgs=vgs,
+        lvs=lvs,
+        crypts=tuple(crypts),
+        filesystems=filesystems,
+        edges=_dedupe(edges),
+        notes=tuple(dict.fromkeys(notes)),
+        mdstat=mdstat_text,
+        taken_at=taken_at,
+        is_root=euid == 0,
+    )
