@@ -1,0 +1,98 @@
+"""``/proc/self/mountinfo`` (Documentation/filesystems/proc.rst, "3.5 /proc/<pid>/mountinfo")::
+
+    36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue
+    (1)(2)(3)   (4)   (5)      (6)      (7)   (8) (9)   (10)         (11)
+
+Fields 4, 5 and 10 escape space, tab, newline and backslash as octal (``\\040`` ...).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.parsers.errors import ParseError
+
+SOURCE = "mountinfo"
+
+_OCTAL = re.compile(r"\\([0-7]{3})")
+
+
+def unescape(s: str) -> str:
+    """Undo the kernel's octal escapes (``\\040`` -> space)."""
+    return _OCTAL.sub(lambda m: chr(int(m.group(1), 8)), s)
+
+
+@dataclass(frozen=True, slots=True)
+class MountEntry:
+    mount_id: int
+    parent_id: int
+    major: int
+    minor: int
+    root: str
+    mountpoint: str
+    options: tuple[str, ...]  # per-mount options: rw, noatime, ...
+    optional: tuple[str, ...]  # shared:N, master:N, propagate_from:N, unbindable
+    fstype: str
+    source: str  # "/dev/sda1", "proc", "none", ...
+    super_options: tuple[str, ...]
+
+    @property
+    def device(self) -> str:
+        """``major:minor`` as lsblk and sysfs ``dev`` write it."""
+        return f"{self.major}:{self.minor}"
+
+    @property
+    def read_only(self) -> bool:
+        return "ro" in self.options
+
+
+def _opts(s: str) -> tuple[str, ...]:
+    return tuple(unescape(o) for o in s.split(",") if o)
+
+
+def parse_mountinfo_line(line: str, lineno: int | None = None) -> MountEntry:
+    fields = line.split(" ")
+    try:
+        sep = fields.index("-", 6)
+    except ValueError:
+        raise ParseError(SOURCE, f"no ' - ' separator in {line!r}", lineno) from None
+    if len(fields) - sep - 1 < 2 or sep < 6:
+        raise ParseError(SOURCE, f"too few fields in {line!r}", lineno)
+    ids, majmin = fields[0:2], fields[2]
+    if not all(x.isdigit() for x in ids):
+        raise ParseError(SOURCE, f"mount ids are not numbers in {line!r}", lineno)
+    major, colon, minor = majmin.partition(":")
+    if not (colon and major.isdigit() and minor.isdigit()):
+        raise ParseError(SOURCE, f"bad major:minor {majmin!r}", lineno)
+    tail = fields[sep + 1 :]
+    return MountEntry(
+        mount_id=int(ids[0]),
+        parent_id=int(ids[1]),
+        major=int(major),
+        minor=int(minor),
+        root=unescape(fields[3]),
+        mountpoint=unescape(fields[4]),
+        options=_opts(fields[5]),
+        optional=tuple(f for f in fields[6:sep] if f),
+        fstype=unescape(tail[0]),
+        source=unescape(tail[1]),
+        super_options=_opts(tail[2]) if len(tail) > 2 else (),
+    )
+
+
+def parse_mountinfo(text: str) -> tuple[MountEntry, ...]:
+    """Every mount, in the kernel's order (parents before children). Blank lines are skipped."""
+    return tuple(
+        parse_mountinfo_line(line, i) for i, line in enumerate(text.splitlines(), 1) if line.strip()
+    )
+
+
+def mountpoints_by_device(entries: tuple[MountEntry, ...]) -> dict[str, tuple[str, ...]]:
+    """``"major:minor"`` -> mountpoints in mount order (each once)."""
+    out: dict[str, list[str]] = {}
+    for e in entries:
+        mps = out.setdefault(e.device, [])
+        if e.mountpoint not in mps:
+            mps.append(e.mountpoint)
+    return {k: tuple(v) for k, v in out.items()}
