@@ -1,0 +1,176 @@
+"""The live sync view: one card per syncing array (progress, speed, ETA, speed history, members'
+throughput), the finished syncs below, and the event log beside it.
+
+Fed by the app once a second with the tracker's views; never reads the system itself.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, ProgressBar, RichLog, Sparkline, Static
+
+from app.format import duration, human_bytes, percent, speed
+from app.model import Machine
+from app.model.devices import SECTOR
+from app.sync.throughput import Rate
+from app.sync.tracker import FinishedSync, SyncEvent, SyncView
+
+ACTION_WORDS = {
+    "resync": "resync (initial or after an unclean stop)",
+    "recover": "recovery (rebuilding onto a member)",
+    "check": "check (read and compare, no writes)",
+    "repair": "repair (check and rewrite mismatches)",
+    "reshape": "reshape (changing geometry)",
+    "pending": "pending (waits to start)",
+    "delayed": "delayed (waits for another array on the same disks)",
+    "frozen": "frozen",
+}
+
+
+def progress_line(v: SyncView) -> str:
+    done = human_bytes(v.done_sectors * SECTOR) if v.done_sectors is not None else "?"
+    total = human_bytes(v.total_sectors * SECTOR) if v.total_sectors is not None else "?"
+    parts = [f"{percent(v.fraction)}  {done} / {total}", f"speed {speed(v.speed_kib_s)}"]
+    parts.append(f"ETA {duration(v.eta_s)}")
+    parts.append(f"elapsed {duration(v.elapsed_s)}")
+    return " · ".join(parts)
+
+
+def limits_line(v: SyncView, boosted: bool) -> str:
+    lo = speed(v.min_speed_kib_s) if v.min_speed_kib_s is not None else "?"
+    hi = speed(v.max_speed_kib_s) if v.max_speed_kib_s is not None else "?"
+    s = f"limits {lo} … {hi}"
+    if v.throttled:
+        s += "  [yellow]at its ceiling: raising the limit (b: boost) would make it faster[/]"
+    if boosted:
+        s += "  [cyan]boosted: limits are restored when this sync ends[/]"
+    return s
+
+
+def members_line(
+    array: str, machine: Machine | None, rates: dict[str, Rate], slow: tuple[str, ...]
+) -> str:
+    a = machine.array(array) if machine else None
+    if a is None or not a.members:
+        return ""
+    cells = []
+    for m in a.members:
+        r = rates.get(m.device)
+        if r is None:
+            cells.append(f"{m.device} ?")
+            continue
+        txt = f"{m.device} r {human_bytes(int(r.read_bytes_s))}/s w {human_bytes(int(r.write_bytes_s))}/s"
+        cells.append(f"[red]{txt} (slow)[/]" if m.device in slow else txt)
+    return "members: " + " | ".join(cells)
+
+
+class SyncCard(Vertical):
+    """One array's running sync."""
+
+    DEFAULT_CSS = """
+    SyncCard { height: auto; border: round $warning; padding: 0 1; margin-bottom: 1; }
+    SyncCard > .title { text-style: bold; }
+    SyncCard > Sparkline { height: 3; }
+    SyncCard > ProgressBar { width: 100%; }
+    """
+
+    def __init__(self, array: str) -> None:
+        super().__init__(id=f"sync-{array}")
+        self.array = array
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="title", id="title")
+        yield ProgressBar(total=100, show_eta=False, id="bar")
+        yield Static(id="progress")
+        yield Static(id="limits")
+        yield Sparkline([], id="speeds")
+        yield Static(id="members")
+
+    def show(self, v: SyncView, line_members: str, boosted: bool) -> None:
+        target = f" onto {', '.join(v.targets)}" if v.targets else ""
+        self.query_one("#title", Static).update(
+            f"{v.array}: {ACTION_WORDS.get(v.action, v.action)}{target}"
+        )
+        bar = self.query_one("#bar", ProgressBar)
+        bar.update(total=100, progress=(v.fraction or 0) * 100)
+        self.query_one("#progress", Static).update(progress_line(v))
+        self.query_one("#limits", Static).update(limits_line(v, boosted))
+        spark = self.query_one("#speeds", Sparkline)
+        spark.data = list(v.speeds[-120:]) or [0.0]
+        self.query_one("#members", Static).update(line_members)
+
+
+class SyncPane(VerticalScroll):
+    """Running syncs (cards) and finished ones (table)."""
+
+    DEFAULT_CSS = """
+    SyncPane { padding: 0 1; }
+    SyncPane > #idle { color: $text-muted; margin-bottom: 1; }
+    SyncPane > #finished { height: auto; max-height: 12; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("No array is syncing.", id="idle")
+        yield Vertical(id="cards")
+        yield Static("[b]Finished syncs[/b] (seen by raidman)", id="finished-title")
+        table: DataTable[str] = DataTable(id="finished", cursor_type="row", zebra_stripes=True)
+        yield table
+
+    def on_mount(self) -> None:
+        table = self.query_one("#finished", DataTable)
+        table.add_columns("array", "action", "outcome", "duration", "avg speed", "mismatch_cnt")
+
+    def refresh_views(
+        self,
+        views: list[SyncView],
+        finished: list[FinishedSync],
+        *,
+        machine: Machine | None,
+        rates: dict[str, Rate],
+        slow: dict[str, tuple[str, ...]],
+        boosted: set[str],
+    ) -> None:
+        cards = self.query_one("#cards", Vertical)
+        present = {c.array: c for c in cards.query(SyncCard)}
+        wanted = {v.array for v in views}
+        for name, card in present.items():
+            if name not in wanted:
+                card.remove()
+        for v in views:
+            line = members_line(v.array, machine, rates, slow.get(v.array, ()))
+            existing = present.get(v.array)
+            if existing is None:
+                card = SyncCard(v.array)
+                cards.mount(card)
+                card.call_after_refresh(card.show, v, line, v.array in boosted)
+            else:
+                existing.show(v, line, v.array in boosted)
+        self.query_one("#idle", Static).display = not views
+        table = self.query_one("#finished", DataTable)
+        if table.row_count != len(finished):
+            table.clear()
+            for f in reversed(finished):
+                outcome = "completed" if f.completed else "stopped"
+                table.add_row(
+                    f.array,
+                    f.action,
+                    outcome,
+                    duration(f.duration_s) + ("" if f.seen_from_start else "+"),
+                    speed(f.average_kib_s),
+                    "" if f.mismatch_cnt is None else str(f.mismatch_cnt),
+                )
+
+
+class EventLog(RichLog):
+    """Timestamped events (degraded, faulty member, spare takeover, sync start/end)."""
+
+    DEFAULT_CSS = "EventLog { height: 1fr; }"
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(markup=True, wrap=True, highlight=False, **kwargs)  # type: ignore[arg-type]
+
+    def add_events(self, events: list[SyncEvent], clock_text: str) -> None:
+        for e in events:
+            colour = "red" if e.severity == "warning" else "cyan"
+            self.write(f"[dim]{clock_text}[/] [{colour}]{e.message}[/]")
