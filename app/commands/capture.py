@@ -1,0 +1,70 @@
+"""``raidman capture DIR``: record what the Linux backend reads, so it can be replayed.
+
+Runs one full probe and one sample through a ``RecordingSource`` (files, listings, symlinks,
+command outputs, psutil counters), plus ``smartctl -j -a`` for each disk when smartctl exists.
+``raidman --replay DIR`` (or ``backends.replay.ReplayBackend(DIR)``) shows it again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+SMARTCTL_TIMEOUT = 60.0
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "capture",
+        help="save what the Linux backend reads into DIR, for replay",
+        description="Record one probe, one sample and SMART of this machine into DIR "
+        "(replay it with `raidman --replay DIR`).",
+    )
+    p.add_argument("dir", metavar="DIR", help="directory to write (created if missing)")
+    p.add_argument("--no-smart", action="store_true", help="do not record smartctl output")
+
+
+def capture(directory: Path, *, smart: bool = True) -> tuple[int, int, int]:
+    """Record into ``directory``; returns (files read, commands run, notes). Raises OSError."""
+    from backends.linux import LinuxBackend
+    from backends.linux.source import NOT_FOUND, HostSource, RecordingSource
+
+    rec = RecordingSource(HostSource(), directory)
+    backend = LinuxBackend(rec)
+    machine = backend.probe()
+    backend.sample()
+    if smart:
+        for disk in machine.disks:
+            if disk.kind != "disk":
+                continue
+            r = rec.run(["smartctl", "-j", "-a", f"/dev/{disk.name}"], timeout=SMARTCTL_TIMEOUT)
+            if r.returncode == NOT_FOUND:
+                break
+    rec.flush()
+    lines = [
+        f"raidman capture of {machine.host} (kernel {machine.kernel}), "
+        f"{len(machine.disks)} disks, {len(machine.arrays)} md arrays, {len(machine.lvs)} LVs.",
+        f"Replay: raidman --replay {directory}",
+    ]
+    lines += [f"note: [{n.source}] {n.message}" for n in machine.notes]
+    (directory / "README").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(rec.reads), len(rec.commands), len(machine.notes)
+
+
+def run(args: argparse.Namespace) -> int:
+    directory = Path(args.dir)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise PermissionError(f"{directory}: not writable")
+        files, commands, notes = capture(directory, smart=not args.no_smart)
+    except OSError as e:
+        msg = e.strerror if e.strerror else str(e)
+        where = f"{e.filename}: " if e.filename and str(e.filename) != str(directory) else ""
+        print(f"raidman capture: cannot write {directory}: {where}{msg}", file=sys.stderr)
+        return 1
+    print(f"wrote {directory}: {files} files, {commands} commands, {notes} notes")
+    print(f"replay with: raidman --replay {directory}")
+    return 0

@@ -1,0 +1,41 @@
+"""The Linux backend over a directory written by ``raidman capture``: a real state, replayed.
+
+Read-only: ``run`` answers only the commands the capture recorded (anything else is a
+127-like "not in capture" result), so a plan can never act on the machine replaying it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from backends.base import BackendError, CommandResult
+from backends.linux import LinuxBackend
+from backends.linux.source import CaptureError, ReplaySource
+
+__all__ = ["ReplayBackend"]
+
+
+class ReplayBackend(LinuxBackend):
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        try:
+            source = ReplaySource(directory)
+        except CaptureError as e:
+            raise BackendError(str(e)) from None
+        super().__init__(source)
+        self.directory = str(directory)
+
+    @property
+    def name(self) -> str:
+        return f"replay: {self.directory}"
+
+    @property
+    def read_only_reason(self) -> str | None:
+        return f"replay of {self.directory}: read-only"
+
+    def run(
+        self, argv: Sequence[str], *, stdin: str | None = None, timeout: float | None = None
+    ) -> CommandResult:
+        # only what was recorded; a write (stdin / tee / sysctl) was never recorded, so it is
+        # answered "not in capture" and nothing is touched
+        return self.source.run(argv, stdin=stdin, timeout=timeout)
