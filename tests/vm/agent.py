@@ -1,0 +1,225 @@
+"""The guest agent: runs inside the QEMU guest (started by ``vng --exec``), serves the host.
+
+Channel: the virtio-serial port ``/dev/virtio-ports/raidman.agent`` (a unix socket on the host).
+Protocol: one JSON object per line each way. Every request carries an ``id`` that the response
+echoes, so the host can drop answers to stale pings sent before the port was open.
+
+Requests (``op``):
+  ping                                  -> {pong, uname, uptime}
+  run    {argv, stdin?, timeout?, cwd?, env?} -> {rc, stdout, stderr, duration}
+  spawn  {argv, cwd?, env?}             -> {pid}          (runs in the background)
+  poll   {pid}                          -> {running, rc, stdout, stderr}
+  kill   {pid, signal?}                 -> {}
+  read   {paths: [...]}                 -> {data: {path: text | null}}   (one moment, no process)
+  glob   {patterns: [...]}              -> {paths: [...]}
+  write  {path, data}                   -> {}
+  shutdown                              -> {} then the agent exits and the VM powers off
+
+Standard library only: it must start with nothing but the interpreter.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import traceback
+from typing import Any
+
+PORT = "/dev/virtio-ports/raidman.agent"
+SPAWN_DIR = "/tmp/raidman-agent"
+
+_spawned: dict[int, tuple[subprocess.Popen[bytes], str, str]] = {}
+
+
+def log(msg: str) -> None:
+    sys.stderr.write(f"[raidman-agent {time.monotonic():9.3f}] {msg}\n")
+    sys.stderr.flush()
+
+
+def _decode(b: bytes | None) -> str:
+    return (b or b"").decode("utf-8", errors="replace")
+
+
+def _env(extra: dict[str, str] | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["LC_ALL"] = "C.UTF-8"
+    if extra:
+        env.update(extra)
+    return env
+
+
+def op_run(req: dict[str, Any]) -> dict[str, Any]:
+    argv = [str(a) for a in req["argv"]]
+    stdin = req.get("stdin")
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(
+            argv,
+            input=stdin.encode() if stdin is not None else None,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            timeout=req.get("timeout"),
+            cwd=req.get("cwd"),
+            env=_env(req.get("env")),
+        )
+        rc, out, err = p.returncode, _decode(p.stdout), _decode(p.stderr)
+    except FileNotFoundError as e:
+        rc, out, err = 127, "", str(e)
+    except subprocess.TimeoutExpired as e:
+        rc = -9
+        out = _decode(e.stdout if isinstance(e.stdout, bytes) else None)
+        err = _decode(e.stderr if isinstance(e.stderr, bytes) else None)
+        err += f"\n[agent] timed out after {req.get('timeout')} s"
+    return {"rc": rc, "stdout": out, "stderr": err, "duration": time.monotonic() - t0}
+
+
+def op_spawn(req: dict[str, Any]) -> dict[str, Any]:
+    os.makedirs(SPAWN_DIR, exist_ok=True)
+    stamp = f"{time.monotonic_ns()}"
+    out_path = os.path.join(SPAWN_DIR, f"{stamp}.out")
+    err_path = os.path.join(SPAWN_DIR, f"{stamp}.err")
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        p = subprocess.Popen(
+            [str(a) for a in req["argv"]],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            cwd=req.get("cwd"),
+            env=_env(req.get("env")),
+            start_new_session=True,
+        )
+    _spawned[p.pid] = (p, out_path, err_path)
+    return {"pid": p.pid}
+
+
+def _read_file(path: str) -> str:
+    with open(path, "rb") as f:
+        return _decode(f.read())
+
+
+def op_poll(req: dict[str, Any]) -> dict[str, Any]:
+    p, out_path, err_path = _spawned[int(req["pid"])]
+    rc = p.poll()
+    return {
+        "running": rc is None,
+        "rc": rc,
+        "stdout": _read_file(out_path),
+        "stderr": _read_file(err_path),
+    }
+
+
+def op_kill(req: dict[str, Any]) -> dict[str, Any]:
+    p, _, _ = _spawned[int(req["pid"])]
+    if p.poll() is None:
+        os.killpg(p.pid, int(req.get("signal", signal.SIGTERM)))
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    return {"rc": p.returncode}
+
+
+def op_read(req: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, str | None] = {}
+    for path in req["paths"]:
+        try:
+            data[path] = _read_file(path)
+        except OSError:
+            data[path] = None
+    return {"data": data}
+
+
+def op_glob(req: dict[str, Any]) -> dict[str, Any]:
+    paths: list[str] = []
+    for pattern in req["patterns"]:
+        paths.extend(sorted(glob.glob(pattern)))
+    return {"paths": paths}
+
+
+def op_write(req: dict[str, Any]) -> dict[str, Any]:
+    with open(req["path"], "w") as f:
+        f.write(req["data"])
+    return {}
+
+
+def op_ping(req: dict[str, Any]) -> dict[str, Any]:
+    with open("/proc/uptime") as f:
+        uptime = float(f.read().split()[0])
+    return {"pong": True, "uname": list(os.uname()), "uptime": uptime, "python": sys.executable}
+
+
+OPS = {
+    "ping": op_ping,
+    "run": op_run,
+    "spawn": op_spawn,
+    "poll": op_poll,
+    "kill": op_kill,
+    "read": op_read,
+    "glob": op_glob,
+    "write": op_write,
+}
+
+
+def serve(port: str) -> None:
+    fd = os.open(port, os.O_RDWR)
+    log(f"serving on {port}")
+    buf = b""
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:  # host not connected yet (or reconnecting): wait for it
+            time.sleep(0.05)
+            continue
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            if not line.strip():
+                continue
+            req: dict[str, Any] = {}
+            try:
+                req = json.loads(line)
+                if req.get("op") == "shutdown":
+                    _reply(fd, {"id": req.get("id"), "ok": True})
+                    log("shutdown requested")
+                    return
+                resp = OPS[req["op"]](req)
+            except Exception:
+                resp = {"error": traceback.format_exc()}
+            resp["id"] = req.get("id")
+            _reply(fd, resp)
+
+
+def _reply(fd: int, resp: dict[str, Any]) -> None:
+    data = (json.dumps(resp) + "\n").encode()
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def main() -> int:
+    port = sys.argv[1] if len(sys.argv) > 1 else PORT
+    for _ in range(200):
+        if os.path.exists(port):
+            break
+        time.sleep(0.05)
+    try:
+        serve(port)
+    except Exception:
+        log("agent crashed:\n" + traceback.format_exc())
+        return 1
+    for p, _, _ in _spawned.values():
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
