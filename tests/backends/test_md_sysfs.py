@@ -1,0 +1,144 @@
+"""Value parsers for md sysfs attributes (Documentation/admin-guide/md.rst, drivers/md/raid5.h)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.parsers import md_sysfs
+from app.parsers.errors import ParseError
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("none\n", (None, None, "none")),
+        ("delayed\n", (None, None, "delayed")),
+        ("pending\n", (None, None, "pending")),
+        ("1024 / 327680\n", (1024, 327680, None)),
+        ("0 / 8\n", (0, 8, None)),
+    ],
+)
+def test_sync_completed(text: str, expected: tuple[int | None, int | None, str | None]) -> None:
+    assert tuple(md_sysfs.parse_sync_completed(text)) == expected
+
+
+@pytest.mark.parametrize("bad", ["", "12", "a / b", "1 / 2 / 3", "-1 / 5", "idle"])
+def test_sync_completed_rejects(bad: str) -> None:
+    with pytest.raises(ParseError):
+        md_sysfs.parse_sync_completed(bad)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("in_sync\n", ("in_sync",)),
+        ("faulty,write_error\n", ("faulty", "write_error")),
+        ("in_sync,writemostly\n", ("in_sync", "write_mostly")),
+        ("spare\n", ("spare",)),
+        ("journal,in_sync\n", ("journal", "in_sync")),
+        ("\n", ()),
+    ],
+)
+def test_dev_state(text: str, expected: tuple[str, ...]) -> None:
+    assert md_sysfs.parse_dev_state(text) == expected
+
+
+def test_dev_state_rejects_garbage() -> None:
+    with pytest.raises(ParseError):
+        md_sysfs.parse_dev_state("in sync")
+
+
+def test_slot() -> None:
+    assert md_sysfs.parse_slot("none\n") is None
+    assert md_sysfs.parse_slot("3\n") == 3
+    with pytest.raises(ParseError):
+        md_sysfs.parse_slot("-1")
+    with pytest.raises(ParseError):
+        md_sysfs.parse_slot("x")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("none\n", None), ("+8\n", "+8"), ("-16", "-16"), ("file\n", "file")]
+)
+def test_bitmap_location(text: str, expected: str | None) -> None:
+    assert md_sysfs.parse_bitmap_location(text) == expected
+
+
+@pytest.mark.parametrize("bad", ["", "internal", "+", "8"])
+def test_bitmap_location_rejects(bad: str) -> None:
+    with pytest.raises(ParseError):
+        md_sysfs.parse_bitmap_location(bad)
+
+
+@pytest.mark.parametrize(
+    ("layout", "name", "copies"),
+    [
+        (0x102, "n2", 2),  # mdadm --layout=n2 (258)
+        (0x103, "n3", 3),
+        (0x201, "f2", 2),  # 513
+        (0x10201, "o2", 2),  # 66049
+        (0x10301, "o3", 3),
+        (0x202, "n2f2", 4),
+    ],
+)
+def test_raid10_layouts(layout: int, name: str, copies: int) -> None:
+    assert md_sysfs.layout_name("raid10", f"{layout}\n") == name
+    assert md_sysfs.raid10_copies(layout) == copies
+
+
+def test_raid10_layout_rejects_zero_copies() -> None:
+    with pytest.raises(ParseError):
+        md_sysfs.raid10_layout_name(0)
+    with pytest.raises(ParseError):
+        md_sysfs.raid10_layout_name(0x2)  # far copies 0
+
+
+@pytest.mark.parametrize(
+    ("level", "number", "name"),
+    [
+        ("raid5", 0, "left-asymmetric"),
+        ("raid5", 1, "right-asymmetric"),
+        ("raid5", 2, "left-symmetric"),
+        ("raid5", 3, "right-symmetric"),
+        ("raid5", 4, "parity-first"),
+        ("raid5", 5, "parity-last"),
+        ("raid6", 2, "left-symmetric"),
+        ("raid6", 8, "ddf-zero-restart"),
+        ("raid6", 18, "left-symmetric-6"),
+        ("raid6", 20, "parity-first-6"),
+        ("raid4", 5, "parity-last"),
+        ("raid0", 2, "alternate"),
+        ("raid1", 0, None),
+    ],
+)
+def test_parity_layouts(level: str, number: int, name: str | None) -> None:
+    assert md_sysfs.layout_name(level, f"{number}\n") == name
+
+
+def test_unknown_raid5_algorithm_rejected() -> None:
+    with pytest.raises(ParseError):
+        md_sysfs.layout_name("raid5", "7")
+    with pytest.raises(ParseError):
+        md_sysfs.layout_name("raid5", "left")
+
+
+def test_speed_limits_and_ints() -> None:
+    assert md_sysfs.parse_speed_limit("1000 (system)\n") == 1000
+    assert md_sysfs.parse_speed_limit("200000 (local)\n") == 200000
+    with pytest.raises(ParseError):
+        md_sysfs.parse_speed_limit("(system)")
+    assert md_sysfs.parse_int("none\n") is None
+    assert md_sysfs.parse_int("65536\n") == 65536
+
+
+def test_metadata_and_external_members() -> None:
+    assert md_sysfs.parse_metadata_version("1.2\n") == "1.2"
+    assert md_sysfs.parse_metadata_version("none\n") is None
+    assert md_sysfs.parse_external_member("external:imsm\n") is None
+    assert md_sysfs.parse_external_member("1.2") is None
+    m = md_sysfs.parse_external_member("external:/md127/0\n")
+    assert m is not None and (m.container, m.member) == ("md127", "0")
+    ro = md_sysfs.parse_external_member("external:-md126/1")
+    assert ro is not None and (ro.container, ro.member) == ("md126", "1")
+    with pytest.raises(ParseError):
+        md_sysfs.parse_external_member("external:/md127")
