@@ -1,0 +1,155 @@
+"""Filesystem wizard: optional LVM (pvcreate/vgcreate/lvcreate) then ext4 or XFS aligned to the array.
+
+* LVM: ``pvcreate --dataalignment`` = chunk × data disks, so the first extent starts on a full stripe.
+* ext4: ``mkfs.ext4 -b 4096 -E stride=S,stripe_width=W`` with S = chunk / block and
+  W = S × data disks (the computation is written into the step's ``why``).
+* XFS: ``mkfs.xfs -d su=CHUNK,sw=DATA_DISKS``.
+LVM is transparent for this alignment (the article's observation), so the same numbers apply on an LV.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.model import Machine, MdArray
+from app.plans.geometry import Geometry, PlanError, human_kib
+from app.plans.plan import Plan, Step
+
+FSTYPES = ("ext4", "xfs")
+_NAME_RE = re.compile(r"[A-Za-z0-9+_.][A-Za-z0-9+_.-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class FilesystemParams:
+    fstype: str = "ext4"  # "ext4" | "xfs" | "none" (LVM only)
+    lvm: bool = False
+    vg: str | None = None  # default: "vg" + the array's name digits
+    lv: str = "data"
+    lv_size: str = "100%FREE"  # a size ("200G") or an extents percentage ("100%FREE")
+    label: str | None = None
+    block_size: int = 4096
+
+
+def geometry_of(array: MdArray) -> Geometry | None:
+    if not array.raid_disks or not array.chunk_bytes:
+        return None
+    if array.level not in ("raid0", "raid4", "raid5", "raid6", "raid10"):
+        return None
+    return Geometry(array.level, array.raid_disks, array.chunk_bytes, array.layout)
+
+
+def _check_name(kind: str, name: str) -> None:
+    if not _NAME_RE.fullmatch(name) or name in (".", ".."):
+        raise PlanError(f"invalid {kind} name {name!r}: use letters, digits, + _ . -")
+
+
+def default_vg(device_path: str) -> str:
+    digits = "".join(c for c in device_path.rsplit("/", 1)[-1] if c.isdigit())
+    return f"vg{digits}" if digits else "vg0"
+
+
+def filesystem_steps(
+    device_path: str, geometry: Geometry | None, params: FilesystemParams
+) -> tuple[list[Step], list[str]]:
+    """The steps (and notes) that put LVM and/or a filesystem on ``device_path``."""
+    if params.fstype not in (*FSTYPES, "none"):
+        raise PlanError(f"unknown filesystem {params.fstype!r}; choose ext4 or xfs")
+    if params.fstype == "none" and not params.lvm:
+        return [], []
+    steps: list[Step] = []
+    notes: list[str] = []
+    target = device_path
+    if params.lvm:
+        vg = params.vg or default_vg(device_path)
+        _check_name("volume group", vg)
+        _check_name("logical volume", params.lv)
+        pv_argv: tuple[str, ...] = ("pvcreate",)
+        if geometry is not None and geometry.striped:
+            align = geometry.stripe_bytes
+            pv_argv += ("--dataalignment", human_kib(align))
+            why = (
+                f"make {device_path} an LVM physical volume; data starts on a full stripe: "
+                f"--dataalignment = chunk {human_kib(geometry.chunk_bytes)} × "
+                f"{geometry.data_disks} data disks = {human_kib(align)}"
+            )
+            if (4 * 1024 * 1024) % align:
+                notes.append(
+                    f"the stripe ({human_kib(align)}) does not divide LVM's 4 MiB extent: "
+                    "LVs after the first may start off a stripe boundary"
+                )
+        else:
+            why = f"make {device_path} an LVM physical volume"
+        steps.append(Step((*pv_argv, device_path), why, destructive=True))
+        steps.append(
+            Step(("vgcreate", vg, device_path), f"create volume group {vg} on {device_path}")
+        )
+        size_opt = (
+            ("--extents", params.lv_size) if "%" in params.lv_size else ("--size", params.lv_size)
+        )
+        steps.append(
+            Step(
+                ("lvcreate", "--yes", "--name", params.lv, *size_opt, vg),
+                f"create logical volume {vg}/{params.lv} ({params.lv_size})",
+            )
+        )
+        target = f"/dev/{vg}/{params.lv}"
+        notes.append("LVM is transparent for stripe alignment: the filesystem uses the array's.")
+    label = ("-L", params.label) if params.label else ()
+    if params.fstype == "ext4":
+        argv: tuple[str, ...] = ("mkfs.ext4", "-b", str(params.block_size))
+        if geometry is not None and geometry.striped:
+            stride, width = geometry.ext4(params.block_size)
+            argv += ("-E", f"stride={stride},stripe_width={width}")
+            why = f"ext4 on {target}, aligned: {geometry.ext4_explained(params.block_size)}"
+            notes.append(
+                f"check afterwards: tune2fs -l {target} shows RAID stride {stride} / "
+                f"RAID stripe width {width}"
+            )
+        else:
+            why = f"ext4 on {target} (no striping underneath: no stride needed)"
+        steps.append(Step((*argv, *label, target), why, destructive=True))
+    elif params.fstype == "xfs":
+        argv = ("mkfs.xfs",)
+        if geometry is not None and geometry.striped:
+            su, sw = geometry.xfs()
+            argv += ("-d", f"su={su},sw={sw}")
+            why = f"XFS on {target}, aligned: {geometry.xfs_explained()}"
+        else:
+            why = f"XFS on {target} (no striping underneath: no su/sw needed)"
+        steps.append(Step((*argv, *label, target), why, destructive=True))
+    return steps, notes
+
+
+def build_filesystem(machine: Machine, array: str, params: FilesystemParams) -> Plan:
+    """LVM and/or a filesystem on an existing array (kernel name, e.g. "md127")."""
+    name = array.removeprefix("/dev/")
+    a = machine.array(name)
+    if a is None:
+        raise PlanError(f"no md array {name!r} on this machine")
+    geo = geometry_of(a)
+    steps, notes = filesystem_steps(a.path, geo, params)
+    if not steps:
+        raise PlanError("nothing to do: choose a filesystem or LVM")
+    what = " + ".join(
+        x
+        for x in ("LVM" if params.lvm else "", params.fstype if params.fstype != "none" else "")
+        if x
+    )
+    return Plan(
+        title=f"{what} on {a.path}",
+        steps=tuple(steps),
+        target=name,
+        kind="filesystem",
+        params={
+            "array": name,
+            "fstype": params.fstype,
+            "lvm": params.lvm,
+            "vg": params.vg,
+            "lv": params.lv,
+            "lv_size": params.lv_size,
+            "label": params.label,
+            "block_size": params.block_size,
+        },
+        notes=tuple(notes),
+    )

@@ -1,0 +1,166 @@
+"""Sync actions and tuning as plans: sysfs/sysctl writes go through the same preview and executor.
+
+* ``sync_action``: ``tee /sys/block/mdX/md/sync_action`` with ``check``/``repair``/``idle``/``frozen``
+* speed limits: ``sysctl -w dev.raid.speed_limit_min=N`` (global, KiB/s) or per array
+  ``tee /sys/block/mdX/md/sync_speed_min|max`` (``system`` = back to the global value)
+* ``stripe_cache_size`` (RAID-4/5/6): memory = entries × 4 KiB page × members
+None of these survive a reboot; the notes say so.
+"""
+
+from __future__ import annotations
+
+from app.model import Machine, MdArray
+from app.plans.geometry import PlanError, human_bytes, stripe_cache_memory
+from app.plans.plan import Plan, Step
+from app.plans.preflight import strip_dev
+
+SYNC_ACTIONS = ("check", "repair", "idle", "frozen")
+_WHY = {
+    "check": "read every stripe and count mismatches (md/mismatch_cnt); nothing is rewritten",
+    "repair": "read every stripe and rewrite parity/mirror copies that disagree",
+    "idle": "stop the running check/repair/resync (a resync resumes later from where it stopped)",
+    "frozen": "freeze sync activity: nothing starts until the action is set back to idle",
+}
+
+
+def _array(machine: Machine, array: str) -> MdArray:
+    name = strip_dev(array)
+    a = machine.array(name)
+    if a is None:
+        raise PlanError(f"no md array {name!r} on this machine")
+    return a
+
+
+def _sysfs(a: MdArray, attr: str) -> str:
+    return f"/sys/block/{a.name}/md/{attr}"
+
+
+def build_sync_action(machine: Machine, array: str, action: str) -> Plan:
+    a = _array(machine, array)
+    if action not in SYNC_ACTIONS:
+        raise PlanError(f"sync action {action!r}: choose one of {', '.join(SYNC_ACTIONS)}")
+    if action in ("check", "repair") and not a.has_redundancy:
+        raise PlanError(f"{a.level} has no redundancy: nothing to {action}")
+    warnings: list[str] = []
+    if action in ("check", "repair") and a.sync is not None and a.sync.active:
+        warnings.append(
+            f"{a.name} is busy ({a.sync.action}): the kernel refuses a new action (EBUSY)"
+        )
+    notes: list[str] = []
+    if action == "repair":
+        notes.append(
+            "run a check first and look at mismatch_cnt; repair trusts the first copy/parity"
+        )
+    return Plan(
+        title=f"{action} {a.path}",
+        steps=(
+            Step(
+                ("tee", _sysfs(a, "sync_action")), f"{a.name}: {_WHY[action]}", stdin=f"{action}\n"
+            ),
+        ),
+        target=a.name,
+        warnings=tuple(warnings),
+        kind="sync-action",
+        params={"array": a.name, "action": action},
+        notes=tuple(notes),
+    )
+
+
+def _limit_value(v: int | str | None, what: str) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, str) and v == "system":
+        return v
+    try:
+        n = int(v)
+    except ValueError:
+        raise PlanError(f"{what}: a speed in KiB/s (or 'system' per array), not {v!r}") from None
+    if n <= 0:
+        raise PlanError(f"{what}: must be a positive number of KiB/s")
+    return str(n)
+
+
+def build_speed_limits(
+    machine: Machine,
+    *,
+    min_kib_s: int | str | None = None,
+    max_kib_s: int | str | None = None,
+    array: str | None = None,
+) -> Plan:
+    lo = _limit_value(min_kib_s, "minimum")
+    hi = _limit_value(max_kib_s, "maximum")
+    if lo is None and hi is None:
+        raise PlanError("give a minimum and/or a maximum speed")
+    if lo not in (None, "system") and hi not in (None, "system") and int(lo) > int(hi):
+        raise PlanError("the minimum speed is above the maximum")
+    steps: list[Step] = []
+    if array is None:
+        if "system" in (lo, hi):
+            raise PlanError("'system' is only for per-array limits")
+        if lo is not None:
+            steps.append(
+                Step(
+                    ("sysctl", "-w", f"dev.raid.speed_limit_min={lo}"),
+                    f"all arrays resync at least {lo} KiB/s even when other I/O competes",
+                )
+            )
+        if hi is not None:
+            steps.append(
+                Step(
+                    ("sysctl", "-w", f"dev.raid.speed_limit_max={hi}"),
+                    f"all arrays resync at most {hi} KiB/s",
+                )
+            )
+        target, title = "", "resync speed limits (all arrays)"
+    else:
+        a = _array(machine, array)
+        for attr, v, word in (
+            ("sync_speed_min", lo, "at least"),
+            ("sync_speed_max", hi, "at most"),
+        ):
+            if v is None:
+                continue
+            why = (
+                f"{a.name}: back to the global dev.raid limit"
+                if v == "system"
+                else f"{a.name} resyncs {word} {v} KiB/s"
+            )
+            steps.append(Step(("tee", _sysfs(a, attr)), why, stdin=f"{v}\n"))
+        target, title = a.name, f"resync speed limits of {a.path}"
+    return Plan(
+        title=title,
+        steps=tuple(steps),
+        target=target,
+        kind="sync-limits",
+        params={"array": array, "min": lo, "max": hi},
+        notes=("not persistent: lost at reboot (sysctl.d / a udev rule makes it permanent)",),
+    )
+
+
+def build_stripe_cache(machine: Machine, array: str, entries: int) -> Plan:
+    a = _array(machine, array)
+    if a.level not in ("raid4", "raid5", "raid6"):
+        raise PlanError(f"stripe_cache_size exists only for RAID-4/5/6, not {a.level}")
+    if not 17 <= entries <= 32768:
+        raise PlanError("stripe_cache_size: 17 … 32768 entries")
+    members = a.raid_disks or len(a.members)
+    mem = stripe_cache_memory(entries, members)
+    notes = [f"memory: {entries} entries × 4 KiB × {members} members = {human_bytes(mem)} of RAM"]
+    if a.stripe_cache_size:
+        before = stripe_cache_memory(a.stripe_cache_size, members)
+        notes.append(f"now: {a.stripe_cache_size} entries = {human_bytes(before)}")
+    notes.append("not persistent: lost at reboot (a udev rule makes it permanent)")
+    return Plan(
+        title=f"stripe_cache_size {entries} on {a.path}",
+        steps=(
+            Step(
+                ("tee", _sysfs(a, "stripe_cache_size")),
+                f"{a.name}: cache {entries} stripes (fewer read-modify-writes; costs {human_bytes(mem)} RAM)",
+                stdin=f"{entries}\n",
+            ),
+        ),
+        target=a.name,
+        kind="stripe-cache",
+        params={"array": a.name, "entries": entries, "memory_bytes": mem},
+        notes=tuple(notes),
+    )
