@@ -1,0 +1,200 @@
+"""Filesystem geometry vs the md array underneath (directly, through LVM or LUKS).
+
+ext4: stride = chunk / block, stripe-width = stride × data disks (mke2fs(8) ``-E stride=,
+stripe_width=``; ``tune2fs -E`` changes both on an existing filesystem). XFS: sunit = chunk,
+swidth = chunk × data disks, fixed at mkfs time. LVM: the PV's first extent (pe_start) must
+start on a full stripe, and ``md_chunk_alignment`` makes pvcreate do that on md devices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from app.model.devices import Machine
+from app.plans.plan import Plan, Step
+from app.rules.finding import Finding
+from app.rules.inputs import AuditInputs
+from app.rules.stack import array_below, device_path, human, striped_geometry
+
+
+def _data_disks_text(level: str, n: int | None, layout: str | None, dd: int) -> str:
+    rule = {
+        "raid0": "n",
+        "raid4": "n−1",
+        "raid5": "n−1",
+        "raid6": "n−2",
+        "raid10": f"n/{(layout or 'n2')[1:] or '2'} ({layout or 'n2'})",
+    }.get(level, "?")
+    return f"{level.upper()} of {n} members: {rule} = {dd} data disks"
+
+
+def _ext4(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    for dev, sb in inputs.ext4.items():
+        a = array_below(machine, dev)
+        if a is None:
+            continue
+        geo = striped_geometry(a)
+        if geo is None:
+            continue
+        chunk, dd = geo
+        bs = sb.block_size
+        if chunk % bs:
+            continue  # md.py reports chunk vs block; no integral stride exists
+        want_s = chunk // bs
+        want_w = want_s * dd
+        have_s = sb.stride or 0
+        have_w = sb.stripe_width or 0
+        if (have_s, have_w) == (want_s, want_w):
+            continue
+        path = device_path(machine, dev)
+        via = "" if dev == a.name else f" (through {' → '.join(_chain(machine, dev, a.name))})"
+        have = "not set" if not have_s and not have_w else f"stride={have_s}, stripe_width={have_w}"
+        yield Finding(
+            "warning",
+            "ext4-stride-mismatch",
+            dev,
+            f"ext4 on {dev}: stride/stripe-width do not match {a.name}",
+            f"The ext4 filesystem on {path}{via} has {have}; {a.name} has a {human(chunk)} "
+            f"chunk and {_data_disks_text(a.level, a.raid_disks, a.layout, dd)}, so with "
+            f"{bs}-byte blocks stride = {chunk} / {bs} = {want_s} and stripe_width = "
+            f"{want_s} × {dd} = {want_w}. The allocator uses these to place data on whole "
+            "stripes; wrong values spread writes into partial stripes. tune2fs changes them "
+            "without touching data (takes effect at the next mount).",
+            Plan(
+                f"Set stride={want_s}, stripe_width={want_w} on {path}",
+                (
+                    Step(
+                        ("tune2fs", "-E", f"stride={want_s},stripe_width={want_w}", path),
+                        f"match the ext4 RAID hints to {a.name}'s geometry",
+                    ),
+                ),
+                target=dev,
+                kind="audit-ext4-stride",
+                params={"stride": want_s, "stripe_width": want_w},
+            ),
+        )
+
+
+def _xfs(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    for dev, g in inputs.xfs.items():
+        a = array_below(machine, dev)
+        if a is None:
+            continue
+        geo = striped_geometry(a)
+        if geo is None:
+            continue
+        chunk, dd = geo
+        want_u, want_w = chunk, chunk * dd
+        if (g.sunit_bytes, g.swidth_bytes) == (want_u, want_w):
+            continue
+        have = (
+            "no stripe unit"
+            if not g.sunit_blocks
+            else f"sunit={g.sunit_blocks} swidth={g.swidth_blocks} blocks "
+            f"({human(g.sunit_bytes)} / {human(g.swidth_bytes)})"
+        )
+        yield Finding(
+            "warning",
+            "xfs-stripe-mismatch",
+            dev,
+            f"XFS on {dev}: sunit/swidth do not match {a.name}",
+            f"The XFS filesystem on {device_path(machine, dev)} has {have}; {a.name} has a "
+            f"{human(chunk)} chunk and {_data_disks_text(a.level, a.raid_disks, a.layout, dd)}, "
+            f"so sunit should be {human(want_u)} ({want_u // g.bsize} blocks) and swidth "
+            f"{human(want_w)} ({want_w // g.bsize} blocks). XFS fixes its geometry at mkfs: "
+            "the real fix is mkfs.xfs -d su=…,sw=… after a backup, which destroys the data, "
+            f"so no one-key fix is offered. Mounting with -o sunit={want_u // 512},"
+            f"swidth={want_w // 512} (512-byte units) aligns new allocations only.",
+            fix_destroys_data=True,
+        )
+
+
+def _chain(machine: Machine, top: str, bottom: str) -> list[str]:
+    """The device names from ``top`` down to ``bottom`` along parent edges."""
+    path = [top]
+    cur = top
+    for _ in range(16):
+        if cur == bottom:
+            break
+        parents = [
+            p for p in machine.parents_of(cur) if p == bottom or bottom in machine.ancestors_of(p)
+        ]
+        if not parents:
+            break
+        cur = parents[0]
+        path.append(cur)
+    return path
+
+
+def _pv(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    md_pvs = []
+    for pv in machine.pvs:
+        a = array_below(machine, pv.device)
+        if a is None:
+            continue
+        md_pvs.append((pv, a))
+        geo = striped_geometry(a)
+        if geo is None or pv.pe_start is None:
+            continue
+        stripe = geo[0] * geo[1]
+        if pv.pe_start % stripe == 0:
+            continue
+        yield Finding(
+            "warning",
+            "lvm-pe-start",
+            pv.device,
+            f"PV {pv.device}: first extent is not stripe aligned",
+            f"The PV on {pv.device} starts its first extent at {human(pv.pe_start)} "
+            f"(pe_start), not a multiple of {a.name}'s full stripe {human(stripe)} "
+            f"({human(geo[0])} chunk × {geo[1]} data disks); {pv.pe_start} mod {stripe} = "
+            f"{pv.pe_start % stripe}. Every LV on it is offset within the stripes. Fixing it "
+            "means pvcreate --dataalignment again, which destroys the VG's data on this PV "
+            "(or pvmove everything away first); no one-key fix is offered.",
+            fix_destroys_data=True,
+        )
+        vg = machine.vg(pv.vg) if pv.vg else None
+        if vg is not None and vg.extent_size and vg.extent_size % stripe:
+            yield Finding(
+                "advice",
+                "lvm-extent-stripe",
+                pv.device,
+                f"VG {vg.name}: extent size is not a multiple of {a.name}'s stripe",
+                f"Extents are {human(vg.extent_size)}, {a.name}'s full stripe is "
+                f"{human(stripe)}: only LVs whose first extent falls on a stripe boundary "
+                "are aligned.",
+            )
+    if not md_pvs:
+        return
+    if inputs.lvm is None:
+        why = inputs.unknown.get("lvmconfig", "not read")
+        yield Finding(
+            "advice",
+            "audit-incomplete",
+            "",
+            "Could not check LVM alignment settings",
+            f"lvmconfig could not be read ({why}); md_chunk_alignment and issue_discards "
+            "are not checked.",
+        )
+        return
+    names = ", ".join(pv.device for pv, _ in md_pvs)
+    for key, what in (
+        ("devices/md_chunk_alignment", "align PV data to the md stripe"),
+        ("devices/data_alignment_detection", "align PV data to the kernel's I/O hints"),
+    ):
+        if inputs.lvm.get_bool(key) is False:
+            yield Finding(
+                "advice",
+                "lvm-alignment-off",
+                "",
+                f"LVM {key.split('/')[1]} is off",
+                f"lvm.conf sets {key.split('/')[1]} = 0, so pvcreate does not {what}; the "
+                f"existing PVs on md ({names}) keep their pe_start, but new ones will not be "
+                f"aligned. Set {key.split('/')[1]} = 1 in the devices section of "
+                "/etc/lvm/lvm.conf.",
+            )
+
+
+def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    yield from _ext4(machine, inputs)
+    yield from _xfs(machine, inputs)
+    yield from _pv(machine, inputs)

@@ -1,0 +1,224 @@
+"""What the audit needs beyond ``Machine``: superblocks, LVM config, mdadm.conf, sysfs queue files.
+
+``gather`` reads them through a Backend (``run`` / ``read_text`` only) and never raises: every
+read that fails is recorded in ``AuditInputs.unknown`` (what -> why) and the rules that needed
+it stay silent or say they could not check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from app.model.devices import Machine
+from app.parsers.errors import ParseError
+from app.parsers.lvmconfig import LvmConfig, parse_lvmconfig
+from app.parsers.tune2fs import Ext4Superblock, parse_tune2fs
+from app.parsers.xfs_info import XfsGeometry, parse_xfs_info
+from app.rules.mdconf import MdConfArray, parse_array_lines
+from backends.base import Backend, CommandResult
+
+EXT_TYPES = ("ext2", "ext3", "ext4")
+MDADM_CONF_PATHS = ("/etc/mdadm/mdadm.conf", "/etc/mdadm.conf")
+LVM_KEYS = (
+    "devices/issue_discards",
+    "devices/md_chunk_alignment",
+    "devices/data_alignment_detection",
+    "devices/data_alignment_offset_detection",
+    "devices/data_alignment",
+)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerState:
+    available: tuple[str, ...]
+    current: str | None
+
+    @classmethod
+    def parse(cls, text: str) -> SchedulerState:
+        """``none [mq-deadline] kyber bfq`` -> available + the bracketed current one."""
+        names: list[str] = []
+        current: str | None = None
+        for w in text.split():
+            if w.startswith("[") and w.endswith("]"):
+                w = w[1:-1]
+                current = w
+            names.append(w)
+        if current is None and len(names) == 1:
+            current = names[0]  # "none" alone (some dm/md devices)
+        return cls(tuple(names), current)
+
+
+@dataclass(frozen=True)
+class AuditInputs:
+    """Everything beyond the Machine. Keys are kernel names. A key missing from a mapping means
+    "not read"; ``unknown`` says why for the reads that failed."""
+
+    ext4: dict[str, Ext4Superblock] = field(default_factory=dict, hash=False)
+    xfs: dict[str, XfsGeometry] = field(default_factory=dict, hash=False)
+    lvm: LvmConfig | None = None
+    mdadm_conf: tuple[MdConfArray, ...] | None = None  # None = not read; () = no ARRAY lines
+    mdadm_conf_path: str | None = None  # the file it came from; None = no file
+    mdadm_conf_text: str | None = None
+    mdadm_scan: tuple[MdConfArray, ...] | None = None
+    discard_max_bytes: dict[str, int] = field(default_factory=dict, hash=False)
+    fstrim_timer: str | None = None  # systemctl is-active: active, inactive, failed, ...
+    schedulers: dict[str, SchedulerState] = field(default_factory=dict, hash=False)
+    queue_depth: dict[str, int] = field(default_factory=dict, hash=False)
+    write_cache: dict[str, str] = field(default_factory=dict, hash=False)  # write back/through
+    unknown: dict[str, str] = field(default_factory=dict, hash=False)  # what -> why not read
+
+    def scheduler(self, device: str) -> SchedulerState | None:
+        return self.schedulers.get(device)
+
+
+def _why(r: CommandResult) -> str:
+    if r.returncode == 127:
+        return f"{r.argv[0]} not found"
+    msg = (r.stderr or r.stdout).strip().splitlines()
+    return f"{' '.join(r.argv)}: exit {r.returncode}" + (f": {msg[-1].strip()}" if msg else "")
+
+
+def _dev_path(machine: Machine, name: str) -> str:
+    return f"/dev/{name}"
+
+
+def gather(backend: Backend, machine: Machine) -> AuditInputs:
+    """Read the audit's extra inputs. Never raises."""
+    unknown: dict[str, str] = {}
+
+    def attempt(what: str, fn: Callable[[], T]) -> T | None:
+        try:
+            return fn()
+        except ParseError as e:
+            unknown[what] = f"unreadable output: {e}"
+        except Exception as e:  # a backend must not raise, but the audit never fails on it
+            unknown[what] = f"{type(e).__name__}: {e}"
+        return None
+
+    def run(what: str, argv: list[str], ok_codes: tuple[int, ...] = (0,)) -> str | None:
+        r = attempt(what, lambda: backend.run(argv, timeout=20))
+        if r is None:
+            return None
+        if r.returncode not in ok_codes:
+            unknown[what] = _why(r)
+            return None
+        return r.stdout
+
+    def read(what: str, path: str) -> str | None:
+        return attempt(what, lambda: backend.read_text(path))
+
+    def parsed(what: str, parser: Callable[[str], T], text: str) -> T | None:
+        return attempt(what, lambda: parser(text))
+
+    ext4: dict[str, Ext4Superblock] = {}
+    xfs: dict[str, XfsGeometry] = {}
+    for fs in machine.filesystems:
+        if fs.fstype in EXT_TYPES:
+            what = f"tune2fs:{fs.device}"
+            out = run(what, ["tune2fs", "-l", _dev_path(machine, fs.device)])
+            if out is not None:
+                sb = parsed(what, parse_tune2fs, out)
+                if sb is not None:
+                    ext4[fs.device] = sb
+        elif fs.fstype == "xfs":
+            what = f"xfs_info:{fs.device}"
+            target = fs.mountpoints[0] if fs.mountpoints else _dev_path(machine, fs.device)
+            out = run(what, ["xfs_info", target])
+            if out is not None:
+                geo = parsed(what, parse_xfs_info, out)
+                if geo is not None:
+                    xfs[fs.device] = geo
+
+    lvm: LvmConfig | None = None
+    if machine.pvs:
+        out = run("lvmconfig", ["lvmconfig", "--type", "full", *LVM_KEYS])
+        if out is not None:
+            lvm = parsed("lvmconfig", parse_lvmconfig, out)
+
+    conf: tuple[MdConfArray, ...] | None = None
+    conf_path: str | None = None
+    conf_text: str | None = None
+    scan: tuple[MdConfArray, ...] | None = None
+    if machine.arrays:
+        failed = False
+        for path in MDADM_CONF_PATHS:
+            text = read("mdadm.conf", path)
+            if "mdadm.conf" in unknown:
+                failed = True
+                break
+            if text is not None:
+                conf_path, conf_text = path, text
+                break
+        if not failed:
+            conf = parse_array_lines(conf_text) if conf_text is not None else ()
+        out = run("mdadm --detail --scan", ["mdadm", "--detail", "--scan"])
+        if out is not None:
+            scan = parse_array_lines(out)
+
+    fstrim: str | None = None
+    if any(d.is_ssd for d in machine.disks):
+        # is-active exits 3 for inactive units and still prints the state
+        out = run("fstrim.timer", ["systemctl", "is-active", "fstrim.timer"], (0, 3))
+        if out is not None:
+            word = out.strip().splitlines()[0].strip() if out.strip() else ""
+            if word:
+                fstrim = word
+            else:
+                unknown["fstrim.timer"] = "systemctl printed nothing"
+
+    discard: dict[str, int] = {}
+    scheds: dict[str, SchedulerState] = {}
+    depth: dict[str, int] = {}
+    wcache: dict[str, str] = {}
+
+    def read_int(what: str, path: str) -> int | None:
+        text = read(what, path)
+        if text is None:
+            return None
+        try:
+            return int(text.strip())
+        except ValueError:
+            unknown[what] = f"{path}: not a number: {text.strip()!r}"
+            return None
+
+    layered = [a.name for a in machine.arrays if not a.is_container]
+    layered += [lv.kernel_name for lv in machine.lvs if lv.kernel_name]
+    layered += [c.kernel_name for c in machine.crypts]
+    for d in machine.disks:
+        if d.kind != "disk":
+            continue
+        base = f"/sys/block/{d.name}"
+        s = read(f"scheduler:{d.name}", f"{base}/queue/scheduler")
+        if s is not None and s.strip():
+            scheds[d.name] = SchedulerState.parse(s)
+        q = read_int(f"queue_depth:{d.name}", f"{base}/device/queue_depth")
+        if q is not None:
+            depth[d.name] = q
+        w = read(f"write_cache:{d.name}", f"{base}/queue/write_cache")
+        if w is not None and w.strip():
+            wcache[d.name] = w.strip()
+        v = read_int(f"discard:{d.name}", f"{base}/queue/discard_max_bytes")
+        discard[d.name] = v if v is not None else d.discard_max_bytes
+    for name in layered:
+        v = read_int(f"discard:{name}", f"/sys/block/{name}/queue/discard_max_bytes")
+        if v is not None:
+            discard[name] = v
+
+    return AuditInputs(
+        ext4=ext4,
+        xfs=xfs,
+        lvm=lvm,
+        mdadm_conf=conf,
+        mdadm_conf_path=conf_path,
+        mdadm_conf_text=conf_text,
+        mdadm_scan=scan,
+        discard_max_bytes=discard,
+        fstrim_timer=fstrim,
+        schedulers=scheds,
+        queue_depth=depth,
+        write_cache=wcache,
+        unknown=unknown,
+    )

@@ -1,0 +1,313 @@
+"""md RAID: data offset, bitmap, parity RAID on SSDs, stripe cache, mdadm.conf, metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from app.model.devices import SECTOR, Machine, MdArray
+from app.plans.plan import Plan, Step
+from app.rules.finding import Finding
+from app.rules.inputs import AuditInputs
+from app.rules.mdconf import MdConfArray, devname_kernel, norm_uuid
+from app.rules.stack import MiB, human, member_disk, striped_geometry
+
+PARITY = ("raid4", "raid5", "raid6")
+STRIPE_CACHE_DEFAULT = 256
+STRIPE_CACHE_SUGGESTED = 4096
+PAGE = 4096
+
+
+def _conf_entry(entries: tuple[MdConfArray, ...], a: MdArray) -> MdConfArray | None:
+    u = norm_uuid(a.uuid)
+    for e in entries:
+        if u is not None and norm_uuid(e.uuid) == u:
+            return e
+    return None
+
+
+def _initramfs_step(conf_path: str) -> Step:
+    if conf_path == "/etc/mdadm/mdadm.conf":
+        return Step(("update-initramfs", "-u"), "copy the new mdadm.conf into the initramfs")
+    return Step(("dracut", "-f"), "rebuild the initramfs with the new mdadm.conf")
+
+
+def _data_offset(machine: Machine, a: MdArray) -> Iterator[Finding]:
+    chunk = a.chunk_bytes
+    for m in a.members:
+        if m.data_offset_sectors is None:
+            continue
+        off = m.data_offset_sectors * SECTOR
+        disk = member_disk(machine, m.device)
+        phys = disk.physical_sector if disk is not None else SECTOR
+        if off % phys:
+            yield Finding(
+                "error",
+                "md-data-offset-misaligned",
+                a.name,
+                f"{a.name}: data on {m.device} does not start on a physical sector",
+                f"{m.device}'s data offset is {m.data_offset_sectors} sectors ({off} bytes), not a "
+                f"multiple of its {phys}-byte physical sector ({off} mod {phys} = {off % phys}). "
+                "Changing the data offset needs a reshape (mdadm --grow --data-offset) or "
+                "recreating the array; no one-key fix is offered.",
+                fix_destroys_data=True,
+            )
+        elif chunk and off % chunk and off % MiB:
+            yield Finding(
+                "warning",
+                "md-data-offset-chunk",
+                a.name,
+                f"{a.name}: data offset on {m.device} is not chunk aligned",
+                f"{m.device}'s data offset is {off} bytes, a multiple of neither the "
+                f"{human(chunk)} chunk ({off} mod {chunk} = {off % chunk}) nor 1 MiB, so every "
+                "chunk straddles SSD pages / erase blocks of the member. Changing it needs a "
+                "reshape or recreating the array; no one-key fix is offered.",
+                fix_destroys_data=True,
+            )
+
+
+def _bitmap(a: MdArray) -> Iterator[Finding]:
+    if a.level not in PARITY or a.bitmap is not None or a.is_external:
+        return
+    if a.consistency_policy in ("journal", "ppl"):
+        return  # these replace the bitmap and exclude it
+    yield Finding(
+        "warning",
+        "md-no-bitmap",
+        a.name,
+        f"{a.name} ({a.level}) has no write-intent bitmap",
+        f"Without a bitmap, a member that drops out briefly (cable, controller reset) and is "
+        f"re-added is rebuilt in full — every block of {a.name}"
+        + (f" ({human(a.size_bytes)})" if a.size_bytes else "")
+        + " is read and the member rewritten — and an unclean shutdown resyncs the whole array. "
+        "An internal bitmap costs a little write speed (more with small bitmap chunks); it can "
+        "be added to a running array.",
+        Plan(
+            f"Add an internal write-intent bitmap to {a.name}",
+            (
+                Step(
+                    ("mdadm", "--grow", "--bitmap=internal", a.path),
+                    "add an internal write-intent bitmap",
+                ),
+            ),
+            target=a.name,
+            kind="audit-md-bitmap",
+        ),
+    )
+
+
+def _parity_on_ssd(machine: Machine, a: MdArray) -> Iterator[Finding]:
+    if a.level not in ("raid5", "raid6"):
+        return
+    disks = [member_disk(machine, m.device) for m in a.members]
+    if not disks or any(d is None or not d.is_ssd for d in disks):
+        return
+    member_bytes = [
+        (m.size_kib * 1024) if m.size_kib else d.size_bytes
+        for m, d in zip(a.members, disks, strict=True)
+        if d is not None
+    ]
+    total = sum(member_bytes)
+    parity = 1 if a.level == "raid5" else 2
+    yield Finding(
+        "advice",
+        "md-parity-on-ssd",
+        a.name,
+        f"{a.name} is {a.level.upper()} on SSDs",
+        f"All {len(disks)} members are SSDs. The initial sync writes every block of every "
+        f"member — about {human(total) if total % MiB == 0 else f'{total / 1e12:.2f} TB'} of "
+        "flash wear before any data is stored (create with --assume-clean only if the SSDs "
+        "return zeroes after a full TRIM) — and a rebuild rewrites a whole member again. Each "
+        f"small write also costs a read-modify-write of {parity} parity chunk(s). RAID-10 "
+        "trades capacity for none of this wear.",
+    )
+
+
+def _stripe_cache(a: MdArray) -> Iterator[Finding]:
+    if a.level not in PARITY or a.stripe_cache_size is None:
+        return
+    if a.stripe_cache_size > STRIPE_CACHE_DEFAULT:
+        return
+    n = a.raid_disks or len(a.members) or 1
+    cost_now = a.stripe_cache_size * PAGE * n
+    cost_new = STRIPE_CACHE_SUGGESTED * PAGE * n
+    cost_8k = 8192 * PAGE * n
+    yield Finding(
+        "advice",
+        "md-stripe-cache",
+        a.name,
+        f"{a.name}: stripe_cache_size is {a.stripe_cache_size} (the default)",
+        f"The RAID-{a.level[-1]} stripe cache holds {a.stripe_cache_size} pages per member "
+        f"({human(cost_now)} for {n} members); sequential writes and rebuilds stall on it. "
+        f"{STRIPE_CACHE_SUGGESTED} costs {human(cost_new)} of RAM "
+        f"(pages × 4 KiB × {n} members), 8192 costs {human(cost_8k)}. The setting is lost at "
+        "reboot; make it permanent with a udev rule "
+        '(ACTION=="add|change", KERNEL=="md*", ATTR{md/stripe_cache_size}="4096").',
+        Plan(
+            f"Raise {a.name}'s stripe cache to {STRIPE_CACHE_SUGGESTED}",
+            (
+                Step(
+                    ("tee", f"/sys/block/{a.name}/md/stripe_cache_size"),
+                    f"stripe cache {a.stripe_cache_size} -> {STRIPE_CACHE_SUGGESTED} pages "
+                    f"({human(cost_new)} RAM)",
+                    stdin=f"{STRIPE_CACHE_SUGGESTED}\n",
+                ),
+            ),
+            target=a.name,
+            kind="audit-stripe-cache",
+        ),
+    )
+
+
+def _metadata(a: MdArray) -> Iterator[Finding]:
+    if a.metadata not in ("0.90", "0.9", "1.0"):
+        return
+    if a.metadata.startswith("0.9"):
+        why = (
+            "0.90 superblocks limit members to 2 TiB (4 TiB on newer kernels) and 28 devices, "
+            "are byte-order dependent and sit at the end of the device, where a whole-disk "
+            "filesystem or partition table can be mistaken for the member's."
+        )
+    else:
+        why = (
+            "1.0 superblocks sit at the end of the device; that is intended for arrays the "
+            "firmware or boot loader must read as a plain filesystem (an ESP or /boot mirror), "
+            "otherwise 1.2 (4 KiB from the start) is the safer default."
+        )
+    yield Finding(
+        "advice",
+        "md-old-metadata",
+        a.name,
+        f"{a.name} uses metadata {a.metadata}",
+        why + " Converting means recreating the array (or an in-place --update=metadata for "
+        "0.90 -> 1.0 on a stopped array); no one-key fix is offered.",
+        fix_destroys_data=False,
+    )
+
+
+def _mdadm_conf(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    arrays = [a for a in machine.arrays if a.container is None or a.is_container]
+    if not arrays:
+        return
+    if inputs.mdadm_conf is None:
+        why = inputs.unknown.get("mdadm.conf", "not read")
+        yield Finding(
+            "advice",
+            "audit-incomplete",
+            "",
+            "Could not check mdadm.conf",
+            f"mdadm.conf could not be read ({why}); arrays missing from it are not detected.",
+        )
+        return
+    conf = inputs.mdadm_conf
+    conf_path = inputs.mdadm_conf_path or "/etc/mdadm/mdadm.conf"
+    missing: list[MdArray] = []
+    for a in arrays:
+        e = _conf_entry(conf, a)
+        if e is None:
+            missing.append(a)
+            continue
+        pinned = devname_kernel(e.devname)
+        if pinned is not None and pinned != a.name:
+            yield Finding(
+                "warning",
+                "md-name-mismatch",
+                a.name,
+                f"{a.name} is listed in mdadm.conf as {e.devname}",
+                f"{conf_path} names the array with UUID {e.uuid} {e.devname}, but it was "
+                f"assembled as {a.name}. That is the md127/md126 renaming: the initramfs "
+                "assembled it before (or without) the mdadm.conf that names it — usually the "
+                "initramfs copy of mdadm.conf is stale, or the array's homehost does not match. "
+                "Rebuilding the initramfs fixes it at the next boot (or stop the array and "
+                "assemble it again with mdadm --assemble --scan).",
+                Plan(
+                    "Rebuild the initramfs with the current mdadm.conf",
+                    (_initramfs_step(conf_path),),
+                    target=a.name,
+                    kind="audit-mdadm-conf",
+                ),
+            )
+    if not missing:
+        return
+    scan = inputs.mdadm_scan
+    for a in missing:
+        line: str | None = None
+        if scan is not None:
+            e = _conf_entry(scan, a)
+            line = e.line if e is not None else None
+        if line is not None:
+            step = Step(
+                ("tee", "-a", conf_path),
+                f"append the ARRAY line for {a.name}",
+                stdin=line + "\n",
+            )
+        else:
+            step = Step(
+                ("tee", "-a", conf_path),
+                f"append the ARRAY line for {a.name} (from mdadm --detail --brief)",
+                stdin_from=("mdadm", "--detail", "--brief", a.path),
+            )
+        where = (
+            "there is no mdadm.conf"
+            if inputs.mdadm_conf_path is None
+            else (f"{conf_path} has no ARRAY line with its UUID {a.uuid or '(unknown)'}")
+        )
+        yield Finding(
+            "warning",
+            "md-not-in-mdadm-conf",
+            a.name,
+            f"{a.name} is not listed in mdadm.conf",
+            f"{where}. Such arrays are assembled under whatever name is free at boot "
+            "(md127, md126, ...), and a boot-critical array may not be assembled by the "
+            "initramfs at all." + (f" The line to add: {line}" if line else ""),
+            Plan(
+                f"Add {a.name} to {conf_path}",
+                (step, _initramfs_step(conf_path)),
+                target=a.name,
+                kind="audit-mdadm-conf",
+            ),
+        )
+
+
+def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    for a in machine.arrays:
+        if a.is_container:
+            continue
+        yield from _data_offset(machine, a)
+        yield from _bitmap(a)
+        yield from _parity_on_ssd(machine, a)
+        yield from _stripe_cache(a)
+        yield from _metadata(a)
+        geo = striped_geometry(a)
+        if geo is not None:
+            for fs_dev in _filesystems_on(machine, a.name):
+                bs = _fs_block(inputs, machine, fs_dev)
+                if bs and geo[0] % bs:
+                    yield Finding(
+                        "warning",
+                        "md-chunk-fs-block",
+                        a.name,
+                        f"{a.name}: chunk is not a multiple of the filesystem block on {fs_dev}",
+                        f"The {human(geo[0])} chunk of {a.name} is not a multiple of the "
+                        f"{bs}-byte block of the filesystem on {fs_dev}: blocks straddle "
+                        "members. The chunk can be changed by a reshape (mdadm --grow "
+                        "--chunk), which takes long and needs a backup; no one-key fix.",
+                        fix_destroys_data=True,
+                    )
+    yield from _mdadm_conf(machine, inputs)
+
+
+def _filesystems_on(machine: Machine, array: str) -> list[str]:
+    out = []
+    for fs in machine.filesystems:
+        if fs.device == array or array in machine.ancestors_of(fs.device):
+            out.append(fs.device)
+    return out
+
+
+def _fs_block(inputs: AuditInputs, machine: Machine, dev: str) -> int | None:
+    if dev in inputs.ext4:
+        return inputs.ext4[dev].block_size
+    if dev in inputs.xfs:
+        return inputs.xfs[dev].bsize
+    fs = machine.filesystem(dev)
+    return fs.block_size if fs is not None else None
