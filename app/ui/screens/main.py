@@ -1,0 +1,86 @@
+"""The main screen: header + banner, the stack tree (left), tabbed panes (right), notes, footer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from app.model.devices import Machine
+from widgets.device_detail import DeviceDetail
+from widgets.header_banner import HeaderBanner, NotesBar
+from widgets.storage_tree import StorageTree
+
+
+class MdstatView(VerticalScroll):
+    """The raw /proc/mdstat of the last probe (``Machine.mdstat``)."""
+
+    DEFAULT_CSS = "MdstatView { padding: 0 1; }"
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("probing…", "bright_black"), id="mdstat-body")
+
+    def set_machine(self, machine: Machine | None) -> None:
+        body = self.query_one("#mdstat-body", Static)
+        if machine is None:
+            body.update(Text("probing…", "bright_black"))
+        elif machine.mdstat is None:
+            body.update(Text("/proc/mdstat not available (no md driver loaded?)", "bright_black"))
+        else:
+            body.update(Text(machine.mdstat.rstrip("\n")))
+
+
+PaneFactory = Callable[[], Widget]
+
+# The right-hand panes, in tab order: (title, id, factory). Add a pane with one line here
+# (see app.ui.app's docstring). "details" and "mdstat" are handled by the App directly.
+DETAIL_PANES: list[tuple[str, str, PaneFactory]] = [
+    ("Details", "details", lambda: DeviceDetail(id="detail")),
+    ("mdstat", "mdstat", lambda: MdstatView(id="mdstat")),
+]
+
+
+class MainScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "focus_next", "Next pane", show=False),
+        Binding("d", "show_tab('details')", "Details"),
+        Binding("m", "show_tab('mdstat')", "mdstat"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield HeaderBanner(id="header")
+        with Horizontal(id="body"):
+            yield StorageTree(id="tree")
+            with TabbedContent(id="side"):
+                for title, pane_id, factory in DETAIL_PANES:
+                    with TabPane(title, id=pane_id):
+                        yield factory()
+        yield NotesBar(id="notes")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        app = self.app
+        backend = getattr(app, "backend", None)
+        if backend is not None:
+            self.query_one(HeaderBanner).set_backend(backend.name, backend.read_only_reason)
+        self.query_one(StorageTree).focus()
+        machine = getattr(app, "machine", None)
+        if machine is not None:  # a probe finished before this screen was composed
+            app.watch_machine(machine)  # type: ignore[attr-defined]
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def broadcast(self, make: Callable[[], Message]) -> None:
+        """Post a fresh message from ``make()`` to the top widget of every right-hand pane."""
+        for pane in self.query(TabPane):
+            for child in pane.children:
+                child.post_message(make())

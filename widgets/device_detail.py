@@ -1,0 +1,445 @@
+"""The detail pane: every model field of the selected node, sizes human-readable, states coloured."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from app.format import (
+    array_state_colour,
+    duration,
+    human_bytes,
+    mdstat_map,
+    member_colour,
+    member_marks,
+    percent,
+    sectors,
+    speed,
+)
+from app.model.devices import (
+    CryptMapping,
+    Disk,
+    Filesystem,
+    LogicalVolume,
+    Machine,
+    MdArray,
+    MdMember,
+    Partition,
+    PhysicalVolume,
+    SyncStatus,
+)
+from widgets.storage_tree import NodeRef
+
+# fields holding a byte count that is a small "geometry" figure (shown as exact bytes first)
+_GEOMETRY = {
+    "logical_sector",
+    "physical_sector",
+    "min_io",
+    "optimal_io",
+    "alignment_offset",
+    "discard_granularity",
+    "block_size",
+    "stripe_size",
+    "extent_size",
+    "pe_start",
+}
+_STATE_OK = {"clean", "active", "in_sync", "PASSED", "write-pending", "active-idle"}
+
+
+def fmt_value(name: str, value: Any) -> Text:
+    """One model field as coloured text, chosen by the field's name and type."""
+    if value is None:
+        return Text("—", "bright_black")
+    if isinstance(value, bool):
+        return Text("yes" if value else "no", "bold" if value else "")
+    if isinstance(value, int) and not isinstance(value, bool):
+        if name in _GEOMETRY:
+            t = Text(f"{value:,} B")
+            if value >= 1024:
+                t.append(f" ({human_bytes(value)})", "cyan")
+            return t
+        if name.endswith("_bytes") or name in ("size", "discard_max_bytes"):
+            t = Text(human_bytes(value), "cyan")
+            t.append(f" ({value:,} B)", "bright_black")
+            return t
+        if name.endswith("_sectors") or name in ("start_sector", "reshape_position"):
+            return Text(sectors(value))
+        if name.endswith("_kib_s"):
+            return Text(f"{speed(value)} ({value:,} KiB/s)")
+        if name == "size_kib":
+            return Text(f"{human_bytes(value * 1024)} ({value:,} KiB)")
+        if name == "degraded":
+            return Text(str(value), "bold red" if value else "green")
+        return Text(f"{value:,}" if abs(value) >= 10000 else str(value))
+    if isinstance(value, float):
+        return Text(f"{value:.1f}")
+    if isinstance(value, tuple):
+        if not value:
+            return Text("—", "bright_black")
+        return Text(", ".join(str(v) for v in value))
+    if isinstance(value, SyncStatus):
+        return Text(f"{value.action} {percent(value.fraction)}", "yellow" if value.active else "")
+    if isinstance(value, dict):
+        return Text(", ".join(f"{k}={v}" for k, v in value.items()) or "—")
+    text = str(value)
+    if name in ("array_state", "state"):
+        return Text(text, "green" if text in _STATE_OK else "bold yellow")
+    return Text(text)
+
+
+def field_table(obj: Any, *, skip: tuple[str, ...] = (), title: str | None = None) -> Table:
+    """Every dataclass field of ``obj`` as a two-column table."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    if title:
+        table.title = title
+        table.title_style = "bold underline"
+        table.title_justify = "left"
+    for f in dataclasses.fields(obj):
+        if f.name in skip or f.name.startswith("_"):
+            continue
+        table.add_row(f.name.replace("_", " "), fmt_value(f.name, getattr(obj, f.name)))
+    return table
+
+
+def heading(text: str, style: str = "bold reverse") -> Text:
+    return Text(f" {text} ", style)
+
+
+def members_table(a: MdArray) -> Table:
+    t = Table(title="members", title_justify="left", title_style="bold underline", expand=False)
+    for col in ("device", "slot", "role", "state", "errors", "data offset", "size"):
+        t.add_column(col, no_wrap=True)
+    for m in sorted(a.members, key=lambda x: (x.slot is None, x.slot or 0, x.device)):
+        role = Text(m.role, member_colour(m))
+        marks = member_marks(m)
+        if marks:
+            role.append(f" {marks}", "bold")
+        t.add_row(
+            m.device,
+            "—" if m.slot is None else str(m.slot),
+            role,
+            ",".join(m.state) or "—",
+            "—" if m.errors is None else str(m.errors),
+            sectors(m.data_offset_sectors) if m.data_offset_sectors is not None else "—",
+            human_bytes(m.size_kib * 1024) if m.size_kib is not None else "—",
+        )
+    return t
+
+
+def sync_block(s: SyncStatus) -> RenderableType:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    colour = "yellow" if s.active else "green"
+    table.add_row("action", Text(s.action, colour))
+    table.add_row("progress", Text(percent(s.fraction), colour))
+    if s.done_sectors is not None and s.total_sectors is not None:
+        table.add_row(
+            "done / total",
+            f"{s.done_sectors:,} / {s.total_sectors:,} sectors "
+            f"({human_bytes(s.done_sectors * 512)} / {human_bytes(s.total_sectors * 512)})",
+        )
+    table.add_row("speed", fmt_value("speed_kib_s", s.speed_kib_s))
+    table.add_row("ETA", duration(s.eta_s))
+    for name in ("min_speed_kib_s", "max_speed_kib_s", "reshape_position", "mismatch_cnt"):
+        v = getattr(s, name)
+        if v is not None:
+            table.add_row(name.replace("_", " "), fmt_value(name, v))
+    if s.targets:
+        table.add_row("rebuilding", ", ".join(s.targets))
+    frac = s.fraction
+    parts: list[RenderableType] = [Text("sync", "bold underline"), table]
+    if frac is not None:
+        width = 40
+        filled = round(frac * width)
+        bar = Text("█" * filled, colour)
+        bar.append("░" * (width - filled), "bright_black")
+        parts.append(bar)
+    return Group(*parts)
+
+
+def array_view(m: Machine, a: MdArray) -> RenderableType:
+    colour = array_state_colour(a)
+    head = Text(f"{a.path}  ", "bold")
+    head.append(f"{a.level}  {mdstat_map(a)}", colour)
+    if a.is_degraded:
+        head.append(f"  DEGRADED: {a.degraded} missing", "bold red")
+    parts: list[RenderableType] = [head, field_table(a, skip=("members", "sync"))]
+    if a.data_disks and a.chunk_bytes:
+        parts.append(
+            Text(
+                f"data disks {a.data_disks} · full stripe {human_bytes(a.data_disks * a.chunk_bytes)}",
+                "bright_black",
+            )
+        )
+    if a.members:
+        parts.append(members_table(a))
+    if a.sync is not None:
+        parts.append(sync_block(a.sync))
+    else:
+        parts.append(Text("sync: idle", "green"))
+    volumes = [v.name for v in m.arrays if v.container == a.name]
+    if volumes:
+        parts.append(Text(f"volumes: {', '.join(volumes)}"))
+    parts.extend(_on_top(m, a.name))
+    return Group(*parts)
+
+
+def _on_top(m: Machine, name: str) -> list[RenderableType]:
+    out: list[RenderableType] = []
+    fs = m.filesystem(name)
+    if fs is not None:
+        out.append(fs_view(fs, title="filesystem"))
+    pv = m.pv(name)
+    if pv is not None:
+        out.append(field_table(pv, title="LVM physical volume"))
+    return out
+
+
+def fs_view(fs: Filesystem, title: str | None = None) -> RenderableType:
+    parts: list[RenderableType] = [field_table(fs, title=title)]
+    if fs.size_bytes and fs.used_bytes is not None:
+        frac = fs.used_bytes / fs.size_bytes
+        width = 40
+        filled = round(frac * width)
+        colour = "red" if frac >= 0.9 else "yellow" if frac >= 0.8 else "green"
+        bar = Text("used ", "bold")
+        bar.append("█" * filled, colour)
+        bar.append("░" * (width - filled), "bright_black")
+        bar.append(f" {percent(frac)}")
+        parts.append(bar)
+    if fs.stride and fs.block_size:
+        parts.append(
+            Text(
+                f"stride {fs.stride} × {human_bytes(fs.block_size)} = {human_bytes(fs.stride * fs.block_size)}"
+                + (f", stripe width {fs.stripe_width} blocks" if fs.stripe_width else ""),
+                "bright_black",
+            )
+        )
+    return Group(*parts)
+
+
+def disk_view(m: Machine, d: Disk) -> RenderableType:
+    head = Text(f"{d.path}  ", "bold")
+    head.append(d.model or "", "cyan")
+    parts: list[RenderableType] = [head, field_table(d)]
+    parts_of = [p.name for p in m.partitions if p.parent == d.name]
+    if parts_of:
+        parts.append(Text(f"partitions: {', '.join(parts_of)}"))
+    arrays = m.arrays_of_disk(d.name)
+    if arrays:
+        parts.append(Text(f"in arrays: {', '.join(a.name for a in arrays)}"))
+    parts.extend(_on_top(m, d.name))
+    return Group(*parts)
+
+
+def partition_view(m: Machine, p: Partition) -> RenderableType:
+    parts: list[RenderableType] = [Text(p.path, "bold"), field_table(p)]
+    end = p.start_sector + p.size_bytes // 512
+    parts.append(
+        Text(
+            f"start {p.start_bytes:,} B ({human_bytes(p.start_bytes)}) · end sector {end:,}",
+            "bright_black",
+        )
+    )
+    for a in m.arrays:
+        mem = a.member(p.name)
+        if mem is not None:
+            parts.append(member_view(a, mem))
+    parts.extend(_on_top(m, p.name))
+    return Group(*parts)
+
+
+def member_view(a: MdArray, mem: MdMember) -> RenderableType:
+    t = Text(f"member of {a.name}: ", "bold")
+    t.append(f"slot {mem.slot if mem.slot is not None else '—'} ")
+    t.append(mem.role, member_colour(mem))
+    marks = member_marks(mem)
+    if marks:
+        t.append(f" {marks}", "bold")
+    return Group(t, field_table(mem))
+
+
+def vg_view(m: Machine, name: str) -> RenderableType:
+    vg = m.vg(name)
+    parts: list[RenderableType] = [Text(f"volume group {name}", "bold")]
+    if vg is not None:
+        parts.append(field_table(vg))
+        if vg.size_bytes:
+            parts.append(Text(f"used {percent(1 - vg.free_bytes / vg.size_bytes)}", "bright_black"))
+    pvs = [pv for pv in m.pvs if pv.vg == name]
+    if pvs:
+        t = Table(title="physical volumes", title_justify="left", title_style="bold underline")
+        for col in ("device", "size", "free", "pe start", "missing"):
+            t.add_column(col, no_wrap=True)
+        for pv in pvs:
+            t.add_row(
+                pv.device,
+                human_bytes(pv.size_bytes),
+                human_bytes(pv.free_bytes),
+                "—" if pv.pe_start is None else f"{pv.pe_start:,} B",
+                Text("MISSING", "bold red") if pv.missing else "no",
+            )
+        parts.append(t)
+    lvs = [lv for lv in m.lvs if lv.vg == name]
+    if lvs:
+        t = Table(title="logical volumes", title_justify="left", title_style="bold underline")
+        for col in ("name", "size", "type", "attr", "device"):
+            t.add_column(col, no_wrap=True)
+        for lv in lvs:
+            t.add_row(
+                lv.name, human_bytes(lv.size_bytes), lv.segtype, lv.attr, lv.kernel_name or "—"
+            )
+        parts.append(t)
+    return Group(*parts)
+
+
+def lv_view(m: Machine, lv: LogicalVolume) -> RenderableType:
+    parts: list[RenderableType] = [Text(f"{lv.path}  ({lv.dm_name})", "bold"), field_table(lv)]
+    if lv.kernel_name:
+        parts.extend(_on_top(m, lv.kernel_name))
+    return Group(*parts)
+
+
+def _find_lv(m: Machine, name: str) -> LogicalVolume | None:
+    for lv in m.lvs:
+        if lv.kernel_name == name or f"{lv.vg}/{lv.name}" == name:
+            return lv
+    return None
+
+
+def render_ref(m: Machine, ref: NodeRef) -> RenderableType:
+    """What the detail pane shows for one tree node."""
+    if ref.kind == "section":
+        return section_view(m, ref.name)
+    if ref.kind == "vg":
+        return vg_view(m, ref.name)
+    if ref.kind == "fs":
+        fs = m.filesystem(ref.name)
+        return fs_view(fs, title=f"filesystem on {ref.name}") if fs else Text("gone")
+    if ref.kind in ("pv", "pv-link"):
+        pv: PhysicalVolume | None = m.pv(ref.name)
+        parts: list[RenderableType] = []
+        if pv is not None:
+            parts.append(field_table(pv, title=f"physical volume {pv.device}"))
+            if pv.vg:
+                parts.append(vg_view(m, pv.vg))
+        if ref.target:
+            parts.append(Text("g / enter: go to the target", "bright_black"))
+        return Group(*parts) if parts else Text(ref.name)
+    if ref.kind == "member" and ref.via:
+        a = m.array(ref.via)
+        mem = a.member(ref.name) if a else None
+        parts = []
+        if a is not None and mem is not None:
+            parts.append(member_view(a, mem))
+        target = m.device(ref.name if ref.target != f"dev:{ref.via}" else ref.via)
+        if target is not None:
+            parts.append(
+                Text(
+                    f"g / enter: go to {ref.target.removeprefix('dev:') if ref.target else ''}",
+                    "bright_black",
+                )
+            )
+        return Group(*parts) if parts else Text(ref.name)
+    obj = m.device(ref.name)
+    if isinstance(obj, MdArray):
+        return array_view(m, obj)
+    if isinstance(obj, Disk):
+        return disk_view(m, obj)
+    if isinstance(obj, Partition):
+        return partition_view(m, obj)
+    if isinstance(obj, CryptMapping):
+        return Group(field_table(obj, title=f"dm-crypt {obj.name}"), *_on_top(m, obj.kernel_name))
+    lv = obj if isinstance(obj, LogicalVolume) else _find_lv(m, ref.name)
+    if lv is not None:
+        return lv_view(m, lv)
+    if ref.target:
+        return Text(f"link to {ref.target}; g / enter to go there")
+    return Text(f"{ref.name}: no details known", "bright_black")
+
+
+def section_view(m: Machine, section: str) -> RenderableType:
+    if section == "Disks":
+        t = Table(title="disks", title_justify="left")
+        for col in ("name", "size", "model", "serial", "transport", "type", "phys/log"):
+            t.add_column(col, no_wrap=True)
+        for d in m.disks:
+            t.add_row(
+                d.name,
+                human_bytes(d.size_bytes),
+                d.model or "—",
+                d.serial or "—",
+                d.transport or "—",
+                {True: "HDD", False: "SSD"}.get(d.rotational, "—")
+                if d.rotational is not None
+                else "—",
+                f"{d.physical_sector}/{d.logical_sector}",
+            )
+        return t
+    if section == "Arrays":
+        t = Table(title="arrays", title_justify="left")
+        for col in ("name", "level", "size", "state", "map", "sync"):
+            t.add_column(col, no_wrap=True)
+        for a in m.arrays:
+            sync = "—"
+            if a.sync is not None and a.sync.active:
+                sync = f"{a.sync.action} {percent(a.sync.fraction)}"
+            t.add_row(
+                a.name,
+                a.level,
+                human_bytes(a.size_bytes),
+                Text(a.array_state or "?", array_state_colour(a)),
+                mdstat_map(a),
+                sync,
+            )
+        return t
+    if section == "Volume groups":
+        t = Table(title="volume groups", title_justify="left")
+        for col in ("name", "size", "free", "PVs", "LVs"):
+            t.add_column(col, no_wrap=True)
+        for vg in m.vgs:
+            t.add_row(
+                vg.name,
+                human_bytes(vg.size_bytes),
+                human_bytes(vg.free_bytes),
+                str(sum(1 for p in m.pvs if p.vg == vg.name)),
+                str(sum(1 for lv in m.lvs if lv.vg == vg.name)),
+            )
+        return t
+    return Text(section, "bold")
+
+
+class DeviceDetail(VerticalScroll):
+    """Scrollable detail of one node; ``show(machine, ref)`` re-renders."""
+
+    DEFAULT_CSS = """
+    DeviceDetail { padding: 0 1; }
+    DeviceDetail > Static { width: 100%; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._body = Static(Text("probing…", "bright_black"), id="detail-body")
+        self.ref: NodeRef | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self._body
+
+    def show(self, machine: Machine | None, ref: NodeRef | None) -> None:
+        self.ref = ref
+        if machine is None:
+            self._body.update(Text("probing…", "bright_black"))
+        elif ref is None:
+            self._body.update(Text("select a device in the tree", "bright_black"))
+        else:
+            self._body.update(render_ref(machine, ref))

@@ -1,0 +1,529 @@
+"""The storage stack as a tree: Disks, Arrays, Volume groups (and Other).
+
+Every device appears exactly once as a full node; every other mention of it is a *link* leaf
+(``NodeRef.target`` set) that ``g``/``enter``/a click jumps to. The tree is built from a flat,
+pure ``build_tree_spec(machine)`` so it can be rebuilt on every probe while keeping the cursor
+and the expanded nodes (keys are stable: ``dev:md127``, ``vg:vg0``, ``fs:dm-0``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from app.format import (
+    array_state_colour,
+    array_summary,
+    human_bytes,
+    member_colour,
+    member_marks,
+    short_size,
+)
+from app.model.devices import (
+    CryptMapping,
+    Disk,
+    LogicalVolume,
+    Machine,
+    MdArray,
+    Partition,
+)
+
+# kind of a node: section, disk, partition, array, container, member (link), pv-link, pv, vg,
+# lv, fs, crypt, dev (unknown block device), link (any other link), empty
+BADGES: dict[str, tuple[str, str]] = {
+    "error": ("✖", "bold red"),
+    "warning": ("▲", "bold yellow"),
+    "advice": ("●", "bold blue"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRef:
+    """What a tree node stands for. ``name`` is the kernel name (or VG name, "vg/lv")."""
+
+    key: str
+    kind: str
+    name: str
+    target: str | None = None  # key of the full node a link jumps to
+    via: str | None = None  # for member links: the array the link is about
+
+    @property
+    def is_link(self) -> bool:
+        return self.target is not None
+
+
+@dataclass(slots=True)
+class NodeSpec:
+    ref: NodeRef
+    parent: str | None  # parent key, None for top-level sections
+    label: Text
+    leaf: bool = True
+
+
+def dev_key(name: str) -> str:
+    return f"dev:{name}"
+
+
+def lv_key(lv: LogicalVolume) -> str:
+    return dev_key(lv.kernel_name) if lv.kernel_name else f"lv:{lv.vg}/{lv.name}"
+
+
+@dataclass
+class _Builder:
+    m: Machine
+    specs: list[NodeSpec] = field(default_factory=list)
+    placed: set[str] = field(default_factory=set)
+    by_key: dict[str, NodeSpec] = field(default_factory=dict)
+
+    def add(self, ref: NodeRef, parent: str | None, label: Text) -> str:
+        key = ref.key
+        n = 2
+        while key in self.by_key:  # links may repeat (same PV twice): keep keys unique
+            key = f"{ref.key}#{n}"
+            n += 1
+        if key != ref.key:
+            ref = NodeRef(key, ref.kind, ref.name, ref.target, ref.via)
+        spec = NodeSpec(ref, parent, label)
+        self.specs.append(spec)
+        self.by_key[key] = spec
+        if parent is not None:
+            self.by_key[parent].leaf = False
+        return key
+
+    # ---- labels ---------------------------------------------------------------------
+    @staticmethod
+    def _name(name: str, style: str = "bold") -> Text:
+        return Text(name, style=style)
+
+    def disk_label(self, d: Disk) -> Text:
+        t = self._name(d.name)
+        t.append(f"  {short_size(d.size_bytes)}", "cyan")
+        if d.model:
+            t.append(f"  {d.model}")
+        kind = {True: "hdd", False: "ssd"}.get(d.rotational) if d.rotational is not None else None
+        tags = " ".join(x for x in (d.transport, kind) if x)
+        if tags:
+            t.append(f"  {tags}", "bright_black")
+        return t
+
+    def part_label(self, p: Partition) -> Text:
+        t = self._name(p.name)
+        t.append(f"  {short_size(p.size_bytes)}", "cyan")
+        desc = p.type_name or p.label
+        if desc:
+            t.append(f"  {desc}", "bright_black")
+        return t
+
+    def array_label(self, a: MdArray) -> Text:
+        t = self._name(a.name)
+        if a.is_container:
+            t.append(f"  container {a.metadata or ''}".rstrip(), array_state_colour(a))
+            return t
+        t.append(f"  {array_summary(a)}", array_state_colour(a))
+        return t
+
+    # ---- structure -------------------------------------------------------------------
+    def build(self) -> list[NodeSpec]:
+        m = self.m
+        self.add(
+            NodeRef("section:disks", "section", "Disks"), None, Text("Disks", "bold underline")
+        )
+        for d in m.disks:
+            self.device_node(d.name, "section:disks")
+        if not m.disks:
+            self.add(NodeRef("empty:disks", "empty", ""), "section:disks", Text("(none)", "dim"))
+        if m.arrays:
+            self.add(
+                NodeRef("section:arrays", "section", "Arrays"),
+                None,
+                Text("Arrays", "bold underline"),
+            )
+            names = {a.name for a in m.arrays}
+            for a in m.arrays:
+                if a.container and a.container in names:
+                    continue  # shown under its container
+                self.device_node(a.name, "section:arrays")
+        vg_names = [vg.name for vg in m.vgs]
+        for lv in m.lvs:
+            if lv.vg not in vg_names:
+                vg_names.append(lv.vg)
+        if vg_names:
+            self.add(
+                NodeRef("section:vgs", "section", "Volume groups"),
+                None,
+                Text("Volume groups", "bold underline"),
+            )
+            for name in vg_names:
+                self.vg_node(name, "section:vgs")
+        self.others()
+        return self.specs
+
+    def device_node(self, name: str, parent: str) -> None:
+        """A full node for ``name`` and, under it, what sits on it."""
+        m = self.m
+        key = dev_key(name)
+        if key in self.placed:
+            self.add(NodeRef(f"link:{parent}>{name}", "link", name, key), parent, Text(f"→ {name}"))
+            return
+        self.placed.add(key)
+        obj = m.device(name)
+        if isinstance(obj, Disk):
+            self.add(NodeRef(key, "disk", name), parent, self.disk_label(obj))
+        elif isinstance(obj, Partition):
+            self.add(NodeRef(key, "partition", name), parent, self.part_label(obj))
+        elif isinstance(obj, MdArray):
+            kind = "container" if obj.is_container else "array"
+            self.add(NodeRef(key, kind, name), parent, self.array_label(obj))
+            self.array_children(obj, key)
+        elif isinstance(obj, CryptMapping):
+            t = self._name(name)
+            t.append(f"  crypt {obj.name}", "magenta")
+            if obj.type:
+                t.append(f"  {obj.type}", "bright_black")
+            self.add(NodeRef(key, "crypt", name), parent, t)
+        elif isinstance(obj, LogicalVolume):  # only reached via VG
+            self.add(NodeRef(key, "lv", name), parent, self.lv_label(obj))
+        else:
+            self.add(NodeRef(key, "dev", name), parent, self._name(name))
+        self.stack_children(name, key)
+
+    def array_children(self, a: MdArray, key: str) -> None:
+        m = self.m
+        for mem in sorted(a.members, key=lambda x: (x.slot is None, x.slot or 0, x.device)):
+            t = Text("◦ ", "bright_black")
+            t.append(mem.device, "bold")
+            slot = f"slot {mem.slot}" if mem.slot is not None else "no slot"
+            t.append(f"  {slot}  ")
+            t.append(mem.role, member_colour(mem))
+            marks = member_marks(mem)
+            if marks:
+                t.append(f" {marks}", "bold")
+            target = dev_key(mem.device) if m.device(mem.device) is not None else None
+            self.add(
+                NodeRef(f"member:{a.name}:{mem.device}", "member", mem.device, target, a.name),
+                key,
+                t,
+            )
+        for vol in m.arrays:
+            if vol.container == a.name:
+                self.device_node(vol.name, key)
+
+    def stack_children(self, name: str, key: str) -> None:
+        m = self.m
+        for p in sorted(
+            (p for p in m.partitions if p.parent == name), key=lambda p: (p.start_sector, p.name)
+        ):
+            self.device_node(p.name, key)
+        fs = m.filesystem(name)
+        if fs is not None:
+            self.fs_node(name, key)
+        pv = m.pv(name)
+        if pv is not None:
+            if pv.vg:
+                t = Text("→ ", "bright_black")
+                t.append("PV", "cyan")
+                t.append(" of ")
+                t.append(pv.vg, "bold")
+                self.add(NodeRef(f"pvlink:{name}", "pv-link", name, f"vg:{pv.vg}"), key, t)
+            else:
+                self.add(NodeRef(f"pv:{name}", "pv", name), key, Text("PV (in no VG)", "cyan"))
+        for child in m.children_of(name):
+            obj = m.device(child)
+            if isinstance(obj, Partition) and obj.parent == name:
+                continue
+            if isinstance(obj, MdArray):
+                if obj.container == name:
+                    continue  # a volume inside its container: listed by array_children
+                mem = obj.member(name)
+                t = Text("→ ", "bright_black")
+                t.append(obj.name, "bold")
+                if mem is not None:
+                    t.append(f" slot {mem.slot}" if mem.slot is not None else " (no slot)")
+                    t.append(f"  {mem.role}", member_colour(mem))
+                    marks = member_marks(mem)
+                    if marks:
+                        t.append(f" {marks}", "bold")
+                self.add(
+                    NodeRef(
+                        f"memberof:{name}>{obj.name}", "member", name, dev_key(obj.name), obj.name
+                    ),
+                    key,
+                    t,
+                )
+            elif isinstance(obj, LogicalVolume):
+                if pv is None:
+                    self.add(
+                        NodeRef(f"link:{key}>{lv_key(obj)}", "link", obj.name, lv_key(obj)),
+                        key,
+                        Text(f"→ LV {obj.vg}/{obj.name}"),
+                    )
+            elif isinstance(obj, CryptMapping) or obj is None:
+                self.device_node(child, key)  # a link if it is already placed elsewhere
+
+    def fs_node(self, device: str, parent: str) -> None:
+        fs = self.m.filesystem(device)
+        if fs is None or f"fs:{device}" in self.placed:
+            return
+        self.placed.add(f"fs:{device}")
+        t = Text(fs.fstype, "bold green" if fs.mounted else "bold")
+        if fs.mountpoints:
+            t.append(f"  {', '.join(fs.mountpoints)}", "green")
+        else:
+            t.append("  not mounted", "bright_black")
+        if fs.size_bytes:
+            used = f"{short_size(fs.used_bytes)}/" if fs.used_bytes is not None else ""
+            t.append(f"  {used}{short_size(fs.size_bytes)}", "cyan")
+        if fs.label:
+            t.append(f"  “{fs.label}”", "bright_black")
+        self.add(NodeRef(f"fs:{device}", "fs", device), parent, t)
+
+    def lv_label(self, lv: LogicalVolume) -> Text:
+        t = Text(lv.name, "bold" if lv.active else "dim")
+        t.append(f"  {short_size(lv.size_bytes)}", "cyan")
+        seg = lv.segtype
+        if lv.stripes and lv.stripes > 1:
+            seg += f" ×{lv.stripes}"
+        t.append(f"  {seg}", "magenta" if seg.startswith(("raid", "thin", "mirror")) else "")
+        if lv.data_percent is not None:
+            t.append(f" {lv.data_percent:.1f}%", "yellow" if lv.data_percent >= 80 else "")
+        if lv.kernel_name:
+            t.append(f"  ({lv.kernel_name})", "bright_black")
+        elif not lv.active:
+            t.append("  inactive", "bright_black")
+        return t
+
+    def vg_node(self, name: str, parent: str) -> None:
+        m = self.m
+        key = f"vg:{name}"
+        vg = m.vg(name)
+        t = Text(name, "bold")
+        if vg is not None:
+            t.append(f"  {short_size(vg.size_bytes)}", "cyan")
+            t.append(f"  free {human_bytes(vg.free_bytes)}", "bright_black")
+        self.placed.add(key)
+        self.add(NodeRef(key, "vg", name), parent, t)
+        for pv in m.pvs:
+            if pv.vg != name:
+                continue
+            lt = Text("◦ PV ", "bright_black")
+            missing = pv.missing or pv.device.startswith("[")
+            lt.append(pv.device, "bold red" if missing else "bold")
+            lt.append(f"  {short_size(pv.size_bytes)}", "cyan")
+            if missing:
+                lt.append("  MISSING", "bold red")
+            target = dev_key(pv.device) if m.device(pv.device) is not None else None
+            self.add(NodeRef(f"vgpv:{name}:{pv.device}", "pv", pv.device, target), key, lt)
+        lvs = [lv for lv in m.lvs if lv.vg == name]
+        visible = [lv for lv in lvs if not lv.hidden]
+        placed_lv: set[str] = set()
+
+        def parent_of(lv: LogicalVolume) -> LogicalVolume | None:
+            if lv.pool:
+                for p in lvs:
+                    if p.name == lv.pool:
+                        return p
+            if lv.hidden:
+                bare = lv.name.strip("[]")
+                best = None
+                for v in lvs:
+                    if (
+                        v is not lv
+                        and bare.startswith(v.name.strip("[]") + "_")
+                        and (best is None or len(v.name) > len(best.name))
+                    ):
+                        best = v
+                return best
+            return None
+
+        def add_lv(lv: LogicalVolume, parent_key: str) -> None:
+            k = lv_key(lv)
+            placed_lv.add(lv.name)
+            self.placed.add(k)
+            self.add(
+                NodeRef(k, "lv", lv.kernel_name or f"{lv.vg}/{lv.name}"),
+                parent_key,
+                self.lv_label(lv),
+            )
+            for sub in lvs:
+                if sub.name not in placed_lv and parent_of(sub) is lv:
+                    add_lv(sub, k)
+            if lv.kernel_name:
+                self.stack_children(lv.kernel_name, k)
+
+        for lv in visible:
+            if lv.name not in placed_lv and parent_of(lv) is None:
+                add_lv(lv, key)
+        for lv in lvs:  # anything whose parent was not found
+            if lv.name not in placed_lv:
+                add_lv(lv, key)
+
+    def others(self) -> None:
+        m = self.m
+        rest: list[str] = [
+            c.kernel_name for c in m.crypts if dev_key(c.kernel_name) not in self.placed
+        ]
+        loose_fs = [f.device for f in m.filesystems if f"fs:{f.device}" not in self.placed]
+        if not rest and not loose_fs:
+            return
+        self.add(
+            NodeRef("section:other", "section", "Other"), None, Text("Other", "bold underline")
+        )
+        for name in rest:
+            self.device_node(name, "section:other")
+        for dev in loose_fs:
+            if f"fs:{dev}" not in self.placed:
+                self.fs_node(dev, "section:other")
+
+
+def build_tree_spec(machine: Machine) -> list[NodeSpec]:
+    """The tree as a flat list (parents before children), without any Textual object."""
+    return _Builder(machine).build()
+
+
+class StorageTree(Tree[NodeRef]):
+    """The stack tree. ``update_machine`` after each probe; ``set_badges`` from the audit."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g", "jump", "Go to link", show=True),
+    ]
+
+    DEFAULT_CSS = """
+    StorageTree { scrollbar-size-vertical: 1; }
+    """
+
+    class Highlighted(Message):
+        """The cursor moved to another node (``ref`` None when the tree is empty)."""
+
+        def __init__(self, ref: NodeRef | None) -> None:
+            super().__init__()
+            self.ref = ref
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("storage", id=id, classes=classes)
+        self.show_root = False
+        self.guide_depth = 2
+        self._by_key: dict[str, TreeNode[NodeRef]] = {}
+        self._specs: list[NodeSpec] = []
+        self._badges: dict[str, str] = {}
+        self._collapsed: set[str] = set()  # keys the user collapsed (everything else opens)
+
+    # ---- public API --------------------------------------------------------------------
+    @property
+    def keys(self) -> list[str]:
+        return [s.ref.key for s in self._specs]
+
+    def refs(self) -> Iterable[NodeRef]:
+        return (s.ref for s in self._specs)
+
+    def node_for(self, key: str) -> TreeNode[NodeRef] | None:
+        return self._by_key.get(key)
+
+    @property
+    def current(self) -> NodeRef | None:
+        node = self.cursor_node
+        return node.data if node is not None else None
+
+    def update_machine(self, machine: Machine) -> None:
+        """Show ``machine``. Same structure: labels updated in place; otherwise rebuilt, keeping
+        the cursor (by key) and what the user collapsed."""
+        specs = build_tree_spec(machine)
+        old = [(s.ref.key, s.parent) for s in self._specs]
+        new = [(s.ref.key, s.parent) for s in specs]
+        self._specs = specs
+        if old == new and self._by_key:
+            for s in specs:
+                node = self._by_key[s.ref.key]
+                node.data = s.ref
+                node.set_label(self._decorate(s))
+            return
+        cursor = self.current.key if self.current is not None else None
+        for key, node in self._by_key.items():
+            if node.allow_expand and not node.is_expanded:
+                self._collapsed.add(key)
+            else:
+                self._collapsed.discard(key)
+        self.clear()
+        self._by_key = {}
+        for s in specs:
+            parent = self.root if s.parent is None else self._by_key[s.parent]
+            expand = s.ref.key not in self._collapsed
+            if s.leaf:
+                node = parent.add_leaf(self._decorate(s), data=s.ref)
+            else:
+                node = parent.add(self._decorate(s), data=s.ref, expand=expand)
+            self._by_key[s.ref.key] = node
+        if cursor is not None and cursor in self._by_key:
+            self.call_after_refresh(self.go_to, cursor)
+        elif cursor is None and specs:
+            self.call_after_refresh(self._first_device)
+
+    def set_badges(self, mapping: dict[str, str]) -> None:
+        """Badges per device kernel name (or VG name): severity "error" / "warning" / "advice"."""
+        self._badges = dict(mapping)
+        for s in self._specs:
+            node = self._by_key.get(s.ref.key)
+            if node is not None:
+                node.set_label(self._decorate(s))
+
+    def go_to(self, key_or_name: str) -> bool:
+        """Move the cursor to the node with that key (or the full node of that kernel name /
+        VG name), expanding its ancestors. Returns False when there is no such node."""
+        node = self._by_key.get(key_or_name) or self._by_key.get(dev_key(key_or_name))
+        if node is None:
+            node = self._by_key.get(f"vg:{key_or_name}")
+        if node is None:
+            return False
+        parent = node.parent
+        while parent is not None:
+            parent.expand()
+            parent = parent.parent
+        self.call_after_refresh(self._settle_cursor, node)
+        self.move_cursor(node)
+        return True
+
+    def _settle_cursor(self, node: TreeNode[NodeRef]) -> None:
+        self.move_cursor(node)
+        self.scroll_to_node(node, animate=False)
+
+    def _first_device(self) -> None:
+        for s in self._specs:
+            if s.ref.kind != "section":
+                node = self._by_key[s.ref.key]
+                self.move_cursor(node)
+                return
+
+    def action_jump(self) -> None:
+        ref = self.current
+        if ref is not None and ref.target is not None:
+            self.go_to(ref.target)
+        elif ref is not None:
+            self.notify(f"{ref.name} is not a link", timeout=2)
+
+    # ---- internals ------------------------------------------------------------------------
+    def _decorate(self, s: NodeSpec) -> Text:
+        sev = None if s.ref.is_link else self._badges.get(s.ref.name)
+        if sev is None and s.ref.kind == "vg":
+            sev = self._badges.get(s.ref.name)
+        if sev is None or sev not in BADGES:
+            return s.label
+        glyph, style = BADGES[sev]
+        out = Text(f"{glyph} ", style)
+        out.append_text(s.label)
+        return out
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeRef]) -> None:
+        event.stop()
+        self.post_message(self.Highlighted(event.node.data))
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[NodeRef]) -> None:
+        ref = event.node.data
+        if ref is not None and ref.target is not None:
+            event.stop()
+            self.go_to(ref.target)
