@@ -156,13 +156,7 @@ def build_create_array(
             "number may change across boots (the article recommends e.g. --name=127)"
         )
 
-    argv: list[str] = [
-        "mdadm",
-        "--create",
-        dev_path,
-        "--run",
-        f"--level={level.removeprefix('raid')}",
-    ]
+    argv: list[str] = ["mdadm", "--create", dev_path, f"--level={level.removeprefix('raid')}"]
     argv.append(f"--raid-devices={len(devices)}")
     if spares:
         argv.append(f"--spare-devices={len(spares)}")
@@ -209,6 +203,7 @@ def build_create_array(
         )
     argv.append(f"--metadata={params.metadata}")
     argv.append(f"--name={name}")
+    argv.append("--run")  # no "Continue creating array?" question: the preview was the question
     argv += [f"/dev/{d}" for d in devices]
     argv += [f"/dev/{d}" for d in spares]
     desc = f"{level.upper().replace('RAID', 'RAID-')} of {len(devices)}" + (

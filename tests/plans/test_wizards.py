@@ -1,0 +1,181 @@
+"""Wizard behaviour beyond the argv: explanations, refusals, geometry math, mdadm.conf diff."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.plans.geometry import KIB, Geometry, PlanError, data_disks, parse_size
+from app.plans.wizards.create_array import CreateArrayParams, build_create_array, conf_diff
+from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
+from app.plans.wizards.members import build_fail, build_grow, build_re_add, build_remove
+from app.plans.wizards.sync_actions import build_stripe_cache, build_sync_action
+from tests.plans.fakes import array_machine, blank_machine
+
+NVME4 = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")
+
+
+@pytest.mark.parametrize(
+    ("level", "n", "layout", "want"),
+    [
+        ("raid0", 4, None, 4),
+        ("raid1", 3, None, 1),
+        ("raid5", 4, None, 3),
+        ("raid6", 6, None, 4),
+        ("raid10", 4, "n2", 2),
+        ("raid10", 6, "n3", 2),
+        ("raid4", 3, None, 2),
+    ],
+)
+def test_data_disks(level: str, n: int, layout: str | None, want: int) -> None:
+    assert data_disks(level, n, layout) == want
+
+
+def test_ext4_stride_from_article() -> None:
+    g = Geometry("raid10", 4, 32 * KIB, "n2")
+    assert g.ext4() == (8, 16)
+    assert Geometry("raid10", 4, 512 * KIB, "n2").ext4() == (128, 256)
+    assert Geometry("raid5", 4, 512 * KIB).xfs() == ("512k", 3)
+    assert g.stripe_bytes == 64 * KIB
+
+
+def test_parse_size() -> None:
+    assert parse_size("32K") == 32 * KIB
+    assert parse_size("32") == 32 * KIB  # mdadm's unit: KiB
+    assert parse_size("1M") == 1024 * KIB
+    with pytest.raises(PlanError):
+        parse_size("lots")
+
+
+def test_create_explains_stride_and_chunk_and_name() -> None:
+    plan = build_create_array(
+        blank_machine(),
+        CreateArrayParams(
+            level="10",
+            devices=NVME4,
+            chunk_bytes=32 * KIB,
+            layout="n2",
+            bitmap="none",
+            name="127",
+            filesystem=FilesystemParams(lvm=True),
+        ),
+    )
+    mkfs = plan.steps[-1]
+    assert "stride = chunk 32K / block 4K = 8" in mkfs.why
+    assert "RAID-10 n2 of 4: 4 / 2 copies = 2" in mkfs.why
+    assert "stripe_width = 8 × 2 = 16" in mkfs.why
+    notes = "\n".join(plan.notes)
+    assert "512 KiB" in notes and "32 KiB" in notes  # chunk guidance stated
+    assert "stable as /dev/md127" in notes
+    assert "bitmap none" in notes
+    assert plan.destructive and plan.target == "127"
+    assert plan.warnings == ()
+    assert "--dataalignment = chunk 32K × 2 data disks = 64K" in plan.steps[1].why
+
+
+def test_default_chunk_is_stated_and_non_numeric_name_warned() -> None:
+    plan = build_create_array(
+        blank_machine(), CreateArrayParams(level="5", devices=NVME4[:3], name="data")
+    )
+    assert "--chunk=512K" in plan.steps[0].argv
+    assert any("512K (default)" in n for n in plan.notes)
+    assert any("not a 3-digit number" in w for w in plan.warnings)
+
+
+@pytest.mark.parametrize(
+    ("params", "msg"),
+    [
+        (CreateArrayParams(level="7", devices=NVME4), "unknown RAID level"),
+        (CreateArrayParams(level="10", devices=NVME4, layout="x2"), "layout"),
+        (CreateArrayParams(level="1", devices=NVME4[:2], chunk_bytes=64 * KIB), "no chunk"),
+        (CreateArrayParams(level="0", devices=NVME4[:2], chunk_bytes=48 * KIB), "power of two"),
+        (CreateArrayParams(level="0", devices=NVME4[:2], spares=NVME4[2:3]), "spares"),
+        (CreateArrayParams(level="1", devices=("nvme0n1", "nvme0n1")), "twice"),
+        (CreateArrayParams(level="1", devices=NVME4[:2], name="127"), "already exists"),
+    ],
+)
+def test_create_refuses_bad_input(params: CreateArrayParams, msg: str) -> None:
+    with pytest.raises(PlanError, match=msg):
+        build_create_array(array_machine(), params)
+
+
+def test_free_name_skips_existing_arrays() -> None:
+    plan = build_create_array(
+        array_machine(), CreateArrayParams(level="1", devices=("nvme4n1", "sdc"))
+    )
+    assert plan.params["name"] == "125"  # 127 and 126 exist
+
+
+def test_conf_diff_shows_missing_and_stale_lines() -> None:
+    conf = "DEVICE partitions\nARRAY /dev/md/old metadata=1.2 UUID=11:11:11:11 name=h:old\n"
+    scan = "ARRAY /dev/md/127 metadata=1.2 name=h:127 UUID=aa:bb:cc:dd\n"
+    diff = conf_diff(conf, scan)
+    assert diff == [
+        "+ ARRAY /dev/md/127 metadata=1.2 name=h:127 UUID=aa:bb:cc:dd",
+        "- ARRAY /dev/md/old metadata=1.2 UUID=11:11:11:11 name=h:old   (no running array with this UUID)",
+    ]
+    assert conf_diff(scan, scan) == []
+    plan = build_create_array(
+        blank_machine(),
+        CreateArrayParams(level="1", devices=NVME4[:2], name="120", update_conf=True),
+        current_conf=conf,
+        current_scan=scan,
+    )
+    assert any("+ ARRAY /dev/md/127" in n for n in plan.notes)
+
+
+def test_filesystem_on_raid1_has_no_stride() -> None:
+    m = array_machine()
+    plan = build_create_array(
+        blank_machine(),
+        CreateArrayParams(level="1", devices=NVME4[:2], name="101", filesystem=FilesystemParams()),
+    )
+    assert plan.steps[-1].argv == ("mkfs.ext4", "-b", "4096", "/dev/md/101")
+    with pytest.raises(PlanError, match="no md array"):
+        build_filesystem(m, "md9", FilesystemParams())
+
+
+def test_re_add_without_bitmap_says_full_rebuild() -> None:
+    m = array_machine(bitmap=None, degraded_member="nvme1n1")
+    plan = build_re_add(m, "md127", "nvme1n1")
+    assert "whole device" in plan.steps[0].why
+    assert any("full rebuild" in w for w in plan.warnings)
+    m2 = array_machine(bitmap="internal", degraded_member="nvme1n1")
+    plan2 = build_re_add(m2, "md127", "nvme1n1")
+    assert "bitmap" in plan2.steps[0].why and "quick" in plan2.steps[0].why
+    assert plan2.warnings == ()
+
+
+def test_member_refusals() -> None:
+    m = array_machine()
+    with pytest.raises(PlanError, match="fail it first"):
+        build_remove(m, "md127", "nvme0n1")
+    with pytest.raises(PlanError, match="not a member"):
+        build_fail(m, "md127", "nvme4n1")
+    degraded = array_machine(degraded_member="nvme1n1")
+    with pytest.raises(PlanError, match="would stop"):
+        build_fail(degraded, "md127", "nvme0n1")
+    with pytest.raises(PlanError, match="more devices"):
+        build_grow(m, "md126", 6)
+
+
+def test_grow_uses_backup_file_for_old_metadata() -> None:
+    from dataclasses import replace
+
+    m = array_machine()
+    a = m.array("md126")
+    assert a is not None
+    m2 = replace(m, arrays=(m.arrays[0], replace(a, metadata="0.90")))
+    plan = build_grow(m2, "md126", 4)
+    assert plan.steps[-1].argv[-1] == "--backup-file=/root/md126-grow.backup"
+    assert not any(x.startswith("--backup-file") for x in build_grow(m, "md126", 4).steps[-1].argv)
+
+
+def test_stripe_cache_memory_cost_and_level_check() -> None:
+    m = array_machine()
+    plan = build_stripe_cache(m, "md126", 8192)
+    assert plan.params["memory_bytes"] == 8192 * 4096 * 3
+    assert any("8192 entries × 4 KiB × 3 members = 96 MiB" in n for n in plan.notes)
+    with pytest.raises(PlanError, match="RAID-4/5/6"):
+        build_stripe_cache(m, "md127", 8192)
+    with pytest.raises(PlanError):
+        build_sync_action(m, "md127", "scrub")
