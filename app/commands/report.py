@@ -1,0 +1,35 @@
+"""``raidman report [--json] [--demo SCENARIO | --replay DIR]``: the model, headless."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from app.cli import add_backend_options, make_backend
+from app.report import machine_to_json, machine_to_text
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "report", help="print the storage stack (text, or JSON with --json)"
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable JSON")
+    add_backend_options(p)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    backend = make_backend(args)
+    try:
+        machine = backend.probe()
+    except Exception as e:  # a backend that cannot probe at all: a message, not a traceback
+        print(f"raidman: probe failed: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        json.dump(machine_to_json(machine), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(machine_to_text(machine))
+    return 0

@@ -1,0 +1,146 @@
+"""app.report: the JSON shape of `raidman report --json` and its text form (no Textual)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+
+import pytest
+
+from app.commands import report as report_cmd
+from app.model import MdArray, MdMember, SyncStatus
+from app.report import machine_to_json, machine_to_text
+from tests.ui.fake_backend import FakeBackend, build_machine
+
+DISK_KEYS = {
+    "name", "model", "serial", "vendor", "wwn", "size_bytes", "logical_sector", "physical_sector",
+    "min_io", "optimal_io", "alignment_offset", "rotational", "transport", "kind",
+    "discard_granularity", "discard_max_bytes", "scheduler", "removable", "read_only",
+    "partition_table", "ptuuid",
+}  # fmt: skip
+ARRAY_KEYS = {
+    "name", "level", "state", "chunk_bytes", "layout", "bitmap", "members", "sync", "size_bytes",
+    "raid_disks", "metadata", "array_name", "uuid", "degraded", "stripe_cache_size", "container",
+    "member_index", "consistency_policy", "read_only",
+}  # fmt: skip
+SYNC_KEYS = {
+    "action", "done_sectors", "total_sectors", "speed_kib_s", "eta_s", "min_speed_kib_s",
+    "max_speed_kib_s", "reshape_position", "mismatch_cnt", "targets",
+}  # fmt: skip
+
+
+def test_top_level_and_disk_shape() -> None:
+    out = machine_to_json(build_machine())
+    assert set(out) == {
+        "host", "kernel", "taken_at", "is_root", "disks", "partitions", "arrays", "lvm",
+        "crypts", "filesystems", "edges", "notes",
+    }  # fmt: skip
+    assert (out["host"], out["kernel"]) == ("evo", "6.1.0-18-amd64")
+    assert [d["name"] for d in out["disks"]] == ["nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1", "sda"]
+    for d in out["disks"]:
+        assert set(d) == DISK_KEYS
+    usb = out["disks"][4]
+    assert (usb["physical_sector"], usb["min_io"], usb["optimal_io"]) == (4096, 4096, 33553920)
+    assert usb["serial"] is None and usb["transport"] == "usb"
+    p = out["partitions"][0]
+    assert {"name", "parent", "start_sector", "size_bytes"} <= set(p)
+    assert (p["name"], p["parent"], p["start_sector"]) == ("nvme0n1p1", "nvme0n1", 2048)
+    assert out["notes"] == [
+        {
+            "source": "smartctl",
+            "message": "smartctl not found: SMART unavailable",
+            "severity": "warning",
+        }
+    ]
+    assert set(out["lvm"]) == {"pvs", "vgs", "lvs"}
+    assert out["lvm"]["pvs"][0]["device"] == "md127" and out["lvm"]["pvs"][0]["vg"] == "vg0"
+    assert out["lvm"]["lvs"][0]["kernel_name"] == "dm-0"
+    assert out["lvm"]["lvs"][0]["devices"] == ["md127"]
+    fs = out["filesystems"][0]
+    assert (fs["device"], fs["fstype"], fs["mountpoints"], fs["stride"], fs["stripe_width"]) == (
+        "dm-0", "ext4", ["/"], 8, 16,
+    )  # fmt: skip
+    json.dumps(out)  # everything is JSON-serialisable
+
+
+def test_array_members_and_sync() -> None:
+    out = machine_to_json(build_machine(degraded=True, done_sectors=1000000))
+    (a,) = out["arrays"]
+    assert set(a) == ARRAY_KEYS
+    assert (a["name"], a["level"], a["state"], a["chunk_bytes"], a["layout"], a["bitmap"]) == (
+        "md127", "raid10", "active", 32768, "n2", None,
+    )  # fmt: skip
+    assert a["degraded"] == 1
+    assert [(m["device"], m["slot"], m["state"]) for m in a["members"]] == [
+        ("nvme0n1p1", 0, ["in_sync"]),
+        ("nvme1n1p1", 1, ["in_sync"]),
+        ("nvme2n1p1", 2, ["in_sync"]),
+        ("nvme3n1p1", 3, ["faulty"]),
+    ]
+    assert a["members"][3]["role"] == "faulty"
+    s = a["sync"]
+    assert set(s) == SYNC_KEYS
+    total = 976508928 * 2
+    assert (s["action"], s["done_sectors"], s["total_sectors"], s["speed_kib_s"]) == (
+        "resync", 1000000, total, 677000,
+    )  # fmt: skip
+    # ETA as the kernel's finish=: remaining KiB / speed
+    assert s["eta_s"] == round((total - 1000000) / 2 / 677000)
+
+
+def test_idle_sync_is_null_and_extra_is_merged() -> None:
+    m = build_machine()
+    a = m.arrays[0]
+    idle = replace(
+        m,
+        arrays=(
+            replace(a, sync=None),
+            MdArray(name="md1", level="raid1", sync=SyncStatus(action="idle"),
+                    members=(MdMember("sdb1", None, ("spare",)),)),
+        ),
+    )  # fmt: skip
+    out = machine_to_json(idle, extra={"findings": [{"code": "x"}], "smart": {"sda": {}}})
+    assert [x["sync"] for x in out["arrays"]] == [None, None]
+    assert out["arrays"][1]["members"] == [
+        {"device": "sdb1", "slot": None, "state": ["spare"], "role": "spare", "errors": None,
+         "data_offset_sectors": None, "size_kib": None, "recovery_start": None}
+    ]  # fmt: skip
+    assert out["findings"] == [{"code": "x"}]
+    assert out["smart"] == {"sda": {}}
+
+
+def test_text_report_names_every_layer() -> None:
+    text = machine_to_text(build_machine(degraded=True))
+    assert text.startswith("evo  kernel 6.1.0-18-amd64  (not root)")
+    assert "md127    raid10 n2 · 32K · [UUU_] · DEGRADED(1) · resync 16.3%" in text
+    assert "slot  3  nvme3n1p1    faulty (F)" in text
+    assert "VG vg0" in text and "LV root" in text
+    assert "dm-0         ext4   /  used 120.0 GiB" in text
+    assert "[warning] smartctl: smartctl not found" in text
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command")
+    report_cmd.add_parser(sub)
+    return parser.parse_args(["report", *argv])
+
+
+def test_cli_json_and_text(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(report_cmd, "make_backend", lambda args: FakeBackend())
+    assert report_cmd.run(_args("--json")) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["arrays"][0]["name"] == "md127"
+    assert report_cmd.run(_args()) == 0
+    assert "Arrays" in capsys.readouterr().out
+
+
+def test_cli_probe_failure_is_a_message(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(report_cmd, "make_backend", lambda args: FakeBackend(fail_probe="boom"))
+    assert report_cmd.run(_args("--json")) == 1
+    assert "probe failed: boom" in capsys.readouterr().err
