@@ -39,15 +39,33 @@ def usb_bridge(*, via_usb: bool = True) -> Machine:
     size = 512110190592
     if via_usb:
         disk = Disk(
-            "sdh", size, model="Samsung SSD 850 PRO 512GB", rotational=False, transport="usb",
-            physical_sector=4096, min_io=4096, optimal_io=33553920, scheduler="mq-deadline",
+            "sdh",
+            size,
+            model="Samsung SSD 850 PRO 512GB",
+            rotational=False,
+            transport="usb",
+            physical_sector=4096,
+            min_io=4096,
+            optimal_io=33553920,
+            scheduler="mq-deadline",
             partition_table="gpt",
         )
-        starts = [(65535, 65535, 512), (131070, 1245165, 1024), (1376235, 35651040, 0)]  # sdh3: offset not given, computed
+        starts = [
+            (65535, 65535, 512),
+            (131070, 1245165, 1024),
+            (1376235, 35651040, 0),
+        ]  # sdh3: offset not given, computed
     else:
         disk = Disk(
-            "sdh", size, model="Samsung SSD 850 PRO 512GB", rotational=False, transport="sata",
-            physical_sector=512, min_io=512, optimal_io=0, scheduler="mq-deadline",
+            "sdh",
+            size,
+            model="Samsung SSD 850 PRO 512GB",
+            rotational=False,
+            transport="sata",
+            physical_sector=512,
+            min_io=512,
+            optimal_io=0,
+            scheduler="mq-deadline",
             partition_table="gpt",
         )
         starts = [(2048, 65536, 0), (67584, 1245184, 0), (1312768, 35651584, 0)]
@@ -56,7 +74,10 @@ def usb_bridge(*, via_usb: bool = True) -> Machine:
         for i, (start, n, ao) in enumerate(starts, 1)
     )
     return Machine(
-        host="mytux", kernel="6.1.0", disks=(disk,), partitions=parts,
+        host="mytux",
+        kernel="6.1.0",
+        disks=(disk,),
+        partitions=parts,
         edges=tuple(("sdh", p.name) for p in parts),
     )
 
@@ -89,9 +110,15 @@ class Stack:
             dn = "sd" + "abcdefgh"[i]
             disks.append(
                 Disk(
-                    dn, EVO_BYTES, model="Samsung SSD 850 EVO 500GB", rotational=self.rotational,
-                    transport="sata", discard_granularity=512, discard_max_bytes=2147450880,
-                    scheduler="[mq-deadline] none", partition_table="gpt",
+                    dn,
+                    EVO_BYTES,
+                    model="Samsung SSD 850 EVO 500GB",
+                    rotational=self.rotational,
+                    transport="sata",
+                    discard_granularity=512,
+                    discard_max_bytes=2147450880,
+                    scheduler="[mq-deadline] none",
+                    partition_table="gpt",
                     **self.disk_kw,  # type: ignore[arg-type]
                 )
             )
@@ -101,9 +128,18 @@ class Stack:
             )
             edges += [(dn, f"{dn}1"), (f"{dn}1", self.name)]
         arr = MdArray(
-            self.name, self.level, size_bytes=psize * 2, raid_disks=self.n, chunk_bytes=self.chunk,
-            layout=self.layout, metadata=self.metadata, array_name="host:evo", uuid=EVO_UUID,
-            array_state="clean", bitmap=self.bitmap, members=tuple(members),
+            self.name,
+            self.level,
+            size_bytes=psize * 2,
+            raid_disks=self.n,
+            chunk_bytes=self.chunk,
+            layout=self.layout,
+            metadata=self.metadata,
+            array_name="host:evo",
+            uuid=EVO_UUID,
+            array_state="clean",
+            bitmap=self.bitmap,
+            members=tuple(members),
             stripe_cache_size=self.stripe_cache,
         )
         pv = PhysicalVolume(self.name, "vg0", psize * 2, pe_start=self.pe_start)
@@ -112,8 +148,16 @@ class Stack:
         fs = Filesystem("dm-0", self.fstype, mountpoints=("/srv",), block_size=4096)
         edges += [(self.name, "dm-0")]
         return Machine(
-            host="host", kernel="6.1.0", disks=tuple(disks), partitions=tuple(parts),
-            arrays=(arr,), pvs=(pv,), vgs=(vg,), lvs=(lv,), filesystems=(fs,), edges=tuple(edges),
+            host="host",
+            kernel="6.1.0",
+            disks=tuple(disks),
+            partitions=tuple(parts),
+            arrays=(arr,),
+            pvs=(pv,),
+            vgs=(vg,),
+            lvs=(lv,),
+            filesystems=(fs,),
+            edges=tuple(edges),
         )
 
 

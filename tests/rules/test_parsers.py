@@ -37,8 +37,9 @@ def test_dumpe2fs_h_matches_tune2fs_fields() -> None:
     assert d.block_count == 262144  # a 1 GiB image with 4 KiB blocks
 
 
-@pytest.mark.parametrize("bad", ["", "tune2fs 1.47.0 (5-Feb-2023)\ntune2fs: Bad magic number\n",
-                                 "Block size: lots\n"])
+@pytest.mark.parametrize(
+    "bad", ["", "tune2fs 1.47.0 (5-Feb-2023)\ntune2fs: Bad magic number\n", "Block size: lots\n"]
+)
 def test_tune2fs_rejects_garbage(bad: str) -> None:
     with pytest.raises(ParseError):
         parse_tune2fs(bad)
@@ -68,8 +69,14 @@ def test_xfs_info_log_sunit_is_not_the_data_sunit() -> None:
     assert g.log_sunit_blocks == 16 and g.swidth_blocks == 48
 
 
-@pytest.mark.parametrize("bad", ["", "xfs_info: ra.img is not a mounted XFS filesystem\n",
-                                 "data     =   bsize=4096 blocks=1\n"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "xfs_info: ra.img is not a mounted XFS filesystem\n",
+        "data     =   bsize=4096 blocks=1\n",
+    ],
+)
 def test_xfs_info_rejects_garbage(bad: str) -> None:
     with pytest.raises(ParseError):
         parse_xfs_info(bad)

@@ -1,0 +1,392 @@
+"""Each rule on hand-built Machines mirroring real topologies, with real tune2fs/xfs_info/lvmconfig
+outputs (tests/rules/samples) and the trident-lsblk corpus."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from app.model import Machine
+from app.parsers.lsblk import parse_lsblk
+from app.parsers.lvmconfig import parse_lvmconfig
+from app.parsers.tune2fs import parse_tune2fs
+from app.parsers.xfs_info import parse_xfs_info
+from app.plans.plan import Plan, Step
+from app.rules import AuditInputs, Finding, audit
+from app.rules.alignment import kernel_alignment_offset
+from app.rules.finding import badges
+from app.rules.inputs import SchedulerState
+from app.rules.mdconf import parse_array_lines
+from tests.corpus import corpus
+from tests.rules.machines import EVO_UUID, Stack, conf_text, sample, usb_bridge, with_array
+
+
+def codes(findings: tuple[Finding, ...], code: str) -> list[Finding]:
+    return [f for f in findings if f.code == code]
+
+
+def healthy_inputs(m: Machine, *, ext4: str = "tune2fs-stride8-sw16.txt") -> AuditInputs:
+    """What gather() reads on a well-kept host: real samples plus matching mdadm.conf."""
+    conf = conf_text()
+    return AuditInputs(
+        ext4={"dm-0": parse_tune2fs(sample(ext4))},
+        lvm=parse_lvmconfig(sample("lvmconfig-full-devices.txt")),
+        mdadm_conf=parse_array_lines(conf),
+        mdadm_conf_path="/etc/mdadm/mdadm.conf",
+        mdadm_conf_text=conf,
+        mdadm_scan=parse_array_lines(conf),
+        discard_max_bytes={"md0": 2147450880, "dm-0": 2147450880},
+        fstrim_timer="active",
+        schedulers={d.name: SchedulerState.parse("[mq-deadline] none") for d in m.disks},
+        queue_depth={d.name: 32 for d in m.disks},
+        write_cache={d.name: "write back" for d in m.disks},
+    )
+
+
+# ---- finding ---------------------------------------------------------------------------
+
+
+def test_destructive_plan_is_never_a_fix() -> None:
+    plan = Plan("wipe", (Step(("wipefs", "-a", "/dev/sda"), "wipe", destructive=True),))
+    with pytest.raises(ValueError):
+        Finding("error", "x", "sda", "t", "d", plan)
+
+
+def test_to_json_shape() -> None:
+    m = Stack(level="raid5", layout="left-symmetric", chunk=512 * 1024, bitmap=None).machine()
+    f = codes(audit(m, healthy_inputs(m)), "md-no-bitmap")[0]
+    j = f.to_json()
+    assert list(j) == ["severity", "code", "device", "title", "detail", "fix"]
+    assert j["fix"] == [["mdadm", "--grow", "--bitmap=internal", "/dev/md0"]]
+    assert f.to_json(with_plan=True)["fix_plan"]["kind"] == "audit-md-bitmap"
+
+
+# ---- alignment -------------------------------------------------------------------------
+
+
+def test_kernel_alignment_offsets_of_the_usb_bridge() -> None:
+    """The real kernel reports 512 and 1024 for partitions at 65535 and 131070 sectors."""
+    m = usb_bridge()
+    disk = m.disks[0]
+    assert kernel_alignment_offset(disk, 65535) == 512
+    assert kernel_alignment_offset(disk, 131070) == 1024
+    assert kernel_alignment_offset(disk, 2048) == 0
+
+
+def test_usb_bridge_partitions_are_errors_with_the_65535_pattern() -> None:
+    fs = audit(usb_bridge())
+    errs = codes(fs, "partition-misaligned")
+    assert [f.device for f in errs] == ["sdh1", "sdh2", "sdh3"]
+    assert all(f.severity == "error" and f.fix is None and f.fix_destroys_data for f in errs)
+    assert "alignment offset of 512 bytes" in errs[0].detail
+    assert "alignment offset of 1024 bytes" in errs[1].detail
+    assert "65535" in errs[0].detail
+    # sdh3 has no lsblk value in the model: the computed offset speaks
+    assert "bytes away from the next physical sector" in errs[2].detail
+    topo = codes(fs, "suspicious-io-topology")
+    assert len(topo) == 1 and topo[0].device == "sdh" and topo[0].severity == "warning"
+    assert "not a power of two" in topo[0].detail and "65535" in topo[0].detail
+    assert "sdh1 (65535), sdh2 (131070), sdh3 (1376235)" in topo[0].detail
+    assert fs[0].severity == "error"  # sorted worst first
+
+
+def test_same_ssd_on_sata_has_no_alignment_findings() -> None:
+    fs = audit(usb_bridge(via_usb=False))
+    assert not [f for f in fs if f.severity in ("error", "warning")]
+
+
+def test_1mib_warning_vs_physical_error() -> None:
+    m = usb_bridge(via_usb=False)
+    p63 = replace(m.partitions[0], start_sector=63)
+    m512 = replace(m, partitions=(p63,), edges=(("sdh", "sdh1"),))
+    f = codes(audit(m512), "partition-not-1mib")
+    assert len(f) == 1 and f[0].severity == "warning" and "32256 bytes" in f[0].detail
+    assert not codes(audit(m512), "partition-misaligned")
+    m4k = replace(m512, disks=(replace(m.disks[0], physical_sector=4096),))
+    assert codes(audit(m4k), "partition-misaligned")
+    assert not codes(audit(m4k), "partition-not-1mib")
+
+
+def _trident() -> Machine:
+    rep = parse_lsblk(corpus("trident-lsblk", "lsblk.json").read_text())
+    return Machine(
+        host="trident",
+        kernel="?",
+        disks=rep.disks,
+        partitions=rep.partitions,
+        filesystems=rep.filesystems,
+        edges=rep.edges,
+    )
+
+
+def test_trident_corpus_is_aligned() -> None:
+    """trident-lsblk/lsblk.json: every partition starts at a multiple of 2048 (EXPECTED.md
+    tree: loop13p1..p12, sda1/2, nvme0n1p1/2): no alignment or topology finding."""
+    m = _trident()
+    assert len(m.partitions) >= 16
+    fs = audit(m)
+    assert not [f for f in fs if f.code.startswith("partition-") or "topology" in f.code]
+
+
+def test_trident_corpus_ssd_overprovisioning() -> None:
+    """sda (ROTA false, 512110190592 bytes) is partitioned to the end: under 7 % spare."""
+    m = _trident()
+    sda = m.disk("sda")
+    assert sda is not None and sda.is_ssd
+    covered = sum(p.size_bytes for p in m.partitions if p.parent == "sda")
+    op = codes(audit(m), "ssd-overprovisioning")
+    assert "sda" in [f.device for f in op]
+    assert (sda.size_bytes - covered) / sda.size_bytes < 0.07
+    assert all(f.severity == "advice" for f in op)
+
+
+# ---- the healthy stack -----------------------------------------------------------------
+
+
+def test_raid10_n2_32k_with_stride_8_16_has_no_warning() -> None:
+    m = Stack().machine()
+    fs = audit(m, healthy_inputs(m))
+    bad = [f for f in fs if f.severity != "advice"]
+    assert bad == []
+    # the only advice is LVM issue_discards=0 from the real lvmconfig sample on SSD PVs
+    assert [f.code for f in fs] == ["lvm-issue-discards-off"]
+
+
+def test_raid10_with_stride_16_64_gets_the_tune2fs_fix() -> None:
+    m = Stack().machine()
+    fs = audit(m, healthy_inputs(m, ext4="tune2fs-stride16-sw64.txt"))
+    [f] = codes(fs, "ext4-stride-mismatch")
+    assert f.severity == "warning" and f.device == "dm-0"
+    assert f.to_json()["fix"] == [["tune2fs", "-E", "stride=8,stripe_width=16", "/dev/vg0/data"]]
+    assert "stride=16, stripe_width=64" in f.detail and "n/2" in f.detail
+    assert "dm-0 → md0" in f.detail
+
+
+@pytest.mark.parametrize(
+    ("level", "layout", "n", "chunk", "stride", "width"),
+    [
+        ("raid0", None, 3, 64 * 1024, 16, 48),
+        ("raid5", "left-symmetric", 4, 512 * 1024, 128, 384),
+        ("raid6", "left-symmetric", 6, 64 * 1024, 16, 64),
+        ("raid10", "n3", 6, 32 * 1024, 8, 16),
+    ],
+)
+def test_stride_rule_per_level(
+    level: str, layout: str | None, n: int, chunk: int, stride: int, width: int
+) -> None:
+    """Real superblock with stride 16/64, arrays of other levels: the fix names chunk/block
+    and × data disks (RAID-0 n, RAID-5 n-1, RAID-6 n-2, RAID-10 near-k n/k)."""
+    m = Stack(level=level, layout=layout, n=n, chunk=chunk, pe_start=0).machine()
+    inputs = replace(
+        healthy_inputs(m), ext4={"dm-0": parse_tune2fs(sample("tune2fs-stride16-sw64.txt"))}
+    )
+    found = codes(audit(m, inputs), "ext4-stride-mismatch")
+    if (stride, width) == (16, 64):
+        assert found == []
+    else:
+        assert found[0].fix is not None
+        assert found[0].fix.steps[0].argv[2] == f"stride={stride},stripe_width={width}"
+
+
+def test_xfs_matching_and_mismatching() -> None:
+    m = Stack(fstype="xfs").machine()
+    ok = replace(
+        healthy_inputs(m), ext4={}, xfs={"dm-0": parse_xfs_info(sample("xfs_info-su32k-sw2.txt"))}
+    )
+    assert not codes(audit(m, ok), "xfs-stripe-mismatch")
+    bad = replace(ok, xfs={"dm-0": parse_xfs_info(sample("xfs_info-su64k-sw3.txt"))})
+    [f] = codes(audit(m, bad), "xfs-stripe-mismatch")
+    assert f.fix is None and f.fix_destroys_data and "destroys the data" in f.detail
+    assert "sunit=64,swidth=128" in f.detail  # 32 KiB and 64 KiB in 512-byte units
+
+
+def test_pe_start_against_full_stripe() -> None:
+    # RAID-5 of 4 with 64 KiB chunk: full stripe 192 KiB; LVM's usual 1 MiB is not a multiple
+    m = Stack(level="raid5", layout="left-symmetric", n=4, chunk=64 * 1024).machine()
+    [f] = codes(audit(m, healthy_inputs(m)), "lvm-pe-start")
+    assert "1048576 mod 196608 = 65536" in f.detail and f.fix is None
+    m2 = Stack(
+        level="raid5", layout="left-symmetric", n=4, chunk=64 * 1024, pe_start=196608 * 6
+    ).machine()
+    assert not codes(audit(m2, healthy_inputs(m2)), "lvm-pe-start")
+
+
+def test_md_chunk_alignment_off() -> None:
+    m = Stack().machine()
+    text = sample("lvmconfig-full-devices.txt").replace(
+        "md_chunk_alignment=1", "md_chunk_alignment=0"
+    )
+    inputs = replace(healthy_inputs(m), lvm=parse_lvmconfig(text))
+    [f] = codes(audit(m, inputs), "lvm-alignment-off")
+    assert "md_chunk_alignment" in f.title and f.severity == "advice"
+
+
+# ---- md --------------------------------------------------------------------------------
+
+
+def _raid5(**kw: object) -> Machine:
+    return Stack(
+        level="raid5", layout="left-symmetric", chunk=512 * 1024, pe_start=3 << 20, **kw
+    ).machine()  # type: ignore[arg-type]
+
+
+def test_raid5_without_bitmap_and_with() -> None:
+    m = _raid5(bitmap=None)
+    [f] = codes(audit(m, healthy_inputs(m)), "md-no-bitmap")
+    assert f.severity == "warning" and "rebuilt in full" in f.detail
+    assert not codes(audit(_raid5(), healthy_inputs(m)), "md-no-bitmap")
+    ppl = with_array(m, consistency_policy="ppl")
+    assert not codes(audit(ppl, healthy_inputs(m)), "md-no-bitmap")
+    r10 = Stack(bitmap=None).machine()
+    assert not codes(audit(r10, healthy_inputs(r10)), "md-no-bitmap")
+
+
+def test_stripe_cache_default_and_raised() -> None:
+    m = _raid5(stripe_cache=256)
+    [f] = codes(audit(m, healthy_inputs(m)), "md-stripe-cache")
+    assert f.fix is not None
+    step = f.fix.steps[0]
+    assert step.argv == ("tee", "/sys/block/md0/md/stripe_cache_size") and step.stdin == "4096\n"
+    assert "64 MiB" in f.detail  # 4096 pages × 4 KiB × 4 members
+    assert "128 MiB" in f.detail  # 8192 pages
+    assert not codes(audit(_raid5(stripe_cache=4096), healthy_inputs(m)), "md-stripe-cache")
+
+
+def test_parity_raid_on_ssds_cites_initial_sync_wear() -> None:
+    m = _raid5()
+    [f] = codes(audit(m, healthy_inputs(m)), "md-parity-on-ssd")
+    assert "initial sync writes every block" in f.detail
+    hdd = _raid5(rotational=True)
+    assert not codes(audit(hdd, healthy_inputs(hdd)), "md-parity-on-ssd")
+
+
+def test_array_missing_from_mdadm_conf_gets_append_plan() -> None:
+    m = Stack().machine()
+    scan_line = f"ARRAY /dev/md/evo metadata=1.2 name=host:evo UUID={EVO_UUID}"
+    other = conf_text(uuid="11111111:22222222:33333333:44444444")
+    inputs = replace(healthy_inputs(m), mdadm_conf=parse_array_lines(other), mdadm_conf_text=other)
+    [f] = codes(audit(m, inputs), "md-not-in-mdadm-conf")
+    assert f.fix is not None
+    assert [s.argv for s in f.fix.steps] == [
+        ("tee", "-a", "/etc/mdadm/mdadm.conf"),
+        ("update-initramfs", "-u"),
+    ]
+    assert f.fix.steps[0].stdin == scan_line + "\n"
+    # after the plan ran, the appended line makes the finding disappear
+    fixed = other + scan_line + "\n"
+    after = replace(inputs, mdadm_conf=parse_array_lines(fixed))
+    assert not codes(audit(m, after), "md-not-in-mdadm-conf")
+
+
+def test_no_mdadm_conf_and_no_scan_pipes_mdadm_detail() -> None:
+    m = Stack().machine()
+    inputs = replace(healthy_inputs(m), mdadm_conf=(), mdadm_conf_path=None, mdadm_scan=None)
+    [f] = codes(audit(m, inputs), "md-not-in-mdadm-conf")
+    assert f.fix is not None and f.fix.steps[0].stdin_from == (
+        "mdadm",
+        "--detail",
+        "--brief",
+        "/dev/md0",
+    )
+    assert "there is no mdadm.conf" in f.detail
+
+
+def test_md127_renaming() -> None:
+    m = Stack(name="md127").machine()
+    conf = conf_text(devname="/dev/md0")
+    inputs = replace(
+        healthy_inputs(m),
+        mdadm_conf=parse_array_lines(conf),
+        discard_max_bytes={"md127": 1, "dm-0": 1},
+    )
+    [f] = codes(audit(m, inputs), "md-name-mismatch")
+    assert f.device == "md127" and "/dev/md0" in f.title
+    assert f.fix is not None and f.fix.steps[0].argv == ("update-initramfs", "-u")
+    # a /dev/md/NAME entry does not pin a kernel name: no finding
+    ok = replace(inputs, mdadm_conf=parse_array_lines(conf_text()))
+    assert not codes(audit(m, ok), "md-name-mismatch")
+
+
+@pytest.mark.parametrize(("meta", "fires"), [("0.90", True), ("1.0", True), ("1.2", False)])
+def test_old_metadata_is_advice(meta: str, fires: bool) -> None:
+    m = Stack(metadata=meta).machine()
+    found = codes(audit(m, healthy_inputs(m)), "md-old-metadata")
+    assert bool(found) == fires
+    assert all(f.severity == "advice" for f in found)
+
+
+def test_data_offset_not_on_physical_sector() -> None:
+    m = Stack(data_offset=2049, disk_kw={"physical_sector": 4096}).machine()
+    found = codes(audit(m, healthy_inputs(m)), "md-data-offset-misaligned")
+    assert len(found) == 4 and found[0].severity == "error"
+    m2 = Stack(data_offset=262144, disk_kw={"physical_sector": 4096}).machine()
+    assert not codes(audit(m2, healthy_inputs(m2)), "md-data-offset-misaligned")
+
+
+# ---- discard ---------------------------------------------------------------------------
+
+
+def test_discard_stops_at_raid5_layer_only_reported_once() -> None:
+    m = _raid5()
+    inputs = replace(healthy_inputs(m), discard_max_bytes={"md0": 0, "dm-0": 0})
+    [f] = codes(audit(m, inputs), "discard-blocked")
+    assert f.device == "md0" and "devices_handle_discard_safely" in f.detail
+    assert "sda, sdb, sdc, sdd" in f.detail
+
+
+def test_fstrim_timer() -> None:
+    m = Stack().machine()
+    inputs = replace(healthy_inputs(m), fstrim_timer="inactive")
+    [f] = codes(audit(m, inputs), "fstrim-timer-inactive")
+    assert f.to_json()["fix"] == [["systemctl", "enable", "--now", "fstrim.timer"]]
+    unknown = replace(inputs, fstrim_timer=None, unknown={"fstrim.timer": "systemctl not found"})
+    fs = audit(m, unknown)
+    assert not codes(fs, "fstrim-timer-inactive")
+    assert any("systemctl not found" in f.detail for f in codes(fs, "audit-incomplete"))
+
+
+# ---- queue -----------------------------------------------------------------------------
+
+
+def test_bfq_on_ssd_member_and_fix_clears_it() -> None:
+    m = Stack().machine()
+    inputs = healthy_inputs(m)
+    scheds = dict(inputs.schedulers)
+    scheds["sdb"] = SchedulerState.parse("mq-deadline kyber [bfq] none")
+    [f] = codes(audit(m, replace(inputs, schedulers=scheds)), "scheduler")
+    assert f.device == "sdb" and "member of md0" in f.detail
+    assert f.fix is not None and f.fix.steps[0].argv == ("tee", "/sys/block/sdb/queue/scheduler")
+    assert f.fix.steps[0].stdin == "mq-deadline\n"
+    scheds["sdb"] = SchedulerState.parse("[mq-deadline] kyber bfq none")
+    assert not codes(audit(m, replace(inputs, schedulers=scheds)), "scheduler")
+
+
+def test_ncq_off_and_write_cache_off() -> None:
+    m = Stack().machine()
+    inputs = replace(
+        healthy_inputs(m),
+        queue_depth={"sda": 1, "sdb": 32},
+        write_cache={"sdc": "write through", "sdd": "write back"},
+    )
+    fs = audit(m, inputs)
+    assert [f.device for f in codes(fs, "ncq-off")] == ["sda"]
+    assert [f.device for f in codes(fs, "write-cache-off")] == ["sdc"]
+
+
+# ---- ssd -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("fraction", "fires"), [(1.0, True), (0.95, True), (0.92, False)])
+def test_overprovisioning_threshold(fraction: float, fires: bool) -> None:
+    m = Stack(part_fraction=fraction).machine()
+    found = codes(audit(m, healthy_inputs(m)), "ssd-overprovisioning")
+    assert bool(found) == fires
+    if fires:
+        assert len(found) == 4 and "7–12 %" in found[0].detail
+
+
+def test_badges_take_the_worst_severity() -> None:
+    m = usb_bridge()
+    b = badges(audit(m))
+    assert b["sdh1"] == "error" and b["sdh"] == "warning"
