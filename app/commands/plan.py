@@ -1,0 +1,237 @@
+"""``raidman plan WIZARD [options] [--json] [--out FILE] [--demo SCENARIO | --replay DIR]``
+
+Builds a plan against the probed machine and prints it (numbered, copyable command lines, why,
+destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything.
+
+  raidman plan create-array --level 10 --devices nvme0n1,nvme1n1,nvme2n1,nvme3n1 \\
+      --chunk 32K --layout n2 --bitmap none --name 127 [--conf] [--initramfs] \\
+      [--fs ext4|xfs] [--lvm --vg VG --lv LV --lv-size 100%FREE]
+  raidman plan filesystem --array md127 --fs ext4 [--lvm ...]
+  raidman plan member add|spare|fail|remove|re-add|replace|grow --array md127 \\
+      [--device DEV] [--with NEW] [--raid-devices N] [--add DEV,...] [--backup-file PATH]
+  raidman plan sync check|repair|idle|frozen|limits|stripe-cache --array md127 \\
+      [--min KIB_S] [--max KIB_S] [--entries N]
+
+Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
+``--json`` prints ``Plan.to_json()`` plus a ``preflight`` object; save it and run it with
+``raidman apply PLAN.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from app.cli import add_backend_options, make_backend
+from app.model import Machine
+from app.plans.geometry import PlanError, parse_size
+from app.plans.plan import Plan
+from app.plans.render import format_plan, preflight_for, preflight_json
+from app.plans.wizards.create_array import CreateArrayParams, build_create_array
+from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
+from app.plans.wizards.members import (
+    build_add,
+    build_fail,
+    build_grow,
+    build_re_add,
+    build_remove,
+    build_replace,
+)
+from app.plans.wizards.sync_actions import (
+    build_speed_limits,
+    build_stripe_cache,
+    build_sync_action,
+)
+from backends.base import Backend
+
+
+def _csv(text: str) -> tuple[str, ...]:
+    return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the plan as JSON (for apply)")
+    p.add_argument("--out", metavar="FILE", help="also save the plan JSON to FILE")
+    add_backend_options(p)
+
+
+def _fs_options(p: argparse.ArgumentParser, default_fs: str) -> None:
+    p.add_argument("--fs", choices=("ext4", "xfs", "none"), default=default_fs)
+    p.add_argument("--lvm", action="store_true", help="pvcreate/vgcreate/lvcreate before mkfs")
+    p.add_argument("--vg", help="volume group name (default vgNNN)")
+    p.add_argument("--lv", default="data", help="logical volume name (default data)")
+    p.add_argument("--lv-size", default="100%FREE", help="e.g. 200G or 100%%FREE (default)")
+    p.add_argument("--label", help="filesystem label")
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "plan", help="print the plan of a wizard without running it"
+    )
+    wiz = p.add_subparsers(dest="wizard", required=True)
+
+    c = wiz.add_parser("create-array", help="mdadm --create (+ mdadm.conf, initramfs, LVM, fs)")
+    c.add_argument("--level", required=True, help="0, 1, 4, 5, 6, 10 or linear")
+    c.add_argument("--devices", required=True, type=_csv, help="comma-separated kernel names")
+    c.add_argument("--spares", type=_csv, default=(), help="comma-separated spare devices")
+    c.add_argument(
+        "--chunk",
+        help="chunk size, e.g. 32K (small random I/O) or 512K (mdadm default, large sequential)",
+    )
+    c.add_argument("--layout", help="RAID-10: n2, f2, o2; RAID-5/6: left-symmetric, ...")
+    c.add_argument("--bitmap", default="internal", help="internal (default), none, or a file")
+    c.add_argument("--metadata", default="1.2")
+    c.add_argument("--name", help="array name; a 3-digit number (e.g. 127) keeps /dev/mdNNN stable")
+    c.add_argument("--conf", action="store_true", help="append the ARRAY line to mdadm.conf")
+    c.add_argument("--conf-path", default="/etc/mdadm/mdadm.conf")
+    c.add_argument("--initramfs", action="store_true", help="update-initramfs -u afterwards")
+    _fs_options(c, "none")
+    _common(c)
+
+    f = wiz.add_parser("filesystem", help="LVM and/or ext4/XFS aligned to an existing array")
+    f.add_argument("--array", required=True)
+    _fs_options(f, "ext4")
+    _common(f)
+
+    m = wiz.add_parser("member", help="add, spare, fail, remove, re-add, replace, grow")
+    m.add_argument(
+        "action", choices=("add", "spare", "fail", "remove", "re-add", "replace", "grow")
+    )
+    m.add_argument("--array", required=True)
+    m.add_argument("--device", help="the member (or new device for add/spare)")
+    m.add_argument("--with", dest="with_", metavar="NEW", help="replace: the new device")
+    m.add_argument("--raid-devices", type=int, help="grow: the new number of raid devices")
+    m.add_argument("--add", type=_csv, default=(), help="grow: devices to add first")
+    m.add_argument("--backup-file", help="grow: reshape backup file (outside the array)")
+    _common(m)
+
+    s = wiz.add_parser("sync", help="check/repair/idle/frozen, speed limits, stripe cache")
+    s.add_argument(
+        "action", choices=("check", "repair", "idle", "frozen", "limits", "stripe-cache")
+    )
+    s.add_argument("--array", help="the array (limits without --array: global sysctl)")
+    s.add_argument("--min", help="limits: minimum KiB/s ('system' per array)")
+    s.add_argument("--max", help="limits: maximum KiB/s ('system' per array)")
+    s.add_argument("--entries", type=int, help="stripe-cache: entries (17..32768)")
+    _common(s)
+    return p
+
+
+def _need(value: Any, opt: str) -> Any:
+    if value in (None, "", ()):
+        raise PlanError(f"{opt} is required here")
+    return value
+
+
+def _fs_params(args: argparse.Namespace) -> FilesystemParams:
+    return FilesystemParams(
+        fstype=args.fs,
+        lvm=args.lvm,
+        vg=args.vg,
+        lv=args.lv,
+        lv_size=args.lv_size,
+        label=args.label,
+    )
+
+
+def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
+    """The plan the parsed options ask for. Raises PlanError for unusable input."""
+    w = args.wizard
+    if w == "create-array":
+        conf = scan = None
+        if args.conf:
+            conf = backend.read_text(args.conf_path)
+            res = backend.run(["mdadm", "--detail", "--scan"])
+            scan = res.stdout if res.ok else None
+        fs = _fs_params(args)
+        return build_create_array(
+            machine,
+            CreateArrayParams(
+                level=args.level,
+                devices=args.devices,
+                spares=args.spares,
+                chunk_bytes=parse_size(args.chunk) if args.chunk else None,
+                layout=args.layout,
+                bitmap=args.bitmap,
+                metadata=args.metadata,
+                name=args.name,
+                update_conf=args.conf,
+                conf_path=args.conf_path,
+                update_initramfs=args.initramfs,
+                filesystem=fs if (fs.fstype != "none" or fs.lvm) else None,
+            ),
+            current_conf=conf,
+            current_scan=scan,
+        )
+    if w == "filesystem":
+        return build_filesystem(machine, args.array, _fs_params(args))
+    if w == "member":
+        a, act = args.array, args.action
+        if act in ("add", "spare"):
+            return build_add(machine, a, _need(args.device, "--device"), spare=act == "spare")
+        if act == "fail":
+            return build_fail(machine, a, _need(args.device, "--device"))
+        if act == "remove":
+            return build_remove(machine, a, _need(args.device, "--device"))
+        if act == "re-add":
+            return build_re_add(machine, a, _need(args.device, "--device"))
+        if act == "replace":
+            return build_replace(
+                machine, a, _need(args.device, "--device"), _need(args.with_, "--with")
+            )
+        return build_grow(
+            machine,
+            a,
+            _need(args.raid_devices, "--raid-devices"),
+            add=args.add,
+            backup_file=args.backup_file,
+        )
+    if w == "sync":
+        act = args.action
+        if act == "limits":
+            return build_speed_limits(
+                machine, min_kib_s=args.min, max_kib_s=args.max, array=args.array
+            )
+        if act == "stripe-cache":
+            return build_stripe_cache(
+                machine, _need(args.array, "--array"), _need(args.entries, "--entries")
+            )
+        return build_sync_action(machine, _need(args.array, "--array"), act)
+    raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it
+
+
+def run(args: argparse.Namespace) -> int:
+    backend = make_backend(args)
+    try:
+        machine = backend.probe()
+    except Exception as e:
+        print(f"raidman: probe failed: {e}", file=sys.stderr)
+        return 1
+    try:
+        plan = build(args, machine, backend)
+    except PlanError as e:
+        print(f"raidman plan: {e}", file=sys.stderr)
+        return 2
+    pf = preflight_for(plan, machine, backend)
+    data = plan.to_json()
+    data["preflight"] = preflight_json(pf)
+    if args.out:
+        try:
+            with open(args.out, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, indent=2)
+                fh.write("\n")
+        except OSError as e:
+            print(f"raidman plan: cannot write {args.out}: {e.strerror}", file=sys.stderr)
+            return 1
+    if args.json:
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_plan(plan, pf))
+        if args.out:
+            sys.stdout.write(f"\nsaved: {args.out} (run it with: raidman apply {args.out})\n")
+        else:
+            sys.stdout.write("\nnothing was run.\n")
+    return 3 if pf.refusals else 0

@@ -1,0 +1,81 @@
+"""Plans and pre-flight results as text (CLI), and which devices a saved plan overwrites."""
+
+from __future__ import annotations
+
+from app.model import Machine
+from app.plans.plan import Plan
+from app.plans.preflight import Preflight, check
+from backends.base import Backend
+
+
+def format_plan(plan: Plan, preflight: Preflight | None = None) -> str:
+    out = [plan.title]
+    if plan.destructive:
+        out.append(f"DESTROYS DATA — to confirm, type the target's name: {plan.target}")
+    out.append("")
+    for i, s in enumerate(plan.steps, 1):
+        mark = "  [DESTROYS DATA]" if s.destructive else ""
+        out.append(f"{i:>2}. {s.shell()}")
+        out.append(f"      # {s.why}{mark}")
+    if plan.warnings:
+        out.append("")
+        out += [f"warning: {w}" for w in plan.warnings]
+    if plan.notes:
+        out.append("")
+        for n in plan.notes:
+            first, *rest = n.splitlines() or [""]
+            out.append(f"note: {first}")
+            out += [f"      {r}" for r in rest]
+    if preflight is not None and (preflight.refusals or preflight.warnings):
+        out.append("")
+        out.append("pre-flight:")
+        out += [f"  {line}" for line in preflight.lines()]
+    return "\n".join(out) + "\n"
+
+
+def preflight_json(pf: Preflight) -> dict[str, list[dict[str, str]]]:
+    return {
+        "refusals": [
+            {"code": i.code, "device": i.device, "message": i.message} for i in pf.refusals
+        ],
+        "warnings": [
+            {"code": i.code, "device": i.device, "message": i.message} for i in pf.warnings
+        ],
+    }
+
+
+def plan_devices(plan: Plan) -> tuple[tuple[str, ...], str | None, str | None]:
+    """(devices the plan overwrites, RAID level for the count check, layout) from its params."""
+    p = plan.params
+    kind = plan.kind
+    if kind == "create-array":
+        devs = tuple(p.get("devices") or ()) + tuple(p.get("spares") or ())
+        return devs, p.get("level"), p.get("layout")
+    if kind == "filesystem":
+        return ((str(p["array"]),) if p.get("array") else ()), None, None
+    if kind in ("member-add", "member-spare"):
+        return ((str(p["device"]),) if p.get("device") else ()), None, None
+    if kind == "member-replace":  # only when the plan adds it (not when it is already a spare)
+        new = p.get("new")
+        adds = new and any(f"/dev/{new}" in s.argv and "--add-spare" in s.argv for s in plan.steps)
+        return ((str(new),) if adds else ()), None, None
+    if kind == "member-grow":
+        return tuple(str(d) for d in p.get("add") or ()), None, None
+    return (), None, None
+
+
+def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Preflight:
+    """Pre-flight the devices ``plan`` overwrites, on ``machine`` as it is now."""
+    devices, level, layout = plan_devices(plan)
+    if not devices:
+        return Preflight()
+    # devices of a create-array are compared with each other; single added devices are not
+    return check(
+        machine,
+        devices,
+        backend=backend,
+        level=level,
+        layout=layout,
+        raid_devices=len(plan.params.get("devices") or devices) if level else None,
+        check_sizes=plan.kind == "create-array",
+    )
