@@ -1,0 +1,331 @@
+"""The local wear database: SMART counter snapshots and recorded sync events (stdlib sqlite3).
+
+Location: ``$RAIDMAN_STATE_DIR/state.db`` when set; else ``/var/lib/raidman/state.db`` for root;
+else ``$XDG_STATE_HOME/raidman/state.db`` (default ``~/.local/state/raidman``). The TUI and the
+headless ``raidman monitor`` share it (WAL mode, a busy timeout).
+
+A database that cannot be read (corrupt, not SQLite, wrong schema) is moved aside to
+``state.db.corrupt-<unix time>`` and rebuilt; what happened is in ``store.notes``. If even that is
+impossible (read-only directory), the store runs in memory with a note: raidman never crashes on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+DB_NAME = "state.db"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS snapshots (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts REAL NOT NULL,
+    serial TEXT NOT NULL,
+    device TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT 'periodic',
+    sync_id INTEGER,
+    counters TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS snapshots_serial_ts ON snapshots (serial, ts);
+CREATE TABLE IF NOT EXISTS sync_events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    array_name TEXT NOT NULL,
+    action TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    outcome TEXT,
+    members TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sync_events_array ON sync_events (array_name, started_at);
+"""
+
+
+def default_state_dir() -> Path:
+    env = os.environ.get("RAIDMAN_STATE_DIR")
+    if env:
+        return Path(env)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return Path("/var/lib/raidman")
+    xdg = os.environ.get("XDG_STATE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".local" / "state"
+    return base / "raidman"
+
+
+def default_db_path() -> Path:
+    return default_state_dir() / DB_NAME
+
+
+@dataclass(frozen=True, slots=True)
+class SyncMember:
+    device: str  # kernel name of the member (nvme0n1p1, sdd)
+    disk: str  # the whole disk under it (nvme0n1, sdd)
+    serial: str | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    id: int
+    ts: float
+    serial: str
+    device: str
+    reason: str  # start, periodic, sync-start, sync-end
+    sync_id: int | None
+    counters: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def bytes_written(self) -> int | None:
+        v = self.counters.get("bytes_written")
+        return v if isinstance(v, int) else None
+
+    @property
+    def wear_used(self) -> int | None:
+        v = self.counters.get("wear_used")
+        return v if isinstance(v, int) else None
+
+    @property
+    def capacity_bytes(self) -> int | None:
+        v = self.counters.get("capacity_bytes")
+        return v if isinstance(v, int) else None
+
+
+@dataclass(frozen=True)
+class SyncEvent:
+    id: int
+    array: str
+    action: str
+    started_at: float
+    ended_at: float | None
+    outcome: str | None  # finished, interrupted, ... ; None while running
+    members: tuple[SyncMember, ...]
+
+    @property
+    def running(self) -> bool:
+        return self.ended_at is None
+
+
+class SnapshotStore:
+    """Use :meth:`open`. ``notes`` lists what had to be repaired (shown to the user)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path | None, notes: list[str]) -> None:
+        self._conn = conn
+        self.path = path
+        self.notes = notes
+
+    # ---- opening ----------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None) -> SnapshotStore:
+        p = Path(path) if path is not None else default_db_path()
+        notes: list[str] = []
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            notes.append(
+                f"cannot create {p.parent} ({e.strerror}); wear history kept in memory only"
+            )
+            return cls(cls._memory(), None, notes)
+        try:
+            conn = cls._connect(str(p))
+            cls._check(conn)
+            return cls(conn, p, notes)
+        except sqlite3.DatabaseError as e:
+            first_error = e
+        with _suppress():
+            conn.close()
+        aside = p.with_name(f"{p.name}.corrupt-{int(time.time())}")
+        try:
+            if p.exists():
+                p.rename(aside)
+            for suffix in ("-wal", "-shm"):
+                side = p.with_name(p.name + suffix)
+                if side.exists():
+                    side.rename(aside.with_name(aside.name + suffix))
+            conn = cls._connect(str(p))
+            cls._check(conn)
+            notes.append(
+                f"wear database {p} was unreadable ({first_error}); moved aside to {aside.name} "
+                "and started a new one"
+            )
+            return cls(conn, p, notes)
+        except (OSError, sqlite3.DatabaseError) as e:
+            notes.append(
+                f"wear database {p} is unreadable ({first_error}) and could not be replaced ({e}); "
+                "wear history kept in memory only"
+            )
+            return cls(cls._memory(), None, notes)
+
+    @classmethod
+    def _memory(cls) -> sqlite3.Connection:
+        conn = cls._connect(":memory:")
+        cls._check(conn)
+        return conn
+
+    @staticmethod
+    def _connect(target: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(target, timeout=5.0, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        return conn
+
+    @staticmethod
+    def _check(conn: sqlite3.Connection) -> None:
+        """Create the schema, or raise DatabaseError if the file is not ours / is damaged."""
+        row = conn.execute("PRAGMA quick_check").fetchone()
+        if row is None or row[0] != "ok":
+            raise sqlite3.DatabaseError(f"integrity check: {row[0] if row else 'no answer'}")
+        with _suppress():
+            conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(_SCHEMA)
+        cur = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if cur is None:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
+            )
+        elif cur[0] != str(SCHEMA_VERSION):
+            raise sqlite3.DatabaseError(f"schema version {cur[0]}, expected {SCHEMA_VERSION}")
+        # the columns we rely on must be there (a same-named table from something else is "corrupt")
+        cols = {r[1] for r in conn.execute("PRAGMA table_info(snapshots)")}
+        if not {"ts", "serial", "device", "counters", "reason", "sync_id"} <= cols:
+            raise sqlite3.DatabaseError("snapshots table has an unexpected layout")
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # ---- snapshots ----------------------------------------------------------------------------
+    def record_snapshot(
+        self,
+        serial: str,
+        device: str,
+        counters: Mapping[str, Any],
+        *,
+        ts: float,
+        reason: str = "periodic",
+        sync_id: int | None = None,
+    ) -> int:
+        cur = self._conn.execute(
+            "INSERT INTO snapshots (ts, serial, device, reason, sync_id, counters) VALUES (?,?,?,?,?,?)",
+            (ts, serial, device, reason, sync_id, json.dumps(dict(counters), sort_keys=True)),
+        )
+        return int(cur.lastrowid or 0)
+
+    def snapshots_for(self, serial: str, since: float | None = None) -> list[Snapshot]:
+        q = "SELECT * FROM snapshots WHERE serial=?"
+        args: list[Any] = [serial]
+        if since is not None:
+            q += " AND ts>=?"
+            args.append(since)
+        q += " ORDER BY ts, id"
+        return [self._snap(r) for r in self._conn.execute(q, args)]
+
+    def serials(self) -> list[str]:
+        return [
+            r[0]
+            for r in self._conn.execute("SELECT DISTINCT serial FROM snapshots ORDER BY serial")
+        ]
+
+    def latest_snapshot(self, serial: str, *, at_or_before: float | None = None) -> Snapshot | None:
+        q = "SELECT * FROM snapshots WHERE serial=?"
+        args: list[Any] = [serial]
+        if at_or_before is not None:
+            q += " AND ts<=?"
+            args.append(at_or_before)
+        r = self._conn.execute(q + " ORDER BY ts DESC, id DESC LIMIT 1", args).fetchone()
+        return self._snap(r) if r else None
+
+    def first_snapshot_after(self, serial: str, ts: float) -> Snapshot | None:
+        r = self._conn.execute(
+            "SELECT * FROM snapshots WHERE serial=? AND ts>=? ORDER BY ts, id LIMIT 1", (serial, ts)
+        ).fetchone()
+        return self._snap(r) if r else None
+
+    def sync_snapshot(self, sync_id: int, serial: str, reason: str) -> Snapshot | None:
+        r = self._conn.execute(
+            "SELECT * FROM snapshots WHERE sync_id=? AND serial=? AND reason=? ORDER BY ts, id LIMIT 1",
+            (sync_id, serial, reason),
+        ).fetchone()
+        return self._snap(r) if r else None
+
+    @staticmethod
+    def _snap(r: sqlite3.Row) -> Snapshot:
+        try:
+            counters = json.loads(r["counters"])
+        except ValueError:
+            counters = {}
+        return Snapshot(
+            id=r["id"],
+            ts=r["ts"],
+            serial=r["serial"],
+            device=r["device"],
+            reason=r["reason"],
+            sync_id=r["sync_id"],
+            counters=counters if isinstance(counters, dict) else {},
+        )
+
+    # ---- sync events ----------------------------------------------------------------------------
+    def start_sync(
+        self, array: str, action: str, members: Iterable[SyncMember | str], at: float
+    ) -> int:
+        ms = [m if isinstance(m, SyncMember) else SyncMember(m, m) for m in members]
+        cur = self._conn.execute(
+            "INSERT INTO sync_events (array_name, action, started_at, members) VALUES (?,?,?,?)",
+            (array, action, at, json.dumps([[m.device, m.disk, m.serial] for m in ms])),
+        )
+        return int(cur.lastrowid or 0)
+
+    def end_sync(self, sync_id: int, at: float, outcome: str = "finished") -> None:
+        self._conn.execute(
+            "UPDATE sync_events SET ended_at=?, outcome=? WHERE id=?", (at, outcome, sync_id)
+        )
+
+    def running_syncs(self) -> list[SyncEvent]:
+        return [
+            self._sync(r)
+            for r in self._conn.execute(
+                "SELECT * FROM sync_events WHERE ended_at IS NULL ORDER BY started_at, id"
+            )
+        ]
+
+    def syncs_for(self, array: str) -> list[SyncEvent]:
+        return [
+            self._sync(r)
+            for r in self._conn.execute(
+                "SELECT * FROM sync_events WHERE array_name=? ORDER BY started_at, id", (array,)
+            )
+        ]
+
+    def sync(self, sync_id: int) -> SyncEvent | None:
+        r = self._conn.execute("SELECT * FROM sync_events WHERE id=?", (sync_id,)).fetchone()
+        return self._sync(r) if r else None
+
+    @staticmethod
+    def _sync(r: sqlite3.Row) -> SyncEvent:
+        members: list[SyncMember] = []
+        try:
+            for m in json.loads(r["members"]):
+                if isinstance(m, Sequence) and len(m) == 3:
+                    members.append(SyncMember(str(m[0]), str(m[1]), m[2] if m[2] else None))
+        except ValueError:
+            pass
+        return SyncEvent(
+            id=r["id"],
+            array=r["array_name"],
+            action=r["action"],
+            started_at=r["started_at"],
+            ended_at=r["ended_at"],
+            outcome=r["outcome"],
+            members=tuple(members),
+        )
+
+
+class _suppress:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return True
