@@ -1,0 +1,136 @@
+"""FindingsPane: the audit's findings in a table, worst first; selecting one posts
+``FindingsPane.Selected`` with the finding (its device and its fix plan, if any)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import DataTable
+
+from app.plans.plan import Plan
+from app.rules.finding import Finding
+
+SEVERITY_STYLE: dict[str, str] = {
+    "error": "bold red",
+    "warning": "yellow",
+    "advice": "cyan",
+}
+SEVERITY_ICON: dict[str, str] = {"error": "✖", "warning": "▲", "advice": "●"}
+
+
+class FindingsPane(DataTable[Text | str]):
+    """A DataTable of findings: severity, device, title, whether a fix plan is offered."""
+
+    DEFAULT_CSS = """
+    FindingsPane { height: 1fr; }
+    """
+
+    class Selected(Message):
+        """The user picked a finding (Enter / click)."""
+
+        def __init__(self, pane: FindingsPane, finding: Finding) -> None:
+            super().__init__()
+            self.pane = pane
+            self.finding = finding
+
+        @property
+        def device(self) -> str:
+            return self.finding.device
+
+        @property
+        def fix(self) -> Plan | None:
+            return self.finding.fix
+
+        @property
+        def control(self) -> FindingsPane:
+            return self.pane
+
+    class Highlighted(Message):
+        """The cursor moved onto a finding (for a detail view beside the table)."""
+
+        def __init__(self, pane: FindingsPane, finding: Finding) -> None:
+            super().__init__()
+            self.pane = pane
+            self.finding = finding
+
+        @property
+        def control(self) -> FindingsPane:
+            return self.pane
+
+    def __init__(
+        self,
+        findings: Iterable[Finding] = (),
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes, cursor_type="row", zebra_stripes=True)
+        self._findings: tuple[Finding, ...] = tuple(sorted(findings, key=Finding.sort_key))
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self._findings
+
+    def on_mount(self) -> None:
+        self.add_column("", key="sev", width=9)
+        self.add_column("device", key="device", width=12)
+        self.add_column("finding", key="title")
+        self.add_column("fix", key="fix", width=8)
+        self._fill()
+
+    def set_findings(self, findings: Iterable[Finding]) -> None:
+        """Replace the findings (sorted worst first), keeping the cursor on the same finding
+        when it is still there."""
+        current = self.current
+        self._findings = tuple(sorted(findings, key=Finding.sort_key))
+        if not self.columns:
+            return  # not mounted yet: on_mount fills
+        self._fill()
+        if current is not None:
+            for i, f in enumerate(self._findings):
+                if f.key == current.key:
+                    self.move_cursor(row=i)
+                    break
+
+    @property
+    def current(self) -> Finding | None:
+        if not self._findings or self.row_count == 0:
+            return None
+        row = self.cursor_row
+        return self._findings[row] if 0 <= row < len(self._findings) else None
+
+    def _fill(self) -> None:
+        self.clear()
+        for i, f in enumerate(self._findings):
+            style = SEVERITY_STYLE[f.severity]
+            if f.fix is not None:
+                fix = Text("plan", style="green")
+            elif f.fix_destroys_data:
+                fix = Text("manual", style="dim red")
+            else:
+                fix = Text("—", style="dim")
+            self.add_row(
+                Text(f"{SEVERITY_ICON[f.severity]} {f.severity}", style=style),
+                f.device or "system",
+                Text(f.title),
+                fix,
+                key=f"{i}:{f.code}:{f.device}",
+            )
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        f = self._at(event.cursor_row)
+        if f is not None:
+            self.post_message(self.Selected(self, f))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        f = self._at(event.cursor_row)
+        if f is not None:
+            self.post_message(self.Highlighted(self, f))
+
+    def _at(self, row: int) -> Finding | None:
+        return self._findings[row] if 0 <= row < len(self._findings) else None
