@@ -278,6 +278,13 @@ class SnapshotStore:
         )
         return int(cur.lastrowid or 0)
 
+    def set_sync_members(self, sync_id: int, members: Iterable[SyncMember]) -> None:
+        """Replace the members (e.g. once their serials are known from SMART)."""
+        self._conn.execute(
+            "UPDATE sync_events SET members=? WHERE id=?",
+            (json.dumps([[m.device, m.disk, m.serial] for m in members]), sync_id),
+        )
+
     def end_sync(self, sync_id: int, at: float, outcome: str = "finished") -> None:
         self._conn.execute(
             "UPDATE sync_events SET ended_at=?, outcome=? WHERE id=?", (at, outcome, sync_id)

@@ -1,0 +1,73 @@
+"""``raidman monitor [--interval S] [--once] [--demo SCENARIO]``: record SMART snapshots and sync
+events headless (the systemd unit packaging/raidman-monitor.service runs this)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+import time
+from types import FrameType
+from typing import Any
+
+from app.cli import add_backend_options, make_backend
+from app.wear.monitor import DEFAULT_INTERVAL_S, WearMonitor
+from app.wear.snapshots import SnapshotStore
+
+POLL_S = 5.0  # how often md sync state is looked at (cheap sysfs reads)
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "monitor", help="headless: record SMART snapshots and the wear of every sync"
+    )
+    p.add_argument(
+        "--interval",
+        type=float,
+        default=DEFAULT_INTERVAL_S,
+        metavar="S",
+        help=f"seconds between periodic SMART snapshots (default {DEFAULT_INTERVAL_S:.0f})",
+    )
+    p.add_argument(
+        "--poll", type=float, default=POLL_S, metavar="S", help="seconds between sync-state polls"
+    )
+    p.add_argument("--once", action="store_true", help="one snapshot of every disk, then exit")
+    p.add_argument("--db", metavar="PATH", help="database file (default: the state directory)")
+    add_backend_options(p)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    def out(line: str) -> None:
+        print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}", flush=True)
+
+    backend = make_backend(args)
+    store = SnapshotStore.open(args.db)
+    for note in store.notes:
+        out(f"note: {note}")
+    out(f"raidman monitor on {backend.name}; database {store.path or '(memory)'}")
+    mon = WearMonitor(backend, store, interval_s=args.interval, log=out)
+    if args.once:
+        mon.tick()
+        store.close()
+        return 0
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        out(f"signal {signum}: stopping")
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        while not stop.is_set():
+            try:
+                mon.tick()
+            except Exception as e:  # keep the service alive; the next tick retries
+                out(f"error: {e.__class__.__name__}: {e}")
+            stop.wait(args.poll)
+    finally:
+        store.close()
+    out("stopped")
+    return 0

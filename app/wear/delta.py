@@ -1,0 +1,120 @@
+"""What each recorded sync cost each member: bytes written, share of capacity, wear points."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent, SyncMember
+from app.wear.units import human_bytes
+
+ACTION_WORDS = {
+    "recover": "rebuild",
+    "resync": "resync",
+    "check": "check",
+    "repair": "repair",
+    "reshape": "reshape",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class MemberWear:
+    member: SyncMember
+    bytes_written: int | None  # None: no counter with a known unit, or no snapshot pair
+    capacity_bytes: int | None
+    wear_points: int | None  # increase of "percent of rated life used"
+    start: Snapshot | None
+    end: Snapshot | None
+    running: bool  # end is "now", the sync has not finished
+
+    @property
+    def capacity_share(self) -> float | None:
+        if self.bytes_written is None or not self.capacity_bytes:
+            return None
+        return self.bytes_written / self.capacity_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SyncWear:
+    sync: SyncEvent
+    members: tuple[MemberWear, ...]
+
+    def member(self, device_or_disk: str) -> MemberWear | None:
+        for m in self.members:
+            if device_or_disk in (m.member.device, m.member.disk):
+                return m
+        return None
+
+    @property
+    def word(self) -> str:
+        return ACTION_WORDS.get(self.sync.action, self.sync.action)
+
+    def line(self, m: MemberWear) -> str:
+        """ "this rebuild wrote 512 GB to nvme3n1 = 1.0 × its capacity"."""
+        verb = "has written" if m.running else "wrote"
+        if m.bytes_written is None:
+            why = (
+                "no snapshot pair"
+                if m.start is None or m.end is None
+                else "no write counter in known units"
+            )
+            return f"this {self.word} {verb} ? to {m.member.disk} ({why})"
+        text = f"this {self.word} {verb} {human_bytes(m.bytes_written)} to {m.member.disk}"
+        share = m.capacity_share
+        if share is not None:
+            text += f" = {share:.1f} × its capacity"
+        if m.wear_points:
+            text += f", {m.wear_points} wear point{'s' if m.wear_points != 1 else ''}"
+        return text
+
+    def lines(self) -> list[str]:
+        return [self.line(m) for m in self.members]
+
+
+def _start(store: SnapshotStore, sync: SyncEvent, serial: str) -> Snapshot | None:
+    s = store.sync_snapshot(sync.id, serial, "sync-start")
+    return s or store.latest_snapshot(serial, at_or_before=sync.started_at)
+
+
+def _end(
+    store: SnapshotStore, sync: SyncEvent, serial: str, now: Mapping[str, Snapshot] | None
+) -> Snapshot | None:
+    s = store.sync_snapshot(sync.id, serial, "sync-end")
+    if s is not None:
+        return s
+    if sync.ended_at is not None:
+        return store.first_snapshot_after(serial, sync.ended_at)
+    if now and serial in now:
+        return now[serial]
+    latest = store.latest_snapshot(serial)
+    return latest if latest is not None and latest.ts >= sync.started_at else None
+
+
+def sync_wear(
+    store: SnapshotStore, sync: SyncEvent, *, now: Mapping[str, Snapshot] | None = None
+) -> SyncWear:
+    """Per member: counters at the sync's start and at its end (or ``now``/latest while running)."""
+    out: list[MemberWear] = []
+    for m in sync.members:
+        if not m.serial:
+            out.append(MemberWear(m, None, None, None, None, None, sync.running))
+            continue
+        a = _start(store, sync, m.serial)
+        b = _end(store, sync, m.serial, now)
+        written = wear = None
+        cap = None
+        if a is not None and b is not None and b.ts >= a.ts:
+            if a.bytes_written is not None and b.bytes_written is not None:
+                written = max(0, b.bytes_written - a.bytes_written)
+            if a.wear_used is not None and b.wear_used is not None:
+                wear = b.wear_used - a.wear_used
+        for snap in (b, a):
+            if snap is not None and snap.capacity_bytes:
+                cap = snap.capacity_bytes
+                break
+        out.append(MemberWear(m, written, cap, wear, a, b, sync.running))
+    return SyncWear(sync, tuple(out))
+
+
+def array_wear(store: SnapshotStore, array: str) -> list[SyncWear]:
+    return [sync_wear(store, s) for s in store.syncs_for(array)]
