@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.model import Disk, MdArray, MdMember, Machine, SyncStatus
+from app.model import Disk, Machine, MdArray, MdMember, SyncStatus
 from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartAttribute, SmartReading
 from app.wear.delta import sync_wear
@@ -39,12 +39,19 @@ class FakeBackend:
         return self.t
 
     def probe(self) -> Machine:
-        disks = tuple(
-            Disk(
-                n, EVO_850_500, model="Samsung SSD 850 EVO 500GB", serial=f"S-{n}", rotational=False
-            )
-            for n in self.lbas
-        ) + (Disk("loop0", 1 << 20, kind="loop"),)
+        disks = (
+            *tuple(
+                Disk(
+                    n,
+                    EVO_850_500,
+                    model="Samsung SSD 850 EVO 500GB",
+                    serial=f"S-{n}",
+                    rotational=False,
+                )
+                for n in self.lbas
+            ),
+            Disk("loop0", 1 << 20, kind="loop"),
+        )
         members = tuple(MdMember(f"{n}1", i, ("in_sync",)) for i, n in enumerate(self.lbas))
         arr = MdArray("md126", "raid5", raid_disks=4, members=members, sync=self.sync)
         return Machine(
