@@ -88,7 +88,7 @@ class WearMonitor:
         now = self.backend.now()
         reading = self.backend.smart(disk)
         if not reading.available:
-            self.log(f"{disk}: no SMART ({reading.reason})")
+            self.log(f"{disk}: {reading.reason or 'no SMART'}")
             return None
         d = self._machine.disk(disk) if self._machine else None
         serial = reading.serial or serial_hint or (d.serial if d else None)
