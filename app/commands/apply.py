@@ -25,7 +25,7 @@ from app.cli import add_backend_options, make_backend
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
 from app.plans.plan import Plan
-from app.plans.render import format_plan, preflight_for
+from app.plans.render import confirmation_matches, format_plan, preflight_for
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -50,14 +50,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_backend_options(p)
     return p
-
-
-def confirmation_matches(plan: Plan, typed: str) -> bool:
-    """The typed text confirms a destructive plan: its target, or the target's last path part."""
-    t = typed.strip()
-    if not t or not plan.target:
-        return False
-    return t in (plan.target, plan.target.rsplit("/", 1)[-1], f"/dev/{plan.target}")
 
 
 def _load(path: str) -> Plan:

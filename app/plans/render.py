@@ -79,3 +79,11 @@ def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Pref
         raid_devices=len(plan.params.get("devices") or devices) if level else None,
         check_sizes=plan.kind == "create-array",
     )
+
+
+def confirmation_matches(plan: Plan, typed: str) -> bool:
+    """The typed text confirms a destructive plan: its target, or the target's last path part."""
+    t = typed.strip()
+    if not t or not plan.target:
+        return False
+    return t in (plan.target, plan.target.rsplit("/", 1)[-1], f"/dev/{plan.target}")
