@@ -166,3 +166,16 @@ def test_plan_json_roundtrip_keeps_stdin_from_and_notes() -> None:
     )
     q = Plan.from_json(p.to_json())
     assert q.steps == p.steps and q.notes == ("n1",)
+
+
+def test_audit_log_location_follows_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from app.plans.audit_log import default_path
+
+    monkeypatch.setenv("RAIDMAN_STATE_DIR", str(tmp_path / "s"))
+    assert default_path() == tmp_path / "s" / "audit.log"
+    monkeypatch.delenv("RAIDMAN_STATE_DIR")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "x"))
+    monkeypatch.setattr("os.geteuid", lambda: 1000)
+    assert default_path() == tmp_path / "x" / "raidman" / "audit.log"
+    monkeypatch.setattr("os.geteuid", lambda: 0)
+    assert str(default_path()) == "/var/log/raidman/audit.log"
