@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.paths import state_dir
+
 SCHEMA_VERSION = 1
 DB_NAME = "state.db"
 
@@ -49,14 +51,7 @@ CREATE INDEX IF NOT EXISTS sync_events_array ON sync_events (array_name, started
 
 
 def default_state_dir() -> Path:
-    env = os.environ.get("RAIDMAN_STATE_DIR")
-    if env:
-        return Path(env)
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        return Path("/var/lib/raidman")
-    xdg = os.environ.get("XDG_STATE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".local" / "state"
-    return base / "raidman"
+    return state_dir()
 
 
 def default_db_path() -> Path:
