@@ -208,6 +208,13 @@ class RaidmanApp(App[None]):
         with contextlib.suppress(LookupError):
             self.main.broadcast(make)
 
+    def screen_ready(self, screen: MainScreen) -> None:
+        """Called by MainScreen.on_mount: show (and announce) what arrived before it existed."""
+        machine = self.machine
+        if machine is not None:
+            self.watch_machine(machine)
+            screen.broadcast(lambda: self.MachineUpdated(machine))
+
     # ---- reacting ------------------------------------------------------------------------
     def watch_machine(self, machine: Machine | None) -> None:
         try:

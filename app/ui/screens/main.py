@@ -72,9 +72,9 @@ class MainScreen(Screen[None]):
         if backend is not None:
             self.query_one(HeaderBanner).set_backend(backend.name, backend.read_only_reason)
         self.query_one(StorageTree).focus()
-        machine = getattr(app, "machine", None)
-        if machine is not None:  # a probe finished before this screen was composed
-            app.watch_machine(machine)  # type: ignore[attr-defined]
+        catch_up = getattr(app, "screen_ready", None)
+        if catch_up is not None:  # a probe may have finished before this screen was composed
+            catch_up(self)
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

@@ -1,0 +1,43 @@
+"""Shared helpers for the Pilot and snapshot tests."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from app.ui.app import RaidmanApp
+
+
+async def wait_for(pilot: Pilot[None], predicate: object, timeout: float = 5.0) -> None:
+    """Pause until ``predicate()`` is true (worker threads finish asynchronously)."""
+    assert callable(predicate)
+    steps = int(timeout / 0.02)
+    for _ in range(steps):
+        if predicate():
+            await pilot.pause()
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("condition not reached in time")
+
+
+async def wait_ready(pilot: Pilot[None]) -> None:
+    """Until the first probe has been shown in the tree."""
+    app = pilot.app
+    assert isinstance(app, RaidmanApp)
+    await wait_for(pilot, lambda: app.machine is not None and app.storage_tree.keys)
+    await pilot.pause()
+
+
+def plain(widget: object, width: int = 160) -> str:
+    """The text a Static shows (any Rich renderable), without styles."""
+    from io import StringIO
+
+    from rich.console import Console
+    from textual.widgets import Static
+
+    assert isinstance(widget, Static)
+    content = widget.content
+    if isinstance(content, str):
+        return content
+    console = Console(file=StringIO(), width=width, color_system=None, record=True)
+    console.print(content)
+    return console.export_text()
