@@ -1,0 +1,113 @@
+"""SimulatedBackend: the Backend protocol over a SimState that moves with a SimClock."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+
+from app.model import Machine
+from app.model.live import LiveSample
+from app.model.smart import SmartReading
+from backends.base import CommandResult
+from backends.simulated.clock import SimClock
+from backends.simulated.commands import dispatch
+from backends.simulated.scenarios import SCENARIOS, big
+from backends.simulated.snapshot import StaticCache, build_machine, build_sample, build_smart
+from backends.simulated.state import SimState
+from backends.simulated.sysfs import read_path
+
+
+def scenario_names() -> tuple[str, ...]:
+    return tuple(SCENARIOS)
+
+
+class SimulatedBackend:
+    """A simulated machine. Every call first advances the state to ``clock.now()``."""
+
+    def __init__(self, state: SimState, clock: SimClock, scenario: str = "custom") -> None:
+        self._state = state
+        self._clock = clock
+        self._scenario = scenario
+        self._cache = StaticCache()
+        self._lock = threading.RLock()  # the UI calls from worker threads
+
+    # ---- construction -----------------------------------------------------------------
+    @classmethod
+    def from_scenario(cls, name: str, *, clock: SimClock | None = None) -> SimulatedBackend:
+        if name not in SCENARIOS:
+            raise ValueError(f"unknown scenario {name!r}; choose one of: {', '.join(SCENARIOS)}")
+        clk = clock if clock is not None else SimClock.realtime()
+        return cls(SCENARIOS[name](clk.now()), clk, name)
+
+    @classmethod
+    def big(
+        cls,
+        disks: int = 1000,
+        arrays: int = 250,
+        syncing: int = 16,
+        *,
+        clock: SimClock | None = None,
+    ) -> SimulatedBackend:
+        clk = clock if clock is not None else SimClock.realtime()
+        return cls(big(clk.now(), disks=disks, arrays=arrays, syncing=syncing), clk, "big")
+
+    # ---- Backend protocol -------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return f"demo: {self._scenario}"
+
+    @property
+    def read_only_reason(self) -> str | None:
+        return None
+
+    @property
+    def clock(self) -> SimClock:
+        return self._clock
+
+    @property
+    def state(self) -> SimState:
+        """The mutable state (for tests and scenario tweaks; not part of the Backend protocol)."""
+        return self._state
+
+    def now(self) -> float:
+        return self._clock.now()
+
+    def _sync(self) -> SimState:
+        self._state.advance_to(self._clock.now())
+        return self._state
+
+    def probe(self) -> Machine:
+        with self._lock:
+            return build_machine(self._sync(), self._cache)
+
+    def sample(self) -> LiveSample:
+        with self._lock:
+            return build_sample(self._sync())
+
+    def smart(self, disk: str) -> SmartReading:
+        with self._lock:
+            st = self._sync()
+            d = st.disks.get(disk)
+            if d is None:
+                return SmartReading(
+                    device=disk, available=False, reason=f"no such disk: {disk}", taken_at=st.t
+                )
+            return build_smart(st, d)
+
+    def read_text(self, path: str) -> str | None:
+        with self._lock:
+            return read_path(self._sync(), path)
+
+    def run(
+        self, argv: Sequence[str], *, stdin: str | None = None, timeout: float | None = None
+    ) -> CommandResult:
+        t0 = time.perf_counter()
+        args = tuple(str(a) for a in argv)
+        with self._lock:
+            st = self._sync()
+            try:
+                rc, out, err = dispatch(st, args, stdin)
+            except Exception as e:  # a simulation bug must not crash the caller
+                rc, out, err = 70, "", f"demo: internal error running {args[:1]}: {e!r}\n"
+        return CommandResult(args, rc, out, err, time.perf_counter() - t0)

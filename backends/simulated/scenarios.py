@@ -1,0 +1,591 @@
+"""The named scenarios, with the numbers of the source articles in ../shared/seeds/."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+from backends.simulated.state import (
+    SEQ_HDD,
+    SEQ_NVME,
+    SEQ_SATA_SSD,
+    SEQ_USB,
+    SimArray,
+    SimDisk,
+    SimFS,
+    SimLV,
+    SimMember,
+    SimPartition,
+    SimPV,
+    SimSmart,
+    SimState,
+    SimVG,
+)
+from backends.simulated.sysfs import mdadm_conf_line
+
+GPT_LINUX = "0fc63daf-8483-4772-8e79-3d69d8477de4"
+GPT_RAID = "a19d880f-05fc-4d3b-a006-743f0f84911e"
+GPT_EFI = "c12a7328-f81f-11d2-ba4b-00a0c93ec93b"
+GPT_BIOS = "21686148-6449-6e6f-744e-656564454649"
+GPT_SWAP = "0657fd6d-a4ab-43c4-84e5-0933c84b4f4f"
+GPT_LVM = "e6d6d379-f507-44c2-a23c-238f2a3df928"
+
+EVO_500_BYTES = 500107862016  # 976773168 sectors
+WD1TB_BYTES = 1000204886016  # 1953525168 sectors
+PRO_512_BYTES = 512110190592  # 1000215216 sectors (seed 003)
+NVME_1TB_BYTES = 1000204886016
+MIB = 1 << 20
+GIB = 1 << 30
+KERNEL = "6.1.0-18-amd64"
+
+
+def new_state(host: str, t: float) -> SimState:
+    return SimState(host=host, kernel=KERNEL, t=t, t0=t)
+
+
+def evo850(
+    name: str, serial: str, lbas: int, wlc: int = 4, hours: int = 3100, pro: bool = False
+) -> SimDisk:
+    return SimDisk(
+        name=name,
+        size_bytes=EVO_500_BYTES if not pro else PRO_512_BYTES,
+        model="Samsung SSD 850 EVO 500GB" if not pro else "Samsung SSD 850 PRO 512GB",
+        serial=serial,
+        vendor="ATA",
+        wwn=f"0x5002538d{sum(map(ord, serial)) * 7919 % 0xFFFFFFF:07x}",
+        transport="sata",
+        rotational=False,
+        seq_kib_s=SEQ_SATA_SSD,
+        partition_table="gpt",
+        smart=SimSmart(
+            "ATA",
+            lbas_written=lbas,
+            lbas_read=lbas + lbas // 3,
+            power_on_hours=hours,
+            temperature_c=31,
+            wlc_raw=wlc,
+            rated_pe=600,
+        ),
+    )
+
+
+def add_partition(
+    st: SimState,
+    disk: str,
+    number: int,
+    start: int,
+    sectors: int,
+    type_guid: str = GPT_LINUX,
+    type_name: str = "Linux filesystem",
+) -> SimPartition:
+    sep = "p" if disk[-1].isdigit() else ""
+    p = SimPartition(
+        name=f"{disk}{sep}{number}",
+        disk=disk,
+        number=number,
+        start=start,
+        size_bytes=sectors * 512,
+        type_guid=type_guid,
+        type_name=type_name,
+        uuid=st.new_uuid(f"{disk}{number}"),
+    )
+    st.partitions[p.name] = p
+    return p
+
+
+def add_array(st: SimState, a: SimArray) -> SimArray:
+    a.uuid = a.uuid or st.new_uuid(a.name)
+    a.next_desc = max((m.desc_nr for m in a.members), default=-1) + 1
+    a.creation_time = st.t - 86400 * (len(st.arrays) + 1)
+    st.arrays[a.name] = a
+    return a
+
+
+def members(devs: list[str], offset: int = 262144) -> list[SimMember]:
+    return [SimMember(d, i, i, {"in_sync"}, data_offset=offset) for i, d in enumerate(devs)]
+
+
+def add_lvm(st: SimState, pv_dev: str, vg: str, lv: str, lv_bytes: int) -> SimLV:
+    st.pvs[pv_dev] = SimPV(pv_dev, vg, st.device_size(pv_dev) or 0, st.new_uuid("pv"))
+    st.vgs[vg] = SimVG(vg, st.new_uuid("vg"))
+    v = SimLV(lv, vg, lv_bytes, st.next_dm(), st.new_uuid("lv"), (pv_dev,))
+    st.lvs[f"{vg}/{lv}"] = v
+    return v
+
+
+def finalize(st: SimState) -> SimState:
+    st.mdadm_conf = mdadm_conf_text(st)
+    st.touch()
+    return st
+
+
+def mdadm_conf_text(st: SimState) -> str:
+    lines = [
+        "# mdadm.conf",
+        "#",
+        "# !NB! Run update-initramfs -u after updating this file.",
+        "HOMEHOST <system>",
+        "MAILADDR root",
+        "",
+    ]
+    lines += [mdadm_conf_line(st, a) for a in st.arrays.values()]
+    return "\n".join(lines) + "\n"
+
+
+# ---- (a) raid10-evo -------------------------------------------------------------------------
+def raid10_evo(t: float) -> SimState:
+    """Seed 000: four 850 EVO, RAID-10 n2 32K chunk, no bitmap, md127, resync at 16.3 %."""
+    st = new_state("mytux", t)
+    serials = ["S2RBNX0H512473W", "S2RBNX0H512481K", "S2RBNX0H512495T", "S2RBNX0H512502B"]
+    # seed 000, Nov. 2016 values as the counters' base
+    lbas = [979783261, 1211867704, 995650995, 4121599736]
+    component_kib = 167651328 // 2  # array 167651328 blocks (the article's resync line)
+    part_sectors = component_kib * 2 + 262144  # 1 MiB multiple: 81989 MiB
+    for i, (dn, serial) in enumerate(zip(("sda", "sdb", "sdc", "sdd"), serials, strict=True)):
+        st.disks[dn] = evo850(dn, serial, lbas[i])
+        st.disks[dn].ptuuid = st.new_uuid(dn)
+        p1 = add_partition(
+            st,
+            dn,
+            1,
+            2048,
+            1048576,
+            GPT_EFI if i == 0 else GPT_LINUX,
+            "EFI System" if i == 0 else "Linux filesystem",
+        )
+        add_partition(st, dn, 2, 2048 + 1048576, part_sectors, GPT_RAID, "Linux RAID")
+        if i == 0:
+            st.filesystems[p1.name] = SimFS(
+                p1.name,
+                "vfat",
+                "7A1B-2C3D",
+                512 * MIB,
+                mountpoints=("/boot/efi",),
+                used_bytes=6 * MIB,
+                block_size=512,
+            )
+    a = add_array(
+        st,
+        SimArray(
+            name="md127",
+            level="raid10",
+            raid_disks=4,
+            members=members(["sda2", "sdb2", "sdc2", "sdd2"]),
+            component_kib=component_kib,
+            chunk_kib=32,
+            layout="n2",
+            metadata="1.2",
+            array_name="mytux:127",
+            bitmap=None,
+            array_state="active",
+        ),
+    )
+    # the article's moment: resync = 16.3% (27408896/167651328) at speed=384214K/sec
+    done = 27408896 * 2
+    st.start_sync(a, "resync")
+    job = a.job
+    assert job is not None
+    r = st.rate(a)
+    job.started_at = t - done / 2 / r
+    job.hist = [(job.started_at, 0.0)]
+    job.pos = float(done)
+    job.credited = done
+    lv = add_lvm(st, "md127", "vg_raid", "lv_data", 120 * GIB)
+    st.filesystems[lv.kernel_name] = SimFS(
+        lv.kernel_name,
+        "ext4",
+        st.new_uuid("fs"),
+        120 * GIB,
+        label="data",
+        mountpoints=("/srv/data",),
+        used_bytes=37 * GIB,
+        stride=8,
+        stripe_width=16,
+        created_at=t - 3600,
+    )
+    st.events.clear()
+    return finalize(st)
+
+
+# ---- (b) raid5-cable ------------------------------------------------------------------------
+RAID5_CABLE_BEFORE = 603302987
+RAID5_CABLE_AFTER = 3763859973
+
+
+def raid5_cable(t: float) -> SimState:
+    """Seed 000: RAID-5 of four 850 EVO, no bitmap; sdd's cable came loose, re-added: full
+    recovery. sdd's Total_LBAs_Written goes 603,302,987 -> 3,763,859,973 over the recovery."""
+    st = new_state("mytux", t)
+    serials = ["S2RBNX0H600101A", "S2RBNX0H600118M", "S2RBNX0H600124E", "S2RBNX0H600137R"]
+    lbas = [604127952, 846533123, 603302987, RAID5_CABLE_BEFORE]
+    component_kib = 449218560  # "ca. 460 GB pro Platte effektiv genutzt", 512K multiple
+    for i, dn in enumerate(("sda", "sdb", "sdc", "sdd")):
+        d = evo850(dn, serials[i], lbas[i], wlc=4 if dn == "sdd" else 2)
+        d.ptuuid = st.new_uuid(dn)
+        st.disks[dn] = d
+        add_partition(st, dn, 1, 2048, component_kib * 2 + 262144, GPT_RAID, "Linux RAID")
+    # The article's counter grew 3,160,556,986 LBAs (1.62 TB) while the recovery wrote the
+    # ~460 GB component once: the scenario calibrates sdd's firmware counter to reproduce it.
+    delta = RAID5_CABLE_AFTER - RAID5_CABLE_BEFORE
+    st.disks["sdd"].smart.lba_count_factor = Fraction(delta * 512, component_kib * 1024)
+    mem = members(["sda1", "sdb1", "sdc1", "sdd1"])
+    mem[3].state = {"spare"}
+    a = add_array(
+        st,
+        SimArray(
+            name="md127",
+            level="raid5",
+            raid_disks=4,
+            members=mem,
+            component_kib=component_kib,
+            chunk_kib=512,
+            layout="left-symmetric",
+            array_name="mytux:127",
+            bitmap=None,
+            array_state="active",
+            base_ceiling_kib_s=520000.0,
+        ),
+    )
+    a.members[3].desc_nr = 4
+    a.next_desc = 5
+    st.start_sync(a, "recover", targets=("sdd1",))
+    lv = add_lvm(st, "md127", "vg_ssd", "lv_home", 1000 * GIB)
+    st.filesystems[lv.kernel_name] = SimFS(
+        lv.kernel_name,
+        "ext4",
+        st.new_uuid("fs"),
+        1000 * GIB,
+        mountpoints=("/home",),
+        used_bytes=412 * GIB,
+        stride=128,
+        stripe_width=384,
+    )
+    st.events.clear()
+    return finalize(st)
+
+
+# ---- (c) raid6-wd ---------------------------------------------------------------------------
+def wd_red(name: str, serial: str, hours: int) -> SimDisk:
+    return SimDisk(
+        name=name,
+        size_bytes=WD1TB_BYTES,
+        model="WDC WD10EFRX-68FYTN0",
+        serial=serial,
+        vendor="ATA",
+        transport="sata",
+        rotational=True,
+        physical=4096,
+        min_io=4096,
+        discard_granularity=0,
+        discard_max_bytes=0,
+        scheduler="bfq",
+        seq_kib_s=SEQ_HDD,
+        partition_table="gpt",
+        smart=SimSmart("ATA", power_on_hours=hours, temperature_c=36),
+    )
+
+
+def raid6_wd(t: float) -> SimState:
+    """Seed 001: RAID-6 of five WD 1 TB, internal bitmap, stripe_cache_size 256, [_UUUU];
+    slot 0's disk failed and md rebuilds onto a spare at ~25 MB/s (66 MB/s with 8192)."""
+    st = new_state("homeserver", t)
+    names = ["sda", "sdb", "sdc", "sdd", "sde", "sdf"]
+    component_kib = 2929683456 // 3  # the article's 2929683456 blocks
+    for i, dn in enumerate(names):
+        st.disks[dn] = wd_red(dn, f"WD-WCC4J{4170000 + 7919 * i:07d}", 21000 + 13 * i)
+        st.disks[dn].ptuuid = st.new_uuid(dn)
+        add_partition(st, dn, 1, 2048, component_kib * 2 + 262144, GPT_RAID, "Linux RAID")
+    st.disks["sdb"].smart.reallocated = 1816
+    st.disks["sdb"].smart.health = "FAILED"
+    # the article's mdstat: sda1[1] sdc1[4] sdd1[3] sde1[2], slot 0 (sdb1) missing
+    mem = [
+        SimMember("sdb1", 0, None, {"faulty"}),
+        SimMember("sda1", 1, 1, {"in_sync"}),
+        SimMember("sde1", 2, 2, {"in_sync"}),
+        SimMember("sdd1", 3, 3, {"in_sync"}),
+        SimMember("sdc1", 4, 4, {"in_sync"}),
+        SimMember("sdf1", 5, None, {"spare"}),
+    ]
+    a = add_array(
+        st,
+        SimArray(
+            name="md0",
+            level="raid6",
+            raid_disks=5,
+            members=mem,
+            component_kib=component_kib,
+            chunk_kib=1024,
+            layout="left-symmetric",
+            array_name="homeserver:0",
+            bitmap="internal",
+            stripe_cache_size=256,
+            array_state="active",
+            base_ceiling_kib_s=69686.0,  # seed 001 calibration, see state.py
+        ),
+    )
+    st.maybe_start_recovery(a)
+    job = a.job
+    assert job is not None
+    done = int(job.total * 0.082)  # 8.2 % done when the scenario opens
+    r = st.rate(a)
+    job.started_at = t - done / 2 / r
+    job.hist = [(job.started_at, 0.0)]
+    job.pos = float(done)
+    job.credited = done
+    st.filesystems["md0"] = SimFS(
+        "md0",
+        "ext4",
+        st.new_uuid("fs"),
+        2929683456 * 1024,
+        mountpoints=("/srv/share",),
+        used_bytes=1900 * GIB,
+        stride=256,
+        stripe_width=768,
+    )
+    st.events.clear()
+    return finalize(st)
+
+
+# ---- (d) usb-bridge -------------------------------------------------------------------------
+def usb_bridge(t: float) -> SimState:
+    """Seed 003: 850 PRO behind a JMicron USB-SATA bridge (512/4096, 4096/33553920, partitions
+    at multiples of 65535 sectors) and the same model on internal SATA for contrast."""
+    st = new_state("mylux", t)
+    sda = evo850("sda", "S250NXAGA01234X", 2211222333, pro=True, wlc=9)
+    sda.ptuuid = st.new_uuid("sda")
+    st.disks["sda"] = sda
+    add_partition(st, "sda", 1, 2048, 65536, GPT_BIOS, "BIOS boot")
+    add_partition(st, "sda", 2, 67584, 1245184, GPT_EFI, "EFI System")
+    add_partition(st, "sda", 3, 1312768, 35651584, GPT_SWAP, "Linux swap")
+    root = add_partition(st, "sda", 4, 36964352, 400 * GIB // 512)
+    st.filesystems["sda2"] = SimFS(
+        "sda2",
+        "vfat",
+        "1D2E-3F40",
+        608 * MIB,
+        mountpoints=("/boot/efi",),
+        used_bytes=9 * MIB,
+        block_size=512,
+    )
+    st.filesystems["sda3"] = SimFS(
+        "sda3", "swap", st.new_uuid("swap"), 35651584 * 512, mountpoints=("[SWAP]",)
+    )
+    st.filesystems[root.name] = SimFS(
+        root.name, "ext4", st.new_uuid("root"), 400 * GIB, mountpoints=("/",), used_bytes=61 * GIB
+    )
+    sdh = SimDisk(
+        name="sdh",
+        size_bytes=PRO_512_BYTES,
+        model="Samsung SSD 850 PRO 512GB",
+        serial="S250NXAGB05678Y",
+        vendor="Samsung",
+        transport="usb",
+        rotational=False,
+        logical=512,
+        physical=4096,
+        min_io=4096,
+        optimal_io=33553920,
+        discard_granularity=0,
+        discard_max_bytes=0,
+        scheduler="mq-deadline",
+        seq_kib_s=SEQ_USB,
+        removable=False,
+        partition_table="gpt",
+        ptuuid=st.new_uuid("sdh"),
+        smart=SimSmart(
+            None,
+            available=False,
+            reason="USB bridge (JMicron JMS578) does not pass SMART through (try -d sat)",
+        ),
+    )
+    st.disks["sdh"] = sdh
+    u = 65535
+    add_partition(st, "sdh", 1, u, u, GPT_BIOS, "BIOS boot")
+    add_partition(st, "sdh", 2, 2 * u, 1245165, GPT_EFI, "EFI System")
+    add_partition(st, "sdh", 3, 21 * u, 35651040, GPT_SWAP, "Linux swap")
+    p4 = add_partition(st, "sdh", 4, 565 * u, 6000 * u)
+    st.filesystems[p4.name] = SimFS(
+        p4.name,
+        "ext4",
+        st.new_uuid("usbfs"),
+        6000 * u * 512,
+        mountpoints=("/run/media/backup",),
+        used_bytes=88 * GIB,
+    )
+    return finalize(st)
+
+
+# ---- (e) imsm -------------------------------------------------------------------------------
+def imsm(t: float) -> SimState:
+    """Intel IMSM (iRST) container md127 with a RAID-1 (md126) and a RAID-0 (md125) volume."""
+    st = new_state("mytux", t)
+    for i, dn in enumerate(("sda", "sdb")):
+        d = evo850(dn, f"S2RBNX0H7000{i}1Q", 700000000 + i * 1234567)
+        d.partition_table = None
+        st.disks[dn] = d
+    cont = add_array(
+        st,
+        SimArray(
+            name="md127",
+            level="container",
+            raid_disks=0,
+            members=[
+                SimMember("sdb", 1, None, {"spare"}, data_offset=0),
+                SimMember("sda", 0, None, {"spare"}, data_offset=0),
+            ],
+            component_kib=0,
+            chunk_kib=0,
+            metadata="external:imsm",
+            size_override_kib=10402,
+        ),
+    )
+    cont.creation_time = t - 3 * 86400
+    v0_kib = 100 * GIB // 1024
+    v1_kib = 360 * GIB // 1024
+    md126 = add_array(
+        st,
+        SimArray(
+            name="md126",
+            level="raid1",
+            raid_disks=2,
+            members=[
+                SimMember("sda", 1, 0, {"in_sync"}, data_offset=0),
+                SimMember("sdb", 0, 1, {"in_sync"}, data_offset=0),
+            ],
+            component_kib=v0_kib,
+            chunk_kib=64,
+            metadata="external:/md127/0",
+            array_name="Volume0",
+            container="md127",
+            member_index=0,
+        ),
+    )
+    md125 = add_array(
+        st,
+        SimArray(
+            name="md125",
+            level="raid0",
+            raid_disks=2,
+            members=[
+                SimMember("sda", 1, 0, {"in_sync"}, data_offset=v0_kib * 2),
+                SimMember("sdb", 0, 1, {"in_sync"}, data_offset=v0_kib * 2),
+            ],
+            component_kib=v1_kib // 2,
+            chunk_kib=128,
+            metadata="external:/md127/1",
+            array_name="Volume1",
+            container="md127",
+            member_index=1,
+        ),
+    )
+    md126.creation_time = t - 2 * 86400
+    md125.creation_time = t - 86400
+    st.filesystems["md126"] = SimFS(
+        "md126", "ext4", st.new_uuid("fs"), v0_kib * 1024, mountpoints=("/",), used_bytes=23 * GIB
+    )
+    st.filesystems["md125"] = SimFS(
+        "md125",
+        "xfs",
+        st.new_uuid("fs"),
+        v1_kib * 1024,
+        mountpoints=("/scratch",),
+        used_bytes=120 * GIB,
+        sunit_bytes=128 * 1024,
+        swidth_bytes=256 * 1024,
+    )
+    return finalize(st)
+
+
+# ---- (f) blank ------------------------------------------------------------------------------
+def nvme_disk(i: int, size: int = NVME_1TB_BYTES) -> SimDisk:
+    return SimDisk(
+        name=f"nvme{i}n1",
+        size_bytes=size,
+        model="Samsung SSD 970 EVO Plus 1TB",
+        serial=f"S4EWNX0R{512300 + 17 * i}K",
+        transport="nvme",
+        rotational=False,
+        scheduler="none",
+        schedulers=("none", "mq-deadline", "kyber", "bfq"),
+        seq_kib_s=SEQ_NVME,
+        discard_granularity=512,
+        smart=SimSmart(
+            "NVMe",
+            data_units_written=1_203_456 + 1000 * i,
+            data_units_read=2_406_912 + 1000 * i,
+            percentage_used=1,
+            power_on_hours=812 + i,
+            temperature_c=38,
+            nvme_tbw_per_percent=6 * 10**12,  # 600 TBW rated
+        ),
+    )
+
+
+def blank(t: float) -> SimState:
+    """Four blank 1 TB NVMe disks: the starting point of the create-array wizard."""
+    st = new_state("demo", t)
+    for i in range(4):
+        st.disks[f"nvme{i}n1"] = nvme_disk(i)
+    st.mdadm_conf = mdadm_conf_text(st)
+    st.touch()
+    return st
+
+
+# ---- (g) big --------------------------------------------------------------------------------
+def disk_letters(i: int) -> str:
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = chr(97 + r) + s
+    return s
+
+
+def big(t: float, disks: int = 1000, arrays: int = 250, syncing: int = 16) -> SimState:
+    """Many disks and arrays for benchmarks: arrays of ``disks // arrays`` whole disks."""
+    st = new_state("bigiron", t)
+    names = [f"sd{disk_letters(i)}" for i in range(disks)]
+    for i, dn in enumerate(names):
+        hdd = i % 2 == 1
+        st.disks[dn] = (
+            wd_red(dn, f"WD-WX{100000 + i}", 9000 + i)
+            if hdd
+            else evo850(dn, f"S2RBNX0H{800000 + i}", 500000000 + i)
+        )
+        st.disks[dn].partition_table = None
+    per = max(1, disks // max(1, arrays))
+    levels = ["raid6", "raid10", "raid5", "raid1"]
+    for k in range(min(arrays, disks // per)):
+        devs = names[k * per : (k + 1) * per]
+        level = levels[k % 4] if per >= 4 else ("raid1" if per >= 2 else "raid0")
+        if level == "raid1" and per > 2:
+            devs = devs[:2]
+        a = add_array(
+            st,
+            SimArray(
+                name=f"md{k}",
+                level=level,
+                raid_disks=len(devs),
+                members=members(devs),
+                component_kib=(WD1TB_BYTES // 1024 - 131072) // 512 * 512 // 2,
+                chunk_kib=512,
+                layout="n2" if level == "raid10" else "left-symmetric",
+                array_name=f"bigiron:{k}",
+                bitmap="internal",
+            ),
+        )
+        if k < syncing:
+            st.start_sync(a, "resync", pos=float(k * 1_000_000))
+    st.events.clear()
+    return finalize(st)
+
+
+SCENARIOS: dict[str, Callable[[float], SimState]] = {
+    "raid10-evo": raid10_evo,
+    "raid5-cable": raid5_cable,
+    "raid6-wd": raid6_wd,
+    "usb-bridge": usb_bridge,
+    "imsm": imsm,
+    "blank": blank,
+    "big": big,
+}

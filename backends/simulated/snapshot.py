@@ -1,0 +1,554 @@
+"""Immutable views of a SimState: Machine, /proc/mdstat, sysfs files, LiveSample, SmartReading."""
+
+from __future__ import annotations
+
+from app.model.devices import (
+    Disk,
+    Filesystem,
+    LogicalVolume,
+    Machine,
+    MdArray,
+    MdMember,
+    Partition,
+    PhysicalVolume,
+    SyncStatus,
+    VolumeGroup,
+)
+from app.model.live import DiskIO, LiveSample, MdLive
+from app.model.smart import SmartAttribute, SmartReading
+from backends.simulated.state import SimArray, SimDisk, SimState
+
+RAID5_ALGORITHMS = {
+    "left-asymmetric": 0,
+    "right-asymmetric": 1,
+    "left-symmetric": 2,
+    "right-symmetric": 3,
+    "parity-first": 4,
+    "parity-last": 5,
+}
+PERSONALITY_ORDER = ("linear", "raid0", "raid1", "raid10", "raid6", "raid5", "raid4")
+
+
+def partition_alignment_offset(disk: SimDisk, start_sector: int) -> int:
+    """queue_limit_alignment_offset() of the kernel, in bytes, for a partition starting there."""
+    granularity = max(disk.physical, disk.min_io)
+    alignment = (start_sector % (granularity // 512)) * 512
+    return (granularity + disk.alignment_offset - alignment) % granularity
+
+
+def raid10_layout_number(layout: str | None) -> int:
+    lay = layout or "n2"
+    kind, copies = lay[0], int(lay[1:] or 2)
+    if kind == "n":
+        return (1 << 8) | copies
+    if kind == "f":
+        return (copies << 8) | 1
+    return (1 << 16) | (copies << 8) | 1  # offset
+
+
+def layout_number(a: SimArray) -> int:
+    if a.level == "raid10":
+        return raid10_layout_number(a.layout)
+    if a.level in ("raid4", "raid5", "raid6"):
+        return RAID5_ALGORITHMS.get(a.layout or "left-symmetric", 2)
+    return 0
+
+
+# ---- arrays -------------------------------------------------------------------------------
+def member_flags(st: SimState, a: SimArray) -> tuple[MdMember, ...]:
+    out = []
+    for m in a.members:
+        state = tuple(sorted(m.state))
+        out.append(
+            MdMember(
+                device=m.device,
+                slot=m.slot,
+                state=state,
+                errors=m.errors,
+                data_offset_sectors=m.data_offset,
+                size_kib=a.component_kib if a.level != "container" else None,
+                recovery_start=m.recovery_start,
+            )
+        )
+    return tuple(out)
+
+
+def sync_status(st: SimState, a: SimArray) -> SyncStatus | None:
+    job = a.job
+    lo, hi = st.effective_limits(a)
+    if job is None:
+        return None
+    return SyncStatus(
+        action="frozen" if job.frozen else job.action,
+        done_sectors=int(job.pos),
+        total_sectors=job.total,
+        speed_kib_s=st.reported_speed(a),
+        min_speed_kib_s=lo,
+        max_speed_kib_s=hi,
+        reshape_position=int(job.pos) if job.action == "reshape" else None,
+        mismatch_cnt=a.mismatch_cnt,
+        targets=job.targets,
+    )
+
+
+def build_array(st: SimState, a: SimArray) -> MdArray:
+    level = a.level
+    parity = level in ("raid4", "raid5", "raid6")
+    return MdArray(
+        name=a.name,
+        level=level,
+        size_bytes=a.size_kib() * 1024,
+        raid_disks=a.raid_disks if level != "container" else len(a.members),
+        chunk_bytes=a.chunk_kib * 1024 if level not in ("raid1", "container", "linear") else None,
+        layout=a.layout,
+        metadata=a.metadata,
+        array_name=a.array_name,
+        uuid=a.uuid,
+        array_state=a.array_state if level != "container" else "inactive",
+        degraded=a.degraded(),
+        bitmap=a.bitmap,
+        members=member_flags(st, a),
+        sync=sync_status(st, a),
+        stripe_cache_size=a.stripe_cache_size if parity else None,
+        container=a.container,
+        member_index=a.member_index,
+        consistency_policy=("bitmap" if a.bitmap else "resync") if a.redundant() else "none",
+    )
+
+
+# ---- /proc/mdstat -------------------------------------------------------------------------
+def progress_lines(st: SimState, a: SimArray) -> str:
+    job = a.job
+    if job is None:
+        return ""
+    if job.frozen:
+        return "      resync=PENDING\n" if job.pos == 0 else ""
+    res = int(job.pos)
+    maxs = job.total
+    per_milli = res * 1000 // maxs if maxs else 0
+    x = per_milli // 50
+    bar = "[" + "=" * x + ">" + "." * (20 - x) + "]"
+    label = {
+        "reshape": "reshape",
+        "check": "check",
+        "resync": "resync",
+        "repair": "resync",
+        "recover": "recovery",
+    }[job.action]
+    speed = st.reported_speed(a) or 0
+    left_kib = (maxs - res) // 2
+    rt = int(left_kib / speed) if speed > 0 else 0
+    return (
+        f"      {bar}  {label} ={per_milli // 10:3d}.{per_milli % 10}% ({res // 2}/{maxs // 2})"
+        f" finish={rt // 60}.{(rt % 60) // 6}min speed={speed}K/sec\n"
+    )
+
+
+def render_array(st: SimState, a: SimArray) -> str:
+    parts = []
+    for m in reversed(a.members):
+        suffix = ""
+        if "write_mostly" in m.state:
+            suffix += "(W)"
+        if "faulty" in m.state:
+            suffix += "(F)"
+        elif "replacement" in m.state:
+            suffix += "(R)"
+        elif a.level == "container" or m.slot is None:
+            suffix += "(S)"
+        parts.append(f"{m.device}[{m.desc_nr}]{suffix}")
+    if a.level == "container":
+        head = f"{a.name} : inactive " + " ".join(parts)
+        body = f"      {a.size_kib()} blocks super {a.metadata}\n"
+        return head + "\n" + body + "\n"
+    state = (
+        "active" if a.array_state not in ("read-auto", "readonly") else "active (auto-read-only)"
+    )
+    head = f"{a.name} : {state} {a.level} " + " ".join(parts)
+    meta = a.metadata
+    if meta.startswith("external:"):
+        super_s = f" super {meta}"
+    elif meta in ("0.90", "0.9"):
+        super_s = ""
+    else:
+        super_s = f" super {meta}"
+    line2 = f"      {a.size_kib()} blocks{super_s}"
+    slots = a.in_sync_slots()
+    status = "".join("U" if i in slots else "_" for i in range(a.raid_disks))
+    counts = f" [{a.raid_disks}/{len(slots)}] [{status}]"
+    if a.level == "raid10":
+        if a.copies < a.raid_disks or (a.layout or "n")[0] != "n":
+            line2 += f" {a.chunk_kib}K chunks"
+        kind = (a.layout or "n2")[0]
+        word = {"n": "near-copies", "f": "far-copies", "o": "offset-copies"}[kind]
+        line2 += f" {a.copies} {word}" + counts
+    elif a.level in ("raid4", "raid5", "raid6"):
+        line2 += (
+            f" level {a.level[4:]}, {a.chunk_kib}k chunk, algorithm {layout_number(a)}" + counts
+        )
+    elif a.level == "raid1":
+        line2 += counts
+    elif a.level == "raid0":
+        line2 += f" {a.chunk_kib}k chunks"
+    elif a.level == "linear":
+        line2 += f" {a.chunk_kib}k rounding"
+    out = head + "\n" + line2 + "\n" + progress_lines(st, a)
+    if a.bitmap == "internal":
+        chunk_kib = 65536
+        pages = max(1, -(-(a.component_kib // chunk_kib) // 2048))  # 2048 16-bit counters/page
+        dirty = 0 if a.job is None else min(pages, 1 + pages // 4)
+        out += f"      bitmap: {dirty}/{pages} pages [{dirty * 4}KB], {chunk_kib}KB chunk\n"
+    return out + "\n"
+
+
+def render_mdstat(st: SimState) -> str:
+    levels = {a.level for a in st.arrays.values()}
+    if levels & {"raid4", "raid5", "raid6"}:
+        levels |= {"raid4", "raid5", "raid6"}  # one module (raid456) registers all three
+    pers = [p for p in PERSONALITY_ORDER if p in levels]
+    head = "Personalities : " + "".join(f"[{p}] " for p in pers) + "\n"
+    body = "".join(render_array(st, a) for a in sorted_arrays(st))
+    return head + body + "unused devices: <none>\n"
+
+
+def sorted_arrays(st: SimState) -> list[SimArray]:
+    # the kernel lists the most recently started array first
+    return sorted(st.arrays.values(), key=lambda a: (-a.creation_time, a.name))
+
+
+# ---- Machine ------------------------------------------------------------------------------
+class StaticCache:
+    """Parts of the Machine that only change with structural changes (state.generation)."""
+
+    def __init__(self) -> None:
+        self.generation = -1
+        self.disks: tuple[Disk, ...] = ()
+        self.partitions: tuple[Partition, ...] = ()
+        self.lvm: tuple[
+            tuple[PhysicalVolume, ...], tuple[VolumeGroup, ...], tuple[LogicalVolume, ...]
+        ] = ((), (), ())
+        self.filesystems: tuple[Filesystem, ...] = ()
+        self.edges: tuple[tuple[str, str], ...] = ()
+
+
+def build_disk(d: SimDisk) -> Disk:
+    return Disk(
+        name=d.name,
+        size_bytes=d.size_bytes,
+        model=d.model,
+        serial=d.serial,
+        vendor=d.vendor,
+        wwn=d.wwn,
+        rotational=d.rotational,
+        transport=d.transport,
+        logical_sector=d.logical,
+        physical_sector=d.physical,
+        min_io=d.min_io,
+        optimal_io=d.optimal_io,
+        alignment_offset=d.alignment_offset,
+        discard_granularity=d.discard_granularity,
+        discard_max_bytes=d.discard_max_bytes,
+        scheduler=d.scheduler,
+        removable=d.removable,
+        partition_table=d.partition_table,
+        ptuuid=d.ptuuid,
+    )
+
+
+def refresh_static(st: SimState, cache: StaticCache) -> None:
+    if cache.generation == st.generation:
+        return
+    cache.disks = tuple(build_disk(d) for d in st.disks.values())
+    parts = []
+    edges: list[tuple[str, str]] = []
+    for p in st.partitions.values():
+        d = st.disks[p.disk]
+        parts.append(
+            Partition(
+                name=p.name,
+                parent=p.disk,
+                number=p.number,
+                start_sector=p.start,
+                size_bytes=p.size_bytes,
+                type=p.type_guid,
+                type_name=p.type_name,
+                label=p.label,
+                uuid=p.uuid,
+                alignment_offset=partition_alignment_offset(d, p.start),
+            )
+        )
+        edges.append((p.disk, p.name))
+    cache.partitions = tuple(parts)
+    for a in st.arrays.values():
+        if a.container is not None:
+            edges.append((a.container, a.name))
+            continue
+        for m in a.members:
+            edges.append((m.device, a.name))
+    pvs = []
+    free_by_vg: dict[str, int] = {}
+    used_by_pv: dict[str, int] = {}
+    for lv in st.lvs.values():
+        share = lv.size_bytes // max(1, len(lv.devices))
+        for dev in lv.devices:
+            used_by_pv[dev] = used_by_pv.get(dev, 0) + share
+            edges.append((dev, lv.kernel_name))
+    vg_size: dict[str, int] = {}
+    vg_pvs: dict[str, int] = {}
+    for pv in st.pvs.values():
+        ext = st.vgs[pv.vg].extent_size if pv.vg in st.vgs else 4 << 20
+        usable = (pv.size_bytes - pv.pe_start) // ext * ext if pv.vg else pv.size_bytes
+        used = used_by_pv.get(pv.device, 0)
+        pvs.append(
+            PhysicalVolume(
+                device=pv.device,
+                vg=pv.vg,
+                size_bytes=usable,
+                free_bytes=usable - used,
+                pe_start=pv.pe_start,
+                uuid=pv.uuid,
+            )
+        )
+        if pv.vg:
+            vg_size[pv.vg] = vg_size.get(pv.vg, 0) + usable
+            free_by_vg[pv.vg] = free_by_vg.get(pv.vg, 0) + usable - used
+            vg_pvs[pv.vg] = vg_pvs.get(pv.vg, 0) + 1
+    vgs = []
+    for vg in st.vgs.values():
+        size = vg_size.get(vg.name, 0)
+        free = free_by_vg.get(vg.name, 0)
+        vgs.append(
+            VolumeGroup(
+                name=vg.name,
+                size_bytes=size,
+                free_bytes=free,
+                extent_size=vg.extent_size,
+                extent_count=size // vg.extent_size,
+                free_count=free // vg.extent_size,
+                uuid=vg.uuid,
+                pv_count=vg_pvs.get(vg.name, 0),
+                lv_count=sum(1 for lv in st.lvs.values() if lv.vg == vg.name),
+            )
+        )
+    lvs = tuple(
+        LogicalVolume(
+            name=lv.name,
+            vg=lv.vg,
+            size_bytes=lv.size_bytes,
+            segtype=lv.segtype,
+            attr="-wi-ao----"
+            if (fs := st.filesystems.get(lv.kernel_name)) is not None and fs.mountpoints
+            else "-wi-a-----",
+            kernel_name=lv.kernel_name,
+            uuid=lv.uuid,
+            stripes=lv.stripes,
+            stripe_size=lv.stripe_size,
+            devices=lv.devices,
+        )
+        for lv in st.lvs.values()
+    )
+    cache.lvm = (tuple(pvs), tuple(vgs), lvs)
+    cache.filesystems = tuple(
+        Filesystem(
+            device=f.device,
+            fstype=f.fstype,
+            uuid=f.uuid,
+            label=f.label,
+            mountpoints=f.mountpoints,
+            size_bytes=f.size_bytes,
+            used_bytes=f.used_bytes,
+            avail_bytes=None if f.used_bytes is None else f.size_bytes - f.used_bytes,
+            block_size=f.block_size,
+            stride=f.stride,
+            stripe_width=f.stripe_width,
+            sunit_bytes=f.sunit_bytes,
+            swidth_bytes=f.swidth_bytes,
+        )
+        for f in st.filesystems.values()
+    )
+    cache.edges = tuple(edges)
+    cache.generation = st.generation
+
+
+def build_machine(st: SimState, cache: StaticCache) -> Machine:
+    refresh_static(st, cache)
+    pvs, vgs, lvs = cache.lvm
+    return Machine(
+        host=st.host,
+        kernel=st.kernel,
+        disks=cache.disks,
+        partitions=cache.partitions,
+        arrays=tuple(build_array(st, a) for a in st.arrays.values()),
+        pvs=pvs,
+        vgs=vgs,
+        lvs=lvs,
+        filesystems=cache.filesystems,
+        edges=cache.edges,
+        mdstat=render_mdstat(st),
+        taken_at=st.t,
+        is_root=True,
+        extra={"simulated": "yes"},
+    )
+
+
+def build_sample(st: SimState) -> LiveSample:
+    arrays = []
+    for a in st.arrays.values():
+        if a.level == "container":
+            continue
+        arrays.append(
+            MdLive(
+                name=a.name,
+                array_state=a.array_state,
+                degraded=a.degraded(),
+                sync=sync_status(st, a),
+                member_states=tuple((m.device, tuple(sorted(m.state))) for m in a.members),
+                level=a.level,
+            )
+        )
+    ios = []
+    for name in list(st.disks) + list(st.partitions):
+        io = st.io.get(name)
+        if io is None:
+            ios.append(DiskIO(name, 0, 0))
+            continue
+        ios.append(
+            DiskIO(
+                name=name,
+                read_bytes=io.read_bytes,
+                write_bytes=io.write_bytes,
+                read_count=io.read_count,
+                write_count=io.write_count,
+                busy_time_ms=io.busy_ms,
+            )
+        )
+    return LiveSample(taken_at=st.t, arrays=tuple(arrays), disk_io=tuple(ios))
+
+
+# ---- SMART --------------------------------------------------------------------------------
+def smart_counters(st: SimState, d: SimDisk) -> dict[str, int]:
+    """The disk's SMART counters now (ATA LBAs, wear, hours; NVMe data units)."""
+    s = d.smart
+    f = s.lba_count_factor
+    lbas_w = s.lbas_written + (d.smart_written_bytes * f.numerator) // (f.denominator * d.logical)
+    lbas_r = s.lbas_read + d.smart_read_bytes // d.logical
+    counted_bytes = (lbas_w - s.lbas_written) * d.logical
+    wlc_raw = s.wlc_raw + counted_bytes // d.size_bytes
+    hours = s.power_on_hours + int((st.t - st.t0) // 3600)
+    out = {
+        "lbas_written": lbas_w,
+        "lbas_read": lbas_r,
+        "wlc_raw": wlc_raw,
+        "wlc_value": max(1, 100 - (wlc_raw * 100) // s.rated_pe) if s.rated_pe else 0,
+        "hours": hours,
+        "duw": s.data_units_written + d.smart_written_bytes // 512000,
+        "dur": s.data_units_read + d.smart_read_bytes // 512000,
+    }
+    used = s.percentage_used
+    if s.nvme_tbw_per_percent:
+        used += d.smart_written_bytes // s.nvme_tbw_per_percent
+    out["pct_used"] = used
+    return out
+
+
+def build_smart(st: SimState, d: SimDisk) -> SmartReading:
+    s = d.smart
+    if not s.available:
+        return SmartReading(
+            device=d.name,
+            available=False,
+            reason=s.reason,
+            model=d.model,
+            serial=d.serial,
+            capacity_bytes=d.size_bytes,
+            rotational=d.rotational,
+            exit_status=2,
+            taken_at=st.t,
+        )
+    c = smart_counters(st, d)
+    if s.protocol == "NVMe":
+        nvme = {
+            "critical_warning": 0,
+            "temperature": s.temperature_c,
+            "available_spare": 100,
+            "available_spare_threshold": 10,
+            "percentage_used": c["pct_used"],
+            "data_units_read": c["dur"],
+            "data_units_written": c["duw"],
+            "host_reads": c["dur"] * 8,
+            "host_writes": c["duw"] * 8,
+            "power_cycles": 42,
+            "power_on_hours": c["hours"],
+            "unsafe_shutdowns": 3,
+            "media_errors": 0,
+            "num_err_log_entries": 0,
+        }
+        return SmartReading(
+            device=d.name,
+            available=True,
+            protocol="NVMe",
+            model=d.model,
+            serial=d.serial,
+            health=s.health,
+            temperature_c=s.temperature_c,
+            power_on_hours=c["hours"],
+            logical_sector=d.logical,
+            capacity_bytes=d.size_bytes,
+            rotational=False,
+            nvme=nvme,
+            exit_status=0,
+            taken_at=st.t,
+        )
+    attrs = [
+        SmartAttribute(5, "Reallocated_Sector_Ct", 100, 100, 10, s.reallocated, str(s.reallocated)),
+        SmartAttribute(9, "Power_On_Hours", 99, 99, 0, c["hours"], str(c["hours"])),
+        SmartAttribute(12, "Power_Cycle_Count", 99, 99, 0, 311, "311"),
+    ]
+    if s.rated_pe:
+        attrs.append(
+            SmartAttribute(
+                177,
+                "Wear_Leveling_Count",
+                c["wlc_value"],
+                c["wlc_value"],
+                0,
+                c["wlc_raw"],
+                str(c["wlc_raw"]),
+            )
+        )
+    attrs.append(
+        SmartAttribute(
+            190 if not d.rotational else 194,
+            "Airflow_Temperature_Cel" if not d.rotational else "Temperature_Celsius",
+            100 - s.temperature_c if not d.rotational else 250 - s.temperature_c * 2,
+            100 - s.temperature_c if not d.rotational else 250 - s.temperature_c * 2,
+            0,
+            s.temperature_c,
+            str(s.temperature_c),
+        )
+    )
+    if not d.rotational:
+        attrs.append(
+            SmartAttribute(
+                241, "Total_LBAs_Written", 99, 99, 0, c["lbas_written"], str(c["lbas_written"])
+            )
+        )
+        attrs.append(
+            SmartAttribute(242, "Total_LBAs_Read", 99, 99, 0, c["lbas_read"], str(c["lbas_read"]))
+        )
+    return SmartReading(
+        device=d.name,
+        available=True,
+        protocol="ATA",
+        model=d.model,
+        serial=d.serial,
+        health=s.health,
+        temperature_c=s.temperature_c,
+        power_on_hours=c["hours"],
+        logical_sector=d.logical,
+        capacity_bytes=d.size_bytes,
+        rotational=d.rotational,
+        attributes=tuple(attrs),
+        exit_status=0,
+        taken_at=st.t,
+    )
