@@ -1,0 +1,47 @@
+"""`raidman capture DIR` on this host, then replayed: the replay shows what the host showed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from backends.linux import LinuxBackend
+from backends.replay import ReplayBackend
+
+
+def test_capture_then_replay_matches_live_probe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "cap"
+    assert main(["capture", str(out), "--no-smart"]) == 0
+    printed = capsys.readouterr().out
+    assert f"raidman --replay {out}" in printed
+    assert (out / "README").read_text().startswith("raidman capture of ")
+    live = LinuxBackend().probe()
+    replayed = ReplayBackend(out).probe()
+    assert (replayed.host, replayed.kernel) == (live.host, live.kernel)
+    assert [d.name for d in replayed.disks] == [d.name for d in live.disks]
+    assert [(p.name, p.start_sector) for p in replayed.partitions] == [
+        (p.name, p.start_sector) for p in live.partitions
+    ]
+    assert replayed.edges == live.edges
+    assert [a.name for a in replayed.arrays] == [a.name for a in live.arrays]
+
+
+def test_capture_into_unwritable_place_is_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert main(["capture", str(blocker / "cap")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("raidman capture: cannot write") and "Traceback" not in err
+
+
+def test_replay_of_missing_dir_is_a_backend_error(tmp_path: Path) -> None:
+    from backends.base import BackendError
+
+    with pytest.raises(BackendError, match="not a raidman capture"):
+        ReplayBackend(tmp_path / "nothing")
