@@ -189,8 +189,8 @@ def test_filesystems_and_mountpoints(replay: tuple[Machine, Raw, ReplayBackend])
     walk(lsblk["blockdevices"])
     mounts: dict[str, list[str]] = {}
     for line in raw.file("/proc/self/mountinfo").splitlines():
-        f = line.split()
-        mounts.setdefault(f[2], []).append(f[4])
+        fields = line.split()
+        mounts.setdefault(fields[2], []).append(fields[4])
     ext4 = [f for f in m.filesystems if f.fstype == "ext4"]
     assert len(ext4) == 2
     for f in ext4:
