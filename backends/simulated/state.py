@@ -489,11 +489,12 @@ class SimState:
         while self.t < t and guard < 10000:
             guard += 1
             nxt = t
+            ends: dict[str, float] = {}
             for a in self.arrays.values():
                 r = self.rate(a)
                 if a.job is not None and r > 0:
-                    left = (a.job.total - a.job.pos) / (2 * r)
-                    nxt = min(nxt, self.t + max(left, 0.0))
+                    ends[a.name] = self.t + max(0.0, (a.job.total - a.job.pos) / (2 * r))
+                    nxt = min(nxt, ends[a.name])
             dt = nxt - self.t
             finished: list[SimArray] = []
             for a in self.arrays.values():
@@ -503,10 +504,9 @@ class SimState:
                 r = self.rate(a)
                 if r > 0 and dt > 0:
                     job.pos = min(float(job.total), job.pos + 2 * r * dt)
-                    if nxt == t and job.pos >= job.total - 1e-6:
-                        job.pos = float(job.total)
-                if job.pos >= job.total:
+                if a.name in ends and ends[a.name] <= nxt + 1e-9:
                     job.pos = float(job.total)
+                if job.pos >= job.total:
                     finished.append(a)
             self.t = nxt
             for a in self.arrays.values():

@@ -78,7 +78,7 @@ def read_path(st: SimState, path: str) -> str | None:
         return st.files[path]
     if not path.startswith("/sys/block/") and not path.startswith("/sys/class/block/"):
         return None
-    rest = path.split("/", 4)[4] if path.startswith("/sys/block/") else path.split("/", 5)[5]
+    rest = path.split("/", 3)[3] if path.startswith("/sys/block/") else path.split("/", 4)[4]
     dev, _, attr = rest.partition("/")
     val = _block_attr(st, dev, attr)
     return None if val is None else val + "\n"
