@@ -60,7 +60,11 @@ def test_raid10_evo_layers_and_article_line(make) -> None:
     a = m.array("md127")
     assert a is not None
     assert (a.level, a.layout, a.chunk_bytes, a.bitmap, a.metadata) == (
-        "raid10", "n2", 32 * 1024, None, "1.2"
+        "raid10",
+        "n2",
+        32 * 1024,
+        None,
+        "1.2",
     )
     assert a.array_name is not None and a.array_name.endswith(":127")
     assert a.size_bytes == 167651328 * 1024
@@ -77,7 +81,10 @@ def test_raid10_evo_layers_and_article_line(make) -> None:
     assert fs is not None and fs.fstype == "ext4" and fs.mounted
     assert (fs.stride, fs.stripe_width) == (8, 16)
     assert a.sync is not None and a.sync.action == "resync"
-    assert "      [===>.................]  resync = 16.3% (27408896/167651328) finish=6.0min speed=384214K/sec" in (m.mdstat or "")
+    assert (
+        "      [===>.................]  resync = 16.3% (27408896/167651328) finish=6.0min speed=384214K/sec"
+        in (m.mdstat or "")
+    )
     conf = b.read_text("/etc/mdadm/mdadm.conf")
     assert conf is not None and "ARRAY /dev/md/127 metadata=1.2" in conf and a.uuid is not None
 
@@ -87,7 +94,11 @@ def test_raid6_wd_degraded_rebuilding_onto_spare(make) -> None:
     a = m.array("md0")
     assert a is not None
     assert (a.level, a.raid_disks, a.bitmap, a.stripe_cache_size, a.degraded) == (
-        "raid6", 5, "internal", 256, 1
+        "raid6",
+        5,
+        "internal",
+        256,
+        1,
     )
     assert "[5/4] [_UUUU]" in (m.mdstat or "")
     assert a.sync is not None and a.sync.action == "recover" and a.sync.targets == ("sdf1",)
@@ -102,7 +113,11 @@ def test_usb_bridge_geometry_and_kernel_alignment_offsets(make) -> None:
     sdh = m.disk("sdh")
     assert sdh is not None
     assert (sdh.transport, sdh.logical_sector, sdh.physical_sector, sdh.min_io, sdh.optimal_io) == (
-        "usb", 512, 4096, 4096, 33553920
+        "usb",
+        512,
+        4096,
+        4096,
+        33553920,
     )
     parts = sorted((p for p in m.partitions if p.parent == "sdh"), key=lambda p: p.start_sector)
     assert [p.start_sector % 65535 for p in parts] == [0] * len(parts)
@@ -159,7 +174,11 @@ def test_mdstat_progress_format_matches_kernel(make) -> None:
     b = make("raid5-cable")
     b.clock.advance(600)
     text = b.read_text("/proc/mdstat") or ""
-    line = re.search(r"^      \[(=*)>(\.*)\]  recovery =\s*(\d+)\.(\d)% \((\d+)/(\d+)\) finish=(\d+)\.(\d)min speed=(\d+)K/sec$", text, re.M)
+    line = re.search(
+        r"^      \[(=*)>(\.*)\]  recovery =\s*(\d+)\.(\d)% \((\d+)/(\d+)\) finish=(\d+)\.(\d)min speed=(\d+)K/sec$",
+        text,
+        re.M,
+    )
     assert line is not None, text
     eq, dots = line.group(1), line.group(2)
     assert len(eq) + len(dots) == 20
