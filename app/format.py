@@ -154,10 +154,7 @@ def array_summary(array: MdArray) -> str:
     """One line for a tree label: "raid10 n2 · 32K · [UUUU] · resync 16.3%"."""
     head = array.level
     if array.layout and array.level in ("raid10", "raid5", "raid6", "raid4"):
-        layout = array.layout
-        if array.level != "raid10" and len(layout) > 12:
-            layout = layout.replace("left-", "l-").replace("right-", "r-")
-        head += f" {layout}"
+        head += f" {array.layout}"
     parts = [head]
     if array.chunk_bytes:
         parts.append(short_size(array.chunk_bytes))

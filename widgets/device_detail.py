@@ -50,6 +50,9 @@ _GEOMETRY = {
     "extent_size",
     "pe_start",
 }
+# set by DeviceDetail.show for narrow panes: sizes without the exact byte count
+_compact = False
+
 _STATE_OK = {"clean", "active", "in_sync", "PASSED", "write-pending", "active-idle"}
 
 
@@ -62,12 +65,15 @@ def fmt_value(name: str, value: Any) -> Text:
     if isinstance(value, int) and not isinstance(value, bool):
         if name in _GEOMETRY:
             t = Text(f"{value:,} B")
-            if value >= 1024:
+            if value >= 1024 and not _compact:
                 t.append(f" ({human_bytes(value)})", "cyan")
             return t
         if name.endswith("_bytes") or name in ("size", "discard_max_bytes"):
+            if value < 1024:
+                return Text(f"{value} B", "cyan")
             t = Text(human_bytes(value), "cyan")
-            t.append(f" ({value:,} B)", "bright_black")
+            if not _compact:
+                t.append(f" ({value:,} B)", "bright_black")
             return t
         if name.endswith("_sectors") or name in ("start_sector", "reshape_position"):
             return Text(sectors(value))
@@ -96,7 +102,7 @@ def fmt_value(name: str, value: Any) -> Text:
 
 def field_table(obj: Any, *, skip: tuple[str, ...] = (), title: str | None = None) -> Table:
     """Every dataclass field of ``obj`` as a two-column table."""
-    table = Table.grid(padding=(0, 2))
+    table = Table.grid(padding=(0, 1))
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
     if title:
@@ -431,15 +437,25 @@ class DeviceDetail(VerticalScroll):
         super().__init__(id=id)
         self._body = Static(Text("probing…", "bright_black"), id="detail-body")
         self.ref: NodeRef | None = None
+        self._machine: Machine | None = None
 
     def compose(self) -> ComposeResult:
         yield self._body
 
     def show(self, machine: Machine | None, ref: NodeRef | None) -> None:
+        global _compact
         self.ref = ref
+        self._machine = machine
         if machine is None:
             self._body.update(Text("probing…", "bright_black"))
         elif ref is None:
             self._body.update(Text("select a device in the tree", "bright_black"))
         else:
-            self._body.update(render_ref(machine, ref))
+            _compact = 0 < self.size.width < 60
+            try:
+                self._body.update(render_ref(machine, ref))
+            finally:
+                _compact = False
+
+    def on_resize(self) -> None:
+        self.show(self._machine, self.ref)

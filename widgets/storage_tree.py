@@ -199,12 +199,15 @@ class _Builder:
         for mem in sorted(a.members, key=lambda x: (x.slot is None, x.slot or 0, x.device)):
             t = Text("◦ ", "bright_black")
             t.append(mem.device, "bold")
-            slot = f"slot {mem.slot}" if mem.slot is not None else "no slot"
-            t.append(f"  {slot}  ")
-            t.append(mem.role, member_colour(mem))
-            marks = member_marks(mem)
-            if marks:
-                t.append(f" {marks}", "bold")
+            if a.is_container:  # container members have no role of their own
+                t.append("  container member", "bright_black")
+            else:
+                slot = f"slot {mem.slot}" if mem.slot is not None else "no slot"
+                t.append(f"  {slot}  ")
+                t.append(mem.role, member_colour(mem))
+                marks = member_marks(mem)
+                if marks:
+                    t.append(f" {marks}", "bold")
             target = dev_key(mem.device) if m.device(mem.device) is not None else None
             self.add(
                 NodeRef(f"member:{a.name}:{mem.device}", "member", mem.device, target, a.name),
@@ -244,7 +247,9 @@ class _Builder:
                 mem = obj.member(name)
                 t = Text("→ ", "bright_black")
                 t.append(obj.name, "bold")
-                if mem is not None:
+                if obj.is_container:
+                    t.append("  container", "bright_black")
+                elif mem is not None:
                     t.append(f" slot {mem.slot}" if mem.slot is not None else " (no slot)")
                     t.append(f"  {mem.role}", member_colour(mem))
                     marks = member_marks(mem)
@@ -412,6 +417,7 @@ class StorageTree(Tree[NodeRef]):
         self._by_key: dict[str, TreeNode[NodeRef]] = {}
         self._specs: list[NodeSpec] = []
         self._badges: dict[str, str] = {}
+        self._machine: Machine | None = None
         self._collapsed: set[str] = set()  # keys the user collapsed (everything else opens)
 
     # ---- public API --------------------------------------------------------------------
@@ -433,6 +439,7 @@ class StorageTree(Tree[NodeRef]):
     def update_machine(self, machine: Machine) -> None:
         """Show ``machine``. Same structure: labels updated in place; otherwise rebuilt, keeping
         the cursor (by key) and what the user collapsed."""
+        self._machine = machine
         specs = build_tree_spec(machine)
         old = [(s.ref.key, s.parent) for s in self._specs]
         new = [(s.ref.key, s.parent) for s in specs]
@@ -493,6 +500,13 @@ class StorageTree(Tree[NodeRef]):
         self.scroll_to_node(node, animate=False)
 
     def _first_device(self) -> None:
+        """Initial cursor: the first degraded array, else the first syncing one, else the
+        first device: what the admin opened raidman for."""
+        if self._machine is not None:
+            for group in (self._machine.degraded_arrays, self._machine.syncing_arrays):
+                for a in group:
+                    if self.go_to(a.name):
+                        return
         for s in self._specs:
             if s.ref.kind != "section":
                 node = self._by_key[s.ref.key]

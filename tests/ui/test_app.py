@@ -35,6 +35,10 @@ async def test_arrow_keys_move_and_detail_follows() -> None:
         await wait_ready(pilot)
         tree = app.storage_tree
         assert tree.has_focus
+        # the cursor starts on the syncing array: what the admin came for
+        await wait_for(pilot, lambda: app.selected is not None and app.selected.key == "dev:md127")
+        app.go_to("nvme0n1")
+        await pilot.pause()
         assert app.selected is not None and app.selected.key == "dev:nvme0n1"
         assert "Samsung SSD 850 EVO 500GB" in _detail_text(app)
         assert "465.8 GiB (500,107,862,016 B)" in _detail_text(app)
@@ -49,6 +53,8 @@ async def test_jump_member_to_array_and_back() -> None:
     app = _app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
+        app.go_to("nvme0n1")
+        await pilot.pause()
         await pilot.press("down", "down")
         assert app.selected is not None and app.selected.key == "memberof:nvme0n1p1>md127"
         await pilot.press("g")
@@ -108,6 +114,21 @@ async def test_banner_for_syncing_then_degraded() -> None:
         assert "SYNCING" not in header
         node = app.storage_tree.node_for("dev:md127")
         assert node is not None and "[UUU_]" in str(node.label)
+
+
+async def test_cursor_starts_on_degraded_array_first() -> None:
+    from dataclasses import replace
+
+    from app.model import MdArray, MdMember
+
+    m = build_machine()
+    broken = MdArray(
+        "md5", "raid1", raid_disks=2, degraded=1, members=(MdMember("sda", 0, ("in_sync",)),)
+    )
+    app = _app(FakeBackend(machine=replace(m, arrays=(*m.arrays, broken))))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await wait_for(pilot, lambda: app.selected is not None and app.selected.key == "dev:md5")
 
 
 async def test_calm_machine_has_no_banner() -> None:
@@ -252,6 +273,8 @@ async def test_extra_pane_gets_app_messages(monkeypatch: pytest.MonkeyPatch) -> 
         await wait_ready(pilot)
         listener = app.main.query_one(Listener)
         await wait_for(pilot, lambda: "evo" in listener.hosts and listener.lives > 0)
+        app.go_to("nvme0n1")
+        await pilot.pause()
         await pilot.press("down")
         await wait_for(pilot, lambda: "dev:nvme0n1p1" in listener.selections)
         assert "Listen" in plain_tabs(app)

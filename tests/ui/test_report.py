@@ -144,3 +144,47 @@ def test_cli_probe_failure_is_a_message(
     monkeypatch.setattr(report_cmd, "make_backend", lambda args: FakeBackend(fail_probe="boom"))
     assert report_cmd.run(_args("--json")) == 1
     assert "probe failed: boom" in capsys.readouterr().err
+
+
+def _scenario_json(name: str) -> dict[str, object]:
+    from backends.simulated import SimClock, SimulatedBackend
+
+    backend = SimulatedBackend.from_scenario(name, clock=SimClock.manual())
+    return machine_to_json(backend.probe())
+
+
+def test_scenario_raid10_evo_json() -> None:
+    """Scenario (a): RAID-10 near-2, 32 KiB chunk, no bitmap, named 127, resyncing."""
+    out = _scenario_json("raid10-evo")
+    arrays = out["arrays"]
+    assert isinstance(arrays, list)
+    (a,) = [x for x in arrays if x["name"] == "md127"]
+    assert (a["level"], a["layout"], a["chunk_bytes"], a["bitmap"]) == ("raid10", "n2", 32768, None)
+    assert len(a["members"]) == 4 and all(m["state"] == ["in_sync"] for m in a["members"])
+    assert a["sync"] is not None and a["sync"]["action"] == "resync"
+    assert 0 < a["sync"]["done_sectors"] < a["sync"]["total_sectors"]
+    json.dumps(out)
+
+
+@pytest.mark.parametrize(
+    "name", ["raid10-evo", "raid5-cable", "raid6-wd", "usb-bridge", "imsm", "blank"]
+)
+def test_every_scenario_has_the_documented_shape(name: str) -> None:
+    out = _scenario_json(name)
+    assert {"host", "kernel", "disks", "partitions", "arrays", "lvm", "filesystems"} <= set(out)
+    for d in out["disks"]:  # type: ignore[attr-defined]
+        assert set(d) == DISK_KEYS
+    for a in out["arrays"]:  # type: ignore[attr-defined]
+        assert set(a) == ARRAY_KEYS
+        assert a["sync"] is None or set(a["sync"]) == SYNC_KEYS
+    json.loads(json.dumps(out))
+
+
+def test_raid6_degraded_json() -> None:
+    """Scenario (c): RAID-6 of five WD HDDs, internal bitmap, stripe_cache_size 256, degraded."""
+    out = _scenario_json("raid6-wd")
+    (a,) = out["arrays"]  # type: ignore[misc]
+    assert (a["level"], a["bitmap"], a["stripe_cache_size"], a["degraded"]) == (
+        "raid6", "internal", 256, 1,
+    )  # fmt: skip
+    assert any(m["role"] == "faulty" for m in a["members"])

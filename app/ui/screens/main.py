@@ -8,7 +8,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
@@ -20,10 +20,13 @@ from widgets.header_banner import HeaderBanner, NotesBar
 from widgets.storage_tree import StorageTree
 
 
-class MdstatView(VerticalScroll):
+class MdstatView(ScrollableContainer):
     """The raw /proc/mdstat of the last probe (``Machine.mdstat``)."""
 
-    DEFAULT_CSS = "MdstatView { padding: 0 1; }"
+    DEFAULT_CSS = """
+    MdstatView { padding: 0 1; }
+    MdstatView > Static { width: auto; }
+    """
 
     def compose(self) -> ComposeResult:
         yield Static(Text("probing…", "bright_black"), id="mdstat-body")
@@ -35,7 +38,7 @@ class MdstatView(VerticalScroll):
         elif machine.mdstat is None:
             body.update(Text("/proc/mdstat not available (no md driver loaded?)", "bright_black"))
         else:
-            body.update(Text(machine.mdstat.rstrip("\n")))
+            body.update(Text(machine.mdstat.rstrip("\n"), no_wrap=True))
 
 
 PaneFactory = Callable[[], Widget]

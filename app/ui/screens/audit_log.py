@@ -1,0 +1,198 @@
+"""AuditLogScreen: what raidman executed (and refused), newest first, from the audit log.
+
+Each row: local time, user, plan title, the command as a copyable shell line (``shlex.join``),
+exit code (green 0, red otherwise, yellow "refused"), duration and the pre-flight warnings that
+were forced past. The highlighted entry is shown in full below the table; ``c`` copies its
+command line to the clipboard. Escape closes. A missing, empty or unreadable log says so.
+"""
+
+from __future__ import annotations
+
+import shlex
+from datetime import datetime
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from app.format import STATE_COLOURS, duration
+from app.plans.audit_log import AuditEntry, AuditLog
+
+DEFAULT_LIMIT = 2000
+
+
+def local_time(ts: float) -> str:
+    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def command_line(entry: AuditEntry) -> str:
+    """The step as a shell line the admin can paste; with its stdin source when it had one."""
+    if not entry.argv:
+        return ""
+    line = shlex.join(entry.argv)
+    if entry.stdin_from:
+        line = f"{shlex.join(entry.stdin_from)} | {line}"
+    return line
+
+
+def exit_cell(entry: AuditEntry) -> Text:
+    if entry.event == "refused":
+        return Text("refused", style=STATE_COLOURS["warning"])
+    if entry.exit_code is None:
+        return Text("?", style=STATE_COLOURS["muted"])
+    colour = STATE_COLOURS["ok"] if entry.exit_code == 0 else STATE_COLOURS["error"]
+    return Text(str(entry.exit_code), style=f"bold {colour}")
+
+
+def forced_cell(entry: AuditEntry) -> Text:
+    if not entry.forced:
+        return Text("")
+    return Text("forced: " + ", ".join(entry.forced), style=STATE_COLOURS["warning"])
+
+
+class AuditLogScreen(Screen[None]):
+    """The audit log, newest first. ``path``: the log (default: the audit log's usual place)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("c", "copy_command", "Copy command"),
+        Binding("r", "reload", "Reload"),
+    ]
+    DEFAULT_CSS = """
+    AuditLogScreen { layout: vertical; }
+    AuditLogScreen #al-title { text-style: bold; padding: 0 1; }
+    AuditLogScreen #al-message { padding: 1 1; }
+    AuditLogScreen #al-table { height: 1fr; }
+    AuditLogScreen #al-detail { height: auto; max-height: 8; padding: 0 1;
+                                border-top: solid $primary; }
+    """
+
+    def __init__(
+        self, path: Path | str | None = None, *, limit: int | None = DEFAULT_LIMIT
+    ) -> None:
+        super().__init__()
+        self.log_path = AuditLog(path).path
+        self.limit = limit
+        self.entries: list[AuditEntry] = []  # newest first
+        self.problem: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"Audit log · {self.log_path}", id="al-title")
+        yield Static(id="al-message")
+        table: DataTable[str | Text] = DataTable(
+            id="al-table", cursor_type="row", zebra_stripes=True
+        )
+        yield table
+        yield Static(id="al-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#al-table", DataTable)
+        table.add_column("time", key="time", width=19)
+        table.add_column("user", key="user")
+        table.add_column("plan", key="plan")
+        table.add_column("command", key="command")
+        table.add_column("exit", key="exit", width=7)
+        table.add_column("took", key="took", width=8)
+        table.add_column("forced", key="forced")
+        self.action_reload()
+
+    def _read(self) -> tuple[list[AuditEntry], str | None]:
+        """Entries (oldest first) and, when there are none, the message saying why."""
+        p = self.log_path
+        try:
+            with p.open("rb"):
+                pass
+        except FileNotFoundError:
+            return [], f"No audit log yet at {p}: raidman has not executed anything here."
+        except OSError as e:
+            return [], f"Cannot read the audit log {p}: {e.strerror or e}"
+        entries = AuditLog(p).read_entries(self.limit)
+        if not entries:
+            return [], f"The audit log {p} has no readable entries: nothing executed yet."
+        return entries, None
+
+    def action_reload(self) -> None:
+        entries, problem = self._read()
+        self.entries = list(reversed(entries))
+        self.problem = problem
+        message = self.query_one("#al-message", Static)
+        table = self.query_one("#al-table", DataTable)
+        table.clear()
+        if problem is not None:
+            message.update(Text(problem, style=STATE_COLOURS["warning"]))
+        else:
+            n = len(self.entries)
+            message.update(Text(f"{n} entr{'y' if n == 1 else 'ies'}, newest first", style="dim"))
+        message.display = True
+        table.display = problem is None
+        for i, e in enumerate(self.entries):
+            took = "" if e.duration_s is None else duration(e.duration_s)
+            cmd = command_line(e) or Text(e.reason or "", style="italic")
+            table.add_row(
+                local_time(e.ts),
+                e.user,
+                e.plan,
+                cmd,
+                exit_cell(e),
+                took,
+                forced_cell(e),
+                key=str(i),
+            )
+        self._show_detail(0 if self.entries else None)
+        if self.entries:
+            table.focus()
+
+    def _show_detail(self, row: int | None) -> None:
+        detail = self.query_one("#al-detail", Static)
+        if row is None or not 0 <= row < len(self.entries):
+            detail.display = False
+            return
+        e = self.entries[row]
+        t = Text()
+        t.append(f"{local_time(e.ts)} ({e.time_iso})  {e.user}  {e.event}  ", style="dim")
+        t.append(e.plan, style="bold")
+        t.append("\n")
+        line = command_line(e)
+        if line:
+            t.append("$ " + line + "\n")
+        t.append("exit ")
+        t.append_text(exit_cell(e))
+        if e.duration_s is not None:
+            t.append(f" after {duration(e.duration_s)}")
+        t.append("\n")
+        if e.reason:
+            t.append(f"reason: {e.reason}\n", style=STATE_COLOURS["warning"])
+        if e.forced:
+            t.append_text(forced_cell(e))
+            t.append("\n")
+        t.rstrip()
+        detail.update(t)
+        detail.display = True
+
+    @property
+    def current(self) -> AuditEntry | None:
+        if not self.entries:
+            return None
+        row = self.query_one("#al-table", DataTable).cursor_row
+        return self.entries[row] if 0 <= row < len(self.entries) else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._show_detail(event.cursor_row)
+
+    def action_copy_command(self) -> None:
+        e = self.current
+        line = command_line(e) if e is not None else ""
+        if not line:
+            self.notify("Nothing to copy on this row.", severity="warning")
+            return
+        self.app.copy_to_clipboard(line)
+        self.notify(f"Copied: {line}")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,81 @@
+"""Snapshot tests of the main screen for every simulated scenario, at 80×24 and 200×60.
+
+The clock is manual, so each picture is deterministic. Each run also writes the SVG to
+``screenshots/<scenario>-<W>x<H>.svg`` so the pictures in the README stay current
+(``make snapshots`` = ``pytest tests/ui --snapshot-update`` accepts new pictures).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import textual._doc
+from textual.pilot import Pilot
+
+from app.ui.app import RaidmanApp
+from backends.simulated import SimClock, SimulatedBackend
+from tests.ui.fake_backend import FakeBackend
+from tests.ui.helpers import wait_ready
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
+SCENARIOS = ("raid10-evo", "raid5-cable", "raid6-wd", "usb-bridge", "imsm", "blank")
+SIZES = ((80, 24), (200, 60))
+
+SnapSave = Callable[..., bool]
+
+
+@pytest.fixture
+def snap_save(snap_compare: Any, monkeypatch: pytest.MonkeyPatch) -> SnapSave:
+    """``snap_compare`` that also writes the picture it took to ``screenshots/<name>.svg``."""
+
+    def compare(app: RaidmanApp, name: str, **kw: Any) -> bool:
+        taken: list[str] = []
+        original = textual._doc.take_svg_screenshot
+
+        def take(*args: Any, **kwargs: Any) -> str:
+            svg = original(*args, **kwargs)
+            taken.append(svg)
+            return svg
+
+        monkeypatch.setattr(textual._doc, "take_svg_screenshot", take)
+        result = bool(snap_compare(app, **kw))
+        assert taken, "snap_compare took no screenshot"
+        SCREENSHOTS.mkdir(exist_ok=True)
+        (SCREENSHOTS / f"{name}.svg").write_text(taken[0], encoding="utf-8")
+        return result
+
+    return compare
+
+
+async def _ready(pilot: Pilot[None]) -> None:
+    await wait_ready(pilot)
+    await pilot.pause(0.1)
+
+
+def _scenario_app(name: str) -> RaidmanApp:
+    backend = SimulatedBackend.from_scenario(name, clock=SimClock.manual())
+    return RaidmanApp(backend, probe_interval=0, sample_interval=0)
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_scenario(snap_save: SnapSave, scenario: str, width: int, height: int) -> None:
+    app = _scenario_app(scenario)
+    assert snap_save(
+        app, f"{scenario}-{width}x{height}", terminal_size=(width, height), run_before=_ready
+    )
+
+
+def test_fake_machine_mdstat_tab(snap_save: SnapSave) -> None:
+    """The mdstat pane and a notes line, on the hand-built machine."""
+    app = RaidmanApp(FakeBackend(), probe_interval=0, sample_interval=0)  # type: ignore[arg-type]
+    assert snap_save(app, "fake-mdstat-120x30", terminal_size=(120, 30), run_before=_mdstat)
+
+
+async def _mdstat(pilot: Pilot[None]) -> None:
+    await _ready(pilot)
+    await pilot.press("m")
+    await pilot.pause(0.1)
