@@ -171,7 +171,9 @@ def machine_to_text(machine: Machine) -> str:
             )
             for mem in a.members:
                 slot = "-" if mem.slot is None else str(mem.slot)
-                lines.append(f"    slot {slot:>2}  {mem.device:<12} {mem.role} {member_marks(mem)}")
+                lines.append(
+                    f"    slot {slot:>2}  {mem.device:<12} {mem.role} {member_marks(mem)}".rstrip()
+                )
             s = a.sync
             if s is not None and s.active:
                 lines.append(
