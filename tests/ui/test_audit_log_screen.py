@@ -1,0 +1,179 @@
+"""AuditLogScreen over a real audit log written through app.plans.audit_log's API."""
+
+from __future__ import annotations
+
+import shlex
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+from textual.app import App
+from textual.widgets import DataTable, Static
+
+from app.plans.audit_log import AuditLog, default_path, read_entries
+from app.ui.screens.audit_log import AuditLogScreen
+
+MKFS = ("mkfs.ext4", "-L", "my data", "-E", "stride=8,stripe-width=16", "/dev/md127")
+CREATE = (
+    "mdadm",
+    "--create",
+    "/dev/md127",
+    "--level=10",
+    "--raid-devices=4",
+    "/dev/nvme0n1",
+    "/dev/nvme1n1",
+    "/dev/nvme2n1",
+    "/dev/nvme3n1",
+)
+TEE = ("tee", "/sys/block/md127/md/stripe_cache_size")
+
+
+class Host(App[None]):
+    pass
+
+
+def text(cell: object) -> str:
+    return cell.plain if isinstance(cell, Text) else str(cell)
+
+
+def static_text(screen: AuditLogScreen, id_: str) -> str:
+    return text(screen.query_one(f"#{id_}", Static).content)
+
+
+@pytest.fixture
+def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AuditLog:
+    monkeypatch.setenv("RAIDMAN_STATE_DIR", str(tmp_path))
+    a = AuditLog()
+    assert a.path == tmp_path / "audit.log" == default_path()
+    a.record_step(plan="Create RAID-10 md127", argv=CREATE, exit_code=0, duration_s=1.25)
+    a.record_step(
+        plan="Tune md127",
+        argv=TEE,
+        exit_code=0,
+        duration_s=0.01,
+        stdin_from=("echo", "8192"),
+    )
+    a.record_step(
+        plan="ext4 on md127",
+        argv=MKFS,
+        exit_code=1,
+        duration_s=75.0,
+        forced=("existing-signature",),
+    )
+    a.record_refusal(plan="Add nvme4n1 to md127", reason="nvme4n1 is mounted at /srv")
+    assert a.last_error is None
+    return a
+
+
+async def test_rows_newest_first_with_shell_lines_and_coloured_exit(log: AuditLog) -> None:
+    entries = read_entries()
+    assert len(entries) == 4
+    app = Host()
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = AuditLogScreen()
+        await app.push_screen(screen)
+        await pilot.pause()
+        assert screen.problem is None
+        table = screen.query_one("#al-table", DataTable)
+        assert table.display and table.row_count == 4
+        rows = [[text(c) for c in table.get_row_at(i)] for i in range(4)]
+        # newest first: the refusal, the failed mkfs, the tee, the create
+        assert [r[2] for r in rows] == [
+            "Add nvme4n1 to md127",
+            "ext4 on md127",
+            "Tune md127",
+            "Create RAID-10 md127",
+        ]
+        expected_times = [
+            datetime.fromtimestamp(e.ts).strftime("%Y-%m-%d %H:%M:%S") for e in entries
+        ]
+        assert [r[0] for r in rows] == expected_times[::-1]
+        assert rows[1][3] == "mkfs.ext4 -L 'my data' -E stride=8,stripe-width=16 /dev/md127"
+        assert shlex.split(rows[1][3]) == list(MKFS)
+        assert rows[2][3] == "echo 8192 | tee /sys/block/md127/md/stripe_cache_size"
+        assert rows[3][3] == shlex.join(CREATE)
+        assert rows[0][3] == "nvme4n1 is mounted at /srv"  # a refusal has no command: its reason
+        assert [r[4] for r in rows] == ["refused", "1", "0", "0"]
+        exit_styles = [str(table.get_row_at(i)[4].style) for i in range(4)]
+        assert "yellow" in exit_styles[0] and "red" in exit_styles[1] and "green" in exit_styles[2]
+        assert rows[1][5] == "1m 15s" and rows[3][5] == "1s"
+        assert rows[1][6] == "forced: existing-signature" and rows[3][6] == ""
+        assert rows[0][1] == entries[0].user
+
+        # the detail follows the cursor; the top row is the refusal
+        detail = static_text(screen, "al-detail")
+        assert "reason: nvme4n1 is mounted at /srv" in detail
+        await pilot.press("down")
+        await pilot.pause()
+        detail = static_text(screen, "al-detail")
+        assert "$ mkfs.ext4 -L 'my data' -E stride=8,stripe-width=16 /dev/md127" in detail
+        assert "exit 1 after 1m 15s" in detail
+        assert "forced: existing-signature" in detail
+
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.clipboard == shlex.join(MKFS)
+
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not screen
+        assert not screen.is_attached
+
+
+async def test_reload_picks_up_new_entries(log: AuditLog) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 24)) as pilot:
+        screen = AuditLogScreen(log.path)
+        await app.push_screen(screen)
+        await pilot.pause()
+        table = screen.query_one("#al-table", DataTable)
+        assert table.row_count == 4
+        log.record_step(
+            plan="Fail nvme1n1",
+            argv=("mdadm", "/dev/md127", "--fail", "/dev/nvme1n1"),
+            exit_code=0,
+            duration_s=0.2,
+        )
+        await pilot.press("r")
+        await pilot.pause()
+        assert table.row_count == 5
+        assert text(table.get_row_at(0)[2]) == "Fail nvme1n1"
+        assert static_text(screen, "al-message").startswith("5 entries, newest first")
+
+
+async def test_missing_log_says_nothing_was_executed(tmp_path: Path) -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = AuditLogScreen(tmp_path / "audit.log")
+        await app.push_screen(screen)
+        await pilot.pause()
+        msg = static_text(screen, "al-message")
+        assert msg.startswith(f"No audit log yet at {tmp_path / 'audit.log'}")
+        assert not screen.query_one("#al-table", DataTable).display
+        assert not screen.query_one("#al-detail", Static).display
+        await pilot.press("c")  # nothing to copy: no crash, a notice
+        await pilot.pause()
+        assert app.clipboard == ""
+
+
+async def test_garbage_and_unreadable_logs(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.log"
+    junk.write_text('not json\n{"half": \n\n', encoding="utf-8")
+    unreadable = tmp_path / "dir.log"
+    unreadable.mkdir()  # opening a directory fails even for root
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = AuditLogScreen(junk)
+        await app.push_screen(screen)
+        await pilot.pause()
+        assert "has no readable entries" in static_text(screen, "al-message")
+        assert screen.entries == []
+        await pilot.press("escape")
+        await pilot.pause()
+        screen2 = AuditLogScreen(unreadable)
+        await app.push_screen(screen2)
+        await pilot.pause()
+        msg = static_text(screen2, "al-message")
+        assert msg.startswith(f"Cannot read the audit log {unreadable}: ")
+        assert screen2.problem == msg
