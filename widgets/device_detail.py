@@ -451,7 +451,7 @@ class DeviceDetail(VerticalScroll):
         elif ref is None:
             self._body.update(Text("select a device in the tree", "bright_black"))
         else:
-            _compact = 0 < self.size.width < 60
+            _compact = 0 < self.size.width < 44
             try:
                 self._body.update(render_ref(machine, ref))
             finally:
