@@ -199,3 +199,17 @@ def test_filesystems_and_mountpoints(replay: tuple[Machine, Raw, ReplayBackend])
     # one on the LV (dm-N above the RAID-5), one straight on the RAID-10
     kinds = sorted(type(m.device(f.device)).__name__ for f in ext4)
     assert kinds == ["LogicalVolume", "MdArray"]
+
+
+def test_smart_replays_what_smartctl_said(replay: tuple[Machine, Raw, ReplayBackend]) -> None:
+    m, raw, b = replay
+    nvme = [d for d in m.disks if d.transport == "nvme"]
+    assert len(nvme) == 4
+    for d in nvme:
+        rec = next(
+            c for c in raw.commands if c["argv"] == ["smartctl", "-j", "-a", f"/dev/{d.name}"]
+        )
+        doc = json.loads(rec["stdout"])
+        r = b.smart(d.name)
+        assert r.available and r.device == d.name
+        assert r.serial == doc["serial_number"] == d.serial

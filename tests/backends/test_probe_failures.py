@@ -163,13 +163,3 @@ def test_garbage_sysfs_value_is_a_note(cap: Path) -> None:
     md127 = m.array("md127")
     assert md127 is not None and md127.sync is not None
     assert md127.sync.action == "recover" and md127.sync.done_sectors is None
-
-
-def test_smart_without_module_or_with_replay(cap: Path) -> None:
-    b = ReplayBackend(cap)
-    b.probe()
-    r = b.smart("nvme0n1")
-    assert r.device == "nvme0n1"
-    # either the SMART module is installed (and reads the recorded smartctl -j -a output)
-    # or it says why not; it never raises
-    assert r.available or r.reason
