@@ -10,9 +10,13 @@ Requests (``op``):
   spawn  {argv, cwd?, env?}             -> {pid}          (runs in the background)
   poll   {pid}                          -> {running, rc, stdout, stderr}
   kill   {pid, signal?}                 -> {}
-  read   {paths: [...]}                 -> {data: {path: text | null}}   (one moment, no process)
+  read   {paths: [...], globs?: [...]}  -> {data: {path: text | null}}   (one moment, no process)
   glob   {patterns: [...]}              -> {paths: [...]}
   write  {path, data}                   -> {}
+  preload {modules, path?}              -> {failed: {module: error}}   (import into the agent)
+  call   {target "mod:func", args, kwargs, cwd?, env?, timeout?}
+                                        -> {rc, value, exception, stdout, stderr, duration}
+                                           (in a fork of the pre-loaded agent: no start-up cost)
   shutdown                              -> {} then the agent exits and the VM powers off
 
 Standard library only: it must start with nothing but the interpreter.
@@ -20,7 +24,9 @@ Standard library only: it must start with nothing but the interpreter.
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import importlib
 import json
 import os
 import signal
@@ -129,7 +135,10 @@ def op_kill(req: dict[str, Any]) -> dict[str, Any]:
 
 def op_read(req: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, str | None] = {}
-    for path in req["paths"]:
+    paths = list(req.get("paths", ()))
+    for pattern in req.get("globs", ()):
+        paths.extend(sorted(glob.glob(pattern)))
+    for path in paths:
         try:
             data[path] = _read_file(path)
         except OSError:
@@ -156,7 +165,115 @@ def op_ping(req: dict[str, Any]) -> dict[str, Any]:
     return {"pong": True, "uname": list(os.uname()), "uptime": uptime, "python": sys.executable}
 
 
+def op_preload(req: dict[str, Any]) -> dict[str, Any]:
+    """Import modules into the agent so that ``call`` children start warm (no interpreter
+    start-up, no imports over 9p under TCG: seconds per call)."""
+    path = req.get("path")
+    if path and path not in sys.path:
+        sys.path.insert(0, path)
+    failed: dict[str, str] = {}
+    for mod in req.get("modules", ()):
+        try:
+            importlib.import_module(mod)
+        except Exception as e:
+            failed[mod] = f"{type(e).__name__}: {e}"
+    return {"failed": failed}
+
+
+def op_call(req: dict[str, Any]) -> dict[str, Any]:
+    """``module:function(*args, **kwargs)`` in a forked child of the (pre-loaded) agent.
+
+    The child's stdout/stderr go to files; the JSON result comes back through a pipe.
+    SystemExit(n) becomes rc n (for entry points like ``app.cli:main``)."""
+    os.makedirs(SPAWN_DIR, exist_ok=True)
+    stamp = f"{time.monotonic_ns()}"
+    out_path = os.path.join(SPAWN_DIR, f"call-{stamp}.out")
+    err_path = os.path.join(SPAWN_DIR, f"call-{stamp}.err")
+    rfd, wfd = os.pipe()
+    t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:  # child
+        status = 0
+        try:
+            os.close(rfd)
+            out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            err = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(out, 1)
+            os.dup2(err, 2)
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            if req.get("cwd"):
+                os.chdir(req["cwd"])
+                if req["cwd"] not in sys.path:
+                    sys.path.insert(0, req["cwd"])
+            os.environ.update(_env(req.get("env")))
+            module, _, func = req["target"].partition(":")
+            fn = getattr(importlib.import_module(module), func)
+            try:
+                value = fn(*req.get("args", ()), **req.get("kwargs", {}))
+                payload = {"rc": 0, "value": value}
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+                if e.code is not None and not isinstance(e.code, int):
+                    sys.stderr.write(f"{e.code}\n")
+                payload = {"rc": code, "value": None}
+            data = json.dumps(payload, default=str).encode()
+        except BaseException:
+            traceback.print_exc()
+            data = json.dumps(
+                {"rc": 1, "value": None, "exception": traceback.format_exc()}
+            ).encode()
+            status = 1
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(wfd, view) :]
+        finally:
+            os._exit(status)
+    os.close(wfd)
+    chunks: list[bytes] = []
+    deadline = t0 + float(req.get("timeout") or 600)
+    timed_out = False
+    os.set_blocking(rfd, False)
+    while True:
+        try:
+            chunk = os.read(rfd, 1 << 20)
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                timed_out = True
+                break
+            time.sleep(0.01)
+            continue
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(rfd)
+    os.waitpid(pid, 0)
+    try:
+        payload = json.loads(b"".join(chunks) or b"{}")
+    except ValueError:
+        payload = {}
+    resp = {
+        "rc": -9 if timed_out else int(payload.get("rc", 1)),
+        "value": payload.get("value"),
+        "exception": payload.get("exception"),
+        "stdout": _read_file(out_path),
+        "stderr": _read_file(err_path)
+        + (f"\n[agent] timed out after {req.get('timeout')} s" if timed_out else ""),
+        "duration": time.monotonic() - t0,
+    }
+    for path in (out_path, err_path):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    return resp
+
+
 OPS = {
+    "preload": op_preload,
+    "call": op_call,
     "ping": op_ping,
     "run": op_run,
     "spawn": op_spawn,

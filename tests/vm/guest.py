@@ -22,3 +22,38 @@ def sample_asdict() -> dict[str, Any]:
     from backends.linux import LinuxBackend
 
     return dataclasses.asdict(LinuxBackend().sample())
+
+
+def _read(paths: list[str], globs: list[str]) -> dict[str, str | None]:
+    import glob as _glob
+
+    out: dict[str, str | None] = {}
+    for p in paths + [q for g in globs for q in sorted(_glob.glob(g))]:
+        try:
+            with open(p) as f:
+                out[p] = f.read()
+        except OSError:
+            out[p] = None
+    return out
+
+
+def bracketed_probe(specs: dict[str, list[list[str]]]) -> dict[str, Any]:
+    """The raw sysfs text of each array just before and just after raidman's probe.
+
+    ``specs``: {md: [paths, globs]} (from ``tests.vm.kernel.md_paths``)."""
+    import time
+
+    from backends.linux import LinuxBackend
+
+    backend = LinuxBackend()
+    before = {md: _read(p, g) for md, (p, g) in specs.items()}
+    t0 = time.monotonic()
+    machine = backend.probe()
+    probe_s = time.monotonic() - t0
+    after = {md: _read(p, g) for md, (p, g) in specs.items()}
+    return {
+        "before": before,
+        "machine": dataclasses.asdict(machine),
+        "after": after,
+        "probe_s": probe_s,
+    }

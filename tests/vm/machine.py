@@ -389,7 +389,21 @@ class VM:
                 return
 
     def _after_boot(self) -> None:
+        # md and dm are modules: load them now so /proc/sys/dev/raid exists from the start
+        self.run(
+            ["modprobe", "-a", "md_mod", "raid0", "raid1", "raid10", "raid456", "dm_mod"],
+            timeout=120,
+            check=True,
+        )
         self.refresh_disks()
+        mods = ["tests.vm.guest", "tests.vm.guest_reset", "backends.linux", "app.cli"]
+        mods += [
+            f"app.commands.{p.stem}" for p in sorted((REPO / "app" / "commands").glob("[a-z]*.py"))
+        ]
+        t0 = time.monotonic()
+        for mod, err in self.preload(*[m for m in mods if self.has_module(m)]).items():
+            self.note(f"guest preload of {mod} failed: {err}")
+        self.note(f"timing: guest preload of raidman modules: {time.monotonic() - t0:.1f} s")
         lim = self.read_many(
             ["/proc/sys/dev/raid/speed_limit_min", "/proc/sys/dev/raid/speed_limit_max"]
         )
@@ -514,10 +528,9 @@ class VM:
         self, paths: Sequence[str] = (), globs: Sequence[str] = ()
     ) -> dict[str, str | None]:
         """Read many small files in ONE agent request (one moment): {path: text or None}."""
-        all_paths = list(paths)
-        if globs:
-            all_paths += self.request("glob", patterns=list(globs))["paths"]
-        data: dict[str, str | None] = self.request("read", paths=all_paths)["data"]
+        data: dict[str, str | None] = self.request("read", paths=list(paths), globs=list(globs))[
+            "data"
+        ]
         return data
 
     def try_read(self, path: str) -> str | None:
@@ -542,30 +555,75 @@ class VM:
             [sys.executable, "-c", code], timeout=timeout, cwd=str(REPO), check=True
         ).stdout
 
-    def call(self, target: str, *args: Any, timeout: float = 300.0, **kwargs: Any) -> Any:
-        """Call ``"package.module:function"`` in a fresh guest Python with JSON args; returns its
-        JSON-serialisable result. The function runs against the guest's real kernel."""
-        module, _, func = target.partition(":")
-        code = (
-            "import json, sys, importlib\n"
-            f"f = getattr(importlib.import_module({module!r}), {func!r})\n"
-            "a = json.loads(sys.argv[1])\n"
-            "r = f(*a['args'], **a['kwargs'])\n"
-            "sys.stdout.write('\\n@@RESULT@@' + json.dumps(r, default=str))\n"
-        )
-        res = self.run(
-            [sys.executable, "-c", code, json.dumps({"args": args, "kwargs": kwargs})],
-            timeout=timeout,
+    def call_result(
+        self,
+        target: str,
+        *args: Any,
+        timeout: float = 300.0,
+        env: dict[str, str] | None = None,
+        **kwargs: Any,
+    ) -> tuple[CommandResult, Any]:
+        """``module:function(*args, **kwargs)`` in the guest, in a fork of the agent (modules
+        pre-loaded at boot: no interpreter start-up). Returns (result, function's value)."""
+        resp = self.request(
+            "call",
+            _timeout=timeout + 60,
+            _what=f"call {target}{list(args)!r}"[:200],
+            target=target,
+            args=list(args),
+            kwargs=kwargs,
             cwd=str(REPO),
-            check=True,
+            env=env,
+            timeout=timeout,
         )
-        return json.loads(res.stdout.rsplit("@@RESULT@@", 1)[1])
+        stderr = resp["stderr"] + (resp.get("exception") or "")
+        res = CommandResult(
+            ("call", target, *map(str, args)),
+            int(resp["rc"]),
+            resp["stdout"],
+            stderr,
+            float(resp["duration"]),
+        )
+        return res, resp.get("value")
 
-    def raidman(self, *args: str, timeout: float = 300.0, check: bool = False) -> CommandResult:
-        """``python -m app.cli ARGS`` in the guest, from the repo (the real Linux backend)."""
-        return self.run(
-            [sys.executable, "-m", "app.cli", *args], timeout=timeout, cwd=str(REPO), check=check
-        )
+    def call(self, target: str, *args: Any, timeout: float = 300.0, **kwargs: Any) -> Any:
+        """``"package.module:function"`` run in the guest against the real kernel, with JSON
+        arguments; returns its JSON-serialisable value. Raises :class:`GuestCommandError`."""
+        res, value = self.call_result(target, *args, timeout=timeout, **kwargs)
+        if not res.ok:
+            raise GuestCommandError(res)
+        return value
+
+    def raidman(
+        self, *args: str, timeout: float = 300.0, check: bool = False, fresh: bool = False
+    ) -> CommandResult:
+        """``raidman ARGS`` (``app.cli:main``) in the guest, from the repo, on the real Linux
+        backend. ``fresh=True`` starts a new interpreter (``python -m app.cli``) instead of
+        forking the pre-loaded agent."""
+        if fresh:
+            return self.run(
+                [sys.executable, "-m", "app.cli", *args],
+                timeout=timeout,
+                cwd=str(REPO),
+                check=check,
+            )
+        res, value = self.call_result("app.cli:main", list(args), timeout=timeout)
+        if res.ok and isinstance(value, int):
+            res = CommandResult(("raidman", *args), value, res.stdout, res.stderr, res.duration_s)
+        else:
+            res = CommandResult(
+                ("raidman", *args), res.returncode, res.stdout, res.stderr, res.duration_s
+            )
+        if check and not res.ok:
+            raise GuestCommandError(res)
+        return res
+
+    def preload(self, *modules: str) -> dict[str, str]:
+        """Import ``modules`` into the guest agent so later calls fork warm; {module: error}."""
+        failed: dict[str, str] = self.request(
+            "preload", modules=list(modules), path=str(REPO), _timeout=300
+        )["failed"]
+        return failed
 
     def has_module(self, module: str) -> bool:
         """Whether ``module`` exists in the repo (checked on the host: the guest sees the same files)."""
@@ -607,7 +665,9 @@ class VM:
         dest = self.captures / name
         if dest.exists():
             shutil.rmtree(dest)
+        t0 = time.monotonic()
         self.raidman("capture", str(dest), check=True)
+        self.note(f"timing: capture {name}: {time.monotonic() - t0:.1f} s")
         if os.environ.get("RAIDMAN_VM_UPDATE_FIXTURES") == "1":
             fixture = FIXTURES_VM / name
             if fixture.exists():

@@ -48,3 +48,17 @@ def test_qmp_answers(vm: VM) -> None:
     assert status["running"] is True
     names = {d["qdev"] for d in vm.qmp("query-block") if d.get("qdev")}
     assert any("nvme0" in n for n in names), names
+
+
+def test_call_forks_the_preloaded_agent(vm: VM) -> None:
+    assert vm.call("os:getuid") == 0
+    assert vm.call("os.path:join", "/a", "b") == "/a/b"
+    with pytest.raises(GuestCommandError, match="ZeroDivisionError"):
+        vm.call("operator:truediv", 1, 0)
+    res = vm.raidman("--help")
+    assert res.ok and "usage: raidman" in res.stdout
+    bad = vm.raidman("--no-such-option")
+    assert bad.returncode == 2 and "unrecognized arguments" in bad.stderr
+    # the fork does not inherit state changes from earlier calls
+    vm.call("os:chdir", "/")
+    assert vm.call("os:getcwd") != "/"
