@@ -140,10 +140,13 @@ def run_in_pty(
     before_quit: Callable[[int], None] | None = None,
     quit_keys: bytes = b"q",
     settle: float = 0.0,
+    on_seen: Callable[[int], None] | None = None,
+    warmup: float = 0.0,
 ) -> PtyRun:
     """Start ``argv`` on a fresh pseudo-terminal of ``cols``×``rows`` and read (and discard, like a
     terminal would) everything it writes. Stops when every marker was seen (or after ``run_for``
-    seconds when given), reads on for ``settle`` seconds, then types ``quit_keys`` and waits; kills it if it does not exit."""
+    seconds when given), reads on for ``warmup`` seconds, calls ``on_seen(pid)``, reads on for
+    ``settle`` seconds, calls ``before_quit(pid)``, then types ``quit_keys`` and waits; kills it if it does not exit."""
     import fcntl
     import pty
     import select
@@ -200,6 +203,10 @@ def run_in_pty(
                 return True
 
     drain(deadline, run_for is None)
+    if warmup > 0 and not pending:
+        drain(time.perf_counter() + warmup, False)
+    if on_seen is not None and not pending and proc.poll() is None:
+        on_seen(proc.pid)
     if settle > 0:
         drain(time.perf_counter() + settle, False)
     if before_quit is not None and proc.poll() is None:
