@@ -651,7 +651,7 @@ class VM:
         data: dict[str, Any] = self.call("tests.vm.guest:probe_asdict")
         return data
 
-    def capture(self, name: str) -> Path | None:
+    def capture(self, name: str, *, smart: bool = True) -> Path | None:
         """``raidman capture`` into ``<workdir>/captures/<name>`` in the guest; with
         ``RAIDMAN_VM_UPDATE_FIXTURES=1`` also copied to ``tests/fixtures/vm/<name>``.
 
@@ -666,7 +666,7 @@ class VM:
         if dest.exists():
             shutil.rmtree(dest)
         t0 = time.monotonic()
-        self.raidman("capture", str(dest), check=True)
+        self.raidman("capture", str(dest), *([] if smart else ["--no-smart"]), check=True)
         self.note(f"timing: capture {name}: {time.monotonic() - t0:.1f} s")
         if os.environ.get("RAIDMAN_VM_UPDATE_FIXTURES") == "1":
             fixture = FIXTURES_VM / name
