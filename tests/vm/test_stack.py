@@ -89,10 +89,10 @@ def test_lvm_with_ext4_and_xfs_on_raid10(blank_vm: VM) -> None:
         f"""
         pvcreate -y /dev/{MD}
         vgcreate vgt /dev/{MD}
-        lvcreate -y -n ext -L 128M vgt
+        lvcreate -y -n ext -L 64M vgt
         lvcreate -y -n xfs -l 100%FREE vgt
         mkfs.ext4 -q -F -E stride=16,stripe-width=32 /dev/vgt/ext
-        mkfs.xfs -q -f -d su=64k,sw=2 -l size=64m /dev/vgt/xfs
+        mkfs.xfs -q -f -d su=64k,sw=2,agcount=2 -l size=64m /dev/vgt/xfs
         mkdir -p /tmp/mnt/ext /tmp/mnt/xfs
         mount /dev/vgt/ext /tmp/mnt/ext
         mount /dev/vgt/xfs /tmp/mnt/xfs
