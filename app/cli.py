@@ -14,30 +14,39 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 
-from backends.base import Backend
+from backends.base import Backend, BackendError
 
 SUBCOMMANDS = ("report", "capture", "plan", "apply", "monitor")
 
 
-def add_backend_options(p: argparse.ArgumentParser) -> None:
+def add_backend_options(p: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+    """``--demo [SCENARIO]`` / ``--replay DIR``. On subcommands the defaults are suppressed so
+    that ``raidman --demo report`` and ``raidman report --demo`` both work."""
+    default = None if top_level else argparse.SUPPRESS
     g = p.add_mutually_exclusive_group()
     g.add_argument(
         "--demo",
         nargs="?",
         const="raid10-evo",
+        default=default,
         metavar="SCENARIO",
         help="use the simulated backend (default scenario: raid10-evo)",
     )
     g.add_argument(
-        "--replay", metavar="DIR", help="replay a directory written by `raidman capture`"
+        "--replay",
+        metavar="DIR",
+        default=default,
+        help="replay a directory written by `raidman capture`",
     )
 
 
 def make_backend(args: argparse.Namespace) -> Backend:
-    """The backend the options ask for. Raises SystemExit with a message for unknown input."""
+    """The backend the options ask for. Raises SystemExit with a message for bad input."""
     if getattr(args, "demo", None):
         from backends.simulated import SimulatedBackend, scenario_names
 
@@ -45,21 +54,32 @@ def make_backend(args: argparse.Namespace) -> Backend:
             raise SystemExit(
                 f"raidman: unknown scenario {args.demo!r}; choose one of: {', '.join(scenario_names())}"
             )
+        isolate_demo_state()
         return SimulatedBackend.from_scenario(args.demo)
     if getattr(args, "replay", None):
         from backends.replay import ReplayBackend
 
-        return ReplayBackend(args.replay)
+        try:
+            return ReplayBackend(args.replay)
+        except BackendError as e:
+            raise SystemExit(f"raidman: {e}") from None
     from backends.linux import LinuxBackend
 
     return LinuxBackend()
+
+
+def isolate_demo_state() -> None:
+    """A demo must not write its made-up disks into the real snapshot database, audit log or
+    boost records: give it a state directory of its own (unless one is set explicitly)."""
+    if not os.environ.get("RAIDMAN_STATE_DIR"):
+        os.environ["RAIDMAN_STATE_DIR"] = tempfile.mkdtemp(prefix="raidman-demo-")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="raidman", description="The Linux storage stack in a terminal."
     )
-    add_backend_options(parser)
+    add_backend_options(parser, top_level=True)
     sub = parser.add_subparsers(dest="command")
     for name in SUBCOMMANDS:
         try:
@@ -72,9 +92,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _demo_before_subcommand(argv: list[str]) -> list[str]:
+    """``raidman --demo report``: a bare --demo must not swallow the subcommand as its scenario."""
+    out = list(argv)
+    for i, a in enumerate(out[:-1]):
+        if a == "--demo" and out[i + 1] in SUBCOMMANDS:
+            out[i] = "--demo=raid10-evo"
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_demo_before_subcommand(list(sys.argv[1:] if argv is None else argv)))
     if args.command:
         mod = importlib.import_module(f"app.commands.{args.command}")
         return int(mod.run(args) or 0)
@@ -85,5 +114,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def entry() -> int:
+    """The console script: ``main`` plus the manners of a Unix tool (``| head``, Ctrl-C)."""
+    try:
+        return main()
+    except BrokenPipeError:
+        # The reader went away (``raidman report --json | head``): not an error worth a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

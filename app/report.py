@@ -49,6 +49,11 @@ from app.format import (
     speed,
 )
 from app.model.devices import Machine, MdArray, MdMember, SyncStatus
+from app.rules.engine import audit
+from app.rules.inputs import gather
+from app.wear.report import smart_json, syncs_json
+from app.wear.snapshots import SnapshotStore
+from backends.base import Backend
 
 
 def _plain(obj: Any) -> dict[str, Any]:
@@ -210,3 +215,34 @@ def machine_to_text(machine: Machine) -> str:
         for n in m.notes:
             lines.append(f"  [{n.severity}] {n.source}: {n.message}")
     return "\n".join(lines) + "\n"
+
+
+def full_report_json(
+    backend: Backend,
+    machine: Machine,
+    *,
+    smart: bool = True,
+    findings: bool = True,
+    store: SnapshotStore | None = None,
+) -> dict[str, Any]:
+    """``raidman report --json``: the model plus per-disk ``smart``, per-array ``syncs`` (from the
+    snapshot database) and the audit's ``findings``. Blocking: it runs smartctl and the audit."""
+    out = machine_to_json(machine)
+    if smart:
+        for d in out["disks"]:
+            if d.get("kind", "disk") != "disk":
+                d["smart"] = None
+                continue
+            try:
+                d["smart"] = smart_json(backend.smart(d["name"]))
+            except Exception as e:  # a backend error for one disk must not lose the report
+                d["smart"] = {"available": False, "reason": f"SMART read failed: {e}"}
+    if store is not None:
+        for a in out["arrays"]:
+            a["syncs"] = syncs_json(store, a["name"])
+        out["notes"].extend(
+            {"source": "wear", "message": n, "severity": "warning"} for n in store.notes
+        )
+    if findings:
+        out["findings"] = [f.to_json() for f in audit(machine, gather(backend, machine))]
+    return out

@@ -100,6 +100,34 @@ def fmt_value(name: str, value: Any) -> Text:
     return Text(text)
 
 
+# Field names as an admin says them; units are in the value ("32.0 KiB (32,768 B)").
+FIELD_LABELS: dict[str, str] = {
+    "size_bytes": "size",
+    "chunk_bytes": "chunk",
+    "free_bytes": "free",
+    "used_bytes": "used",
+    "avail_bytes": "available",
+    "sunit_bytes": "sunit",
+    "swidth_bytes": "swidth",
+    "min_speed_kib_s": "min speed",
+    "max_speed_kib_s": "max speed",
+    "speed_kib_s": "speed",
+    "mismatch_cnt": "mismatch_cnt",
+    "pe_start": "data offset (pe_start)",
+    "min_io": "minimum I/O",
+    "optimal_io": "optimal I/O",
+    "logical_sector": "logical sector",
+    "physical_sector": "physical sector",
+    "discard_max_bytes": "discard max",
+    "stripe_cache_size": "stripe_cache_size",
+    "data_percent": "data %",
+}
+
+
+def label_of(name: str) -> str:
+    return FIELD_LABELS.get(name, name.replace("_", " "))
+
+
 def field_table(obj: Any, *, skip: tuple[str, ...] = (), title: str | None = None) -> Table:
     """Every dataclass field of ``obj`` as a two-column table."""
     table = Table.grid(padding=(0, 1))
@@ -112,7 +140,7 @@ def field_table(obj: Any, *, skip: tuple[str, ...] = (), title: str | None = Non
     for f in dataclasses.fields(obj):
         if f.name in skip or f.name.startswith("_"):
             continue
-        table.add_row(f.name.replace("_", " "), fmt_value(f.name, getattr(obj, f.name)))
+        table.add_row(label_of(f.name), fmt_value(f.name, getattr(obj, f.name)))
     return table
 
 
@@ -159,7 +187,7 @@ def sync_block(s: SyncStatus) -> RenderableType:
     for name in ("min_speed_kib_s", "max_speed_kib_s", "reshape_position", "mismatch_cnt"):
         v = getattr(s, name)
         if v is not None:
-            table.add_row(name.replace("_", " "), fmt_value(name, v))
+            table.add_row(label_of(name), fmt_value(name, v))
     if s.targets:
         table.add_row("rebuilding", ", ".join(s.targets))
     frac = s.fraction

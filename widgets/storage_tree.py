@@ -8,7 +8,7 @@ and the expanded nodes (keys are stable: ``dev:md127``, ``vg:vg0``, ``fs:dm-0``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -471,7 +471,7 @@ class StorageTree(Tree[NodeRef]):
         elif cursor is None and specs:
             self.call_after_refresh(self._first_device)
 
-    def set_badges(self, mapping: dict[str, str]) -> None:
+    def set_badges(self, mapping: Mapping[str, str]) -> None:
         """Badges per device kernel name (or VG name): severity "error" / "warning" / "advice"."""
         self._badges = dict(mapping)
         for s in self._specs:

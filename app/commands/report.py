@@ -8,7 +8,8 @@ import sys
 from typing import Any
 
 from app.cli import add_backend_options, make_backend
-from app.report import machine_to_json, machine_to_text
+from app.report import full_report_json, machine_to_text
+from app.wear.snapshots import SnapshotStore
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -16,6 +17,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "report", help="print the storage stack (text, or JSON with --json)"
     )
     p.add_argument("--json", action="store_true", help="machine-readable JSON")
+    p.add_argument("--no-smart", action="store_true", help="skip SMART (no smartctl runs)")
+    p.add_argument("--no-audit", action="store_true", help="skip the alignment/tuning audit")
     add_backend_options(p)
     return p
 
@@ -28,7 +31,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"raidman: probe failed: {e}", file=sys.stderr)
         return 1
     if args.json:
-        json.dump(machine_to_json(machine), sys.stdout, indent=2)
+        store = SnapshotStore.open()
+        try:
+            report = full_report_json(
+                backend,
+                machine,
+                smart=not args.no_smart,
+                findings=not args.no_audit,
+                store=store,
+            )
+        finally:
+            store.close()
+        json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(machine_to_text(machine))

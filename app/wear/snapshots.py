@@ -164,7 +164,7 @@ class SnapshotStore:
 
     @staticmethod
     def _connect(target: str) -> sqlite3.Connection:
-        conn = sqlite3.connect(target, timeout=5.0, isolation_level=None)
+        conn = sqlite3.connect(target, timeout=5.0, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         return conn
 

@@ -20,10 +20,11 @@ async def wait_for(pilot: Pilot[None], predicate: object, timeout: float = 5.0) 
 
 
 async def wait_ready(pilot: Pilot[None]) -> None:
-    """Until the first probe has been shown in the tree."""
+    """Until the first probe has been shown in the tree and the first audit has set its badges."""
     app = pilot.app
     assert isinstance(app, RaidmanApp)
     await wait_for(pilot, lambda: app.machine is not None and app.storage_tree.keys)
+    await wait_for(pilot, lambda: app.audit_count > 0)
     await pilot.pause()
 
 

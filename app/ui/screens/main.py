@@ -16,8 +16,11 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from app.model.devices import Machine
 from widgets.device_detail import DeviceDetail
+from widgets.findings import FindingsPane
 from widgets.header_banner import HeaderBanner, NotesBar
 from widgets.storage_tree import StorageTree
+from widgets.sync_pane import EventLog, SyncPane
+from widgets.wear_pane import WearPane
 
 
 class MdstatView(ScrollableContainer):
@@ -30,6 +33,10 @@ class MdstatView(ScrollableContainer):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("probing…", "bright_black"), id="mdstat-body")
+
+    def on_mount(self) -> None:
+        # Mounted after the first probe (an inactive tab): show what the App already has.
+        self.set_machine(getattr(self.app, "machine", None))
 
     def set_machine(self, machine: Machine | None) -> None:
         body = self.query_one("#mdstat-body", Static)
@@ -47,6 +54,10 @@ PaneFactory = Callable[[], Widget]
 # (see app.ui.app's docstring). "details" and "mdstat" are handled by the App directly.
 DETAIL_PANES: list[tuple[str, str, PaneFactory]] = [
     ("Details", "details", lambda: DeviceDetail(id="detail")),
+    ("Sync", "sync", lambda: SyncPane(id="sync-pane")),
+    ("Findings", "findings", lambda: FindingsPane(id="findings-pane")),
+    ("Wear", "wear", lambda: WearPane(id="wear-pane")),
+    ("Events", "events", lambda: EventLog(id="event-log")),
     ("mdstat", "mdstat", lambda: MdstatView(id="mdstat")),
 ]
 
@@ -55,6 +66,10 @@ class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "focus_next", "Next pane", show=False),
         Binding("d", "show_tab('details')", "Details"),
+        Binding("s", "show_tab('sync')", "Sync"),
+        Binding("f", "show_tab('findings')", "Findings"),
+        Binding("w", "show_tab('wear')", "Wear"),
+        Binding("e", "show_tab('events')", "Events"),
         Binding("m", "show_tab('mdstat')", "mdstat"),
     ]
 
