@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.vm.machine import VM, ModelUnavailable
+from tests.vm.machine import VM, CallRecord, ModelUnavailable
 
 MD_ATTRS = (
     "level",
@@ -272,7 +272,7 @@ def assert_model_matches_kernel(vm: VM, *mds: str, attempts: int = 3) -> Bracket
         last = []
         for md in mds:
             last += [f"{md}: {m}" for m in md_mismatches(b.array(md), b.before[md], b.after[md])]
-        vm.note(f"timing: raidman probe in the guest: {b.probe_s:.2f} s")
+        vm.calls.append(CallRecord("probe", "LinuxBackend().probe() in the guest", b.probe_s))
         if not last:
             kernel_arrays = sorted(p.rsplit("/", 1)[1] for p in vm.glob("/sys/block/md*"))
             model_arrays = sorted(a["name"] for a in b.machine["arrays"])

@@ -430,6 +430,9 @@ class VM:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=10)
+        for img in self.workdir.glob("*.img"):  # written disks are GBs: keep only logs/captures
+            with contextlib.suppress(OSError):
+                img.unlink()
 
     def console_tail(self, lines: int = 80, since: int = 0) -> str:
         try:
