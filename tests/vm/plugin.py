@@ -125,8 +125,8 @@ def pytest_runtest_makereport(
     h = _harness(item.config)
     offset, calls_at, t0 = item.stash.get(START_KEY, (0, 0, time.monotonic()))
     if rep.when == "call" or (rep.when == "setup" and not rep.passed):
-        outcome = "xfailed" if hasattr(rep, "wasxfail") else rep.outcome
-        h.vm_tests[item.nodeid] = (outcome, time.monotonic() - t0)
+        word = "xfailed" if hasattr(rep, "wasxfail") else rep.outcome
+        h.vm_tests[item.nodeid] = (word, time.monotonic() - t0)
     vm = h.vm
     if vm is None or not rep.failed:
         return
