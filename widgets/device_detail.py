@@ -128,6 +128,21 @@ def label_of(name: str) -> str:
     return FIELD_LABELS.get(name, name.replace("_", " "))
 
 
+def _shape_of(obj: object) -> object:
+    """What decides how many rows a device's detail has (not the values in them)."""
+    if isinstance(obj, MdArray):
+        sync = obj.sync
+        sync_shape = (
+            None
+            if sync is None
+            else tuple(
+                f.name for f in dataclasses.fields(sync) if getattr(sync, f.name) is not None
+            )
+        )
+        return (type(obj), len(obj.members), sync_shape)
+    return (type(obj), obj)
+
+
 def field_table(obj: Any, *, skip: tuple[str, ...] = (), title: str | None = None) -> Table:
     """Every dataclass field of ``obj`` as a two-column table."""
     table = Table.grid(padding=(0, 1))
@@ -470,8 +485,19 @@ class DeviceDetail(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield self._body
 
-    def show(self, machine: Machine | None, ref: NodeRef | None) -> None:
+    def show(self, machine: Machine | None, ref: NodeRef | None, *, force: bool = False) -> None:
         global _compact
+        # Skip re-rendering what is already shown: the same node of the same probe with the same
+        # live state (a syncing array's object changes every sample, so it still updates).
+        key = (
+            ref,
+            machine.taken_at if machine else None,
+            machine.device(ref.name) if machine is not None and ref is not None else None,
+            self.size.width,
+        )
+        if not force and key == getattr(self, "_shown_key", None):
+            return
+        self._shown_key = key
         self.ref = ref
         self._machine = machine
         if machine is None:
@@ -480,10 +506,15 @@ class DeviceDetail(VerticalScroll):
             self._body.update(Text("select a device in the tree", "bright_black"))
         else:
             _compact = 0 < self.size.width < 44
+            # A live update of the same node keeps its shape (same rows, new numbers): repaint
+            # without re-laying-out the whole screen once a second.
+            shape = (ref, self.size.width, _shape_of(machine.device(ref.name)))
+            same_shape = not force and shape == getattr(self, "_shape", None)
+            self._shape = shape
             try:
-                self._body.update(render_ref(machine, ref))
+                self._body.update(render_ref(machine, ref), layout=not same_shape)
             finally:
                 _compact = False
 
     def on_resize(self) -> None:
-        self.show(self._machine, self.ref)
+        self.show(self._machine, self.ref, force=True)

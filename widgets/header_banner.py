@@ -82,7 +82,12 @@ class HeaderBanner(Static):
         if b is not None:
             t.append("\n")
             t.append_text(b)
-        self.update(t)
+        last = getattr(self, "_shown", None)
+        if t == last:
+            return  # an unchanged update would still cost a layout pass every second
+        self._shown = t
+        # Same number of lines (a percentage moved): repaint only, no screen re-layout.
+        self.update(t, layout=last is None or last.plain.count("\n") != t.plain.count("\n"))
 
 
 def notes_text(notes: tuple[ProbeNote, ...]) -> Text:
@@ -106,5 +111,8 @@ class NotesBar(Static):
     """
 
     def set_notes(self, notes: tuple[ProbeNote, ...]) -> None:
+        if notes == getattr(self, "_notes", None):
+            return
+        self._notes = notes
         self.set_class(bool(notes), "-has-notes")
         self.update(notes_text(notes))

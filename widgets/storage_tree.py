@@ -448,7 +448,9 @@ class StorageTree(Tree[NodeRef]):
             for s in specs:
                 node = self._by_key[s.ref.key]
                 node.data = s.ref
-                node.set_label(self._decorate(s))
+                label = self._decorate(s)
+                if node.label != label:  # relabel only what changed (each costs a redraw)
+                    node.set_label(label)
             return
         cursor = self.current.key if self.current is not None else None
         for key, node in self._by_key.items():

@@ -324,6 +324,10 @@ class RaidmanApp(App[None]):
         self._post(lambda: self.SelectionChanged(ref))
         self._load_wear(ref)
 
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "sync":
+            self._refresh_sync_pane()
+
     def show_tab(self, tab: str) -> None:
         self.main.query_one(TabbedContent).active = tab
 
@@ -351,6 +355,8 @@ class RaidmanApp(App[None]):
 
     def _refresh_sync_pane(self) -> None:
         try:
+            if self.main.query_one(TabbedContent).active != "sync":
+                return  # refreshed when its tab is shown; no redraws nobody sees
             pane = self.main.query_one(SyncPane)
         except Exception:
             return
@@ -358,7 +364,8 @@ class RaidmanApp(App[None]):
         slow: dict[str, tuple[str, ...]] = {}
         if machine is not None:
             for a in machine.arrays:
-                slow[a.name] = self.meter.slowest(tuple(m.device for m in a.members))
+                working = tuple(m.device for m in a.members if m.role not in ("faulty", "spare"))
+                slow[a.name] = self.meter.slowest(working)
         pane.refresh_views(
             self.tracker.views(),
             self.tracker.finished,

@@ -79,3 +79,33 @@ async def _mdstat(pilot: Pilot[None]) -> None:
     await _ready(pilot)
     await pilot.press("m")
     await pilot.pause(0.1)
+
+
+async def _sync_tab_after_samples(pilot: Pilot[None]) -> None:
+    """Sync tab of raid10-evo after ten 1-second samples on the manual clock."""
+    app = pilot.app
+    assert isinstance(app, RaidmanApp)
+    await wait_ready(pilot)
+    backend = app.backend
+    assert isinstance(backend, SimulatedBackend)
+    app.show_tab("sync")
+    for _ in range(10):
+        backend.clock.advance(1)
+        n = app.sample_count
+        app.refresh_sample()
+        for _ in range(100):
+            if app.sample_count > n:
+                break
+            await pilot.pause(0.02)
+    await pilot.pause(0.2)
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_sync_view(snap_save: SnapSave, width: int, height: int) -> None:
+    app = _scenario_app("raid6-wd")
+    assert snap_save(
+        app,
+        f"sync-raid6-wd-{width}x{height}",
+        terminal_size=(width, height),
+        run_before=_sync_tab_after_samples,
+    )

@@ -39,6 +39,10 @@ class MdstatView(ScrollableContainer):
         self.set_machine(getattr(self.app, "machine", None))
 
     def set_machine(self, machine: Machine | None) -> None:
+        text = None if machine is None else machine.mdstat
+        if machine is not None and text == getattr(self, "_text", 0):
+            return  # unchanged since the last probe: no redraw
+        self._text = text
         body = self.query_one("#mdstat-body", Static)
         if machine is None:
             body.update(Text("probing…", "bright_black"))

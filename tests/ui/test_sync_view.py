@@ -1,0 +1,99 @@
+"""Pilot: the Sync pane on the simulated RAID-10 of seed 000 (resync at 384214 K/s), the boost
+key through its plan preview, the limits restored by the App when the sync ends, and events."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from app.ui.app import RaidmanApp
+from app.ui.screens.plan_preview import PlanPreviewScreen
+from backends.simulated import SimClock, SimulatedBackend
+from tests.ui.helpers import wait_for, wait_ready
+from widgets.sync_pane import EventLog, Line, SyncCard
+
+
+def _app(scenario: str = "raid10-evo") -> tuple[RaidmanApp, SimClock, SimulatedBackend]:
+    clock = SimClock.manual()
+    backend = SimulatedBackend.from_scenario(scenario, clock=clock)
+    return RaidmanApp(backend, probe_interval=0, sample_interval=0), clock, backend
+
+
+async def _tick(pilot: Pilot[None], app: RaidmanApp, clock: SimClock, seconds: float = 1.0) -> None:
+    clock.advance(seconds)
+    n = app.sample_count
+    app.refresh_sample()
+    await wait_for(pilot, lambda: app.sample_count > n)
+
+
+def _card_text(app: RaidmanApp, array: str) -> str:
+    card = app.main.query_one(f"#sync-{array}", SyncCard)
+    return "\n".join(line.text for line in card.query(Line))
+
+
+async def test_sync_card_shows_progress_speed_eta_and_history() -> None:
+    app, clock, _ = _app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_ready(pilot)
+        app.show_tab("sync")
+        for _ in range(5):
+            await _tick(pilot, app, clock)
+        await wait_for(pilot, lambda: bool(app.main.query("#sync-md127")))
+        await _tick(pilot, app, clock)
+        text = _card_text(app, "md127")
+        assert "md127: resync" in text
+        assert "375.2 MiB/s" in text  # 384214 KiB/s, the article's first figure
+        assert "ETA" in text and "elapsed" in text
+        assert "at its ceiling" in text  # 384214 ≥ 95 % of speed_limit_max 200000
+        (view,) = app.tracker.views()
+        assert len(view.speeds) == 6  # one point per sample taken
+        assert view.fraction is not None and f"{view.fraction * 100:.1f}%" in text
+        assert view.done_sectors is not None and view.done_sectors > 54_817_792  # moved on from 16.3 %
+
+
+async def test_boost_key_previews_raises_and_app_restores_at_the_end() -> None:
+    app, clock, backend = _app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_ready(pilot)
+        await _tick(pilot, app, clock)
+        await pilot.press("b")
+        await pilot.pause()
+        preview = app.screen
+        assert isinstance(preview, PlanPreviewScreen)
+        assert [s.argv for s in preview.plan.steps] == [
+            ("sysctl", "-w", "dev.raid.speed_limit_min=200000"),
+            ("sysctl", "-w", "dev.raid.speed_limit_max=500000"),
+        ]
+        await pilot.click("#pp-run")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert backend.read_text("/proc/sys/dev/raid/speed_limit_max") == "500000\n"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: [r.array for r in app.boosts.records] == ["md127"])
+        # run the resync to its end: the App restores the limits by itself
+        for _ in range(40):
+            await _tick(pilot, app, clock, 15)
+            if not app.boosts.records:
+                break
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.boosts.records == ()
+        assert backend.read_text("/proc/sys/dev/raid/speed_limit_max") == "200000\n"
+        assert backend.read_text("/proc/sys/dev/raid/speed_limit_min") == "1000\n"
+        log = app.main.query_one(EventLog)
+        assert any("resync finished" in line for line in log.entries)
+        (fin,) = app.tracker.finished
+        assert fin.completed and fin.action == "resync"
+
+
+async def test_member_failure_is_announced() -> None:
+    app, clock, backend = _app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_ready(pilot)
+        await _tick(pilot, app, clock)
+        result = backend.run(["mdadm", "/dev/md127", "--fail", "/dev/sdb2"])
+        assert result.ok, result.stderr
+        await _tick(pilot, app, clock)
+        kinds = [e.kind for e in app.tracker.events]
+        assert "member-faulty" in kinds and "degraded" in kinds
+        log = app.main.query_one(EventLog)
+        assert any("sdb2 in md127 is faulty" in line for line in log.entries)
