@@ -11,26 +11,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from app.parsers.errors import ParseError
+from app.parsers.mdstat import RAID5_ALGORITHMS
 
 SOURCE = "md sysfs"
-
-# drivers/md/raid5.h ALGORITHM_* -> mdadm's names
-RAID5_ALGORITHMS: dict[int, str] = {
-    0: "left-asymmetric",
-    1: "right-asymmetric",
-    2: "left-symmetric",
-    3: "right-symmetric",
-    4: "parity-first",
-    5: "parity-last",
-    8: "ddf-zero-restart",
-    9: "ddf-N-restart",
-    10: "ddf-N-continue",
-    16: "left-asymmetric-6",
-    17: "right-asymmetric-6",
-    18: "left-symmetric-6",
-    19: "right-symmetric-6",
-    20: "parity-first-6",
-}
 
 RAID0_LAYOUTS: dict[int, str] = {1: "original", 2: "alternate"}
 

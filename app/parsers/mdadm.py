@@ -403,6 +403,7 @@ class MdConfArray:
     spares: int | None = None
     devices: tuple[str, ...] = ()  # devices=/dev/sda1,/dev/sdb1
     options: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    line: str = ""  # the whole ARRAY entry on one line (continuations joined), as written
 
 
 def parse_scan(text: str) -> tuple[MdConfArray, ...]:
@@ -453,6 +454,7 @@ def parse_scan(text: str) -> tuple[MdConfArray, ...]:
                 spares=_lead_int(opts.get("spares")),
                 devices=tuple(d for d in opts.get("devices", "").split(",") if d),
                 options=opts,
+                line=line,
             )
         )
     return tuple(out)

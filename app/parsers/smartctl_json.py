@@ -149,20 +149,24 @@ def _power_on_hours(doc: Mapping[str, Any], attrs: tuple[SmartAttribute, ...]) -
     if h is not None:
         return h
     for a in attrs:
-        if a.id != 9:
-            continue
-        n = leading_int(a.raw_string) if a.raw_string else a.raw
-        if n is None:
-            return None
-        name = a.name.lower()
-        if "half_min" in name:
-            return n // 120
-        if "minutes" in name:
-            return n // 60
-        if "seconds" in name:
-            return n // 3600
-        return n
+        if a.id == 9:
+            return power_on_hours_from_attribute(a)
     return None
+
+
+def power_on_hours_from_attribute(a: SmartAttribute) -> int | None:
+    """ATA attribute 9 in hours, whatever unit its name says (Power_On_Half_Minutes, ...)."""
+    n = leading_int(a.raw_string) if a.raw_string else a.raw
+    if n is None:
+        return None
+    name = a.name.lower()
+    if "half_min" in name:
+        return n // 120
+    if "minutes" in name:
+        return n // 60
+    if "seconds" in name:
+        return n // 3600
+    return n
 
 
 def _temperature(doc: Mapping[str, Any], attrs: tuple[SmartAttribute, ...]) -> int | None:

@@ -14,9 +14,9 @@ from typing import TypeVar
 from app.model.devices import Machine
 from app.parsers.errors import ParseError
 from app.parsers.lvmconfig import LvmConfig, parse_lvmconfig
+from app.parsers.mdadm import MdConfArray, parse_scan
 from app.parsers.tune2fs import Ext4Superblock, parse_tune2fs
 from app.parsers.xfs_info import XfsGeometry, parse_xfs_info
-from app.rules.mdconf import MdConfArray, parse_array_lines
 from backends.base import Backend, CommandResult
 
 EXT_TYPES = ("ext2", "ext3", "ext4")
@@ -153,10 +153,11 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
                 conf_path, conf_text = path, text
                 break
         if not failed:
-            conf = parse_array_lines(conf_text) if conf_text is not None else ()
+            # an mdadm.conf the parser rejects is "unknown", not "lists nothing"
+            conf = parsed("mdadm.conf", parse_scan, conf_text) if conf_text is not None else ()
         out = run("mdadm --detail --scan", ["mdadm", "--detail", "--scan"])
         if out is not None:
-            scan = parse_array_lines(out)
+            scan = parsed("mdadm --detail --scan", parse_scan, out)
 
     fstrim: str | None = None
     if any(d.is_ssd for d in machine.disks):

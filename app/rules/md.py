@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.model.devices import SECTOR, Machine, MdArray
+from app.parsers.mdadm import MdConfArray
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
-from app.rules.mdconf import MdConfArray, devname_kernel, norm_uuid
+from app.rules.mdconf import devname_kernel, norm_uuid
 from app.rules.stack import MiB, human, member_disk, striped_geometry
 
 PARITY = ("raid4", "raid5", "raid6")

@@ -9,24 +9,10 @@ Format (mdadm.conf(5))::
     ARRAY metadata=imsm UUID=...          (a container: no device name)
     ARRAY /dev/md/vol0 container=/dev/md/imsm0 member=0 UUID=...
 
-This is a local reader until ``app.parsers.mdadm.parse_scan`` exists; the record has the same
-field names (devname, uuid, name, metadata, container, member).
+Parsing is ``app.parsers.mdadm.parse_scan``'s; this module adds what the audit compares with.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True, slots=True)
-class MdConfArray:
-    devname: str | None
-    uuid: str | None = None
-    name: str | None = None
-    metadata: str | None = None
-    container: str | None = None
-    member: str | None = None
-    line: str = ""  # the ARRAY entry as one line (continuations joined)
 
 
 def norm_uuid(uuid: str | None) -> str | None:
@@ -48,45 +34,3 @@ def devname_kernel(devname: str | None) -> str | None:
     if devname.startswith("/dev/md") and devname[len("/dev/md") :].isdigit():
         return devname[len("/dev/") :]
     return None
-
-
-def parse_array_lines(text: str) -> tuple[MdConfArray, ...]:
-    """Every ARRAY entry of mdadm.conf or ``mdadm --detail --scan`` output. Never raises."""
-    entries: list[list[str]] = []
-    current: list[str] | None = None
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].rstrip()
-        if not line.strip():
-            continue
-        if raw[:1].isspace():
-            if current is not None:
-                current.extend(line.split())
-            continue
-        words = line.split()
-        if words[0].upper() == "ARRAY":
-            current = words[1:]
-            entries.append(current)
-        else:
-            current = None
-    out: list[MdConfArray] = []
-    for words in entries:
-        devname: str | None = None
-        kv: dict[str, str] = {}
-        for w in words:
-            if "=" in w:
-                k, _, v = w.partition("=")
-                kv[k.lower()] = v
-            elif devname is None and w != "<ignore>":
-                devname = w
-        out.append(
-            MdConfArray(
-                devname=devname,
-                uuid=kv.get("uuid"),
-                name=kv.get("name"),
-                metadata=kv.get("metadata"),
-                container=kv.get("container"),
-                member=kv.get("member"),
-                line="ARRAY " + " ".join(words),
-            )
-        )
-    return tuple(out)

@@ -23,6 +23,7 @@ from app.parsers.smartctl_json import (
     EXIT_CMDLINE,
     EXIT_COMMAND_FAILED,
     EXIT_OPEN_FAILED,
+    power_on_hours_from_attribute,
     reading_from_smartctl_json,
 )
 from backends.base import CommandResult
@@ -101,20 +102,6 @@ def _int(v: Any) -> int | None:
         return None
 
 
-def _poh_from_attr(a: SmartAttribute) -> int | None:
-    n = a.raw
-    if n is None:
-        return None
-    name = a.name.lower()
-    if "half_min" in name:
-        return n // 120
-    if "minutes" in name:
-        return n // 60
-    if "seconds" in name:
-        return n // 3600
-    return n
-
-
 def _from_pysmart(
     dev: Any, disk: str, logical_sector: int, now: float, rc: int | None
 ) -> SmartReading | None:
@@ -158,7 +145,7 @@ def _from_pysmart(
     if poh is None:
         for a in attrs:
             if a.id == 9:
-                poh = _poh_from_attr(a)
+                poh = power_on_hours_from_attribute(a)
     lss = _int(getattr(dev, "logical_sector_size", None)) or logical_sector
     cap = _int(getattr(dev, "_capacity", None))
     rpm = _int(getattr(dev, "rotation_rate", None))

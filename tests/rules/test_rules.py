@@ -10,6 +10,7 @@ import pytest
 from app.model import Machine
 from app.parsers.lsblk import parse_lsblk
 from app.parsers.lvmconfig import parse_lvmconfig
+from app.parsers.mdadm import parse_scan as parse_array_lines
 from app.parsers.tune2fs import parse_tune2fs
 from app.parsers.xfs_info import parse_xfs_info
 from app.plans.plan import Plan, Step
@@ -17,7 +18,6 @@ from app.rules import AuditInputs, Finding, audit
 from app.rules.alignment import kernel_alignment_offset
 from app.rules.finding import badges
 from app.rules.inputs import SchedulerState
-from app.rules.mdconf import parse_array_lines
 from tests.corpus import corpus
 from tests.rules.machines import EVO_UUID, Stack, conf_text, sample, usb_bridge, with_array
 
