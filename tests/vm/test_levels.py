@@ -77,6 +77,8 @@ def test_create_and_initial_sync(
         sync = mid.array(md)["sync"]
         assert sync is not None and sync["action"] == initial
         assert sync["total_sectors"] == total
+    if level in ("raid5", "raid10"):
+        vm.capture(f"create-{level}-syncing", smart=False)
 
     vm.set_speed_limits(min_kib=FAST_KIB, max_kib=FAST_KIB)
     secs = timed_idle(vm, md, timeout=600)

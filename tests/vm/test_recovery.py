@@ -61,6 +61,7 @@ def test_fail_remove_add_recovers(blank_vm: VM) -> None:
         assert victim in arr["sync"]["targets"]
         member = next(x for x in arr["members"] if x["device"] == victim)
         assert member["slot"] == 1
+    vm.capture("raid10-recovering", smart=False)
 
     vm.set_speed_limits(FAST_KIB, FAST_KIB)
     vm.note(f"timing: raid10 recovery after --add: {timed_idle(vm, MD):.1f} s after the boost")
@@ -149,6 +150,7 @@ def test_spare_takes_over(blank_vm: VM) -> None:
     if mid is not None:
         arr = mid.array(MD)
         assert arr["sync"]["targets"] == [spare]
+    vm.capture("raid5-spare-rebuilding", smart=False)
 
     vm.set_speed_limits(FAST_KIB, FAST_KIB)
     timed_idle(vm, MD)
@@ -172,6 +174,7 @@ def test_check_counts_mismatches(blank_vm: VM) -> None:
     b = model_check(vm, MD)
     if b is not None:
         assert b.array(MD)["sync"]["action"] == "check"
+    vm.capture("raid1-checking", smart=False)
     vm.set_speed_limits(FAST_KIB, FAST_KIB)
     timed_idle(vm, MD)
     k = read_md(vm, MD)

@@ -67,6 +67,7 @@ def test_grow_raid5_from_3_to_4_reshapes(blank_vm: VM) -> None:
         assert arr["sync"]["action"] == "reshape"
         assert arr["raid_disks"] == 4
         assert arr["sync"]["reshape_position"] is not None
+    vm.capture("raid5-reshaping-3-to-4", smart=False)
 
     vm.set_speed_limits(FAST_KIB, FAST_KIB)
     vm.note(f"timing: reshape 3→4 finished {timed_idle(vm, MD):.1f} s after the boost")
