@@ -12,7 +12,7 @@ APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 SCENARIO ?= raid10-evo
 
 VM_DEBS := qemu-system-x86 linux-image-amd64 busybox-static mdadm lvm2 smartmontools \
-           e2fsprogs xfsprogs parted util-linux
+           e2fsprogs xfsprogs parted util-linux udev kmod
 
 .PHONY: demo test test-unit test-vm lint bench system-deps vm-deps clean snapshots
 
