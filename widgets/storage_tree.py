@@ -8,10 +8,12 @@ and the expanded nodes (keys are stable: ``dev:md127``, ``vg:vg0``, ``fs:dm-0``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -33,6 +35,7 @@ from app.model.devices import (
     Machine,
     MdArray,
     Partition,
+    PhysicalVolume,
 )
 
 # kind of a node: section, disk, partition, array, container, member (link), pv-link, pv, vg,
@@ -81,6 +84,28 @@ class _Builder:
     specs: list[NodeSpec] = field(default_factory=list)
     placed: set[str] = field(default_factory=set)
     by_key: dict[str, NodeSpec] = field(default_factory=dict)
+    # indexes, so that no device scans every partition / array / PV / LV (quadratic on big
+    # machines)
+    parts: dict[str, list[Partition]] = field(default_factory=dict)
+    volumes: dict[str, list[MdArray]] = field(default_factory=dict)  # container -> volumes
+    pv_of: dict[str, PhysicalVolume] = field(default_factory=dict)
+    pvs_in: dict[str, list[PhysicalVolume]] = field(default_factory=dict)
+    lvs_in: dict[str, list[LogicalVolume]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        m = self.m
+        for p in sorted(m.partitions, key=lambda p: (p.start_sector, p.name)):
+            self.parts.setdefault(p.parent, []).append(p)
+        for a in m.arrays:
+            if a.container:
+                self.volumes.setdefault(a.container, []).append(a)
+        for pv in reversed(m.pvs):  # the first PV of a device wins, as Machine.pv
+            self.pv_of[pv.device] = pv
+        for pv in m.pvs:
+            if pv.vg:
+                self.pvs_in.setdefault(pv.vg, []).append(pv)
+        for lv in m.lvs:
+            self.lvs_in.setdefault(lv.vg, []).append(lv)
 
     def add(self, ref: NodeRef, parent: str | None, label: Text) -> str:
         key = ref.key
@@ -214,20 +239,17 @@ class _Builder:
                 key,
                 t,
             )
-        for vol in m.arrays:
-            if vol.container == a.name:
-                self.device_node(vol.name, key)
+        for vol in self.volumes.get(a.name, ()):
+            self.device_node(vol.name, key)
 
     def stack_children(self, name: str, key: str) -> None:
         m = self.m
-        for p in sorted(
-            (p for p in m.partitions if p.parent == name), key=lambda p: (p.start_sector, p.name)
-        ):
+        for p in self.parts.get(name, ()):
             self.device_node(p.name, key)
         fs = m.filesystem(name)
         if fs is not None:
             self.fs_node(name, key)
-        pv = m.pv(name)
+        pv = self.pv_of.get(name)
         if pv is not None:
             if pv.vg:
                 t = Text("→ ", "bright_black")
@@ -314,9 +336,7 @@ class _Builder:
             t.append(f"  free {human_bytes(vg.free_bytes)}", "bright_black")
         self.placed.add(key)
         self.add(NodeRef(key, "vg", name), parent, t)
-        for pv in m.pvs:
-            if pv.vg != name:
-                continue
+        for pv in self.pvs_in.get(name, ()):
             lt = Text("◦ PV ", "bright_black")
             missing = pv.missing or pv.device.startswith("[")
             lt.append(pv.device, "bold red" if missing else "bold")
@@ -325,7 +345,7 @@ class _Builder:
                 lt.append("  MISSING", "bold red")
             target = dev_key(pv.device) if m.device(pv.device) is not None else None
             self.add(NodeRef(f"vgpv:{name}:{pv.device}", "pv", pv.device, target), key, lt)
-        lvs = [lv for lv in m.lvs if lv.vg == name]
+        lvs = self.lvs_in.get(name, [])
         visible = [lv for lv in lvs if not lv.hidden]
         placed_lv: set[str] = set()
 
@@ -393,7 +413,19 @@ def build_tree_spec(machine: Machine) -> list[NodeSpec]:
 
 
 class StorageTree(Tree[NodeRef]):
-    """The stack tree. ``update_machine`` after each probe; ``set_badges`` from the audit."""
+    """The stack tree. ``update_machine`` after each probe; ``set_badges`` from the audit.
+
+    Children of a collapsed node are not added as ``TreeNode``s until it is expanded: their
+    specs wait in ``_kids`` (always current, so live relabels and badges reach them too).
+    On machines with more than ``LAZY_DISKS`` disks the disks start collapsed, so a full
+    rebuild adds the sections, the disks and the arrays only; ``go_to`` materialises the path
+    to any device first.
+    """
+
+    LAZY_DISKS: ClassVar[int] = 200  # above this many disks, disks start collapsed
+    # class defaults: Tree.__init__ already calls _invalidate
+    _batching: bool = False
+    _batch_dirty: bool = False
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("g", "jump", "Go to link", show=True),
@@ -414,11 +446,17 @@ class StorageTree(Tree[NodeRef]):
         super().__init__("storage", id=id, classes=classes)
         self.show_root = False
         self.guide_depth = 2
-        self._by_key: dict[str, TreeNode[NodeRef]] = {}
+        self._by_key: dict[str, TreeNode[NodeRef]] = {}  # materialised nodes only
         self._specs: list[NodeSpec] = []
+        self._spec_by_key: dict[str, NodeSpec] = {}
+        self._kids: dict[str | None, list[NodeSpec]] = {}  # parent key -> its children's specs
+        self._filled: set[str] = set()  # materialised nodes whose children are added too
         self._badges: dict[str, str] = {}
         self._machine: Machine | None = None
-        self._collapsed: set[str] = set()  # keys the user collapsed (everything else opens)
+        self._lazy = False  # big machine: disks start collapsed
+        # expanded state the user chose where it differs from the default (kept by key
+        # across rebuilds, also for nodes not materialised at the moment)
+        self._open: dict[str, bool] = {}
 
     # ---- public API --------------------------------------------------------------------
     @property
@@ -429,7 +467,13 @@ class StorageTree(Tree[NodeRef]):
         return (s.ref for s in self._specs)
 
     def node_for(self, key: str) -> TreeNode[NodeRef] | None:
+        """The ``TreeNode`` of ``key`` if it is materialised (see ``go_to`` / ``reveal``)."""
         return self._by_key.get(key)
+
+    def label_for(self, key: str) -> Text | None:
+        """The label (with its badge) of ``key``, materialised or not."""
+        spec = self._spec_by_key.get(key)
+        return self._decorate(spec) if spec is not None else None
 
     @property
     def current(self) -> NodeRef | None:
@@ -438,61 +482,81 @@ class StorageTree(Tree[NodeRef]):
 
     def update_machine(self, machine: Machine) -> None:
         """Show ``machine``. Same structure: labels updated in place; otherwise rebuilt, keeping
-        the cursor (by key) and what the user collapsed."""
+        the cursor (by key) and what the user collapsed or expanded."""
         self._machine = machine
         specs = build_tree_spec(machine)
-        old = [(s.ref.key, s.parent) for s in self._specs]
-        new = [(s.ref.key, s.parent) for s in specs]
-        self._specs = specs
-        if old == new and self._by_key:
+        old_specs, old_by_key = self._specs, self._spec_by_key
+        same = len(old_specs) == len(specs) and all(
+            a.ref.key == b.ref.key and a.parent == b.parent
+            for a, b in zip(old_specs, specs, strict=True)
+        )
+        self._set_specs(specs)
+        if same and self._by_key:
+            by_key = self._by_key
             for s in specs:
-                node = self._by_key[s.ref.key]
+                node = by_key.get(s.ref.key)
+                if node is None:
+                    continue  # pending: materialised from its (new) spec later
                 node.data = s.ref
                 label = self._decorate(s)
                 if node.label != label:  # relabel only what changed (each costs a redraw)
                     node.set_label(label)
             return
         cursor = self.current.key if self.current is not None else None
-        for key, node in self._by_key.items():
-            if node.allow_expand and not node.is_expanded:
-                self._collapsed.add(key)
-            else:
-                self._collapsed.discard(key)
-        self.clear()
-        self._by_key = {}
-        for s in specs:
-            parent = self.root if s.parent is None else self._by_key[s.parent]
-            expand = s.ref.key not in self._collapsed
-            if s.leaf:
-                node = parent.add_leaf(self._decorate(s), data=s.ref)
-            else:
-                node = parent.add(self._decorate(s), data=s.ref, expand=expand)
-            self._by_key[s.ref.key] = node
-        if cursor is not None and cursor in self._by_key:
+        self._remember_open(old_by_key)
+        self._lazy = len(machine.disks) > self.LAZY_DISKS
+        with self._batch():
+            self.clear()
+            self._by_key = {}
+            self._filled = set()
+            self._fill_children(None, self.root)
+        if cursor is not None and cursor in self._spec_by_key:
             self.call_after_refresh(self.go_to, cursor)
         elif cursor is None and specs:
             self.call_after_refresh(self._first_device)
 
     def set_badges(self, mapping: Mapping[str, str]) -> None:
-        """Badges per device kernel name (or VG name): severity "error" / "warning" / "advice"."""
-        self._badges = dict(mapping)
+        """Badges per device kernel name (or VG name): severity "error" / "warning" / "advice".
+        Nodes not materialised yet get theirs when they are added."""
+        old, self._badges = self._badges, dict(mapping)
+        changed = {n for n in old.keys() | self._badges.keys() if old.get(n) != self._badges.get(n)}
+        if not changed:
+            return
         for s in self._specs:
-            node = self._by_key.get(s.ref.key)
-            if node is not None:
-                node.set_label(self._decorate(s))
+            if s.ref.name in changed:
+                node = self._by_key.get(s.ref.key)
+                if node is not None:
+                    node.set_label(self._decorate(s))
+
+    def reveal(self, key: str) -> TreeNode[NodeRef] | None:
+        """Materialise and expand the path to ``key``; its node (None: no such key)."""
+        if key not in self._spec_by_key:
+            return None
+        path: list[str] = []
+        parent = self._spec_by_key[key].parent
+        while parent is not None:
+            path.append(parent)
+            parent = self._spec_by_key[parent].parent
+        with self._batch():
+            for anc in reversed(path):
+                node = self._by_key[anc]  # its own parent was filled one step before
+                if not node.is_expanded:
+                    node.expand()
+                self._fill(anc)
+        return self._by_key[key]
 
     def go_to(self, key_or_name: str) -> bool:
         """Move the cursor to the node with that key (or the full node of that kernel name /
-        VG name), expanding its ancestors. Returns False when there is no such node."""
-        node = self._by_key.get(key_or_name) or self._by_key.get(dev_key(key_or_name))
-        if node is None:
-            node = self._by_key.get(f"vg:{key_or_name}")
+        VG name), expanding (and materialising) its ancestors. Returns False when there is no
+        such node."""
+        for key in (key_or_name, dev_key(key_or_name), f"vg:{key_or_name}"):
+            if key in self._spec_by_key:
+                break
+        else:
+            return False
+        node = self.reveal(key)
         if node is None:
             return False
-        parent = node.parent
-        while parent is not None:
-            parent.expand()
-            parent = parent.parent
         self.call_after_refresh(self._settle_cursor, node)
         self.move_cursor(node)
         return True
@@ -511,8 +575,9 @@ class StorageTree(Tree[NodeRef]):
                         return
         for s in self._specs:
             if s.ref.kind != "section":
-                node = self._by_key[s.ref.key]
-                self.move_cursor(node)
+                node = self.reveal(s.ref.key)
+                if node is not None:
+                    self.move_cursor(node)
                 return
 
     def action_jump(self) -> None:
@@ -521,6 +586,88 @@ class StorageTree(Tree[NodeRef]):
             self.go_to(ref.target)
         elif ref is not None:
             self.notify(f"{ref.name} is not a link", timeout=2)
+
+    # ---- lazy population ----------------------------------------------------------------
+    def _set_specs(self, specs: list[NodeSpec]) -> None:
+        self._specs = specs
+        self._spec_by_key = {s.ref.key: s for s in specs}
+        kids: dict[str | None, list[NodeSpec]] = {}
+        for s in specs:
+            kids.setdefault(s.parent, []).append(s)
+        self._kids = kids
+
+    def _starts_open(self, s: NodeSpec) -> bool:
+        return not (self._lazy and s.ref.kind == "disk")
+
+    def _is_open(self, s: NodeSpec) -> bool:
+        return self._open.get(s.ref.key, self._starts_open(s))
+
+    def _remember_open(self, specs: Mapping[str, NodeSpec]) -> None:
+        """Before a rebuild: note the expanded state of every materialised node that differs
+        from its default (nodes not materialised keep what was noted before). ``specs``: the
+        specs the current nodes were made from."""
+        for key, node in self._by_key.items():
+            spec = specs.get(key)
+            if not node.allow_expand or spec is None:
+                continue
+            if node.is_expanded == self._starts_open(spec):
+                self._open.pop(key, None)
+            else:
+                self._open[key] = node.is_expanded
+
+    def _fill(self, key: str) -> None:
+        """Add the children of the materialised node ``key`` (once)."""
+        if key in self._filled:
+            return
+        node = self._by_key[key]
+        with self._batch():
+            self._fill_children(key, node)
+
+    def _fill_children(self, key: str | None, parent: TreeNode[NodeRef]) -> None:
+        if key is not None:
+            self._filled.add(key)
+        decorate, by_key = self._decorate, self._by_key
+        for s in self._kids.get(key, ()):
+            if s.leaf:
+                by_key[s.ref.key] = parent.add_leaf(decorate(s), data=s.ref)
+                continue
+            expand = self._is_open(s)
+            by_key[s.ref.key] = node = parent.add(decorate(s), data=s.ref, expand=expand)
+            if expand:
+                self._fill_children(s.ref.key, node)
+
+    @contextmanager
+    def _batch(self) -> Iterator[None]:
+        """Invalidate the tree's line cache once for many node additions, not per node."""
+        if self._batching:
+            yield
+            return
+        self._batching, self._batch_dirty = True, False
+        try:
+            yield
+        finally:
+            self._batching = False
+            if self._batch_dirty:
+                self._invalidate()
+
+    def _invalidate(self) -> None:
+        if self._batching:  # Tree.add / expand / clear call this for every node
+            self._batch_dirty = True
+            return
+        super()._invalidate()
+
+    def get_label_width(self, node: TreeNode[NodeRef]) -> int:
+        """As ``Tree.get_label_width`` (toggle icon + label), without rendering the label:
+        ``Tree._build`` asks this for every line."""
+        width = node.label.cell_len if isinstance(node.label, Text) else cell_len(str(node.label))
+        if node.allow_expand:
+            width += cell_len(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE)
+        return width
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeRef]) -> None:
+        ref = event.node.data
+        if ref is not None and ref.key in self._by_key and self._by_key[ref.key] is event.node:
+            self._fill(ref.key)
 
     # ---- internals ------------------------------------------------------------------------
     def _decorate(self, s: NodeSpec) -> Text:
