@@ -41,8 +41,8 @@ class GoToDeviceProvider(Provider):
         for ref in tree.refs():
             if ref.is_link or ref.kind not in _KIND_WORD:
                 continue
-            node = tree.node_for(ref.key)
-            label = str(node.label) if node is not None else ref.name
+            text = tree.label_for(ref.key)  # also for nodes not materialised yet (big machines)
+            label = text.plain if text is not None else ref.name
             out.append((_title(ref), ref.key, f"{_KIND_WORD[ref.kind]}: {label}"))
         return out
 
