@@ -16,11 +16,11 @@ VM_DEBS := qemu-system-x86 linux-image-amd64 busybox-static mdadm lvm2 smartmont
 
 .PHONY: demo test test-unit test-vm lint bench system-deps vm-deps clean snapshots
 
-$(BIN)/raidman: pyproject.toml
+$(BIN)/raidman: pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { $(APT) update -qq && $(APT) install -y -qq python3-venv python3-pip; }
 	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,dev]'
+	$(BIN)/pip install -q -c constraints.txt -e '.[test,dev]'
 	@touch $@
 
 demo: $(BIN)/raidman
