@@ -62,6 +62,15 @@ def parse_int(text: str, *, none_words: tuple[str, ...] = ("none",)) -> int | No
         raise ParseError(SOURCE, f"not an integer: {t!r}") from None
 
 
+def parse_raid_disks(text: str) -> int:
+    """``md/raid_disks``: ``"4"``, or ``"4 (3)"`` while a reshape changes the count (new (old))."""
+    t = _clean(text)
+    head = t.split(None, 1)[0] if t else ""
+    if not head.isdigit():
+        raise ParseError(SOURCE, f"not a raid_disks value: {t!r}")
+    return int(head)
+
+
 def parse_speed_limit(text: str) -> int:
     """``sync_speed_min``/``sync_speed_max``: ``"1000 (system)"`` or ``"200000 (local)"`` -> KiB/s."""
     t = _clean(text)

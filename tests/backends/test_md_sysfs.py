@@ -142,3 +142,13 @@ def test_metadata_and_external_members() -> None:
     assert ro is not None and (ro.container, ro.member) == ("md126", "1")
     with pytest.raises(ParseError):
         md_sysfs.parse_external_member("external:/md127")
+
+
+def test_raid_disks_during_a_reshape_is_the_new_count() -> None:
+    """The kernel prints ``new (old)`` while a reshape runs (seen in the VM: ``4 (3)``)."""
+    from app.parsers.md_sysfs import parse_raid_disks
+
+    assert parse_raid_disks("4\n") == 4
+    assert parse_raid_disks("4 (3)\n") == 4
+    with pytest.raises(ParseError):
+        parse_raid_disks("(3)")

@@ -38,15 +38,9 @@ def _present() -> list[str]:
     )
 
 
-RESHAPE_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="backends.linux reads md/raid_disks '4 (3)' (during a reshape) as None",
-)
-
-
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(n, marks=RESHAPE_BUG) if "reshaping" in n else n for n in sorted(EXPECTED)],
+    sorted(EXPECTED),
 )
 def test_md_capture_replays_as_recorded(name: str) -> None:
     if name not in _present():

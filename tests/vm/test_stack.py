@@ -48,20 +48,11 @@ def test_grow_raid5_from_3_to_4_reshapes(blank_vm: VM) -> None:
         timeout=120,
     )
     k = wait_sync_progress(vm, MD, min_done=1024, timeout=120)
-    known_bug = ""
     assert k.sync_action == "reshape"
     assert k.get("raid_disks") == "4 (3)"  # the kernel's own notation: new (old)
     assert k.num("reshape_position") is not None
     assert re.search(r"reshape =\s*[\d.]+%", k.mdstat_block), k.mdstat_block
-    try:
-        b = model_check(vm, MD)
-    except AssertionError as e:
-        # raidman bug (backends.linux): raid_disks "4 (3)" during a reshape is read as None.
-        # Everything else must agree; the test ends as an xfail once the kernel checks passed.
-        if "raid_disks: raidman None, kernel 4" not in str(e) or str(e).count("\n") > 1:
-            raise
-        known_bug = str(e)
-        b = None
+    b = model_check(vm, MD)  # raid_disks "4 (3)" is read as the new count, 4
     if b is not None:
         arr = b.array(MD)
         assert arr["sync"]["action"] == "reshape"
@@ -76,8 +67,6 @@ def test_grow_raid5_from_3_to_4_reshapes(blank_vm: VM) -> None:
     assert k.in_sync() == set(disks) and k.degraded == 0
     assert k.size_bytes == (k.num("component_size") or 0) * 1024 * 3
     vm.capture("raid5-grown-3-to-4", smart=False)
-    if known_bug:
-        pytest.xfail(f"kernel checks passed; raidman mid-reshape: {known_bug}")
     finish_or_skip_model(model_check(vm, MD))
 
 
