@@ -215,8 +215,14 @@ class SyncTracker:
                 history=SpeedHistory(self._window),
             )
             self._running[name] = run
-            what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
-            out.append(SyncEvent(t, "sync-started", name, f"{name}: {what} started"))
+            if sync.action == "pending":
+                msg = f"{name}: sync pending (auto-read-only: it starts at the first write)"
+            elif sync.action == "delayed":
+                msg = f"{name}: sync delayed (waits for another array on the same disks)"
+            else:
+                what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
+                msg = f"{name}: {what} started"
+            out.append(SyncEvent(t, "sync-started", name, msg))
         if sync is not None and run is not None:
             run.last_done = sync.done_sectors if sync.done_sectors is not None else run.last_done
             run.total = sync.total_sectors if sync.total_sectors is not None else run.total

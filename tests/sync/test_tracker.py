@@ -176,3 +176,14 @@ def test_throughput_meter_rates_and_slow_member() -> None:
     # a counter that went backwards (device replaced) is skipped, not negative
     r = m.update(LiveSample(3, (), (DiskIO("sda", 1, 0),)))
     assert r == {}
+
+
+def test_pending_then_resync_reads_as_waiting_then_started() -> None:
+    tr = SyncTracker()
+    ev = tr.update(sample(0, live(action="pending", done=0, speed=None)))
+    assert [e.message for e in ev] == [
+        "md127: sync pending (auto-read-only: it starts at the first write)"
+    ]
+    ev = tr.update(sample(1, live(action="resync", done=2048, speed=1000)))
+    assert [e.kind for e in ev] == ["sync-ended", "sync-started"]
+    assert not tr.finished[0].completed  # the wait ended, nothing was synced
