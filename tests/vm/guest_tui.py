@@ -41,8 +41,8 @@ def tui_view(md: str) -> dict[str, Any]:
             body = detail.query_one("#detail-body")
             return {
                 "label": label.plain if label is not None else "",
-                "header": _plain(header.render()),
-                "detail": _plain(body.render()),
+                "header": _plain(getattr(header, "content", None) or header.render()),
+                "detail": _plain(getattr(body, "content", None) or body.render()),
                 "read_only": app.backend.read_only_reason,
             }
 

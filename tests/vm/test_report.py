@@ -98,7 +98,7 @@ def test_report_and_tui_match_the_kernel_during_and_after_the_sync(blank_vm: VM)
     vm = blank_vm
     disks = vm.disks(4)
     vm.set_speed_limits(min_kib=1000, max_kib=SLOW_KIB)
-    create_array(vm, MD, "raid5", disks, chunk_kib=64)
+    create_array(vm, MD, "raid5", disks, chunk_kib=64, size_kib=65536)  # 64 MiB members: quick
     vm.sh(
         f"pvcreate -q /dev/{MD} && vgcreate -q vg0 /dev/{MD} && "
         "lvcreate -q -y -n data -l 50%VG vg0 && mkfs.ext4 -q /dev/vg0/data && "
@@ -131,7 +131,10 @@ def test_report_and_tui_match_the_kernel_during_and_after_the_sync(blank_vm: VM)
     _check_lvm_and_fs(vm, report, lv_dm)
     assert report["partitions"] == [] or all(p["parent"] not in disks for p in report["partitions"])
 
+    # the TUI starts slowly under TCG: keep the sync running while it looks
+    vm.set_speed_limits(min_kib=200, max_kib=500)
     view = vm.call("tests.vm.guest_tui:tui_view", MD, timeout=240)
+    assert read_md(vm, MD).sync_action == "recover", "the sync ended before the TUI looked"
     assert view["read_only"] is None  # root in the guest
     assert "raid5" in view["label"] and "64K" in view["label"] and "recover" in view["label"]
     assert "SYNCING" in view["header"] and MD in view["header"]
