@@ -7,6 +7,7 @@ it stay silent or say they could not check.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -28,6 +29,8 @@ LVM_KEYS = (
     "devices/data_alignment_offset_detection",
     "devices/data_alignment",
 )
+LVM_CONF = "/etc/lvm/lvm.conf"
+_DEFAULT_LINE = re.compile(r"^#\s*([A-Za-z_]\w*=)", re.MULTILINE)
 T = TypeVar("T")
 
 
@@ -135,6 +138,16 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
     lvm: LvmConfig | None = None
     if machine.pvs:
         out = run("lvmconfig", ["lvmconfig", "--type", "full", *LVM_KEYS])
+        if out is None and read(LVM_CONF, LVM_CONF) is None and LVM_CONF not in unknown:
+            # Without lvm.conf, `--type full` fails ("Cannot clone NULL config node", seen
+            # with LVM 2.03.16) although LVM then runs on its built-in defaults: read those.
+            # `--type default` prints them commented out ("# issue_discards=0").
+            why = unknown.pop("lvmconfig")
+            out = run("lvmconfig", ["lvmconfig", "--type", "default", *LVM_KEYS])
+            if out is None:
+                unknown["lvmconfig"] = f"{why}; {unknown['lvmconfig']}"
+            else:
+                out = _DEFAULT_LINE.sub(r"\1", out)
         if out is not None:
             lvm = parsed("lvmconfig", parse_lvmconfig, out)
 
