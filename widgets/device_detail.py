@@ -52,6 +52,7 @@ _GEOMETRY = {
 }
 # set by DeviceDetail.show for narrow panes: sizes without the exact byte count
 _compact = False
+_pane_width = 0  # width of the pane being rendered (0: unknown, render everything)
 
 _STATE_OK = {"clean", "active", "in_sync", "PASSED", "write-pending", "active-idle"}
 
@@ -164,23 +165,29 @@ def heading(text: str, style: str = "bold reverse") -> Text:
 
 
 def members_table(a: MdArray) -> Table:
+    """The members of an array; on a narrow pane only device, slot and role (the columns that
+    decide what an admin does next), so nothing is squeezed into "…"."""
+    narrow = 0 < _pane_width < 90
+    cols = ("device", "slot", "role") if narrow else (
+        "device", "slot", "role", "state", "errors", "data offset", "size"
+    )  # fmt: skip
     t = Table(title="members", title_justify="left", title_style="bold underline", expand=False)
-    for col in ("device", "slot", "role", "state", "errors", "data offset", "size"):
+    for col in cols:
         t.add_column(col, no_wrap=True)
     for m in sorted(a.members, key=lambda x: (x.slot is None, x.slot or 0, x.device)):
         role = Text(m.role, member_colour(m))
         marks = member_marks(m)
         if marks:
             role.append(f" {marks}", "bold")
-        t.add_row(
-            m.device,
-            "—" if m.slot is None else str(m.slot),
-            role,
-            ",".join(m.state) or "—",
-            "—" if m.errors is None else str(m.errors),
-            sectors(m.data_offset_sectors) if m.data_offset_sectors is not None else "—",
-            human_bytes(m.size_kib * 1024) if m.size_kib is not None else "—",
-        )
+        row: list[str | Text] = [m.device, "—" if m.slot is None else str(m.slot), role]
+        if not narrow:
+            row += [
+                ",".join(m.state) or "—",
+                "—" if m.errors is None else str(m.errors),
+                sectors(m.data_offset_sectors) if m.data_offset_sectors is not None else "—",
+                human_bytes(m.size_kib * 1024) if m.size_kib is not None else "—",
+            ]
+        t.add_row(*row)
     return t
 
 
@@ -486,7 +493,7 @@ class DeviceDetail(VerticalScroll):
         yield self._body
 
     def show(self, machine: Machine | None, ref: NodeRef | None, *, force: bool = False) -> None:
-        global _compact
+        global _compact, _pane_width
         # Skip re-rendering what is already shown: the same node of the same probe with the same
         # live state (a syncing array's object changes every sample, so it still updates).
         key = (
@@ -506,6 +513,7 @@ class DeviceDetail(VerticalScroll):
             self._body.update(Text("select a device in the tree", "bright_black"))
         else:
             _compact = 0 < self.size.width < 44
+            _pane_width = self.size.width
             # A live update of the same node keeps its shape (same rows, new numbers): repaint
             # without re-laying-out the whole screen once a second.
             shape = (ref, self.size.width, _shape_of(machine.device(ref.name)))
@@ -515,6 +523,7 @@ class DeviceDetail(VerticalScroll):
                 self._body.update(render_ref(machine, ref), layout=not same_shape)
             finally:
                 _compact = False
+                _pane_width = 0
 
     def on_resize(self) -> None:
         self.show(self._machine, self.ref, force=True)
