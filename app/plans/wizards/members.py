@@ -152,7 +152,9 @@ def build_re_add(machine: Machine, array: str, device: str) -> Plan:
             "(as long as adding a new disk) unless no write happened meanwhile"
         )
         warnings.append(
-            f"{a.name} has no write-intent bitmap: the re-add means a full rebuild of {dev}"
+            f"{a.name} has no write-intent bitmap: a re-add means a full rebuild of {dev}, and "
+            "mdadm usually refuses --re-add outright (\"not possible\"); then use the add "
+            "action, which rebuilds the whole device"
         )
         notes.append(
             "re-add without a bitmap only makes sense when the drop-out had a fixed cause "
