@@ -240,9 +240,14 @@ def md_mismatches(model: dict[str, Any], before: KernelMd, after: KernelMd) -> l
     actions = {k.sync_action or "idle" for k in (before, after)}  # RAID-0: no sync_action
     got_action = sync["action"] if sync else "idle"
     if got_action not in actions and not (sync is None and actions <= {"idle", "frozen"}):
-        # pending/delayed come from sync_completed's word
+        # pending/delayed come from sync_completed's word, or (auto-read-only arrays holding
+        # their resync) from /proc/mdstat's "resync=PENDING" while sysfs says idle
         words = {k.get("sync_completed") for k in (before, after)}
-        if got_action not in words:
+        held = any(
+            k.get("array_state") == "read-auto" and "resync=PENDING" in k.mdstat_block
+            for k in (before, after)
+        )
+        if got_action not in words and not (got_action == "pending" and held):
             out.append(
                 f"sync action: raidman {got_action!r}, kernel {sorted(a or '' for a in actions)}"
             )
