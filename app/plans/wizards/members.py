@@ -153,7 +153,7 @@ def build_re_add(machine: Machine, array: str, device: str) -> Plan:
         )
         warnings.append(
             f"{a.name} has no write-intent bitmap: a re-add means a full rebuild of {dev}, and "
-            "mdadm usually refuses --re-add outright (\"not possible\"); then use the add "
+            'mdadm usually refuses --re-add outright ("not possible"); then use the add '
             "action, which rebuilds the whole device"
         )
         notes.append(
