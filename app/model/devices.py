@@ -11,7 +11,7 @@ The stack is a graph, not a tree: an array has several parents, a VG several PVs
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
@@ -428,15 +428,23 @@ class Machine:
 
     def ancestors_of(self, name: str) -> Iterator[str]:
         """Every device below ``name`` in the stack, nearest first, each once."""
+        return self._walk(name, self.parents_of)
+
+    def descendants_of(self, name: str) -> Iterator[str]:
+        """Every device built on ``name`` (children, grandchildren, ...), nearest first, each once."""
+        return self._walk(name, self.children_of)
+
+    @staticmethod
+    def _walk(name: str, step: Callable[[str], tuple[str, ...]]) -> Iterator[str]:
         seen: set[str] = set()
-        queue = list(self.parents_of(name))
+        queue = list(step(name))
         while queue:
             n = queue.pop(0)
             if n in seen:
                 continue
             seen.add(n)
             yield n
-            queue.extend(self.parents_of(n))
+            queue.extend(step(n))
 
     def disks_under(self, name: str) -> tuple[str, ...]:
         """The whole disks that ``name`` ultimately lives on."""

@@ -18,26 +18,13 @@ from app.rules.stack import ssds_under
 TRIM_FS = ("ext4", "ext3", "xfs", "btrfs", "f2fs", "vfat", "exfat")
 
 
-def _layers_above(machine: Machine, name: str) -> Iterator[str]:
-    """Every device built on ``name`` (children, grandchildren, ...), nearest first, each once."""
-    seen: set[str] = set()
-    queue = list(machine.children_of(name))
-    while queue:
-        n = queue.pop(0)
-        if n in seen:
-            continue
-        seen.add(n)
-        yield n
-        queue.extend(machine.children_of(n))
-
-
 def _blocked(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
     dmb = inputs.discard_max_bytes
     blocked: dict[str, set[str]] = {}  # layer -> SSDs below it
     for d in machine.disks:
         if not d.is_ssd or dmb.get(d.name, d.discard_max_bytes) <= 0:
             continue
-        for layer in _layers_above(machine, d.name):
+        for layer in machine.descendants_of(d.name):
             if machine.partition(layer) is not None:
                 continue  # partitions share the disk's queue
             v = dmb.get(layer)
