@@ -113,11 +113,14 @@ def _projected_done(run: _Running, now: float) -> int | None:
     counts as complete when its last speed would have carried it to the end."""
     if run.last_done is None:
         return None
+    # md's sync_completed moves in steps of 1/16 of the sync (md.c: curr_resync_completed), so
+    # the last value read can lag the real position by that much.
+    lag = (run.total or 0) // 16
     pts = run.history.points
     if not pts or not pts[-1].kernel_kib_s:
-        return run.last_done
+        return run.last_done + lag
     dt = max(0.0, now - pts[-1].t)
-    return run.last_done + int(pts[-1].kernel_kib_s * 2 * dt * 1.5)
+    return run.last_done + lag + int(pts[-1].kernel_kib_s * 2 * dt * 1.5)
 
 
 class SyncTracker:
