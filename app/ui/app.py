@@ -279,6 +279,12 @@ class RaidmanApp(App[None]):
             for e in events
         ):
             self.refresh_probe()  # the stack changed shape: re-read it now
+        if self.sample_interval > 0 and any(
+            e.kind in ("sync-started", "sync-ended") for e in events
+        ):
+            # SMART snapshots at the sync's edges now, not at the next 10 s wear tick: every
+            # second late is a second of rebuild writes missing from its wear delta
+            self._wear_monitor_worker()
 
     def _post(self, make: Any) -> None:
         self.post_message(make())

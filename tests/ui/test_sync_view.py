@@ -97,3 +97,25 @@ async def test_member_failure_is_announced() -> None:
         assert "member-faulty" in kinds and "degraded" in kinds
         log = app.main.query_one(EventLog)
         assert any("sdb2 in md127 is faulty" in line for line in log.entries)
+
+
+async def test_sync_start_snapshots_smart_at_once() -> None:
+    """A sync seen starting takes its SMART snapshots right away (not at the next wear tick)."""
+    from app.wear.snapshots import SnapshotStore
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.from_scenario("raid5-cable", clock=clock)
+    app = RaidmanApp(backend, probe_interval=0, sample_interval=3600)  # timers never fire here
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_ready(pilot)
+        await _tick(pilot, app, clock)  # first sample: the recovery is seen -> sync-started
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        store = SnapshotStore.open()
+        (sync,) = store.running_syncs()
+        assert sync.array == "md127" and sync.action == "recover"
+        assert len({m.disk for m in sync.members}) == 4
+        for m in sync.members:
+            assert m.serial is not None
+            assert store.snapshots_for(m.serial), m
+        store.close()
