@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from app.plans.plan import Plan
 from app.rules.finding import Finding
@@ -94,6 +96,8 @@ class FindingsPane(DataTable[Text | str]):
                 if f.key == current.key:
                     self.move_cursor(row=i)
                     break
+        if self.current is not None:  # show the highlighted one in full straight away
+            self.post_message(self.Highlighted(self, self.current))
 
     @property
     def current(self) -> Finding | None:
@@ -134,3 +138,36 @@ class FindingsPane(DataTable[Text | str]):
 
     def _at(self, row: int) -> Finding | None:
         return self._findings[row] if 0 <= row < len(self._findings) else None
+
+
+def finding_text(f: Finding) -> Text:
+    """A finding in full: what, on which device, the numbers behind it, and what to do."""
+    t = Text()
+    t.append(f"{SEVERITY_ICON[f.severity]} {f.title}\n", style=SEVERITY_STYLE[f.severity] + " bold")
+    t.append(f"{f.device or 'system'} · {f.code}\n\n", style="bright_black")
+    t.append(f.detail.rstrip() + "\n")
+    if f.fix is not None:
+        t.append("\nFix (enter: preview, confirm, run):\n", style="bold green")
+        for step in f.fix.steps:
+            t.append(f"  {step.shell()}\n", style="green")
+    elif f.fix_destroys_data:
+        t.append("\nNo one-key fix: fixing this destroys data (see above).\n", style="bold red")
+    return t
+
+
+class FindingsView(Vertical):
+    """The findings table and, under it, the highlighted finding in full."""
+
+    DEFAULT_CSS = """
+    FindingsView > FindingsPane { height: 1fr; min-height: 5; }
+    FindingsView > #finding-detail { height: auto; max-height: 50%; padding: 0 1;
+                                     border-top: solid $primary-darken-2; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield FindingsPane(id="findings-pane")
+        with VerticalScroll(id="finding-detail"):
+            yield Static(Text("no findings yet (the audit runs after the first probe)", "dim"))
+
+    def on_findings_pane_highlighted(self, event: FindingsPane.Highlighted) -> None:
+        self.query_one("#finding-detail Static", Static).update(finding_text(event.finding))

@@ -16,7 +16,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from app.model.devices import Machine
 from widgets.device_detail import DeviceDetail
-from widgets.findings import FindingsPane
+from widgets.findings import FindingsView
 from widgets.header_banner import HeaderBanner, NotesBar
 from widgets.storage_tree import StorageTree
 from widgets.sync_pane import EventLog, SyncPane
@@ -59,7 +59,7 @@ PaneFactory = Callable[[], Widget]
 DETAIL_PANES: list[tuple[str, str, PaneFactory]] = [
     ("Details", "details", lambda: DeviceDetail(id="detail")),
     ("Sync", "sync", lambda: SyncPane(id="sync-pane")),
-    ("Findings", "findings", lambda: FindingsPane(id="findings-pane")),
+    ("Findings", "findings", lambda: FindingsView(id="findings-view")),
     ("Wear", "wear", lambda: WearPane(id="wear-pane")),
     ("Events", "events", lambda: EventLog(id="event-log")),
     ("mdstat", "mdstat", lambda: MdstatView(id="mdstat")),
