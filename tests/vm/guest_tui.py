@@ -34,11 +34,16 @@ def tui_view(md: str) -> dict[str, Any]:
                     break
                 await pilot.pause(0.05)
             assert app.go_to(md), f"{md} not in the tree"
-            await pilot.pause(0.2)
-            label = app.storage_tree.label_for(f"dev:{md}")
-            header = app.main.query_one(HeaderBanner)
             detail = app.main.query_one(DeviceDetail)
             body = detail.query_one("#detail-body")
+            # under TCG the cursor move, the selection message and the repaint take a while
+            for _ in range(600):
+                shown = _plain(getattr(body, "content", None) or body.render())
+                if app.selected is not None and app.selected.name == md and md in shown:
+                    break
+                await pilot.pause(0.05)
+            label = app.storage_tree.label_for(f"dev:{md}")
+            header = app.main.query_one(HeaderBanner)
             return {
                 "label": label.plain if label is not None else "",
                 "header": _plain(getattr(header, "content", None) or header.render()),
