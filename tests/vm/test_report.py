@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.vm.kernel import KernelMd, lvm_report, read_md
+from tests.vm.kernel import KernelMd, lvm_report, read_md, same_state
 from tests.vm.machine import VM
 from tests.vm.scenarios import FAST_KIB, SLOW_KIB, create_array, timed_idle, wait_sync_progress
 
@@ -58,7 +58,9 @@ def _check_disks(vm: VM, report: dict[str, Any], names: list[str]) -> None:
 def _check_array(report: dict[str, Any], before: KernelMd, after: KernelMd) -> dict[str, Any]:
     (a,) = [x for x in report["arrays"] if x["name"] == MD]
     assert a["level"] == before.level == after.level
-    assert a["state"] in (before.get("array_state"), after.get("array_state"))
+    problems: list[str] = []
+    same_state(problems, a["state"], before.get("array_state"), after.get("array_state"))
+    assert not problems, problems
     assert a["chunk_bytes"] == before.num("chunk_size")
     assert a["layout"] == "left-symmetric"  # md/layout 2 for raid5 (mdadm's default)
     assert before.get("layout") == "2"
