@@ -126,7 +126,10 @@ def test_report_and_tui_match_the_kernel_during_and_after_the_sync(blank_vm: VM)
     assert sync["total_sectors"] == b_total
     lo = min(before.num("sync_speed") or 0, after.num("sync_speed") or 0)
     hi = max(before.num("sync_speed") or 0, after.num("sync_speed") or 0)
-    assert lo * 0.9 <= sync["speed_kib_s"] <= hi * 1.1
+    # sync_speed is md's running average, recomputed at every mark: between two reads ~1 s
+    # apart it can move by more than 10 %, so this cross-process bracket only checks the
+    # magnitude; the 10 % check reads both in one guest process (test_sync_watch.py)
+    assert lo * 0.5 <= sync["speed_kib_s"] <= hi * 1.5
     left_kib = (sync["total_sectors"] - sync["done_sectors"]) / 2
     assert sync["eta_s"] == pytest.approx(left_kib / sync["speed_kib_s"], abs=1.0)  # whole seconds
     _check_disks(vm, report, disks)
