@@ -61,6 +61,7 @@ from app.sync.boost import BoostRecord, BoostStore, due_restores, plan_boost, re
 from app.sync.throughput import Rate, ThroughputMeter
 from app.sync.tracker import SyncEvent, SyncTracker
 from app.ui.commands import GoToDeviceProvider
+from app.ui.hangup import watch_terminal
 from app.ui.live import merge_live
 from app.ui.screens.audit_log import AuditLogScreen
 from app.ui.screens.main import MainScreen, MdstatView
@@ -162,6 +163,7 @@ class RaidmanApp(App[None]):
 
     def on_mount(self) -> None:
         self.sub_title = self.backend.name
+        watch_terminal(self)
         self.refresh_probe()
         if self.probe_interval > 0:
             self.set_interval(self.probe_interval, self.refresh_probe)
