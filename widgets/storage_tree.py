@@ -8,6 +8,7 @@ and the expanded nodes (keys are stable: ``dev:md127``, ``vg:vg0``, ``fs:dm-0``,
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Tree
@@ -412,6 +414,10 @@ def build_tree_spec(machine: Machine) -> list[NodeSpec]:
     return _Builder(machine).build()
 
 
+# a NodeSelected this soon after a click came from the click (Tree posts it from _on_click)
+CLICK_SELECT_S = 0.5
+
+
 class StorageTree(Tree[NodeRef]):
     """The stack tree. ``update_machine`` after each probe; ``set_badges`` from the audit.
 
@@ -445,6 +451,10 @@ class StorageTree(Tree[NodeRef]):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("storage", id=id, classes=classes)
         self.show_root = False
+        # A click selects; it must not also fold the node away (Tree's auto_expand toggles on
+        # every select). The keyboard keeps enter-to-toggle: see on_tree_node_selected.
+        self.auto_expand = False
+        self._clicked_at = -1.0
         self.guide_depth = 2
         self._by_key: dict[str, TreeNode[NodeRef]] = {}  # materialised nodes only
         self._specs: list[NodeSpec] = []
@@ -685,8 +695,16 @@ class StorageTree(Tree[NodeRef]):
         event.stop()
         self.post_message(self.Highlighted(event.node.data))
 
+    def on_click(self, event: events.Click) -> None:
+        self._clicked_at = time.monotonic()
+
     def on_tree_node_selected(self, event: Tree.NodeSelected[NodeRef]) -> None:
         ref = event.node.data
+        by_click = time.monotonic() - self._clicked_at < CLICK_SELECT_S
+        self._clicked_at = -1.0
         if ref is not None and ref.target is not None:
             event.stop()
             self.go_to(ref.target)
+            return
+        if not by_click and event.node.allow_expand:
+            event.node.toggle()
