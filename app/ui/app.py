@@ -332,6 +332,9 @@ class RaidmanApp(App[None]):
         self._post(lambda: self.SelectionChanged(ref))
         self._load_wear(ref)
 
+    def on_header_banner_worst_selected(self, event: HeaderBanner.WorstSelected) -> None:
+        self.go_to(event.array)
+
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "sync":
             self._refresh_sync_pane()
