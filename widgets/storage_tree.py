@@ -132,12 +132,12 @@ class _Builder:
     def disk_label(self, d: Disk) -> Text:
         t = self._name(d.name)
         t.append(f"  {short_size(d.size_bytes)}", "cyan")
-        if d.model:
-            t.append(f"  {d.model}")
         kind = {True: "hdd", False: "ssd"}.get(d.rotational) if d.rotational is not None else None
-        tags = " ".join(x for x in (d.transport, kind) if x)
+        tags = " ".join(x for x in (kind, d.transport) if x)
         if tags:
             t.append(f"  {tags}", "bright_black")
+        if d.model:  # last: the longest and the least needed when the pane is narrow
+            t.append(f"  {d.model}")
         return t
 
     def part_label(self, p: Partition) -> Text:
