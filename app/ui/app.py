@@ -185,8 +185,9 @@ class RaidmanApp(App[None]):
         return self.main.query_one(StorageTree)
 
     def go_to(self, name: str) -> bool:
-        """Put the tree cursor on a device (kernel name, VG name or node key)."""
-        return self.storage_tree.go_to(name)
+        """Put the tree cursor on a device (kernel name, VG name or node key); ``backspace`` on
+        the tree goes back to where it was."""
+        return self.storage_tree.go_to(name, remember=True)
 
     # ---- polling -----------------------------------------------------------------------
     def action_refresh(self) -> None:
