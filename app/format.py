@@ -151,16 +151,12 @@ def sync_summary(sync: SyncStatus | None) -> str:
 
 
 def array_summary(array: MdArray) -> str:
-    """One line for a tree label: "raid10 n2 · 32K · [UUUU] · resync 16.3%"."""
-    head = array.level
-    if array.layout and array.level in ("raid10", "raid5", "raid6", "raid4"):
-        head += f" {array.layout}"
-    parts = [head]
-    if array.chunk_bytes:
-        parts.append(short_size(array.chunk_bytes))
+    """One line for a tree label, what matters first (a narrow pane cuts the end):
+    "raid10 [UUUU] · resync 16.3% · n2 · 32K"."""
+    parts = [array.level]
     smap = mdstat_map(array)
     if smap:
-        parts.append(smap)
+        parts[0] += f" {smap}"
     if array.is_degraded:
         parts.append(f"DEGRADED({array.degraded})")
     s = sync_summary(array.sync)
@@ -168,4 +164,8 @@ def array_summary(array: MdArray) -> str:
         parts.append(s)
     elif array.array_state and array.array_state not in ("clean", "active"):
         parts.append(array.array_state)
+    if array.layout and array.level in ("raid10", "raid5", "raid6", "raid4"):
+        parts.append(array.layout)
+    if array.chunk_bytes:
+        parts.append(short_size(array.chunk_bytes))
     return " · ".join(parts)

@@ -61,6 +61,17 @@ class FindingsPane(DataTable[Text | str]):
         def control(self) -> FindingsPane:
             return self.pane
 
+    class Emptied(Message):
+        """The audit ran and found nothing (the detail beside the table says so)."""
+
+        def __init__(self, pane: FindingsPane) -> None:
+            super().__init__()
+            self.pane = pane
+
+        @property
+        def control(self) -> FindingsPane:
+            return self.pane
+
     def __init__(
         self,
         findings: Iterable[Finding] = (),
@@ -98,6 +109,8 @@ class FindingsPane(DataTable[Text | str]):
                     break
         if self.current is not None:  # show the highlighted one in full straight away
             self.post_message(self.Highlighted(self, self.current))
+        else:
+            self.post_message(self.Emptied(self))
 
     @property
     def current(self) -> Finding | None:
@@ -140,6 +153,13 @@ class FindingsPane(DataTable[Text | str]):
         return self._findings[row] if 0 <= row < len(self._findings) else None
 
 
+NO_FINDINGS = Text.assemble(
+    ("✔ No findings. ", "bold green"),
+    "The audit found nothing to warn about in alignment, geometry, md tuning, queues or SSD "
+    "settings. It runs again every minute and after every change raidman makes.",
+)
+
+
 def finding_text(f: Finding) -> Text:
     """A finding in full: what, on which device, the numbers behind it, and what to do."""
     t = Text()
@@ -168,6 +188,9 @@ class FindingsView(Vertical):
         yield FindingsPane(id="findings-pane")
         with VerticalScroll(id="finding-detail"):
             yield Static(Text("no findings yet (the audit runs after the first probe)", "dim"))
+
+    def on_findings_pane_emptied(self, event: FindingsPane.Emptied) -> None:
+        self.query_one("#finding-detail Static", Static).update(NO_FINDINGS)
 
     def on_findings_pane_highlighted(self, event: FindingsPane.Highlighted) -> None:
         self.query_one("#finding-detail Static", Static).update(finding_text(event.finding))

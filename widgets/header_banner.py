@@ -4,51 +4,62 @@ plus the notes bar (what the probe could not do)."""
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
+from textual.message import Message
 from textual.widgets import Static
 
-from app.format import percent, speed
 from app.model.devices import Machine, ProbeNote
+from app.rollup import degraded_item, degraded_part, rollup, sync_item, syncing_part
 
 
-def banner_text(machine: Machine | None) -> Text | None:
-    """One line: degraded arrays in red, then syncing arrays in yellow with percent; None if calm."""
-    if machine is None:
+def banner_text(machine: Machine | None, *, expanded: bool = False) -> Text | None:
+    """Degraded arrays in red, then syncing arrays in yellow; None if calm. One line (a roll-up
+    when more than a couple of arrays are in trouble) unless ``expanded``: one line per array."""
+    r = rollup(machine)
+    if r.calm:
         return None
     t = Text()
-    degraded = machine.degraded_arrays
-    if degraded:
+    if r.degraded:
         t.append(" ✖ DEGRADED: ", "bold white on red")
-        t.append(
-            " " + ", ".join(f"{a.name} ({a.level}, {a.degraded} missing)" for a in degraded) + " ",
-            "bold red",
-        )
-    syncing = machine.syncing_arrays
-    if syncing:
-        if t:
+        if expanded:
+            for a in r.degraded:
+                t.append(f"\n   {degraded_item(a)}", "bold red")
+            t.append("\n")
+        else:
+            t.append(" " + degraded_part(r) + " ", "bold red")
+    if r.syncing:
+        if t and not expanded:
             t.append("  ")
         t.append(" ⟳ SYNCING: ", "bold black on yellow")
-        items = []
-        for a in syncing:
-            s = a.sync
-            assert s is not None
-            item = f"{a.name} {s.action} {percent(s.fraction)}"
-            if s.speed_kib_s:
-                item += f" @ {speed(s.speed_kib_s)}"
-            items.append(item)
-        t.append(" " + ", ".join(items), "bold yellow")
-    return t or None
+        if expanded:
+            for a in r.syncing:
+                t.append(f"\n   {sync_item(a)}", "bold yellow")
+        else:
+            t.append(" " + syncing_part(r), "bold yellow")
+    return t
 
 
 class HeaderBanner(Static):
     """Line 1: raidman · host · kernel · backend · read-only reason. Line 2 (only when needed):
-    the degraded/syncing banner."""
+    the degraded/syncing banner, one line however many arrays; a click lists every array in
+    trouble (click again to fold it) and posts ``WorstSelected`` so the App can go there."""
 
     DEFAULT_CSS = """
-    HeaderBanner { height: auto; background: $panel; padding: 0 1; }
+    HeaderBanner { height: auto; max-height: 12; background: $panel; padding: 0 1;
+                   text-wrap: nowrap; text-overflow: ellipsis; }
+    HeaderBanner.-expanded { text-wrap: wrap; }
     """
+
+    class WorstSelected(Message):
+        """The banner was clicked: ``array`` is the one to look at first."""
+
+        def __init__(self, array: str) -> None:
+            super().__init__()
+            self.array = array
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.expanded = False
         self.backend_name = ""
         self.read_only_reason: str | None = None
         self.machine: Machine | None = None
@@ -76,9 +87,19 @@ class HeaderBanner(Static):
             t.append(f" read-only: {self.read_only_reason} ", "bold black on rgb(175,135,0)")
         return t
 
+    def on_click(self, event: events.Click) -> None:
+        r = rollup(self.machine)
+        if r.calm:
+            return
+        self.expanded = not self.expanded
+        self.set_class(self.expanded, "-expanded")
+        self._redraw()
+        if r.worst is not None:
+            self.post_message(self.WorstSelected(r.worst))
+
     def _redraw(self) -> None:
         t = self.title_text()
-        b = banner_text(self.machine)
+        b = banner_text(self.machine, expanded=self.expanded)
         if b is not None:
             t.append("\n")
             t.append_text(b)

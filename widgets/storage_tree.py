@@ -8,6 +8,7 @@ and the expanded nodes (keys are stable: ``dev:md127``, ``vg:vg0``, ``fs:dm-0``,
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Tree
@@ -130,12 +132,12 @@ class _Builder:
     def disk_label(self, d: Disk) -> Text:
         t = self._name(d.name)
         t.append(f"  {short_size(d.size_bytes)}", "cyan")
-        if d.model:
-            t.append(f"  {d.model}")
         kind = {True: "hdd", False: "ssd"}.get(d.rotational) if d.rotational is not None else None
-        tags = " ".join(x for x in (d.transport, kind) if x)
+        tags = " ".join(x for x in (kind, d.transport) if x)
         if tags:
             t.append(f"  {tags}", "bright_black")
+        if d.model:  # last: the longest and the least needed when the pane is narrow
+            t.append(f"  {d.model}")
         return t
 
     def part_label(self, p: Partition) -> Text:
@@ -412,6 +414,72 @@ def build_tree_spec(machine: Machine) -> list[NodeSpec]:
     return _Builder(machine).build()
 
 
+def filter_label(text: str, matches: int) -> Text:
+    t = Text("⌕ ", "bold magenta")
+    t.append(text, "bold")
+    t.append(f"  {matches} match{'es' if matches != 1 else ''}", "magenta")
+    t.append("  (/ change · esc clear)", "bright_black")
+    return t
+
+
+# words of a tree filter that select by state rather than by text
+FILTER_KEYWORDS = ("degraded", "syncing", "finding", "findings")
+
+
+def spec_matches(
+    s: NodeSpec, words: list[str], machine: Machine | None, badges: Mapping[str, str]
+) -> bool:
+    """Every word matches the node: its label, kernel name, a disk's model or serial, or a
+    keyword (``degraded``, ``syncing``, ``finding``)."""
+    if s.ref.kind in ("section", "empty"):
+        return False
+    hay = f"{s.label.plain} {s.ref.name}".lower()
+    obj = machine.device(s.ref.name) if machine is not None and s.ref.name else None
+    if isinstance(obj, Disk):
+        hay += f" {obj.model or ''} {obj.serial or ''}".lower()
+    for w in words:
+        if w == "degraded":
+            if not (s.ref.kind == "array" and isinstance(obj, MdArray) and obj.is_degraded):
+                return False
+        elif w == "syncing":
+            ok = isinstance(obj, MdArray) and obj.sync is not None and obj.sync.active
+            if not ok or s.ref.kind != "array":
+                return False
+        elif w in ("finding", "findings"):
+            if s.ref.is_link or s.ref.name not in badges:
+                return False
+        elif w not in hay:
+            return False
+    return True
+
+
+def filter_specs(
+    specs: list[NodeSpec], text: str, machine: Machine | None, badges: Mapping[str, str]
+) -> tuple[list[NodeSpec], int]:
+    """The nodes that match ``text``, with their ancestors (the path to them) and their
+    descendants (an array's members, a disk's partitions); and how many matched."""
+    words = text.lower().split()
+    if not words:
+        return specs, 0
+    by_key = {sp.ref.key: sp for sp in specs}
+    matched = {sp.ref.key for sp in specs if spec_matches(sp, words, machine, badges)}
+    below: set[str] = set(matched)  # the matches and everything under them
+    for sp in specs:  # parents come before children
+        if sp.parent is not None and sp.parent in below:
+            below.add(sp.ref.key)
+    keep = set(below)
+    for key in matched:  # the path down to each match
+        parent = by_key[key].parent
+        while parent is not None and parent not in keep:
+            keep.add(parent)
+            parent = by_key[parent].parent
+    return [sp for sp in specs if sp.ref.key in keep], len(matched)
+
+
+# a NodeSelected this soon after a click came from the click (Tree posts it from _on_click)
+CLICK_SELECT_S = 0.5
+
+
 class StorageTree(Tree[NodeRef]):
     """The stack tree. ``update_machine`` after each probe; ``set_badges`` from the audit.
 
@@ -429,7 +497,11 @@ class StorageTree(Tree[NodeRef]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("g", "jump", "Go to link", show=True),
+        Binding("slash", "filter", "Filter", show=True),
+        Binding("backspace", "back", "Back", show=True),
+        Binding("escape", "clear_filter", "Clear filter", show=True),
     ]
+    HISTORY: ClassVar[int] = 50  # jumps remembered for "back"
 
     DEFAULT_CSS = """
     StorageTree { scrollbar-size-vertical: 1; }
@@ -445,6 +517,10 @@ class StorageTree(Tree[NodeRef]):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("storage", id=id, classes=classes)
         self.show_root = False
+        # A click selects; it must not also fold the node away (Tree's auto_expand toggles on
+        # every select). The keyboard keeps enter-to-toggle: see on_tree_node_selected.
+        self.auto_expand = False
+        self._clicked_at = -1.0
         self.guide_depth = 2
         self._by_key: dict[str, TreeNode[NodeRef]] = {}  # materialised nodes only
         self._specs: list[NodeSpec] = []
@@ -457,6 +533,10 @@ class StorageTree(Tree[NodeRef]):
         # expanded state the user chose where it differs from the default (kept by key
         # across rebuilds, also for nodes not materialised at the moment)
         self._open: dict[str, bool] = {}
+        self._filter = ""  # what `/` filters the tree by ("" = everything)
+        self._highlighted: str | None = None  # the key last announced as Highlighted
+        self._moves = 0  # go_to calls so far: a rebuild's deferred restore yields to a newer one
+        self._history: list[str] = []  # keys the cursor was on before each jump, newest last
 
     # ---- public API --------------------------------------------------------------------
     @property
@@ -485,6 +565,10 @@ class StorageTree(Tree[NodeRef]):
         the cursor (by key) and what the user collapsed or expanded."""
         self._machine = machine
         specs = build_tree_spec(machine)
+        if self._filter:
+            specs, n = filter_specs(specs, self._filter, machine, self._badges)
+            head = NodeSpec(NodeRef("filter", "section", ""), None, filter_label(self._filter, n))
+            specs.insert(0, head)
         old_specs, old_by_key = self._specs, self._spec_by_key
         same = len(old_specs) == len(specs) and all(
             a.ref.key == b.ref.key and a.parent == b.parent
@@ -511,7 +595,7 @@ class StorageTree(Tree[NodeRef]):
             self._filled = set()
             self._fill_children(None, self.root)
         if cursor is not None and cursor in self._spec_by_key:
-            self.call_after_refresh(self.go_to, cursor)
+            self.call_after_refresh(self._restore_cursor, cursor, self._moves)
         elif cursor is None and specs:
             self.call_after_refresh(self._first_device)
 
@@ -545,15 +629,23 @@ class StorageTree(Tree[NodeRef]):
                 self._fill(anc)
         return self._by_key[key]
 
-    def go_to(self, key_or_name: str) -> bool:
+    def go_to(self, key_or_name: str, *, remember: bool = False) -> bool:
         """Move the cursor to the node with that key (or the full node of that kernel name /
         VG name), expanding (and materialising) its ancestors. Returns False when there is no
-        such node."""
-        for key in (key_or_name, dev_key(key_or_name), f"vg:{key_or_name}"):
-            if key in self._spec_by_key:
-                break
-        else:
+        such node. ``remember``: a jump the admin made (a link, the palette, the banner): where
+        the cursor was goes on the history that ``backspace`` walks back. A jump to a node the
+        filter hides clears the filter."""
+        key = self._find_key(key_or_name)
+        if key is None and remember and self._filter and self._machine is not None:
+            self.set_filter("")
+            key = self._find_key(key_or_name)
+        if key is None:
             return False
+        self._moves += 1
+        here = self.current
+        if remember and here is not None and here.key != key and here.key in self._spec_by_key:
+            self._history.append(here.key)
+            del self._history[: -self.HISTORY]
         node = self.reveal(key)
         if node is None:
             return False
@@ -561,9 +653,75 @@ class StorageTree(Tree[NodeRef]):
         self.move_cursor(node)
         return True
 
+    def _restore_cursor(self, key: str, moves: int) -> None:
+        """After a rebuild: back to where the cursor was, unless it was sent elsewhere since."""
+        if moves == self._moves:
+            self.go_to(key)
+
+    def _find_key(self, key_or_name: str) -> str | None:
+        for key in (key_or_name, dev_key(key_or_name), f"vg:{key_or_name}"):
+            if key in self._spec_by_key:
+                return key
+        return None
+
+    # ---- filter and history ---------------------------------------------------------------
+    @property
+    def filter_text(self) -> str:
+        return self._filter
+
+    def set_filter(self, text: str) -> None:
+        """Show only what matches ``text`` (see ``filter_specs``); "" shows everything."""
+        text = " ".join(text.split())
+        if text == self._filter:
+            return
+        self._filter = text
+        if self._machine is None:
+            return
+        self.update_machine(self._machine)
+        if text:
+            self.call_after_refresh(self._first_match)
+
+    def _first_match(self) -> None:
+        """The cursor to the first node the filter (as it is now) matches."""
+        if not self._filter or self._machine is None:
+            return
+        words = self._filter.lower().split()
+        for sp in self._specs:
+            if spec_matches(sp, words, self._machine, self._badges):
+                self.go_to(sp.ref.key)
+                return
+
+    def action_filter(self) -> None:
+        from widgets.tree_filter import TreeFilterScreen
+
+        self.app.push_screen(TreeFilterScreen(self))
+
+    def action_clear_filter(self) -> None:
+        self.set_filter("")
+
+    def action_back(self) -> None:
+        while self._history:
+            key = self._history.pop()
+            if self.go_to(key):
+                return
+        self.notify("no earlier place to go back to", timeout=2)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return bool(self._filter)
+        if action == "back":
+            return bool(self._history)
+        return True
+
     def _settle_cursor(self, node: TreeNode[NodeRef]) -> None:
         self.move_cursor(node)
         self.scroll_to_node(node, animate=False)
+        # After a rebuild the node can sit on the line the cursor was already on: Tree posts no
+        # NodeHighlighted then (cursor_line did not change), yet it is another device.
+        ref = node.data
+        if ref is not None and ref.key != self._highlighted:
+            self._highlighted = ref.key
+            self.post_message(self.Highlighted(ref))
 
     def _first_device(self) -> None:
         """Initial cursor: the first degraded array, else the first syncing one, else the
@@ -583,7 +741,7 @@ class StorageTree(Tree[NodeRef]):
     def action_jump(self) -> None:
         ref = self.current
         if ref is not None and ref.target is not None:
-            self.go_to(ref.target)
+            self.go_to(ref.target, remember=True)
         elif ref is not None:
             self.notify(f"{ref.name} is not a link", timeout=2)
 
@@ -597,7 +755,7 @@ class StorageTree(Tree[NodeRef]):
         self._kids = kids
 
     def _starts_open(self, s: NodeSpec) -> bool:
-        return not (self._lazy and s.ref.kind == "disk")
+        return bool(self._filter) or not (self._lazy and s.ref.kind == "disk")
 
     def _is_open(self, s: NodeSpec) -> bool:
         return self._open.get(s.ref.key, self._starts_open(s))
@@ -683,10 +841,20 @@ class StorageTree(Tree[NodeRef]):
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeRef]) -> None:
         event.stop()
-        self.post_message(self.Highlighted(event.node.data))
+        ref = event.node.data
+        self._highlighted = ref.key if ref is not None else None
+        self.post_message(self.Highlighted(ref))
+
+    def on_click(self, event: events.Click) -> None:
+        self._clicked_at = time.monotonic()
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[NodeRef]) -> None:
         ref = event.node.data
+        by_click = time.monotonic() - self._clicked_at < CLICK_SELECT_S
+        self._clicked_at = -1.0
         if ref is not None and ref.target is not None:
             event.stop()
-            self.go_to(ref.target)
+            self.go_to(ref.target, remember=True)
+            return
+        if not by_click and event.node.allow_expand:
+            event.node.toggle()

@@ -61,6 +61,7 @@ from app.sync.boost import BoostRecord, BoostStore, due_restores, plan_boost, re
 from app.sync.throughput import Rate, ThroughputMeter
 from app.sync.tracker import SyncEvent, SyncTracker
 from app.ui.commands import GoToDeviceProvider
+from app.ui.hangup import watch_terminal
 from app.ui.live import merge_live
 from app.ui.screens.audit_log import AuditLogScreen
 from app.ui.screens.main import MainScreen, MdstatView
@@ -162,6 +163,7 @@ class RaidmanApp(App[None]):
 
     def on_mount(self) -> None:
         self.sub_title = self.backend.name
+        watch_terminal(self)
         self.refresh_probe()
         if self.probe_interval > 0:
             self.set_interval(self.probe_interval, self.refresh_probe)
@@ -183,8 +185,9 @@ class RaidmanApp(App[None]):
         return self.main.query_one(StorageTree)
 
     def go_to(self, name: str) -> bool:
-        """Put the tree cursor on a device (kernel name, VG name or node key)."""
-        return self.storage_tree.go_to(name)
+        """Put the tree cursor on a device (kernel name, VG name or node key); ``backspace`` on
+        the tree goes back to where it was."""
+        return self.storage_tree.go_to(name, remember=True)
 
     # ---- polling -----------------------------------------------------------------------
     def action_refresh(self) -> None:
@@ -329,6 +332,9 @@ class RaidmanApp(App[None]):
         ref = event.ref
         self._post(lambda: self.SelectionChanged(ref))
         self._load_wear(ref)
+
+    def on_header_banner_worst_selected(self, event: HeaderBanner.WorstSelected) -> None:
+        self.go_to(event.array)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "sync":

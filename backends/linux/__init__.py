@@ -29,7 +29,7 @@ class LinuxBackend:
 
     @property
     def read_only_reason(self) -> str | None:
-        return None if self.source.euid() == 0 else "not root: read-only"
+        return None if self.source.euid() == 0 else "not root"
 
     def now(self) -> float:
         return self.source.now()

@@ -569,7 +569,10 @@ def big(t: float, disks: int = 1000, arrays: int = 250, syncing: int = 16) -> Si
                 members=members(devs),
                 component_kib=(WD1TB_BYTES // 1024 - 131072) // 512 * 512 // 2,
                 chunk_kib=512,
-                layout="n2" if level == "raid10" else "left-symmetric",
+                # only the levels with a layout have one (RAID-1/0 show none, as mdadm does)
+                layout={"raid10": "n2", "raid5": "left-symmetric", "raid6": "left-symmetric"}.get(
+                    level
+                ),
                 array_name=f"bigiron:{k}",
                 bitmap="internal",
             ),

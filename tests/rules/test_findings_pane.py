@@ -56,3 +56,28 @@ async def test_pane_sorts_and_posts_selected() -> None:
         pane.set_findings(list(reversed(findings)))
         await pilot.pause()
         assert pane.current is not None and pane.current.code == "md-no-bitmap"
+
+
+async def test_an_empty_audit_says_so_instead_of_a_bare_header() -> None:
+    """issue 16: "an empty Findings table shows only a header"."""
+    from textual.widgets import Static
+
+    from widgets.findings import FindingsView
+
+    class ViewApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield FindingsView()
+
+    app = ViewApp()
+    async with app.run_test() as pilot:
+        detail = app.query_one("#finding-detail Static", Static)
+        assert "no findings yet" in str(detail.render())
+        app.query_one(FindingsPane).set_findings([])
+        await pilot.pause()
+        shown = str(detail.render())
+        assert "No findings" in shown and "nothing to warn about" in shown
+        # and a finding arriving later replaces the message
+        findings = list(audit(usb_bridge()))
+        app.query_one(FindingsPane).set_findings(findings)
+        await pilot.pause()
+        assert "No findings" not in str(detail.render())

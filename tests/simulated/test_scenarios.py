@@ -184,3 +184,14 @@ def test_mdstat_progress_format_matches_kernel(make) -> None:
     assert len(eq) + len(dots) == 20
     per_milli = int(line.group(5)) * 1000 // int(line.group(6))
     assert len(eq) == per_milli // 50
+
+
+def test_no_scenario_gives_a_layout_to_a_level_without_one() -> None:
+    """issue 16: the `big` scenario showed RAID-1 arrays with layout "left-symmetric"; md has
+    layouts only for RAID-5/6 (algorithms) and RAID-10 (near/far/offset copies)."""
+    from backends.simulated import SimulatedBackend, scenario_names
+
+    for name in scenario_names():
+        for a in SimulatedBackend.from_scenario(name).probe().arrays:
+            if a.level in ("raid0", "raid1", "linear", "container"):
+                assert a.layout is None, (name, a.name, a.level, a.layout)

@@ -113,7 +113,7 @@ def test_idle_sync_is_null_and_extra_is_merged() -> None:
 def test_text_report_names_every_layer() -> None:
     text = machine_to_text(build_machine(degraded=True))
     assert text.startswith("evo  kernel 6.1.0-18-amd64  (not root)")
-    assert "md127    raid10 n2 · 32K · [UUU_] · DEGRADED(1) · resync 16.3%" in text
+    assert "md127    raid10 [UUU_] · DEGRADED(1) · resync 16.3% · n2 · 32K" in text
     assert "slot  3  nvme3n1p1    faulty (F)" in text
     assert "VG vg0" in text and "LV root" in text
     assert "dm-0         ext4   /  used 120.0 GiB" in text

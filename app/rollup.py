@@ -1,0 +1,76 @@
+"""The state of a whole machine in one line: what the banner shows and what to look at first.
+
+"2 degraded: md7 (2 missing), md3 (1 missing) · 16 syncing, slowest: md9 ETA 4h 10m". A machine
+with many arrays must not spend a screen on its banner; the worst array is named so one click
+(or key) takes the admin there. UI-free: the header banner and a per-host summary both use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.format import duration, percent, speed
+from app.model.devices import Machine, MdArray
+
+DETAIL_UP_TO = 2  # this many arrays in trouble are listed one by one; more are counted
+
+
+@dataclass(frozen=True, slots=True)
+class Rollup:
+    degraded: tuple[MdArray, ...]  # worst first (most members missing)
+    syncing: tuple[MdArray, ...]  # longest ETA first
+    worst: str | None  # the array to look at first: the worst degraded, else the last to finish
+
+    @property
+    def calm(self) -> bool:
+        return not self.degraded and not self.syncing
+
+
+def _eta_key(a: MdArray) -> float:
+    eta = a.sync.eta_s if a.sync is not None else None
+    return -(eta if eta is not None else float("inf"))
+
+
+def rollup(machine: Machine | None) -> Rollup:
+    if machine is None:
+        return Rollup((), (), None)
+    degraded = tuple(sorted(machine.degraded_arrays, key=lambda a: (-a.degraded, a.name)))
+    syncing = tuple(sorted(machine.syncing_arrays, key=lambda a: (_eta_key(a), a.name)))
+    worst = degraded[0].name if degraded else (syncing[0].name if syncing else None)
+    return Rollup(degraded, syncing, worst)
+
+
+def degraded_item(a: MdArray) -> str:
+    return f"{a.name} ({a.level}, {a.degraded} missing)"
+
+
+def sync_item(a: MdArray) -> str:
+    s = a.sync
+    if s is None:
+        return a.name
+    item = f"{a.name} {s.action} {percent(s.fraction)}"
+    if s.speed_kib_s:
+        item += f" @ {speed(s.speed_kib_s)}"
+    if s.eta_s is not None:
+        item += f", ETA {duration(s.eta_s)}"
+    return item
+
+
+def degraded_part(r: Rollup, *, expanded: bool = False) -> str:
+    """ "md3 (raid5, 1 missing)" or "3 degraded, worst md7 (raid6, 2 missing)"."""
+    if not r.degraded:
+        return ""
+    if expanded or len(r.degraded) <= DETAIL_UP_TO:
+        return ", ".join(degraded_item(a) for a in r.degraded)
+    return f"{len(r.degraded)} arrays, worst {degraded_item(r.degraded[0])}"
+
+
+def syncing_part(r: Rollup, *, expanded: bool = False) -> str:
+    """ "md127 resync 16.3% @ 661 MiB/s, ETA 20m" or "16 arrays, slowest md9 ETA 4h 10m"."""
+    if not r.syncing:
+        return ""
+    if expanded or len(r.syncing) <= DETAIL_UP_TO:
+        return ", ".join(sync_item(a) for a in r.syncing)
+    last = r.syncing[0]
+    eta = last.sync.eta_s if last.sync is not None else None
+    return f"{len(r.syncing)} arrays, slowest {last.name} ETA {duration(eta)}"

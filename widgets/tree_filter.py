@@ -1,0 +1,47 @@
+"""``/`` on the tree: a one-line filter at the top of the screen, applied as you type.
+
+Enter keeps the filter (the tree's first line shows it; ``esc`` on the tree clears it), Esc here
+clears it and closes."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen
+from textual.widgets import Input
+
+from widgets.storage_tree import StorageTree
+
+PLACEHOLDER = "filter the tree: name, model, serial · degraded · syncing · finding"
+
+
+class TreeFilterScreen(ModalScreen[str]):
+    DEFAULT_CSS = """
+    TreeFilterScreen { align: left top; background: transparent; }
+    TreeFilterScreen > Input { dock: top; width: 100%; height: 1; border: none; padding: 0 1;
+                               background: $accent-darken-2; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "clear", "Clear filter"),
+    ]
+
+    def __init__(self, tree: StorageTree) -> None:
+        super().__init__()
+        self.storage = tree
+
+    def compose(self) -> ComposeResult:
+        yield Input(value=self.storage.filter_text, placeholder=PLACEHOLDER, id="tree-filter")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.storage.set_filter(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_clear(self) -> None:
+        self.storage.set_filter("")
+        self.dismiss("")
