@@ -27,7 +27,7 @@ from app.parsers.smartctl_json import (
     reading_from_smartctl_json,
 )
 from backends.base import CommandResult
-from backends.linux.source import NOT_FOUND, is_not_recorded
+from backends.linux.source import NOT_FOUND
 
 RunFn = Callable[..., CommandResult]
 
@@ -190,7 +190,7 @@ def _via_json(run: RunFn, disk: str, now: float, why: str | None) -> SmartReadin
     if res.returncode == NOT_FOUND:
         # "not installed" only when smartctl itself is missing; a replay that lacks the call
         # says so instead
-        reason = NOT_RECORDED if is_not_recorded(res) else NOT_INSTALLED
+        reason = NOT_RECORDED if res.not_recorded else NOT_INSTALLED
         return SmartReading(device=disk, available=False, reason=reason, taken_at=now)
     reading = reading_from_smartctl_json(res.stdout, disk, now=now)
     if reading.exit_status is None and res.returncode:

@@ -31,18 +31,12 @@ from typing import Any, Protocol, runtime_checkable
 
 from app.model.devices import ProbeNote
 from app.model.live import DiskIO
-from backends.base import CommandResult
+from backends.base import NOT_IN_CAPTURE, CommandResult
 from backends.linux.io import read_disk_io
 
 FORMAT = 1
 NOT_FOUND = 127
 TIMED_OUT = 124
-_NOT_IN_CAPTURE = "not in capture"
-
-
-def is_not_recorded(r: CommandResult) -> bool:
-    """A replay's answer for a command its capture never ran (not: the program is missing)."""
-    return r.returncode == NOT_FOUND and _NOT_IN_CAPTURE in r.stderr
 
 
 def _note_source(path: str) -> str:
@@ -400,7 +394,7 @@ class ReplaySource(_Notes):
         if loose is not None:
             return self._result(args, loose)
         name = args[0] if args else ""
-        return CommandResult(args, NOT_FOUND, "", f"{name}: {_NOT_IN_CAPTURE} {self.dir}")
+        return CommandResult(args, NOT_FOUND, "", f"{name}: {NOT_IN_CAPTURE} {self.dir}")
 
     @staticmethod
     def _result(args: tuple[str, ...], c: dict[str, Any]) -> CommandResult:
