@@ -109,8 +109,13 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
             return None
         return r.stdout
 
+    recorded = getattr(backend, "recorded", None)  # a replay: was this file captured at all?
+
     def read(what: str, path: str) -> str | None:
-        return attempt(what, lambda: backend.read_text(path))
+        text = attempt(what, lambda: backend.read_text(path))
+        if text is None and callable(recorded) and recorded(path) is False:
+            unknown[what] = f"{path} not recorded in this capture"
+        return text
 
     def parsed(what: str, parser: Callable[[str], T], text: str) -> T | None:
         return attempt(what, lambda: parser(text))

@@ -79,6 +79,10 @@ class LinuxBackend:
     def read_text(self, path: str) -> str | None:
         return self.source.read_text(path)
 
+    def recorded(self, path: str) -> bool:
+        """Whether ``read_text(path)`` answers from the system: always, except in a replay."""
+        return True
+
     def run(
         self, argv: Sequence[str], *, stdin: str | None = None, timeout: float | None = None
     ) -> CommandResult:

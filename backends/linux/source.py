@@ -359,6 +359,11 @@ class ReplaySource(_Notes):
         self.commands: list[dict[str, Any]] = _load_json(self.dir / "commands.json", [])
         self.io: list[dict[str, Any]] = _load_json(self.dir / "disk_io.json", [])
 
+    def recorded(self, path: str) -> bool:
+        """Whether the capture read ``path`` at all (an absent file read is recorded as absent);
+        a path it never read is unknown, not absent."""
+        return path in self.reads or _file_in(self.dir / "files", path).is_file()
+
     def read_text(self, path: str) -> str | None:
         status = self.reads.get(path, "ok")
         if status == "EACCES":
@@ -369,8 +374,11 @@ class ReplaySource(_Notes):
             return None
         f = _file_in(self.dir / "files", path)
         try:
-            return f.read_text(encoding="utf-8")
+            return f.read_bytes().decode("utf-8", errors="replace")
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+        except OSError as e:
+            self._note(_note_source(path), f"cannot read {f}: {e.strerror or e}")
             return None
 
     def listdir(self, path: str) -> tuple[str, ...]:

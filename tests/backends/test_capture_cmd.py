@@ -45,3 +45,32 @@ def test_replay_of_missing_dir_is_a_backend_error(tmp_path: Path) -> None:
 
     with pytest.raises(BackendError, match="not a raidman capture"):
         ReplayBackend(tmp_path / "nothing")
+
+
+def test_capture_records_what_the_audit_reads(tmp_path: Path) -> None:
+    """The replay's audit reads exactly what the live audit read on this host: nothing is
+    "not recorded", and the findings and the reasons for what stayed unknown are the same."""
+    from app.commands.capture import capture
+    from app.rules import audit, gather
+
+    out = tmp_path / "cap"
+    capture(out, smart=False)
+    live_b = LinuxBackend()
+    live = live_b.probe()
+    live_in = gather(live_b, live)
+    rep_b = ReplayBackend(out)
+    rep = rep_b.probe()
+    rep_in = gather(rep_b, rep)
+    assert not [w for w in rep_in.unknown.values() if "not recorded" in w]
+    assert rep_in.unknown == live_in.unknown
+    assert (rep_in.schedulers, rep_in.queue_depth, rep_in.write_cache) == (
+        live_in.schedulers,
+        live_in.queue_depth,
+        live_in.write_cache,
+    )
+    assert [f.code for f in audit(rep, rep_in)] == [f.code for f in audit(live, live_in)]
+    # the disks' queue files the audit reads are in the capture
+    for d in rep.disks:
+        if d.kind == "disk":
+            assert rep_b.recorded(f"/sys/block/{d.name}/queue/scheduler")
+    assert not rep_b.recorded("/etc/never-read-by-raidman")
