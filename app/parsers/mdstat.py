@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from app.model.devices import MdArray, MdMember, SyncStatus
 from app.parsers.errors import ParseError
+from app.parsers.safe import ascii_float, ascii_int, only_parse_errors
 
 SOURCE = "/proc/mdstat"
 
@@ -61,23 +62,27 @@ RAID5_ALGORITHMS = {
     20: "parity-first-6",
 }
 
-_ARRAY_RE = re.compile(r"^(md[^\s:]*)\s+:\s*(.*)$")
-_MEMBER_RE = re.compile(r"^([^\s\[\]()]+)\[([^\]]*)\]((?:\([^)]*\))*)$")
-_PERSONALITY_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
-_BLOCKS_RE = re.compile(r"^(\d+)\s+blocks\b(.*)$")
-_SUPER_RE = re.compile(r"\bsuper\s+(\S+)")
-_RAID456_RE = re.compile(r"\blevel\s+(\d+),\s*(\d+)k\s+chunk,\s*algorithm\s+(\d+)")
-_CHUNKS_RE = re.compile(r"\b(\d+)[kK]\s+chunks\b")
-_ROUNDING_RE = re.compile(r"\b(\d+)k\s+rounding\b")
-_COPIES_RE = re.compile(r"\b(\d+)\s+(near|far|offset)-copies\b")
-_DISKS_RE = re.compile(r"\[(\d+)/(\d+)\]\s*\[([U_]*)\]")
+_ARRAY_RE = re.compile(r"^(md[^\s:]*)\s+:\s*(.*)$", re.ASCII)
+_MEMBER_RE = re.compile(r"^([^\s\[\]()]+)\[([^\]]*)\]((?:\([^)]*\))*)$", re.ASCII)
+_PERSONALITY_RE = re.compile(r"^[a-z][a-z0-9_-]*$", re.ASCII)
+_BLOCKS_RE = re.compile(r"^(\d+)\s+blocks\b(.*)$", re.ASCII)
+_SUPER_RE = re.compile(r"\bsuper\s+(\S+)", re.ASCII)
+_RAID456_RE = re.compile(r"\blevel\s+(\d+),\s*(\d+)k\s+chunk,\s*algorithm\s+(\d+)", re.ASCII)
+_CHUNKS_RE = re.compile(r"\b(\d+)[kK]\s+chunks\b", re.ASCII)
+_ROUNDING_RE = re.compile(r"\b(\d+)k\s+rounding\b", re.ASCII)
+_COPIES_RE = re.compile(r"\b(\d+)\s+(near|far|offset)-copies\b", re.ASCII)
+_DISKS_RE = re.compile(r"\[(\d+)/(\d+)\]\s*\[([U_]*)\]", re.ASCII)
 _PROGRESS_RE = re.compile(
     r"^(?:\[[=>.]*\]\s*)?(resync|recovery|check|repair|reshape)\s*=\s*([\d.]+)%"
-    r"(?:\s*\((\d+)/(\d+)\))?(?:\s*finish=([\d.]+)min)?(?:\s*speed=(\d+)K/sec)?"
+    r"(?:\s*\((\d+)/(\d+)\))?(?:\s*finish=([\d.]+)min)?(?:\s*speed=(\d+)K/sec)?",
+    re.ASCII,
 )
-_WAITING_RE = re.compile(r"^(resync|recovery|check|repair|reshape)\s*=\s*(DELAYED|PENDING|REMOTE)$")
+_WAITING_RE = re.compile(
+    r"^(resync|recovery|check|repair|reshape)\s*=\s*(DELAYED|PENDING|REMOTE)$", re.ASCII
+)
 _BITMAP_RE = re.compile(
-    r"^bitmap:\s*(\d+)/(\d+)\s+pages\s+\[(\d+)KB\],\s*(\d+)(KB|MB|B)?\s+chunk(?:,\s*file:\s*(.+))?$"
+    r"^bitmap:\s*(\d+)/(\d+)\s+pages\s+\[(\d+)KB\],\s*(\d+)(KB|MB|B)?\s+chunk(?:,\s*file:\s*(.+))?$",
+    re.ASCII,
 )
 
 
@@ -174,9 +179,10 @@ class MdstatArray:
             return None
         rest = s[len("external:") + 1 :]
         cname, _, idx = rest.partition("/")
-        if not cname or not idx.isdigit():
+        n = ascii_int(idx)
+        if not cname or n is None:
             return None
-        return cname, int(idx)
+        return cname, n
 
     @property
     def failed_count(self) -> int:
@@ -205,14 +211,15 @@ def _parse_member(tok: str, lineno: int) -> MdstatMember:
     if not m:
         raise ParseError(SOURCE, f"bad member {tok!r}", lineno)
     name, slot, flags_s = m.groups()
-    if not slot.isdigit():
+    number = ascii_int(slot)
+    if number is None or slot != slot.strip():
         raise ParseError(SOURCE, f"member {tok!r}: slot {slot!r} is not a number", lineno)
     flags = set()
     for f in re.findall(r"\(([^)]*)\)", flags_s):
         if f not in MEMBER_FLAGS:
             raise ParseError(SOURCE, f"member {tok!r}: unknown flag ({f})", lineno)
         flags.add(f)
-    return MdstatMember(name, int(slot), frozenset(flags))
+    return MdstatMember(name, number, frozenset(flags))
 
 
 def _parse_header(name: str, rest: str, lineno: int) -> dict[str, object]:
@@ -284,14 +291,15 @@ def _parse_progress(text: str) -> MdstatProgress | None:
     action, pct, done, total, finish, speed = m.groups()
     return MdstatProgress(
         action=action,
-        percent=float(pct),
+        percent=ascii_float(pct),
         done_kib=int(done) if done else None,
         total_kib=int(total) if total else None,
-        finish_min=float(finish) if finish else None,
+        finish_min=ascii_float(finish) if finish else None,
         speed_kib_s=int(speed) if speed else None,
     )
 
 
+@only_parse_errors(SOURCE)
 def parse_mdstat(text: str) -> Mdstat:
     """Parse the whole of /proc/mdstat. Empty text is a machine without md (no arrays)."""
     lines = text.splitlines()
@@ -485,5 +493,6 @@ def mdstat_array_to_model(a: MdstatArray) -> MdArray:
     )
 
 
+@only_parse_errors(SOURCE)
 def mdstat_to_arrays(m: Mdstat) -> tuple[MdArray, ...]:
     return tuple(mdstat_array_to_model(a) for a in m.arrays)
