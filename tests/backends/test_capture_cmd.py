@@ -74,3 +74,30 @@ def test_capture_records_what_the_audit_reads(tmp_path: Path) -> None:
         if d.kind == "disk":
             assert rep_b.recorded(f"/sys/block/{d.name}/queue/scheduler")
     assert not rep_b.recorded("/etc/never-read-by-raidman")
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("meta.json", "[]"),
+        ("meta.json", '{"euid": "root"}'),
+        ("reads.json", '{"/proc/mdstat": 1}'),
+        ("commands.json", '[{"argv": "lsblk"}]'),
+        ("commands.json", '[{"argv": ["lsblk"], "returncode": "0"}]'),
+        ("listdir.json", '{"/sys/block": "md0"}'),
+        ("commands.json", "[[[[["),
+    ],
+)
+def test_capture_out_of_shape_is_a_clear_error(tmp_path: Path, name: str, content: str) -> None:
+    """A capture is untrusted input: a malformed index is refused with a message, never a
+    traceback later in the probe (tests/fixtures/vm/create-raid5-synced with one index spoiled)."""
+    import shutil
+
+    from backends.base import BackendError
+    from tests.corpus import FIXTURES
+
+    cap = tmp_path / "cap"
+    shutil.copytree(FIXTURES / "vm" / "create-raid5-synced", cap)
+    (cap / name).write_text(content)
+    with pytest.raises(BackendError, match=name.replace(".", r"\.")):
+        ReplayBackend(cap)
