@@ -19,6 +19,9 @@ from app.model import Machine
 from app.model.live import LiveSample
 from app.model.smart import SmartReading
 
+# a replay's stderr for a command its capture never ran (returncode 127, like a missing program)
+NOT_IN_CAPTURE = "not in capture"
+
 
 @dataclass(frozen=True, slots=True)
 class CommandResult:
@@ -33,6 +36,11 @@ class CommandResult:
     @property
     def ok(self) -> bool:
         return self.returncode == 0
+
+    @property
+    def not_recorded(self) -> bool:
+        """A replay never recorded this command (the program may well exist there)."""
+        return self.returncode == 127 and NOT_IN_CAPTURE in self.stderr
 
 
 class BackendError(Exception):

@@ -29,6 +29,11 @@ class ReplayBackend(LinuxBackend):
     def name(self) -> str:
         return f"replay: {self.directory}"
 
+    def recorded(self, path: str) -> bool:
+        """False for a file the capture never read: its content is unknown, not absent."""
+        source = self.source
+        return source.recorded(path) if isinstance(source, ReplaySource) else True
+
     @property
     def read_only_reason(self) -> str | None:
         return f"replay of {self.directory}: read-only"

@@ -1,7 +1,10 @@
 """``raidman capture DIR``: record what the Linux backend reads, so it can be replayed.
 
-Runs one full probe and one sample through a ``RecordingSource`` (files, listings, symlinks,
-command outputs, psutil counters), plus ``smartctl -j -a`` for each disk when smartctl exists.
+Runs one full probe, one sample and the audit's reads (``app.rules.inputs.gather``: tune2fs,
+xfs_info, mdadm.conf, mdadm --detail --scan, lvmconfig, queue files, fstrim.timer) through a
+``RecordingSource`` (files, listings, symlinks, command outputs, psutil counters), plus
+``smartctl -j -a`` for each disk when smartctl exists. A replay answers only what was recorded;
+a file or command it never saw is "not recorded" (unknown), never "absent".
 ``raidman --replay DIR`` (or ``backends.replay.ReplayBackend(DIR)``) shows it again.
 """
 
@@ -11,6 +14,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from backends.linux.source import Source
 
 SMARTCTL_TIMEOUT = 60.0
 
@@ -26,15 +33,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--no-smart", action="store_true", help="do not record smartctl output")
 
 
-def capture(directory: Path, *, smart: bool = True) -> tuple[int, int, int]:
-    """Record into ``directory``; returns (files read, commands run, notes). Raises OSError."""
+def capture(
+    directory: Path, *, smart: bool = True, source: Source | None = None
+) -> tuple[int, int, int]:
+    """Record ``source`` (default: this host) into ``directory``; returns (files read, commands
+    run, notes). Raises OSError."""
+    from app.rules.inputs import gather
     from backends.linux import LinuxBackend
     from backends.linux.source import NOT_FOUND, HostSource, RecordingSource
 
-    rec = RecordingSource(HostSource(), directory)
+    rec = RecordingSource(source if source is not None else HostSource(), directory)
     backend = LinuxBackend(rec)
     machine = backend.probe()
     backend.sample()
+    gather(backend, machine)  # whatever the audit reads is recorded for the replay's audit
     if smart:
         for disk in machine.disks:
             if disk.kind != "disk":

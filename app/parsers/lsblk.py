@@ -11,7 +11,6 @@ under *each* parent: ``LsblkReport.nodes`` holds every device once (by kernel na
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 
 from app.model.devices import SECTOR, Disk, Filesystem, Partition
 from app.parsers.errors import ParseError
+from app.parsers.safe import MAX_INT, ascii_int, check_int, load_json, only_parse_errors
 
 SOURCE = "lsblk"
 
@@ -157,9 +157,9 @@ def _int(v: Any, key: str, who: str) -> int | None:
     if isinstance(v, bool):
         raise ParseError(SOURCE, f"{who}: {key} is a boolean, expected a number")
     if isinstance(v, int):
-        return v
-    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
-        return int(v.strip())
+        return check_int(v, SOURCE, f"{who}: {key}", minimum=-MAX_INT + 1)
+    if isinstance(v, str) and (n := ascii_int(v, signed=True)) is not None:
+        return n
     raise ParseError(SOURCE, f"{who}: {key}={v!r} is not a number")
 
 
@@ -255,9 +255,9 @@ def partition_number(name: str, parent: str | None) -> int | None:
         rest = name[len(parent) :]
         if rest[0] == "p" and parent[-1].isdigit():
             rest = rest[1:]
-        return int(rest) if rest.isdigit() else None
+        return ascii_int(rest)
     m = _TRAILING_NUM.search(name)
-    return int(m.group(1)) if m else None
+    return ascii_int(m.group(1)) if m else None
 
 
 def _disk(n: LsblkNode) -> Disk:
@@ -342,12 +342,10 @@ def _walk(
         _walk(children, n.name, nodes, edges, tree_parent)
 
 
+@only_parse_errors(SOURCE)
 def parse_lsblk(text: str) -> LsblkReport:
     """Parse ``lsblk --json --bytes`` output (any column set that includes NAME/KNAME and TYPE)."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ParseError(SOURCE, f"not JSON: {e.msg}", e.lineno) from None
+    doc = load_json(text, SOURCE)
     if not isinstance(doc, dict) or not isinstance(doc.get("blockdevices"), list):
         raise ParseError(SOURCE, "no 'blockdevices' list")
     nodes: dict[str, LsblkNode] = {}

@@ -16,7 +16,7 @@ removed outside of strings. Anything else malformed raises ``ParseError``.
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +24,14 @@ from typing import Any
 
 from app.model.devices import LogicalVolume, PhysicalVolume, VolumeGroup
 from app.parsers.errors import ParseError
+from app.parsers.safe import (
+    MAX_INT,
+    ascii_float,
+    ascii_int,
+    check_int,
+    load_json,
+    only_parse_errors,
+)
 
 SOURCE = "lvm"
 
@@ -86,12 +94,9 @@ def strip_trailing_commas(text: str) -> str:
 
 def _load(text: str) -> list[Row]:
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
-        try:
-            doc = json.loads(strip_trailing_commas(text))
-        except json.JSONDecodeError as e:
-            raise ParseError(SOURCE, f"not JSON: {e.msg}", e.lineno) from None
+        doc = load_json(text, SOURCE)
+    except ParseError:
+        doc = load_json(strip_trailing_commas(text), SOURCE)
     if not isinstance(doc, dict) or not isinstance(doc.get("report"), list):
         raise ParseError(SOURCE, "no 'report' list")
     entries = doc["report"]
@@ -108,7 +113,7 @@ def _rows(entry: Row, key: str) -> list[Row]:
     return rows
 
 
-_SIZE_RE = re.compile(r"^[<>]?(\d+(?:\.\d+)?)([bBsSkKmMgGtTpPeE]?)$")
+_SIZE_RE = re.compile(r"^[<>]?([0-9]{1,20}(?:\.[0-9]{1,20})?)([bBsSkKmMgGtTpPeE]?)$", re.ASCII)
 _POWERS = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5, "e": 6}
 
 
@@ -119,9 +124,9 @@ def to_bytes(v: Any, key: str = "value") -> int | None:
     if isinstance(v, bool):
         raise ParseError(SOURCE, f"{key}={v!r} is not a size")
     if isinstance(v, int):
-        return v
+        return check_int(v, SOURCE, key)
     if isinstance(v, float):
-        return round(v)
+        return check_int(round(v), SOURCE, key)
     m = _SIZE_RE.match(str(v).strip())
     if not m:
         raise ParseError(SOURCE, f"{key}={v!r} is not a size")
@@ -134,27 +139,30 @@ def to_bytes(v: Any, key: str = "value") -> int | None:
         mult = 1024 ** _POWERS[unit]
     else:
         mult = 1000 ** _POWERS[unit.lower()]
-    return round(float(num) * mult)
+    size = float(num) * mult
+    if not math.isfinite(size):
+        raise ParseError(SOURCE, f"{key}={v!r} is not a size")
+    return check_int(round(size), SOURCE, key)
 
 
 def _int(v: Any, key: str) -> int | None:
     if v is None or v == "":
         return None
     if isinstance(v, int) and not isinstance(v, bool):
-        return v
-    s = str(v).strip()
-    if re.fullmatch(r"-?\d+", s):
-        return int(s)
+        return check_int(v, SOURCE, key, minimum=-MAX_INT + 1)
+    n = ascii_int(str(v), signed=True)
+    if n is not None:
+        return n
     raise ParseError(SOURCE, f"{key}={v!r} is not a number")
 
 
 def _float(v: Any, key: str) -> float | None:
     if v is None or v == "":
         return None
-    try:
-        return float(str(v).rstrip("%"))
-    except ValueError:
-        raise ParseError(SOURCE, f"{key}={v!r} is not a number") from None
+    f = ascii_float(str(v).rstrip("%"))
+    if f is None:
+        raise ParseError(SOURCE, f"{key}={v!r} is not a number")
+    return f
 
 
 def _str(v: Any) -> str | None:
@@ -374,6 +382,7 @@ def _lvs_from_rows(
     return lvs, all_segs
 
 
+@only_parse_errors(SOURCE)
 def parse_fullreport(text: str) -> LvmReport:
     """``lvm fullreport --reportformat json --units b --nosuffix``."""
     pvs: list[PhysicalVolume] = []
@@ -398,6 +407,7 @@ def parse_fullreport(text: str) -> LvmReport:
     return LvmReport(tuple(pvs), tuple(vgs), tuple(lvs), tuple(segs))
 
 
+@only_parse_errors(SOURCE)
 def parse_pvs(text: str) -> tuple[PhysicalVolume, ...]:
     """``pvs --reportformat json --units b --nosuffix [-a]`` (rows need pv_name; vg_name "" = orphan)."""
     out: list[PhysicalVolume] = []
@@ -406,10 +416,12 @@ def parse_pvs(text: str) -> tuple[PhysicalVolume, ...]:
     return tuple(out)
 
 
+@only_parse_errors(SOURCE)
 def parse_vgs(text: str) -> tuple[VolumeGroup, ...]:
     return tuple(_vg(r) for entry in _load(text) for r in _rows(entry, "vg"))
 
 
+@only_parse_errors(SOURCE)
 def parse_lvs(text: str) -> LvmReport:
     """``lvs --reportformat json --units b --nosuffix [-a] [--segments]``: rows of one LV merge."""
     lvs: list[LogicalVolume] = []

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from app.parsers.errors import ParseError
+from app.parsers.safe import only_parse_errors
 
 SOURCE = "lvmconfig"
 
@@ -57,6 +58,7 @@ def _value(raw: str, line: int) -> LvmValue:
     raise ParseError(SOURCE, f"cannot read value {raw!r}", line)
 
 
+@only_parse_errors(SOURCE)
 def parse_lvmconfig(text: str) -> LvmConfig:
     """Parse lvmconfig output. Raises ParseError on lines that are neither assignments nor braces."""
     values: dict[str, LvmValue] = {}

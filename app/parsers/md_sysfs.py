@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from app.parsers.errors import ParseError
 from app.parsers.mdstat import RAID5_ALGORITHMS
+from app.parsers.safe import ascii_int, only_parse_errors
 
 SOURCE = "md sysfs"
 
@@ -51,36 +52,45 @@ def _clean(text: str) -> str:
     return text.strip()
 
 
+@only_parse_errors(SOURCE)
 def parse_int(text: str, *, none_words: tuple[str, ...] = ("none",)) -> int | None:
-    """An integer attribute; the kernel's "none" (or other ``none_words``) is ``None``."""
+    """A non-negative integer attribute (every md count, size and position is); the kernel's
+    "none" (or other ``none_words``) is ``None``. A negative or beyond-64-bit value is a
+    ParseError (the probe turns it into a note)."""
     t = _clean(text)
     if t in none_words:
         return None
-    try:
-        return int(t)
-    except ValueError:
-        raise ParseError(SOURCE, f"not an integer: {t!r}") from None
+    v = ascii_int(t, signed=True)
+    if v is None:
+        raise ParseError(SOURCE, f"not an integer: {t[:40]!r}")
+    if v < 0:
+        raise ParseError(SOURCE, f"negative value {v}: not a plausible md attribute")
+    return v
 
 
+@only_parse_errors(SOURCE)
 def parse_raid_disks(text: str) -> int:
     """``md/raid_disks``: ``"4"``, or ``"4 (3)"`` while a reshape changes the count (new (old))."""
     t = _clean(text)
     head = t.split(None, 1)[0] if t else ""
-    if not head.isdigit():
-        raise ParseError(SOURCE, f"not a raid_disks value: {t!r}")
-    return int(head)
+    v = ascii_int(head)
+    if v is None:
+        raise ParseError(SOURCE, f"not a raid_disks value: {t[:40]!r}")
+    return v
 
 
+@only_parse_errors(SOURCE)
 def parse_speed_limit(text: str) -> int:
     """``sync_speed_min``/``sync_speed_max``: ``"1000 (system)"`` or ``"200000 (local)"`` -> KiB/s."""
     t = _clean(text)
     head = t.split(None, 1)[0] if t else ""
-    try:
-        return int(head)
-    except ValueError:
-        raise ParseError(SOURCE, f"not a speed limit: {t!r}") from None
+    v = ascii_int(head)
+    if v is None:
+        raise ParseError(SOURCE, f"not a speed limit: {t[:40]!r}")
+    return v
 
 
+@only_parse_errors(SOURCE)
 def parse_sync_completed(text: str) -> SyncCompleted:
     """``"123 / 456"`` -> done and total sectors; ``none``/``delayed``/``pending`` -> the word."""
     t = _clean(text)
@@ -89,15 +99,15 @@ def parse_sync_completed(text: str) -> SyncCompleted:
     parts = t.split("/")
     if len(parts) != 2:
         raise ParseError(SOURCE, f"not a sync_completed value: {t!r}")
-    try:
-        done, total = int(parts[0].strip()), int(parts[1].strip())
-    except ValueError:
-        raise ParseError(SOURCE, f"not a sync_completed value: {t!r}") from None
+    done, total = ascii_int(parts[0], signed=True), ascii_int(parts[1], signed=True)
+    if done is None or total is None:
+        raise ParseError(SOURCE, f"not a sync_completed value: {t[:40]!r}")
     if done < 0 or total < 0:
         raise ParseError(SOURCE, f"negative sync_completed: {t!r}")
     return SyncCompleted(done, total, None)
 
 
+@only_parse_errors(SOURCE)
 def parse_dev_state(text: str) -> tuple[str, ...]:
     """``md/dev-*/state``: comma-separated words; ``writemostly`` becomes ``write_mostly``.
 
@@ -117,6 +127,7 @@ def parse_dev_state(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+@only_parse_errors(SOURCE)
 def parse_slot(text: str) -> int | None:
     """``md/dev-*/slot``: the role number, or ``None`` for "none" (spare, faulty, journal)."""
     v = parse_int(text)
@@ -125,6 +136,7 @@ def parse_slot(text: str) -> int | None:
     return v
 
 
+@only_parse_errors(SOURCE)
 def parse_bitmap_location(text: str) -> str | None:
     """``md/bitmap/location``: ``"none"`` -> None; ``"+8"``/``"-16"`` (internal, offset in
     sectors from the superblock) and ``"file"`` are returned as the kernel wrote them."""
@@ -162,15 +174,16 @@ def raid10_copies(layout: int) -> int:
     return max(1, (layout & 0xFF) * ((layout >> 8) & 0xFF))
 
 
+@only_parse_errors(SOURCE)
 def layout_name(level: str, text: str) -> str | None:
     """``md/layout`` as a name for the array's level; None where the level has no layout."""
     t = _clean(text)
     if t in ("", "none"):
         return None
-    try:
-        n = int(t)
-    except ValueError:
-        raise ParseError(SOURCE, f"not a layout number: {t!r}") from None
+    n_or_none = ascii_int(t, signed=True)
+    if n_or_none is None:
+        raise ParseError(SOURCE, f"not a layout number: {t[:40]!r}")
+    n = n_or_none
     lvl = level.strip()
     if lvl in ("raid4", "raid5", "raid6"):
         if lvl == "raid4":
@@ -190,6 +203,7 @@ class ExternalMetadata(NamedTuple):
     member: str  # the volume's index inside it, as written ("0")
 
 
+@only_parse_errors(SOURCE)
 def parse_external_member(metadata: str) -> ExternalMetadata | None:
     """``external:/md127/0`` (or ``external:-md127/0``, read-only) -> (md127, "0"); None for
     anything that is not a container member volume."""
@@ -205,6 +219,7 @@ def parse_external_member(metadata: str) -> ExternalMetadata | None:
     return ExternalMetadata(container, index)
 
 
+@only_parse_errors(SOURCE)
 def parse_metadata_version(text: str) -> str | None:
     """``md/metadata_version``: ``"1.2"``, ``"0.90"``, ``"external:imsm"`` ...; "none" -> None."""
     t = _clean(text)

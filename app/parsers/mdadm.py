@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from app.parsers.errors import ParseError
+from app.parsers.safe import only_parse_errors
 
 _KV_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 /()\[\]_.-]*?)\s+:\s?(.*)$")
 _LEAD_INT = re.compile(r"^\s*(-?\d+)")
@@ -192,6 +193,7 @@ class MdadmDetail:
     devices: tuple[MdadmDevice, ...] = ()
 
 
+@only_parse_errors("mdadm --detail")
 def parse_detail(text: str) -> MdadmDetail:
     """``mdadm --detail /dev/mdX`` human output."""
     src = "mdadm --detail"
@@ -277,6 +279,7 @@ class MdadmExamine:
         return int(m.group(1)) if m else None
 
 
+@only_parse_errors("mdadm --examine")
 def parse_examine(text: str) -> MdadmExamine:
     """``mdadm --examine <member>`` human output (1.x, 0.90; DDF/IMSM keep their raw fields)."""
     src = "mdadm --examine"
@@ -324,6 +327,7 @@ def parse_examine(text: str) -> MdadmExamine:
 # ---- mdadm --detail --export ----------------------------------------------------------------
 
 
+@only_parse_errors("mdadm --detail --export")
 def parse_detail_export(text: str) -> dict[str, str]:
     """``KEY=VALUE`` lines (``mdadm --detail --export``); blank lines skipped, values unquoted."""
     out: dict[str, str] = {}
@@ -363,6 +367,7 @@ class MdadmExport:
 _ROLE_KEY = re.compile(r"^MD_DEVICE_(.+)_ROLE$")
 
 
+@only_parse_errors("mdadm --detail --export")
 def export_view(kv: Mapping[str, str]) -> MdadmExport:
     """Typed view of ``parse_detail_export``. Member keys are mangled device names
     (``MD_DEVICE_sdb_ROLE``, ``MD_DEVICE_dev_sdd2_ROLE``, ``MD_DEVICE_ev_sdd2_ROLE``); the role
@@ -406,6 +411,7 @@ class MdConfArray:
     line: str = ""  # the whole ARRAY entry on one line (continuations joined), as written
 
 
+@only_parse_errors("mdadm.conf")
 def parse_scan(text: str) -> tuple[MdConfArray, ...]:
     """``mdadm --detail --scan`` output or an mdadm.conf: ``ARRAY`` lines only (continuations =
     lines starting with whitespace; ``#`` comments; DEVICE/MAILADDR/HOMEHOST/... ignored)."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from app.model.devices import MdArray, MdMember, SyncStatus
 from app.parsers.errors import ParseError
+from app.parsers.safe import ascii_float, ascii_int, only_parse_errors
 
 SOURCE = "/proc/mdstat"
 
@@ -61,23 +62,27 @@ RAID5_ALGORITHMS = {
     20: "parity-first-6",
 }
 
-_ARRAY_RE = re.compile(r"^(md[^\s:]*)\s+:\s*(.*)$")
-_MEMBER_RE = re.compile(r"^([^\s\[\]()]+)\[([^\]]*)\]((?:\([^)]*\))*)$")
-_PERSONALITY_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
-_BLOCKS_RE = re.compile(r"^(\d+)\s+blocks\b(.*)$")
-_SUPER_RE = re.compile(r"\bsuper\s+(\S+)")
-_RAID456_RE = re.compile(r"\blevel\s+(\d+),\s*(\d+)k\s+chunk,\s*algorithm\s+(\d+)")
-_CHUNKS_RE = re.compile(r"\b(\d+)[kK]\s+chunks\b")
-_ROUNDING_RE = re.compile(r"\b(\d+)k\s+rounding\b")
-_COPIES_RE = re.compile(r"\b(\d+)\s+(near|far|offset)-copies\b")
-_DISKS_RE = re.compile(r"\[(\d+)/(\d+)\]\s*\[([U_]*)\]")
+_ARRAY_RE = re.compile(r"^(md[^\s:]*)\s+:\s*(.*)$", re.ASCII)
+_MEMBER_RE = re.compile(r"^([^\s\[\]()]+)\[([^\]]*)\]((?:\([^)]*\))*)$", re.ASCII)
+_PERSONALITY_RE = re.compile(r"^[a-z][a-z0-9_-]*$", re.ASCII)
+_BLOCKS_RE = re.compile(r"^(\d+)\s+blocks\b(.*)$", re.ASCII)
+_SUPER_RE = re.compile(r"\bsuper\s+(\S+)", re.ASCII)
+_RAID456_RE = re.compile(r"\blevel\s+(\d+),\s*(\d+)k\s+chunk,\s*algorithm\s+(\d+)", re.ASCII)
+_CHUNKS_RE = re.compile(r"\b(\d+)[kK]\s+chunks\b", re.ASCII)
+_ROUNDING_RE = re.compile(r"\b(\d+)k\s+rounding\b", re.ASCII)
+_COPIES_RE = re.compile(r"\b(\d+)\s+(near|far|offset)-copies\b", re.ASCII)
+_DISKS_RE = re.compile(r"\[(\d+)/(\d+)\]\s*\[([U_]*)\]", re.ASCII)
 _PROGRESS_RE = re.compile(
     r"^(?:\[[=>.]*\]\s*)?(resync|recovery|check|repair|reshape)\s*=\s*([\d.]+)%"
-    r"(?:\s*\((\d+)/(\d+)\))?(?:\s*finish=([\d.]+)min)?(?:\s*speed=(\d+)K/sec)?"
+    r"(?:\s*\((\d+)/(\d+)\))?(?:\s*finish=([\d.]+)min)?(?:\s*speed=(\d+)K/sec)?",
+    re.ASCII,
 )
-_WAITING_RE = re.compile(r"^(resync|recovery|check|repair|reshape)\s*=\s*(DELAYED|PENDING|REMOTE)$")
+_WAITING_RE = re.compile(
+    r"^(resync|recovery|check|repair|reshape)\s*=\s*(DELAYED|PENDING|REMOTE)$", re.ASCII
+)
 _BITMAP_RE = re.compile(
-    r"^bitmap:\s*(\d+)/(\d+)\s+pages\s+\[(\d+)KB\],\s*(\d+)(KB|MB|B)?\s+chunk(?:,\s*file:\s*(.+))?$"
+    r"^bitmap:\s*(\d+)/(\d+)\s+pages\s+\[(\d+)KB\],\s*(\d+)(KB|MB|B)?\s+chunk(?:,\s*file:\s*(.+))?$",
+    re.ASCII,
 )
 
 
@@ -174,9 +179,10 @@ class MdstatArray:
             return None
         rest = s[len("external:") + 1 :]
         cname, _, idx = rest.partition("/")
-        if not cname or not idx.isdigit():
+        n = ascii_int(idx)
+        if not cname or n is None:
             return None
-        return cname, int(idx)
+        return cname, n
 
     @property
     def failed_count(self) -> int:
@@ -205,14 +211,15 @@ def _parse_member(tok: str, lineno: int) -> MdstatMember:
     if not m:
         raise ParseError(SOURCE, f"bad member {tok!r}", lineno)
     name, slot, flags_s = m.groups()
-    if not slot.isdigit():
+    number = ascii_int(slot)
+    if number is None or slot != slot.strip():
         raise ParseError(SOURCE, f"member {tok!r}: slot {slot!r} is not a number", lineno)
     flags = set()
     for f in re.findall(r"\(([^)]*)\)", flags_s):
         if f not in MEMBER_FLAGS:
             raise ParseError(SOURCE, f"member {tok!r}: unknown flag ({f})", lineno)
         flags.add(f)
-    return MdstatMember(name, int(slot), frozenset(flags))
+    return MdstatMember(name, number, frozenset(flags))
 
 
 def _parse_header(name: str, rest: str, lineno: int) -> dict[str, object]:
@@ -284,14 +291,15 @@ def _parse_progress(text: str) -> MdstatProgress | None:
     action, pct, done, total, finish, speed = m.groups()
     return MdstatProgress(
         action=action,
-        percent=float(pct),
+        percent=ascii_float(pct),
         done_kib=int(done) if done else None,
         total_kib=int(total) if total else None,
-        finish_min=float(finish) if finish else None,
+        finish_min=ascii_float(finish) if finish else None,
         speed_kib_s=int(speed) if speed else None,
     )
 
 
+@only_parse_errors(SOURCE)
 def parse_mdstat(text: str) -> Mdstat:
     """Parse the whole of /proc/mdstat. Empty text is a machine without md (no arrays)."""
     lines = text.splitlines()
@@ -352,11 +360,70 @@ def parse_mdstat(text: str) -> Mdstat:
 # ---- mapping into the device model ------------------------------------------------------
 
 
-def _member_state(m: MdstatMember) -> tuple[str, ...]:
-    words = [FLAG_WORDS[f] for f in "FSJRW" if f in m.flags]
-    if not (m.faulty or m.spare or m.journal or m.replacement):
-        words.insert(0, "in_sync")
-    return tuple(words)
+def _flag_words(m: MdstatMember) -> list[str]:
+    return [FLAG_WORDS[f] for f in "FSJRW" if f in m.flags]
+
+
+def _holds_role(m: MdstatMember) -> bool:
+    """md_seq_show prints (S) for raid_disk < 0 and (F)/(J) for faulty/journal; an (R)
+    replacement shares its original's role and is not in the ``[UU_]`` string."""
+    return not (m.spare or m.faulty or m.journal or m.replacement)
+
+
+def _roles(a: MdstatArray, raid_disks: int | None) -> list[tuple[int | None, tuple[str, ...]]]:
+    """(slot, state words) per member.
+
+    The bracketed number is the descriptor number, not the role (a spare that took over role 2
+    keeps its number 3), and mdstat has no "rebuilding" flag: a member rebuilding into a role
+    is printed like an in-sync one. The ``[UU_]`` string is indexed by role and shows ``U`` for
+    in-sync members only, so:
+
+    * members holding a role (no S/F/J/R flag) whose numbers are exactly the ``U`` positions are
+      in sync in those slots;
+    * a member whose number is not a ``U`` position is not in sync: it is being rebuilt
+      (sysfs calls it ``spare`` with a slot); its slot is the missing role when only one is
+      missing, else unknown;
+    * anything else (numbers that do not fit) leaves slots unknown, and states unknown where
+      mdstat cannot tell in-sync from rebuilding.
+
+    Without a ``[UU_]`` string (raid0, linear, containers) the numbers are slots only when they
+    are exactly 0..n-1.
+    """
+    holders = [m for m in a.members if _holds_role(m)]
+    slot_of: dict[int, int | None] = {}
+    state_of: dict[int, tuple[str, ...] | None] = {}  # None: in_sync or rebuilding, unknown
+    if a.status is None or not a.active:
+        n = raid_disks if raid_disks is not None else len(holders)
+        fits = sorted(m.slot for m in holders) == list(range(n))
+        for m in holders:
+            slot_of[id(m)] = m.slot if fits else None
+            state_of[id(m)] = ("in_sync",)
+    else:
+        up = {i for i, c in enumerate(a.status) if c == "U"}
+        down = [i for i, c in enumerate(a.status) if c == "_"]
+        outside = [m for m in holders if m.slot not in up]
+        inside = [m for m in holders if m.slot in up]
+        if len(inside) == len(up) and len(outside) == len(holders) - len(up):
+            for m in inside:
+                slot_of[id(m)], state_of[id(m)] = m.slot, ("in_sync",)
+            for m in outside:
+                slot_of[id(m)] = down[0] if len(down) == 1 and len(outside) == 1 else None
+                state_of[id(m)] = ("spare",)
+        else:
+            rebuilding = len(holders) - len(up)
+            for m in holders:
+                slot_of[id(m)] = None
+                state_of[id(m)] = ("in_sync",) if rebuilding <= 0 else None
+    out: list[tuple[int | None, tuple[str, ...]]] = []
+    for m in a.members:
+        words = _flag_words(m)
+        if _holds_role(m):
+            base = state_of[id(m)]
+            words = [*(base or ()), *words]
+            out.append((slot_of[id(m)], tuple(words)))
+        else:
+            out.append((None, tuple(words)))
+    return out
 
 
 def _sync(p: MdstatProgress | None) -> SyncStatus | None:
@@ -377,8 +444,7 @@ def mdstat_array_to_model(a: MdstatArray) -> MdArray:
 
     What mdstat cannot tell is left ``None``: ``array_state`` is only set for inactive /
     read-only arrays, ``metadata`` is ``None`` when no ``super`` is printed (0.90 or very old
-    kernels), member slots are the bracketed number only for members that hold a role
-    (not spare, faulty or journal) and only when it is below ``raid_disks``.
+    kernels), member slots and in-sync/rebuilding states as far as ``_roles`` can derive them.
     """
     if a.personality is not None:
         level = a.personality
@@ -392,11 +458,10 @@ def mdstat_array_to_model(a: MdstatArray) -> MdArray:
     degraded = 0
     if a.raid_disks is not None and a.active_disks is not None and a.active:
         degraded = max(0, a.raid_disks - a.active_disks)
-    members = []
-    for m in a.members:
-        holds_role = not (m.spare or m.faulty or m.journal)
-        slot = m.slot if holds_role and (raid_disks is None or m.slot < raid_disks) else None
-        members.append(MdMember(device=m.name, slot=slot, state=_member_state(m)))
+    members = [
+        MdMember(device=m.name, slot=slot, state=state)
+        for m, (slot, state) in zip(a.members, _roles(a, raid_disks), strict=True)
+    ]
     if not a.active:
         array_state: str | None = "inactive"
     elif a.read_only == "read-only":
@@ -428,5 +493,6 @@ def mdstat_array_to_model(a: MdstatArray) -> MdArray:
     )
 
 
+@only_parse_errors(SOURCE)
 def mdstat_to_arrays(m: Mdstat) -> tuple[MdArray, ...]:
     return tuple(mdstat_array_to_model(a) for a in m.arrays)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from app.parsers.errors import ParseError
+from app.parsers.safe import ascii_int, only_parse_errors
 
 SOURCE = "mountinfo"
 
@@ -59,18 +60,20 @@ def parse_mountinfo_line(line: str, lineno: int | None = None) -> MountEntry:
         raise ParseError(SOURCE, f"no ' - ' separator in {line!r}", lineno) from None
     if len(fields) - sep - 1 < 2 or sep < 6:
         raise ParseError(SOURCE, f"too few fields in {line!r}", lineno)
-    ids, majmin = fields[0:2], fields[2]
-    if not all(x.isdigit() for x in ids):
+    mount_id, parent_id = ascii_int(fields[0]), ascii_int(fields[1])
+    if mount_id is None or parent_id is None:
         raise ParseError(SOURCE, f"mount ids are not numbers in {line!r}", lineno)
-    major, colon, minor = majmin.partition(":")
-    if not (colon and major.isdigit() and minor.isdigit()):
+    majmin = fields[2]
+    major_s, colon, minor_s = majmin.partition(":")
+    major, minor = ascii_int(major_s), ascii_int(minor_s)
+    if not colon or major is None or minor is None:
         raise ParseError(SOURCE, f"bad major:minor {majmin!r}", lineno)
     tail = fields[sep + 1 :]
     return MountEntry(
-        mount_id=int(ids[0]),
-        parent_id=int(ids[1]),
-        major=int(major),
-        minor=int(minor),
+        mount_id=mount_id,
+        parent_id=parent_id,
+        major=major,
+        minor=minor,
         root=unescape(fields[3]),
         mountpoint=unescape(fields[4]),
         options=_opts(fields[5]),
@@ -81,6 +84,7 @@ def parse_mountinfo_line(line: str, lineno: int | None = None) -> MountEntry:
     )
 
 
+@only_parse_errors(SOURCE)
 def parse_mountinfo(text: str) -> tuple[MountEntry, ...]:
     """Every mount, in the kernel's order (parents before children). Blank lines are skipped."""
     return tuple(

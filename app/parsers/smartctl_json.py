@@ -18,19 +18,20 @@ unavailable. Bits 3..7 are warnings and stay in ``exit_status``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from app.model.smart import SmartAttribute, SmartReading
+from app.parsers.errors import ParseError
+from app.parsers.safe import load_json
 
 EXIT_CMDLINE = 1
 EXIT_OPEN_FAILED = 2
 EXIT_COMMAND_FAILED = 4
 EXIT_DISK_FAILING = 8
 
-_LEADING_INT = re.compile(r"\s*(\d+)")
+_LEADING_INT = re.compile(r"\s*([0-9]{1,20})(?![0-9])", re.ASCII)
 
 
 def _int(v: Any) -> int | None:
@@ -202,19 +203,19 @@ def reading_from_smartctl_json(
     if isinstance(text_or_dict, Mapping):
         doc = text_or_dict
     else:
+        text = (
+            text_or_dict.decode(errors="replace")
+            if isinstance(text_or_dict, bytes)
+            else str(text_or_dict)
+        )
         try:
-            doc = json.loads(text_or_dict)
-        except (ValueError, TypeError) as e:
-            text = (
-                text_or_dict.decode(errors="replace")
-                if isinstance(text_or_dict, bytes)
-                else str(text_or_dict)
-            )
+            doc = load_json(text, "smartctl -j")
+        except ParseError as e:
             first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
             return SmartReading(
                 device=device,
                 available=False,
-                reason=f"smartctl output is not JSON ({e.__class__.__name__}): {first[:120]}"
+                reason=f"smartctl output is not usable JSON ({e}): {first[:120]}"
                 if first
                 else "smartctl printed nothing",
                 taken_at=now,

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.parsers.errors import ParseError
+from app.parsers.safe import only_parse_errors
 
 SOURCE = "tune2fs -l"
 
@@ -51,6 +52,7 @@ def _none_marker(value: str) -> str | None:
     return None if value in ("", "<none>", "<not available>") else value
 
 
+@only_parse_errors(SOURCE)
 def parse_tune2fs(text: str) -> Ext4Superblock:
     """Parse ``tune2fs -l`` or ``dumpe2fs -h`` output. Raises ParseError without a block size."""
     fields: dict[str, str] = {}

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from app.parsers.errors import ParseError
+from app.parsers.safe import only_parse_errors
 
 SOURCE = "xfs_info"
 
@@ -83,6 +84,7 @@ def _sections(text: str) -> dict[str, tuple[str, dict[str, str], int]]:
     return out
 
 
+@only_parse_errors(SOURCE)
 def parse_xfs_info(text: str) -> XfsGeometry:
     """Parse xfs_info / xfs_db info output. Raises ParseError when the data section is missing."""
     sections = _sections(text)

@@ -10,17 +10,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TypeVar
 
 from app.model.devices import Machine
 from app.parsers.errors import ParseError
+from app.parsers.fsinfo import fs_info_argv, parse_fs_info
 from app.parsers.lvmconfig import LvmConfig, parse_lvmconfig
 from app.parsers.mdadm import MdConfArray, parse_scan
-from app.parsers.tune2fs import Ext4Superblock, parse_tune2fs
-from app.parsers.xfs_info import XfsGeometry, parse_xfs_info
+from app.parsers.tune2fs import Ext4Superblock
+from app.parsers.xfs_info import XfsGeometry
 from backends.base import Backend, CommandResult
 
-EXT_TYPES = ("ext2", "ext3", "ext4")
 MDADM_CONF_PATHS = ("/etc/mdadm/mdadm.conf", "/etc/mdadm.conf")
 LVM_KEYS = (
     "devices/issue_discards",
@@ -78,14 +79,12 @@ class AuditInputs:
 
 
 def _why(r: CommandResult) -> str:
+    if r.not_recorded:
+        return f"{r.argv[0]}: not recorded in this capture"
     if r.returncode == 127:
         return f"{r.argv[0]} not found"
     msg = (r.stderr or r.stdout).strip().splitlines()
     return f"{' '.join(r.argv)}: exit {r.returncode}" + (f": {msg[-1].strip()}" if msg else "")
-
-
-def _dev_path(machine: Machine, name: str) -> str:
-    return f"/dev/{name}"
 
 
 def gather(backend: Backend, machine: Machine) -> AuditInputs:
@@ -110,30 +109,42 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
             return None
         return r.stdout
 
+    recorded = getattr(backend, "recorded", None)  # a replay: was this file captured at all?
+
     def read(what: str, path: str) -> str | None:
-        return attempt(what, lambda: backend.read_text(path))
+        text = attempt(what, lambda: backend.read_text(path))
+        if text is None and callable(recorded) and recorded(path) is False:
+            unknown[what] = f"{path} not recorded in this capture"
+        return text
 
     def parsed(what: str, parser: Callable[[str], T], text: str) -> T | None:
         return attempt(what, lambda: parser(text))
 
     ext4: dict[str, Ext4Superblock] = {}
     xfs: dict[str, XfsGeometry] = {}
+    # the Linux probe already ran tune2fs/xfs_info for this machine: one reading, shared
+    shared_fn = getattr(backend, "fs_info", None)
+    shared: object = attempt("fs_info", lambda: shared_fn(machine)) if callable(shared_fn) else None
     for fs in machine.filesystems:
-        if fs.fstype in EXT_TYPES:
-            what = f"tune2fs:{fs.device}"
-            out = run(what, ["tune2fs", "-l", _dev_path(machine, fs.device)])
-            if out is not None:
-                sb = parsed(what, parse_tune2fs, out)
-                if sb is not None:
-                    ext4[fs.device] = sb
-        elif fs.fstype == "xfs":
-            what = f"xfs_info:{fs.device}"
-            target = fs.mountpoints[0] if fs.mountpoints else _dev_path(machine, fs.device)
-            out = run(what, ["xfs_info", target])
-            if out is not None:
-                geo = parsed(what, parse_xfs_info, out)
-                if geo is not None:
-                    xfs[fs.device] = geo
+        argv = fs_info_argv(fs)
+        if argv is None:
+            continue
+        what = f"{argv[0]}:{fs.device}"
+        got: object = shared.get(fs.device) if isinstance(shared, dict) else None
+        if isinstance(got, str):
+            unknown[what] = got
+            continue
+        if isinstance(got, CommandResult):
+            unknown[what] = _why(got)
+            continue
+        if got is None:
+            text = run(what, list(argv))
+            if text is not None:
+                got = parsed(what, partial(parse_fs_info, fs), text)
+        if isinstance(got, Ext4Superblock):
+            ext4[fs.device] = got
+        elif isinstance(got, XfsGeometry):
+            xfs[fs.device] = got
 
     lvm: LvmConfig | None = None
     if machine.pvs:

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from app.model import Machine
 from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartReading
+from app.parsers.fsinfo import FsInfo
 from backends.base import CommandResult
 from backends.linux.md import md_names, read_live
-from backends.linux.probe import probe as _probe
+from backends.linux.probe import probe_with_fs_info
 from backends.linux.source import HostSource, Source
 
 __all__ = ["LinuxBackend"]
@@ -22,6 +23,7 @@ class LinuxBackend:
     def __init__(self, source: Source | None = None) -> None:
         self.source: Source = source if source is not None else HostSource()
         self._disk_sectors: dict[str, int] = {}
+        self._fs_info: tuple[Machine, dict[str, FsInfo | CommandResult | str]] | None = None
 
     @property
     def name(self) -> str:
@@ -35,9 +37,18 @@ class LinuxBackend:
         return self.source.now()
 
     def probe(self) -> Machine:
-        m = _probe(self.source)
+        m, fs_info = probe_with_fs_info(self.source)
         self._disk_sectors = {d.name: d.logical_sector for d in m.disks}
+        self._fs_info = (m, fs_info)
         return m
+
+    def fs_info(self, machine: Machine) -> dict[str, FsInfo | CommandResult | str] | None:
+        """The tune2fs/xfs_info readings the probe that returned ``machine`` made (device ->
+        parsed geometry, the failed run, or why the output was unreadable), so the audit reads
+        each filesystem once; None for any other machine."""
+        if self._fs_info is None or self._fs_info[0] is not machine:
+            return None
+        return self._fs_info[1]
 
     def sample(self) -> LiveSample:
         arrays: list[MdLive] = []
@@ -67,6 +78,10 @@ class LinuxBackend:
 
     def read_text(self, path: str) -> str | None:
         return self.source.read_text(path)
+
+    def recorded(self, path: str) -> bool:
+        """Whether ``read_text(path)`` answers from the system: always, except in a replay."""
+        return True
 
     def run(
         self, argv: Sequence[str], *, stdin: str | None = None, timeout: float | None = None

@@ -28,6 +28,7 @@ from app.model.devices import (
     VolumeGroup,
 )
 from app.parsers.errors import ParseError
+from app.parsers.fsinfo import FsInfo, fs_info_argv, parse_fs_info, with_geometry
 from app.parsers.lsblk import LSBLK_COLUMNS, LsblkNode, parse_lsblk
 from backends.base import CommandResult
 from backends.linux.md import SYS_BLOCK, dev_md_links, md_names, read_array
@@ -35,6 +36,7 @@ from backends.linux.source import NOT_FOUND, Source
 
 LSBLK_TIMEOUT = 30.0
 LVM_TIMEOUT = 60.0
+FS_INFO_TIMEOUT = 20.0
 
 # Every field of every sub-report: the parser picks what it needs; lvm accepts these since 2.02.158.
 LVM_FULLREPORT_ARGV: tuple[str, ...] = (
@@ -213,7 +215,41 @@ def _remap_device(
     return dev
 
 
+def read_fs_info(
+    source: Source, filesystems: tuple[Filesystem, ...]
+) -> tuple[tuple[Filesystem, ...], dict[str, FsInfo | CommandResult | str]]:
+    """Each ext/XFS filesystem's geometry (tune2fs -l / xfs_info), once per probe: the
+    filesystems with block size, stride/stripe width or sunit/swidth filled, and per device the
+    parsed reading, the failed run, or why its output was unreadable (the audit reuses these)."""
+    out: list[Filesystem] = []
+    readings: dict[str, FsInfo | CommandResult | str] = {}
+    for fs in filesystems:
+        argv = fs_info_argv(fs)
+        if argv is None:
+            out.append(fs)
+            continue
+        r = source.run(argv, timeout=FS_INFO_TIMEOUT)
+        if not r.ok:
+            readings[fs.device] = r  # not root, tool missing, not recorded: the audit says why
+            out.append(fs)
+            continue
+        try:
+            info = parse_fs_info(fs, r.stdout)
+        except ParseError as e:
+            readings[fs.device] = f"unreadable output: {e}"
+            out.append(fs)
+            continue
+        readings[fs.device] = info
+        out.append(with_geometry(fs, info))
+    return tuple(out), readings
+
+
 def probe(source: Source) -> Machine:
+    return probe_with_fs_info(source)[0]
+
+
+def probe_with_fs_info(source: Source) -> tuple[Machine, dict[str, FsInfo | CommandResult | str]]:
+    """The probe, plus each filesystem's geometry reading (see ``read_fs_info``)."""
     notes: list[ProbeNote] = []
     host, kernel = source.uname()
     euid = source.euid()
@@ -320,9 +356,10 @@ def probe(source: Source) -> Machine:
             else f
             for f in filesystems
         )
+    filesystems, fs_info = read_fs_info(source, filesystems)
 
     notes.extend(source.take_notes())
-    return Machine(
+    machine = Machine(
         host=host,
         kernel=kernel,
         disks=disks,
@@ -339,3 +376,4 @@ def probe(source: Source) -> Machine:
         taken_at=taken_at,
         is_root=euid == 0,
     )
+    return machine, fs_info

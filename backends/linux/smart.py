@@ -27,10 +27,12 @@ from app.parsers.smartctl_json import (
     reading_from_smartctl_json,
 )
 from backends.base import CommandResult
+from backends.linux.source import NOT_FOUND
 
 RunFn = Callable[..., CommandResult]
 
 NOT_INSTALLED = "smartctl not installed (apt install smartmontools)"
+NOT_RECORDED = "smartctl output not recorded in this capture"
 SMARTCTL_TIMEOUT = 60.0
 
 try:  # pySMART is a declared dependency; a broken install must not break the backend
@@ -82,7 +84,8 @@ class RunSmartctl(_Smartctl):
 
     @property
     def missing(self) -> bool:
-        return any(r.returncode == 127 for r in self.results)
+        """smartctl could not be started (not on PATH, or not in a replayed capture)."""
+        return any(r.returncode == NOT_FOUND for r in self.results)
 
     def all_result(self) -> CommandResult | None:
         for r in reversed(self.results):
@@ -184,8 +187,11 @@ def _from_pysmart(
 
 def _via_json(run: RunFn, disk: str, now: float, why: str | None) -> SmartReading:
     res = run(["smartctl", "-j", "-a", f"/dev/{disk}"], timeout=SMARTCTL_TIMEOUT)
-    if res.returncode == 127:
-        return SmartReading(device=disk, available=False, reason=NOT_INSTALLED, taken_at=now)
+    if res.returncode == NOT_FOUND:
+        # "not installed" only when smartctl itself is missing; a replay that lacks the call
+        # says so instead
+        reason = NOT_RECORDED if res.not_recorded else NOT_INSTALLED
+        return SmartReading(device=disk, available=False, reason=reason, taken_at=now)
     reading = reading_from_smartctl_json(res.stdout, disk, now=now)
     if reading.exit_status is None and res.returncode:
         # not JSON at all (an old smartctl without -j, a crash): keep the exit status we saw
@@ -210,7 +216,10 @@ def read_smart(
         except Exception as e:  # pySMART raises on output it does not expect
             why = f"pySMART: {e.__class__.__name__}: {e}"
         if sm.missing:
-            return SmartReading(device=disk, available=False, reason=NOT_INSTALLED, taken_at=now)
+            # pySMART's `smartctl -d test` did not run: a capture may still hold the JSON
+            # (raidman capture always records `smartctl -j -a`), and only the JSON call can
+            # tell "not installed" from "not recorded"
+            return _via_json(run, disk, now, None)
         if dev is not None and getattr(dev, "smartctl_interface", None):
             res = sm.all_result()
             rc = res.returncode if res is not None else None

@@ -31,7 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from app.model.devices import ProbeNote
 from app.model.live import DiskIO
-from backends.base import CommandResult
+from backends.base import NOT_IN_CAPTURE, CommandResult
 from backends.linux.io import read_disk_io
 
 FORMAT = 1
@@ -358,6 +358,58 @@ class ReplaySource(_Notes):
         self.links: dict[str, str | None] = _load_json(self.dir / "readlink.json", {})
         self.commands: list[dict[str, Any]] = _load_json(self.dir / "commands.json", [])
         self.io: list[dict[str, Any]] = _load_json(self.dir / "disk_io.json", [])
+        self._check_shapes()
+
+    def _check_shapes(self) -> None:
+        """A capture is untrusted input: refuse one whose indexes are out of shape."""
+
+        def bad(name: str, what: str) -> CaptureError:
+            return CaptureError(f"{self.dir / name}: not a raidman capture index ({what})")
+
+        if not isinstance(self.meta, dict):
+            raise bad("meta.json", "not an object")
+        for key in ("euid", "uid"):
+            if key in self.meta and (
+                isinstance(self.meta[key], bool) or not isinstance(self.meta[key], int)
+            ):
+                raise bad("meta.json", f"{key} is not a number")
+        if "time" in self.meta and not isinstance(self.meta["time"], int | float):
+            raise bad("meta.json", "time is not a number")
+        if not isinstance(self.reads, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in self.reads.items()
+        ):
+            raise bad("reads.json", "not an object of path -> status")
+        if not isinstance(self.listings, dict) or not all(
+            v is None or (isinstance(v, list) and all(isinstance(n, str) for n in v))
+            for v in self.listings.values()
+        ):
+            raise bad("listdir.json", "not an object of path -> names")
+        if not isinstance(self.links, dict) or not all(
+            v is None or isinstance(v, str) for v in self.links.values()
+        ):
+            raise bad("readlink.json", "not an object of path -> target")
+        if not isinstance(self.io, list):
+            raise bad("disk_io.json", "not a list")
+        if not isinstance(self.commands, list):
+            raise bad("commands.json", "not a list")
+        for c in self.commands:
+            ok = (
+                isinstance(c, dict)
+                and isinstance(c.get("argv"), list)
+                and all(isinstance(a, str) for a in c["argv"])
+                and isinstance(c.get("returncode", 0), int)
+                and isinstance(c.get("stdout", ""), str)
+                and isinstance(c.get("stderr", ""), str)
+                and (c.get("stdin") is None or isinstance(c.get("stdin"), str))
+                and isinstance(c.get("duration_s", 0.0), int | float)
+            )
+            if not ok:
+                raise bad("commands.json", "an entry is not {argv, returncode, stdout, ...}")
+
+    def recorded(self, path: str) -> bool:
+        """Whether the capture read ``path`` at all (an absent file read is recorded as absent);
+        a path it never read is unknown, not absent."""
+        return path in self.reads or _file_in(self.dir / "files", path).is_file()
 
     def read_text(self, path: str) -> str | None:
         status = self.reads.get(path, "ok")
@@ -369,8 +421,11 @@ class ReplaySource(_Notes):
             return None
         f = _file_in(self.dir / "files", path)
         try:
-            return f.read_text(encoding="utf-8")
+            return f.read_bytes().decode("utf-8", errors="replace")
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+        except OSError as e:
+            self._note(_note_source(path), f"cannot read {f}: {e.strerror or e}")
             return None
 
     def listdir(self, path: str) -> tuple[str, ...]:
@@ -394,7 +449,7 @@ class ReplaySource(_Notes):
         if loose is not None:
             return self._result(args, loose)
         name = args[0] if args else ""
-        return CommandResult(args, NOT_FOUND, "", f"{name}: not in capture {self.dir}")
+        return CommandResult(args, NOT_FOUND, "", f"{name}: {NOT_IN_CAPTURE} {self.dir}")
 
     @staticmethod
     def _result(args: tuple[str, ...], c: dict[str, Any]) -> CommandResult:
@@ -411,7 +466,7 @@ class ReplaySource(_Notes):
         for d in self.io:
             try:
                 out.append(DiskIO(**d))
-            except TypeError:
+            except (TypeError, ValueError):
                 continue
         return tuple(out)
 

@@ -774,8 +774,8 @@ def md_grow(st: SimState, od: dict[str, str | None], pos: list[str]) -> Result:
 
 # ---- wipefs -------------------------------------------------------------------------------
 def wipefs(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
-    flags = {"a": "all", "n": "no-act", "f": "force", "q": "quiet", "all": "all",
-             "no-act": "no-act", "force": "force", "quiet": "quiet"}  # fmt: skip
+    flags = {"a": "all", "n": "no-act", "f": "force", "q": "quiet", "J": "json", "all": "all",
+             "no-act": "no-act", "force": "force", "quiet": "quiet", "json": "json"}  # fmt: skip
     parsed = split_opts(list(args), {"t": "types", "o": "offset"}, flags)
     if isinstance(parsed, str):
         return 1, "", f"wipefs: {parsed}\n"
@@ -797,6 +797,8 @@ def wipefs(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
             if "all" in keys:
                 for off, typ, _u, _l in sigs:
                     out += f"{p}: {_sig_len(typ)} bytes were erased at offset {off} ({typ}): {_sig_magic(typ)}\n"
+            elif sigs and "json" in keys:
+                out += _wipefs_json(dev, sigs)
             elif sigs:
                 short = dev
                 out += (
@@ -825,6 +827,16 @@ def wipefs(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
             out += f"{p}: calling ioctl to re-read partition table: Success\n"
         st.touch()
     return 0, out, ""
+
+
+def _wipefs_json(dev: str, sigs: list[tuple[str, str, str, str]]) -> str:
+    """``wipefs --json``'s shape (util-linux): one object per signature, empty fields as null;
+    with no signatures wipefs prints nothing at all."""
+    rows = [
+        {"device": dev, "offset": off, "type": typ, "uuid": uuid or None, "label": label or None}
+        for off, typ, uuid, label in sigs
+    ]
+    return json.dumps({"signatures": rows}, indent=3) + "\n"
 
 
 def _sig_len(typ: str) -> int:

@@ -45,3 +45,59 @@ def test_replay_of_missing_dir_is_a_backend_error(tmp_path: Path) -> None:
 
     with pytest.raises(BackendError, match="not a raidman capture"):
         ReplayBackend(tmp_path / "nothing")
+
+
+def test_capture_records_what_the_audit_reads(tmp_path: Path) -> None:
+    """The replay's audit reads exactly what the live audit read on this host: nothing is
+    "not recorded", and the findings and the reasons for what stayed unknown are the same."""
+    from app.commands.capture import capture
+    from app.rules import audit, gather
+
+    out = tmp_path / "cap"
+    capture(out, smart=False)
+    live_b = LinuxBackend()
+    live = live_b.probe()
+    live_in = gather(live_b, live)
+    rep_b = ReplayBackend(out)
+    rep = rep_b.probe()
+    rep_in = gather(rep_b, rep)
+    assert not [w for w in rep_in.unknown.values() if "not recorded" in w]
+    assert rep_in.unknown == live_in.unknown
+    assert (rep_in.schedulers, rep_in.queue_depth, rep_in.write_cache) == (
+        live_in.schedulers,
+        live_in.queue_depth,
+        live_in.write_cache,
+    )
+    assert [f.code for f in audit(rep, rep_in)] == [f.code for f in audit(live, live_in)]
+    # the disks' queue files the audit reads are in the capture
+    for d in rep.disks:
+        if d.kind == "disk":
+            assert rep_b.recorded(f"/sys/block/{d.name}/queue/scheduler")
+    assert not rep_b.recorded("/etc/never-read-by-raidman")
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("meta.json", "[]"),
+        ("meta.json", '{"euid": "root"}'),
+        ("reads.json", '{"/proc/mdstat": 1}'),
+        ("commands.json", '[{"argv": "lsblk"}]'),
+        ("commands.json", '[{"argv": ["lsblk"], "returncode": "0"}]'),
+        ("listdir.json", '{"/sys/block": "md0"}'),
+        ("commands.json", "[[[[["),
+    ],
+)
+def test_capture_out_of_shape_is_a_clear_error(tmp_path: Path, name: str, content: str) -> None:
+    """A capture is untrusted input: a malformed index is refused with a message, never a
+    traceback later in the probe (tests/fixtures/vm/create-raid5-synced with one index spoiled)."""
+    import shutil
+
+    from backends.base import BackendError
+    from tests.corpus import FIXTURES
+
+    cap = tmp_path / "cap"
+    shutil.copytree(FIXTURES / "vm" / "create-raid5-synced", cap)
+    (cap / name).write_text(content)
+    with pytest.raises(BackendError, match=name.replace(".", r"\.")):
+        ReplayBackend(cap)

@@ -547,8 +547,86 @@ def test_model_mapping_sync_and_flags(procfs: Mdstat) -> None:
     assert arrays["md42"].sync is not None and arrays["md42"].sync.action == "reshape"
     assert arrays["md219"].level == "container"
     assert arrays["md10"].raid_disks == 2  # raid0: counted from the members
-    # md3: descriptor numbers 8..11 cannot be roles of an 8-disk array -> slot unknown
-    assert [m.slot for m in arrays["md3"].members][:4] == [None, 7, 6, 5]
+    # md3: descriptor numbers 3,5..11 are not the roles 0..7 of an 8-disk array -> every slot
+    # unknown (a number below 8 is no more a role than one above); all 8 are in sync ([UUUUUUUU])
+    md3 = arrays["md3"].members
+    assert all(m.slot is None for m in md3)
+    assert [m.role for m in md3] == ["in_sync"] * 8 + ["spare"] * 2
+    # md7 [U_UU]: numbers 0, 3, 2 are exactly the U positions -> slots; sdc1 faulty
+    assert [(m.device, m.slot, m.role) for m in arrays["md7"].members] == [
+        ("sdb1", 0, "in_sync"),
+        ("sde1", 3, "in_sync"),
+        ("sdd1", 2, "in_sync"),
+        ("sdc1", None, "faulty"),
+    ]
+
+
+def test_member_being_rebuilt_is_not_in_sync() -> None:
+    """pymdstat mdstat.05: raid5 [6/5] [UUUUU_] during recovery lists sdh1[6] with no flag; md
+    prints no flag for a member rebuilding into a role, and [UUUUU_] has no U for it: it is the
+    one being rebuilt (sysfs: state spare, slot 5), the others hold their numbered slots."""
+    (a,) = mdstat_to_arrays(parse_mdstat(_read(corpus("pymdstat", "mdstat.05"))))
+    assert [(m.device, m.slot, m.role) for m in a.members] == [
+        ("sdh1", 5, "rebuilding"),
+        ("sdg1", 4, "in_sync"),
+        ("sdf1", 3, "in_sync"),
+        ("sde1", 2, "in_sync"),
+        ("sdd1", 1, "in_sync"),
+        ("sdc1", 0, "in_sync"),
+    ]
+    assert a.members[0].state == ("spare",)
+
+
+def test_numbers_that_are_not_roles_leave_slots_unknown() -> None:
+    """pymdstat mdstat.03: raid5 [4/3] [UUU_] sda1[0] sdd1[2] sdb1[1]: slots as numbered.
+    A spare that took over keeps its number (md5 ``nvme2n1[3]`` in role 2): numbers {0, 1, 3}
+    against U positions {0, 1, 2} give no slot at all rather than a wrong one."""
+    (a,) = mdstat_to_arrays(parse_mdstat(_read(corpus("pymdstat", "mdstat.03"))))
+    assert [(m.device, m.slot, m.role) for m in a.members] == [
+        ("sda1", 0, "in_sync"),
+        ("sdd1", 2, "in_sync"),
+        ("sdb1", 1, "in_sync"),
+    ]
+    text = (
+        "Personalities : [raid5]\n"
+        "md5 : active raid5 nvme2n1[3] nvme1n1[1] nvme0n1[0]\n"
+        "      522240 blocks super 1.2 level 5, 64k chunk, algorithm 2 [3/3] [UUU]\n"
+    )
+    (md5,) = mdstat_to_arrays(parse_mdstat(text))
+    assert [(m.slot, m.role) for m in md5.members] == [(None, "in_sync")] * 3
+
+
+VM = Path(__file__).resolve().parents[1] / "fixtures" / "vm"
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(
+        p.name
+        for p in VM.iterdir()
+        if (p / "files" / "proc" / "mdstat").is_file()
+        and " : active" in (p / "files" / "proc" / "mdstat").read_text()
+    ),
+)
+def test_mdstat_roles_never_contradict_sysfs(name: str) -> None:
+    """tests/fixtures/vm (real 6.1 kernel captures): /proc/mdstat and md/dev-*/slot+state read at
+    the same moment. What the mdstat fallback derives is either unknown or what sysfs says,
+    e.g. raid5-spare-rebuilding (``nvme3n1[3]`` rebuilding into role 0 while ``nvme2n1[4]`` holds
+    role 2) or create-raid5-synced (``nvme3n1[4]`` in role 3)."""
+    from backends.replay import ReplayBackend
+
+    cap = VM / name
+    live = {a.name: a for a in ReplayBackend(cap).probe().arrays}
+    fallback = mdstat_to_arrays(parse_mdstat(_read(cap / "files" / "proc" / "mdstat")))
+    checked = 0
+    for a in fallback:
+        truth = {m.device: m for m in live[a.name].members}
+        for m in a.members:
+            t = truth[m.device]
+            assert m.slot is None or m.slot == t.slot, (a.name, m.device)
+            assert m.role == "unknown" or m.role == t.role, (a.name, m.device, m.role, t.role)
+            checked += 1
+    assert checked
 
 
 def test_model_mapping_write_mostly_replacement_journal() -> None:

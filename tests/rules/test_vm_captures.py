@@ -51,7 +51,28 @@ def test_healthy_raid5_capture_has_no_alignment_or_geometry_errors() -> None:
     assert not [f for f in found if f[1] in ("partition-misaligned", "ext4-stride-mismatch")]
     # ... but a RAID-5 made without a bitmap, at the default stripe cache, is worth saying
     codes = {c for _, c, d in found if d == "md0"}
-    assert {"md-no-bitmap", "md-stripe-cache", "md-not-in-mdadm-conf"} <= codes, codes
+    assert {"md-no-bitmap", "md-stripe-cache"} <= codes, codes
+
+
+def test_mdadm_conf_not_recorded_is_unknown_not_absent(tmp_path: Path) -> None:
+    """This capture predates recording the audit's reads: mdadm.conf is not in it, so the
+    replay cannot say the array is missing from it (it used to, for every replay)."""
+    import shutil
+
+    b, found = _audit("create-raid5-synced")
+    assert not b.recorded("/etc/mdadm/mdadm.conf")
+    assert not [f for f in found if f[1] == "md-not-in-mdadm-conf"]
+    assert ("advice", "audit-incomplete", "") in found
+    # the same capture with the guest's answer recorded (no mdadm.conf at either path)
+    cap = tmp_path / "cap"
+    shutil.copytree(FIXTURES_VM / "create-raid5-synced", cap)
+    reads = json.loads((cap / "reads.json").read_text())
+    reads.update({"/etc/mdadm/mdadm.conf": "absent", "/etc/mdadm.conf": "absent"})
+    (cap / "reads.json").write_text(json.dumps(reads))
+    b2 = ReplayBackend(str(cap))
+    m = b2.probe()
+    codes = {(f.code, f.device) for f in audit(m, gather(b2, m))}
+    assert ("md-not-in-mdadm-conf", "md0") in codes
 
 
 def test_replayed_capture_is_read_only(tmp_path: Path) -> None:
