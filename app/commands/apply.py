@@ -26,7 +26,7 @@ import sys
 from typing import Any
 
 from app.cli import add_backend_options, make_backend
-from app.plans.allowlist import plan_problems, plan_step_problems
+from app.plans.allowlist import plan_problems
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
 from app.plans.plan import Plan, escape_controls, load_plan_file
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         return _refused(
             [f"the steps do not match the plan's digest {declared} (edited after it was made?)"]
         )
-    problems = plan_step_problems(plan)
+    problems = plan_problems(plan)  # before the probe: a tampered plan makes nothing run
     if problems:
         return _refused(problems)
     backend = make_backend(args)

@@ -381,7 +381,10 @@ def _params_devices(plan: Plan) -> tuple[str, ...]:
 
 
 def plan_problems(plan: Plan, machine: Machine | None = None) -> list[str]:
-    """Why a plan read from a file is refused: its steps, kind, devices and target must agree."""
+    """Why a plan read from a file is refused: its steps, kind, devices and target must agree.
+
+    Without ``machine`` (before probing) the checks that need /dev/md/NAME resolved to a kernel
+    name are left for the call with the machine; everything else is checked."""
     out = plan_step_problems(plan)
     if not plan.kind:
         out.append("the plan has no 'kind': raidman cannot tell what it checks before running it")
@@ -392,11 +395,9 @@ def plan_problems(plan: Plan, machine: Machine | None = None) -> list[str]:
     dev = argv_devices(plan, machine)
     claimed = {strip_dev(d) for d in _params_devices(plan)}
     actual = set(dev.overwrites)
-    if (
-        plan.kind != "member-replace"
-        and claimed != actual
-        and (claimed or plan.kind in ("create-array", "filesystem", "member-add", "member-spare"))
-    ):
+    resolved = machine is not None or not any("/" in d for d in actual)
+    must_name = plan.kind in ("create-array", "filesystem", "member-add", "member-spare")
+    if resolved and plan.kind != "member-replace" and claimed != actual and (claimed or must_name):
         out.append(
             "the commands write to "
             + (", ".join(sorted(actual)) or "no device")
@@ -411,6 +412,8 @@ def plan_problems(plan: Plan, machine: Machine | None = None) -> list[str]:
             same = False
         if not same:
             out.append(f"the commands create level {dev.level} but the params say {want}")
+    if machine is None:
+        return [escape_controls(x) for x in out]
     if plan.params.get("array") and plan.kind != "create-array":
         arr = strip_dev(str(plan.params["array"]))
         if arr not in dev.names:
@@ -418,7 +421,7 @@ def plan_problems(plan: Plan, machine: Machine | None = None) -> list[str]:
     if plan.target:
         t = plan.target
         if not ({t, strip_dev(t), t.rsplit("/", 1)[-1]} & dev.names):
-            out.append(f"the target {escape_controls(t)!r} is not a device the commands name")
+            out.append(f"the target {t!r} is not a device the commands name")
     elif plan.destructive:
         out.append("a plan that destroys data needs a target to confirm")
     return [escape_controls(x) for x in out]
