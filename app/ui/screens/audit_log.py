@@ -63,11 +63,7 @@ def rows_of(entries: list[AuditEntry]) -> list[AuditEntry]:
             continue
         if e.event == "executed" and e.stdin is None and e.run:
             start = next(
-                (
-                    s
-                    for s in entries
-                    if s.event == "started" and (s.run, s.step) == (e.run, e.step)
-                ),
+                (s for s in entries if s.event == "started" and (s.run, s.step) == (e.run, e.step)),
                 None,
             )
             if start is not None and start.stdin is not None:
@@ -205,7 +201,9 @@ class AuditLogScreen(Screen[None]):
         e = self.entries[row]
         t = Text()
         if e.corrupt:
-            t.append("corrupt entry: not a well-formed audit entry; the line as read:\n", style="bold")
+            t.append(
+                "corrupt entry: not a well-formed audit entry; the line as read:\n", style="bold"
+            )
             t.append(escape_controls(e.raw))
             detail.update(t)
             detail.display = True
