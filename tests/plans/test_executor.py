@@ -16,7 +16,6 @@ from app.plans.plan import Plan, Step
 from backends.base import CommandResult
 from tests.plans.fakes import FakeBackend, blank_machine
 
-
 CREATE = (
     "mdadm",
     "--create",

@@ -241,7 +241,7 @@ async def test_corrupt_and_unfinished_entries_are_shown_as_such(log: AuditLog) -
         assert shown[2] == "\\x1b[2J\\x1b[Hgone"  # control characters escaped
         grow = next(r for r in rows if r[2] == "Grow md127")
         assert grow[4] == "no end"
-        for i in range(table.row_count):  # walk every row: the detail never crashes
+        for _ in range(table.row_count):  # walk every row: the detail never crashes
             await pilot.press("down")
             await pilot.pause()
         assert app.screen is screen and screen.is_attached
