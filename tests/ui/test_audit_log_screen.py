@@ -55,10 +55,15 @@ def step(
     stderr: str = "",
 ) -> None:
     """What the executor writes for one step: "started" before it runs, "executed" after."""
-    common = {"plan": plan, "run": run, "step": 1, "argv": argv, "forced": forced}
-    a.record_start(**common, stdin=stdin, stdin_from=stdin_from)  # type: ignore[arg-type]
-    a.record_finish(  # type: ignore[misc]
-        **common,  # type: ignore[arg-type]
+    a.record_start(
+        plan=plan, run=run, step=1, argv=argv, forced=forced, stdin=stdin, stdin_from=stdin_from
+    )
+    a.record_finish(
+        plan=plan,
+        run=run,
+        step=1,
+        argv=argv,
+        forced=forced,
         exit_code=exit_code,
         duration_s=duration_s,
         stderr=stderr,
