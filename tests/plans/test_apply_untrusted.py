@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -58,6 +59,9 @@ def _good_plan(
     capsys.readouterr()
     fake.calls.clear()
     data: dict[str, Any] = json.loads(out.read_text())
+    # plan --out writes the digest of its steps: sha256 over their canonical JSON
+    canon = json.dumps(data["steps"], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert data["digest"] == "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
     return data
 
 
