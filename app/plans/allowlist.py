@@ -316,11 +316,15 @@ class ArgvDevices:
 
 
 def _resolve(machine: Machine | None, path: str) -> str:
-    """/dev/md/127 → md127 when the machine has it; else the kernel name or the path."""
+    """/dev/md/127 → md127, /dev/vg0/data → dm-0 when the machine has them; else the kernel
+    name or the path."""
     if machine is not None:
         for a in machine.arrays:
             if path in (a.path, f"/dev/{a.name}"):
                 return a.name
+        for lv in machine.lvs:  # /dev/vg0/data or /dev/mapper/vg0-data → dm-0
+            if lv.kernel_name and path in (lv.path, f"/dev/mapper/{lv.dm_name}"):
+                return lv.kernel_name
     return strip_dev(path)
 
 

@@ -130,3 +130,23 @@ def _fields(p: Plan) -> dict[str, object]:
         "kind": p.kind,
         "params": p.params,
     }
+
+
+def test_audit_fix_on_an_lv_names_its_target() -> None:
+    """The ext4 stride fix's target is the LV's kernel name; its argv the LV path."""
+    from app.model import LogicalVolume, Machine
+
+    m = Machine(
+        host="t",
+        kernel="6.1",
+        lvs=(LogicalVolume("data", "vg0", 1 << 30, "linear", kernel_name="dm-0"),),
+    )
+    for path in ("/dev/vg0/data", "/dev/mapper/vg0-data"):
+        plan = Plan(
+            "stride",
+            (Step(("tune2fs", "-E", "stride=8,stripe_width=16", path), "w"),),
+            target="dm-0",
+            kind="audit-ext4-stride",
+            params={"stride": 8, "stripe_width": 16},
+        )
+        assert plan_problems(plan, m) == []
