@@ -253,7 +253,7 @@ def _simple(argv: tuple[str, ...]) -> str | None:
         return None
     if argv == ("systemctl", "enable", "--now", "fstrim.timer"):
         return None
-    return "?"
+    return f"{prog}: not the command raidman plans"
 
 
 PROGRAMS = (
@@ -285,9 +285,7 @@ def step_problem(step: Step) -> str | None:
         why = _tee(step)
     else:
         why = _simple(step.argv)
-        if why == "?":
-            why = f"{prog}: not the command raidman plans"
-    if why is None and prog not in ("tee",) and step.stdin is not None:
+    if why is None and prog != "tee" and step.stdin is not None:
         why = f"{prog}: raidman feeds nothing on its stdin"
     return None if why is None else escape_controls(why)
 
