@@ -15,3 +15,11 @@ def state_dir() -> Path:
         return Path("/var/lib/raidman")
     xdg = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(xdg) / "raidman"
+
+
+def audit_log_path() -> Path:
+    """The audit log: ``/var/log/raidman/audit.log`` for root, else ``state_dir()/audit.log``;
+    ``$RAIDMAN_STATE_DIR`` overrides both."""
+    if os.geteuid() == 0 and not os.environ.get("RAIDMAN_STATE_DIR"):
+        return Path("/var/log/raidman/audit.log")
+    return state_dir() / "audit.log"

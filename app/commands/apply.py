@@ -1,7 +1,11 @@
 """``raidman apply PLAN.json [--yes] [--confirm TARGET] [--dry-run] [--force CODE ...]``
 
-1. reads the plan (as written by ``raidman plan --json`` / ``--out`` or the TUI's save);
-2. re-runs pre-flight on the machine as it is NOW (a saved plan may be stale): refusals stop;
+1. reads the plan (as written by ``raidman plan --json`` / ``--out`` or the TUI's save) as
+   untrusted input: a malformed file is one error line and exit status 2; a plan whose digest
+   does not match its steps, a step raidman never plans (``app.plans.allowlist``), an empty or
+   unknown kind, or argv naming other devices than the params is refused (exit status 3) before
+   anything runs;
+2. re-runs pre-flight (on the devices the argv writes to) on the machine as it is NOW (a saved plan may be stale): refusals stop;
    every warning must be forced with ``--force CODE`` (recorded in the audit log);
 3. shows the plan and asks for confirmation:
    * destructive plans: type the target's name. ``--yes`` does NOT skip this; a script passes
@@ -10,21 +14,22 @@
    * without a terminal and without those options nothing runs;
 4. executes (``--dry-run``: nothing runs, no confirmation needed) and prints each step's result.
 
-Exit status: 0 all steps ran; 1 a step failed; 2 unreadable plan; 3 refused (pre-flight,
-unforced warning, read-only backend, no confirmation); 4 dry run.
+Exit status: 0 all steps ran (or a dry run found nothing to refuse); 1 a step failed; 2 unreadable
+or malformed plan; 3 refused (tampered plan, pre-flight, unforced warning, read-only backend,
+audit log not writable, no confirmation).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from app.cli import add_backend_options, make_backend
+from app.plans.allowlist import plan_problems
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
-from app.plans.plan import Plan
+from app.plans.plan import Plan, escape_controls, load_plan_file
 from app.plans.render import confirmation_matches, format_plan, preflight_for
 
 
@@ -52,23 +57,34 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _load(path: str) -> Plan:
-    with open(path, encoding="utf-8") as fh:
-        return Plan.from_json(json.load(fh))
+def _load(path: str) -> tuple[Plan, str | None]:
+    """The plan and the digest it declares; raises with a one-line message."""
+    return load_plan_file(path)
+
+
+def _refused(lines: list[str]) -> int:
+    for line in lines:
+        print(f"raidman apply: refused: {line}", file=sys.stderr)
+    print("raidman apply: nothing was run", file=sys.stderr)
+    return 3
 
 
 def _confirm(plan: Plan, args: argparse.Namespace) -> str | None:
-    """None when confirmed, else why not."""
+    """None when confirmed, else why not. Texts from the plan are shown escaped."""
+    shown = plan.escaped()
     if plan.destructive:
         if args.confirm is not None:
             return (
                 None
                 if confirmation_matches(plan, args.confirm)
-                else (f"--confirm {args.confirm!r} does not match the target {plan.target!r}")
+                else (
+                    f"--confirm {escape_controls(args.confirm)!r} does not match the target "
+                    f"{shown.target!r}"
+                )
             )
         if not sys.stdin.isatty():
-            return f"destructive plan: pass --confirm {plan.target} (or run it on a terminal)"
-        typed = input(f"This destroys data. Type the target's name ({plan.target}) to go on: ")
+            return f"destructive plan: pass --confirm {shown.target} (or run it on a terminal)"
+        typed = input(f"This destroys data. Type the target's name ({shown.target}) to go on: ")
         return None if confirmation_matches(plan, typed) else "the name did not match: nothing run"
     if args.yes:
         return None
@@ -80,19 +96,32 @@ def _confirm(plan: Plan, args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        plan = _load(args.plan)
-    except (OSError, ValueError) as e:
-        print(f"raidman apply: cannot read {args.plan}: {e}", file=sys.stderr)
+        plan, declared = _load(args.plan)
+    except Exception as e:  # malformed input of any kind: one line, never a traceback
+        msg = escape_controls(str(e).splitlines()[0] if str(e) else type(e).__name__)
+        print(f"raidman apply: cannot read {escape_controls(args.plan)}: {msg}", file=sys.stderr)
         return 2
     if not plan.steps:
         print("raidman apply: the plan has no steps", file=sys.stderr)
         return 2
+    if declared is None:
+        return _refused(["the plan has no digest of its steps (make it with raidman plan --out)"])
+    if declared != plan.digest:
+        return _refused(
+            [f"the steps do not match the plan's digest {declared} (edited after it was made?)"]
+        )
+    problems = plan_problems(plan)  # before the probe: a tampered plan makes nothing run
+    if problems:
+        return _refused(problems)
     backend = make_backend(args)
     try:
         machine = backend.probe()
     except Exception as e:
         print(f"raidman: probe failed: {e}", file=sys.stderr)
         return 1
+    problems = plan_problems(plan, machine)
+    if problems:
+        return _refused(problems)
     pf = preflight_for(plan, machine, backend)
     sys.stdout.write(format_plan(plan, pf))
     sys.stdout.write("\n")
@@ -110,12 +139,19 @@ def run(args: argparse.Namespace) -> int:
         return 3
     used = tuple(c for c in forced if c in pf.warning_codes)
     if args.dry_run:
-        report = execute(plan, backend, dry_run=True)
-        print(f"dry run: {report.refused}")
-        return 4
+        print("dry run: the plan passed its checks; nothing was executed")
+        return 0
+    audit = AuditLog()
     if backend.read_only_reason:
-        report = execute(plan, backend, audit=AuditLog(), forced=used)
+        report = execute(plan, backend, audit=audit, forced=used)
         print(f"raidman apply: {report.refused}", file=sys.stderr)
+        return 3
+    log_problem = audit.check_writable()
+    if log_problem is not None:
+        print(
+            f"raidman apply: the audit log cannot be written ({log_problem}): nothing was run",
+            file=sys.stderr,
+        )
         return 3
     why_not = _confirm(plan, args)
     if why_not:
@@ -125,21 +161,23 @@ def run(args: argparse.Namespace) -> int:
     def on_event(ev: StepEvent) -> None:
         n = ev.index + 1
         if ev.kind == "started":
-            print(f"[{n}/{len(plan.steps)}] {ev.step.shell()}", flush=True)
+            print(f"[{n}/{len(plan.steps)}] {ev.step.escaped().shell()}", flush=True)
         elif ev.status == "ok":
             print("      ✓ ok", flush=True)
         else:
-            print(f"      ✗ {ev.message}", flush=True)
+            print(f"      ✗ {escape_controls(ev.message)}", flush=True)
             if ev.result is not None and ev.result.stderr.strip():
                 for line in ev.result.stderr.strip().splitlines():
-                    print(f"        {line}", flush=True)
+                    print(f"        {escape_controls(line)}", flush=True)
 
-    audit = AuditLog()
     report = execute(plan, backend, audit=audit, forced=used, on_event=on_event)
     for o in report.outcomes:
         if o.status == "not-run":
-            print(f"[{o.index + 1}/{len(plan.steps)}] not run: {o.step.shell()}")
-    print(report.summary())
+            print(f"[{o.index + 1}/{len(plan.steps)}] not run: {o.step.escaped().shell()}")
+    if report.refused:
+        print(f"raidman apply: {report.refused}", file=sys.stderr)
+        return 3
+    print(escape_controls(report.summary()))
     if report.audit_error:
         print(f"warning: {report.audit_error}", file=sys.stderr)
     else:

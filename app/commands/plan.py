@@ -13,7 +13,7 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
       [--min KIB_S] [--max KIB_S] [--entries N]
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
-``--json`` prints ``Plan.to_json()`` plus a ``preflight`` object; save it and run it with
+``--json`` prints ``Plan.to_json()`` (with the ``digest`` of its steps) plus a ``preflight`` object; save it and run it with
 ``raidman apply PLAN.json``.
 """
 

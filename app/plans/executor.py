@@ -1,10 +1,15 @@
 """Run a plan's steps in order through ``backend.run``; stop at the first failure; never raise.
 
 Rules:
-* nothing runs when ``dry_run`` is set or the backend has a ``read_only_reason`` (the report's
-  ``refused`` says why; a read-only refusal is written to the audit log as ``event: refused``,
-  a dry run writes nothing since nothing was attempted);
-* each executed step (exit code, duration, forced warning codes) goes to the audit log;
+* the audit log is not optional: ``execute`` takes it as a required argument, so nothing runs
+  without it — the CLI's apply, the TUI's preview and boost raises and restores all come here;
+* nothing runs when ``dry_run`` is set, when a step is not one raidman plans
+  (``allowlist.step_problem``), when the backend has a ``read_only_reason`` or when the audit log
+  cannot be written (the report's ``refused`` says why; refusals are written to the log as
+  ``event: refused`` when it can be written; a dry run writes nothing since nothing was attempted);
+* before each step starts, a ``started`` entry (argv, stdin value, producer, forced codes, plan
+  digest) is written; if that write fails the step does not start. When it ends, an ``executed``
+  entry (exit code, duration, stderr tail, the piped stdin value) follows;
 * a step whose program is missing (exit 127) is a failure with a clear message;
 * after a failure the remaining steps are reported "not-run".
 """
@@ -13,10 +18,12 @@ from __future__ import annotations
 
 import contextlib
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from app.plans.allowlist import plan_step_problems
 from app.plans.audit_log import AuditLog
 from app.plans.plan import Plan, Step
 from backends.base import Backend, CommandResult
@@ -117,23 +124,36 @@ def execute(
     plan: Plan,
     backend: Backend,
     *,
+    audit: AuditLog,
     dry_run: bool = False,
     on_event: Callable[[StepEvent], None] | None = None,
-    audit: AuditLog | None = None,
     forced: tuple[str, ...] = (),
 ) -> ExecutionReport:
     """Run ``plan`` step by step. See the module docstring for the rules."""
     not_run = tuple(StepOutcome(i, s, "not-run") for i, s in enumerate(plan.steps))
     if dry_run:
         return ExecutionReport(plan, not_run, refused="dry run: no command was executed")
-    audit_error: str | None = None
+    run_id = uuid.uuid4().hex[:12]
+
+    def refuse(why: str) -> ExecutionReport:
+        audit.record_refusal(plan=plan.title, reason=why, forced=forced, run=run_id)
+        return ExecutionReport(plan, not_run, refused=why, audit_error=audit.last_error)
+
+    problems = plan_step_problems(plan)
+    if problems:
+        return refuse("not a plan raidman makes: " + "; ".join(problems))
     reason = backend.read_only_reason
     if reason:
-        refusal = f"read-only: {reason}"
-        if audit is not None:
-            audit.record_refusal(plan=plan.title, reason=refusal, forced=forced)
-            audit_error = audit.last_error
-        return ExecutionReport(plan, not_run, refused=refusal, audit_error=audit_error)
+        return refuse(f"read-only: {reason}")
+    log_problem = audit.check_writable()
+    if log_problem is not None:
+        return ExecutionReport(
+            plan,
+            not_run,
+            refused=f"the audit log cannot be written ({log_problem})",
+            audit_error=log_problem,
+        )
+    digest = plan.digest
 
     def emit(ev: StepEvent) -> None:
         if on_event is not None:
@@ -142,28 +162,34 @@ def execute(
                 on_event(ev)
 
     outcomes: list[StepOutcome] = []
+    audit_error: str | None = None
     failed = False
     for i, step in enumerate(plan.steps):
         if failed:
             outcomes.append(StepOutcome(i, step, "not-run"))
             continue
+        if not audit.record_start(
+            plan=plan.title,
+            run=run_id,
+            step=i + 1,
+            forced=forced,
+            argv=step.argv,
+            stdin=step.stdin,
+            stdin_from=step.stdin_from,
+            digest=digest,
+        ):
+            audit_error = audit.last_error
+            message = f"not started: the audit log cannot be written ({audit.last_error})"
+            outcomes.append(StepOutcome(i, step, "failed", None, message))
+            emit(StepEvent("finished", i, step, "failed", None, message))
+            failed = True
+            continue
         emit(StepEvent("started", i, step))
         stdin = step.stdin
-        duration = 0.0
         result: CommandResult | None = None
         message = ""
         if step.stdin_from is not None:
             prod = _run(backend, step.stdin_from, None)
-            duration += prod.duration_s
-            if audit is not None:
-                audit.record_step(
-                    plan=plan.title,
-                    argv=step.stdin_from,
-                    exit_code=prod.returncode,
-                    duration_s=prod.duration_s,
-                    forced=forced,
-                )
-                audit_error = audit_error or audit.last_error
             if not prod.ok:
                 result = prod
                 message = _failure_message(step, prod, producer=True)
@@ -171,18 +197,21 @@ def execute(
                 stdin = prod.stdout
         if result is None:
             result = _run(backend, step.argv, stdin)
-            if audit is not None:
-                audit.record_step(
-                    plan=plan.title,
-                    argv=step.argv,
-                    exit_code=result.returncode,
-                    duration_s=result.duration_s,
-                    forced=forced,
-                    stdin_from=step.stdin_from,
-                )
-                audit_error = audit_error or audit.last_error
             if not result.ok:
                 message = _failure_message(step, result)
+        if not audit.record_finish(
+            plan=plan.title,
+            run=run_id,
+            step=i + 1,
+            forced=forced,
+            argv=step.argv,
+            exit_code=result.returncode,
+            duration_s=result.duration_s,
+            stderr=result.stderr,
+            stdin=stdin if step.stdin_from is not None else None,
+            stdin_from=step.stdin_from,
+        ):
+            audit_error = audit_error or audit.last_error
         status: StepStatus = "ok" if not message else "failed"
         failed = status == "failed"
         outcomes.append(StepOutcome(i, step, status, result, message))

@@ -1,10 +1,127 @@
-"""A plan is data: what will run, why, and whether it can destroy data. Building one has no side effects."""
+r"""A plan is data: what will run, why, and whether it can destroy data. Building one has no side effects.
+
+A plan read from a file is untrusted input: ``Plan.from_json`` checks every field's type and size
+(and refuses control characters except newlines in notes, warnings and stdin), ``load_plan_file``
+adds the file-level limits (size, UTF-8, NUL, JSON depth, duplicate keys). Every failure is a
+``PlanFileError`` with one line saying what is wrong.
+
+``Plan.digest`` is ``sha256:`` over a canonical JSON of the steps (sorted keys, no spaces, UTF-8):
+written by ``plan --json/--out`` and the TUI's save, shown in the previews, checked by ``apply``.
+
+``escape_controls`` shows text from a plan with control characters (ANSI escapes, ``\r``, bidi
+overrides, ...) as visible ``\x1b`` / ``\u202e`` escapes; ``Plan.escaped()`` is the display copy.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shlex
-from dataclasses import dataclass, field
+import unicodedata
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
+
+MAX_FILE_BYTES = 1024 * 1024
+MAX_STEPS = 64
+MAX_ARGV = 128
+MAX_ARG_CHARS = 4096
+MAX_TEXT_CHARS = 8192
+MAX_LIST = 256
+MAX_PARAMS = 64
+STEP_KEYS = frozenset({"argv", "why", "destructive", "stdin", "stdin_from"})
+PLAN_KEYS = frozenset(
+    {"title", "kind", "target", "warnings", "notes", "params", "steps", "digest", "preflight"}
+)
+
+
+class PlanFileError(ValueError):
+    """A plan (file) that is not in shape; ``str()`` is one line saying why."""
+
+
+def _is_control(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp")
+
+
+def escape_controls(text: str, *, keep_newlines: bool = False) -> str:
+    r"""``text`` with every control/format character shown as an escape (``\x1b``, ``\u202e``)."""
+    if not any(_is_control(c) for c in text):
+        return text
+    out = []
+    for ch in text:
+        if ch == "\n" and keep_newlines:
+            out.append(ch)
+        elif _is_control(ch):
+            o = ord(ch)
+            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _text(v: Any, what: str, *, limit: int = MAX_TEXT_CHARS, newlines: bool = False) -> str:
+    if not isinstance(v, str):
+        raise PlanFileError(f"{what} must be a string, not {type(v).__name__}")
+    if len(v) > limit:
+        raise PlanFileError(f"{what} is too long ({len(v)} characters, at most {limit})")
+    for ch in v:
+        if _is_control(ch) and not (newlines and ch == "\n"):
+            raise PlanFileError(
+                f"{what} contains the control character {escape_controls(ch)!s}: refused"
+            )
+    return v
+
+
+def _str_list(v: Any, what: str, *, limit: int, newlines: bool = False) -> tuple[str, ...]:
+    if not isinstance(v, list):
+        raise PlanFileError(f"{what} must be a list of strings, not {type(v).__name__}")
+    if len(v) > limit:
+        raise PlanFileError(f"{what} has too many entries ({len(v)}, at most {limit})")
+    item_limit = MAX_ARG_CHARS if not newlines else MAX_TEXT_CHARS
+    return tuple(
+        _text(x, f"{what}[{i}]", limit=item_limit, newlines=newlines) for i, x in enumerate(v)
+    )
+
+
+def _param_value(v: Any, where: str, depth: int) -> None:
+    """JSON values of bounded depth and size; strings without control characters."""
+    if v is None or isinstance(v, (bool, int, float)):
+        return
+    if isinstance(v, str):
+        _text(v, where, limit=MAX_ARG_CHARS)
+        return
+    if depth >= 3:
+        raise PlanFileError(f"{where} is nested too deeply")
+    if isinstance(v, list):
+        if len(v) > MAX_LIST:
+            raise PlanFileError(f"{where} has too many entries")
+        for i, x in enumerate(v):
+            _param_value(x, f"{where}[{i}]", depth + 1)
+        return
+    if isinstance(v, dict):
+        if len(v) > MAX_PARAMS:
+            raise PlanFileError(f"{where} has too many keys")
+        for k, x in v.items():
+            _text(k, f"a key of {where}", limit=64)
+            _param_value(x, f"{where}.{k}", depth + 1)
+        return
+    raise PlanFileError(f"{where} is not a JSON value")  # pragma: no cover - json.loads types
+
+
+def _params(v: Any) -> dict[str, Any]:
+    """Plain JSON of bounded depth (the wizard's inputs, for the record)."""
+    if not isinstance(v, dict):
+        raise PlanFileError(f"'params' must be an object, not {type(v).__name__}")
+    _param_value(v, "params", 0)
+    return dict(v)
+
+
+def steps_digest(steps: tuple[Step, ...] | list[Step]) -> str:
+    """``sha256:<hex>`` over the canonical JSON of ``steps``."""
+    canon = json.dumps(
+        [s.to_json() for s in steps], sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,26 +157,41 @@ class Step:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Step:
-        argv = d.get("argv")
-        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
-            raise ValueError("each step needs an 'argv' list of strings")
+    def from_json(cls, d: Any, where: str = "step") -> Step:
+        if not isinstance(d, dict):
+            raise PlanFileError(f"{where} must be an object, not {type(d).__name__}")
+        extra = sorted(set(d) - STEP_KEYS)
+        if extra:
+            raise PlanFileError(f"{where} has unknown keys: {escape_controls(', '.join(extra))}")
+        if "argv" not in d:
+            raise PlanFileError(f"{where} has no 'argv'")
+        argv = _str_list(d["argv"], f"{where}.argv", limit=MAX_ARGV)
+        if not argv or not argv[0]:
+            raise PlanFileError(f"{where}.argv must name a program")
+        why = _text(d.get("why", ""), f"{where}.why", limit=MAX_TEXT_CHARS)
+        destructive = d.get("destructive", False)
+        if not isinstance(destructive, bool):
+            raise PlanFileError(f"{where}.destructive must be true or false")
         stdin = d.get("stdin")
-        if stdin is not None and not isinstance(stdin, str):
-            raise ValueError("'stdin' must be a string")
+        if stdin is not None:
+            stdin = _text(stdin, f"{where}.stdin", limit=MAX_TEXT_CHARS, newlines=True)
         stdin_from = d.get("stdin_from")
-        if stdin_from is not None and (
-            not isinstance(stdin_from, list)
-            or not stdin_from
-            or not all(isinstance(a, str) for a in stdin_from)
-        ):
-            raise ValueError("'stdin_from' must be a list of strings")
-        return cls(
-            tuple(argv),
-            str(d.get("why", "")),
-            bool(d.get("destructive", False)),
-            stdin,
-            tuple(stdin_from) if stdin_from is not None else None,
+        if stdin_from is not None:
+            stdin_from = _str_list(stdin_from, f"{where}.stdin_from", limit=MAX_ARGV)
+            if not stdin_from or not stdin_from[0]:
+                raise PlanFileError(f"{where}.stdin_from must name a program")
+            if stdin is not None:
+                raise PlanFileError(f"{where} has both 'stdin' and 'stdin_from'")
+        return cls(argv, why, destructive, stdin, stdin_from)
+
+    def escaped(self) -> Step:
+        """A display copy: control characters in every text shown as escapes."""
+        return Step(
+            tuple(escape_controls(a) for a in self.argv),
+            escape_controls(self.why),
+            self.destructive,
+            None if self.stdin is None else escape_controls(self.stdin, keep_newlines=True),
+            None if self.stdin_from is None else tuple(escape_controls(a) for a in self.stdin_from),
         )
 
 
@@ -78,14 +210,33 @@ class Plan:
         return any(s.destructive for s in self.steps)
 
     def shell_script(self) -> str:
-        lines = ["#!/bin/sh", f"# {self.title}"]
-        lines += [f"# note: {n}" for line in self.notes for n in line.splitlines()]
-        lines += [f"# warning: {w}" for w in self.warnings]
+        p = self.escaped()  # no text from the plan can end a comment and become a command
+        lines = ["#!/bin/sh", f"# {p.title}", f"# digest: {self.digest}"]
+        lines += [f"# note: {n}" for line in p.notes for n in line.splitlines()]
+        lines += [f"# warning: {w}" for line in p.warnings for w in line.splitlines()]
         lines.append("set -e")
         for i, s in enumerate(self.steps, 1):
-            lines.append(f"# {i}. {s.why}" + (" [DESTROYS DATA]" if s.destructive else ""))
+            lines.append(
+                f"# {i}. {escape_controls(s.why)}" + (" [DESTROYS DATA]" if s.destructive else "")
+            )
             lines.append(s.shell())
         return "\n".join(lines) + "\n"
+
+    @property
+    def digest(self) -> str:
+        return steps_digest(self.steps)
+
+    def escaped(self) -> Plan:
+        """A display copy of the plan: control characters in every text shown as escapes."""
+        return replace(
+            self,
+            title=escape_controls(self.title),
+            steps=tuple(s.escaped() for s in self.steps),
+            target=escape_controls(self.target),
+            warnings=tuple(escape_controls(w) for w in self.warnings),
+            kind=escape_controls(self.kind),
+            notes=tuple(escape_controls(n, keep_newlines=True) for n in self.notes),
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -96,21 +247,96 @@ class Plan:
             "notes": list(self.notes),
             "params": self.params,
             "steps": [s.to_json() for s in self.steps],
+            "digest": self.digest,
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Plan:
-        if not isinstance(d, dict) or not isinstance(d.get("steps"), list):
-            raise ValueError("a plan is a JSON object with a 'steps' list")
-        steps = tuple(Step.from_json(s) for s in d["steps"])
-        warnings = d.get("warnings") or []
-        notes = d.get("notes") or []
+    def from_json(cls, d: Any) -> Plan:
+        """The plan in ``d`` (parsed JSON), every field checked; raises PlanFileError.
+
+        A ``digest`` in ``d`` is not checked here (see ``declared_digest``)."""
+        if not isinstance(d, dict):
+            raise PlanFileError(f"a plan is a JSON object, not {type(d).__name__}")
+        extra = sorted(set(d) - PLAN_KEYS)
+        if extra:
+            raise PlanFileError(f"unknown keys in the plan: {escape_controls(', '.join(extra))}")
+        raw_steps = d.get("steps")
+        if not isinstance(raw_steps, list):
+            raise PlanFileError("a plan needs a 'steps' list")
+        if len(raw_steps) > MAX_STEPS:
+            raise PlanFileError(f"too many steps ({len(raw_steps)}, at most {MAX_STEPS})")
+        steps = tuple(Step.from_json(s, f"step {i + 1}") for i, s in enumerate(raw_steps))
         return cls(
-            title=str(d.get("title", "")),
+            title=_text(d.get("title", ""), "'title'", limit=MAX_ARG_CHARS),
             steps=steps,
-            target=str(d.get("target", "")),
-            warnings=tuple(str(w) for w in warnings),
-            kind=str(d.get("kind", "")),
-            params=dict(d.get("params") or {}),
-            notes=tuple(str(n) for n in notes),
+            target=_text(d.get("target", ""), "'target'", limit=MAX_ARG_CHARS),
+            warnings=_str_list(d.get("warnings", []), "'warnings'", limit=MAX_LIST, newlines=True),
+            kind=_text(d.get("kind", ""), "'kind'", limit=64),
+            params=_params(d.get("params", {})),
+            notes=_str_list(d.get("notes", []), "'notes'", limit=MAX_LIST, newlines=True),
         )
+
+
+def declared_digest(d: Any) -> str | None:
+    """The ``digest`` a plan file claims (None when it has none); raises PlanFileError."""
+    if not isinstance(d, dict) or d.get("digest") is None:
+        return None
+    v = _text(d["digest"], "'digest'", limit=100)
+    if not v.startswith("sha256:") or len(v) != 71:
+        raise PlanFileError("'digest' must be 'sha256:' and 64 hex digits")
+    return v
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in d:
+            raise PlanFileError(f"the key {escape_controls(k)!r} appears twice in one object")
+        d[k] = v
+    return d
+
+
+def _no_constant(name: str) -> Any:
+    raise PlanFileError(f"{name} is not a JSON number")
+
+
+def parse_plan_bytes(data: bytes) -> tuple[Plan, str | None]:
+    """(plan, the digest it declares) from a plan file's bytes; raises PlanFileError."""
+    if len(data) > MAX_FILE_BYTES:
+        raise PlanFileError(f"too large for a plan ({len(data)} bytes, at most {MAX_FILE_BYTES})")
+    if b"\x00" in data:
+        raise PlanFileError("not a plan: the file contains NUL bytes (binary?)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise PlanFileError(f"not UTF-8 text (byte {e.start})") from None
+    if not text.strip():
+        raise PlanFileError("the file is empty")
+    try:
+        raw = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except PlanFileError:
+        raise
+    except RecursionError:
+        raise PlanFileError("not a plan: JSON nested too deeply") from None
+    except json.JSONDecodeError as e:
+        raise PlanFileError(
+            f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+        ) from None
+    except ValueError as e:  # e.g. an integer too long to convert
+        raise PlanFileError(f"not valid JSON: {escape_controls(str(e))[:200]}") from None
+    try:
+        return Plan.from_json(raw), declared_digest(raw)
+    except RecursionError:
+        raise PlanFileError("not a plan: JSON nested too deeply") from None
+
+
+def load_plan_file(path: str | Path) -> tuple[Plan, str | None]:
+    """Read and check a plan file (at most MAX_FILE_BYTES are read); raises PlanFileError."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except IsADirectoryError:
+        raise PlanFileError("is a directory, not a plan file") from None
+    except OSError as e:
+        raise PlanFileError(e.strerror or str(e)) from None
+    return parse_plan_bytes(data)

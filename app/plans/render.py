@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from app.model import Machine
-from app.plans.plan import Plan
+from app.plans.allowlist import argv_devices
+from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import Preflight, check
 from backends.base import Backend
 
 
 def format_plan(plan: Plan, preflight: Preflight | None = None) -> str:
+    """The plan as text; every text from the plan with its control characters escaped."""
+    digest = plan.digest
+    plan = plan.escaped()
     out = [plan.title]
     if plan.destructive:
         out.append(f"DESTROYS DATA — to confirm, type the target's name: {plan.target}")
+    out.append(f"digest: {digest}")
     out.append("")
     for i, s in enumerate(plan.steps, 1):
         mark = "  [DESTROYS DATA]" if s.destructive else ""
@@ -22,14 +27,14 @@ def format_plan(plan: Plan, preflight: Preflight | None = None) -> str:
         out += [f"warning: {w}" for w in plan.warnings]
     if plan.notes:
         out.append("")
-        for n in plan.notes:
+        for n in plan.notes:  # escaped() keeps their newlines: one note, several lines
             first, *rest = n.splitlines() or [""]
             out.append(f"note: {first}")
             out += [f"      {r}" for r in rest]
     if preflight is not None and (preflight.refusals or preflight.warnings):
         out.append("")
         out.append("pre-flight:")
-        out += [f"  {line}" for line in preflight.lines()]
+        out += [f"  {escape_controls(line)}" for line in preflight.lines()]
     return "\n".join(out) + "\n"
 
 
@@ -44,40 +49,23 @@ def preflight_json(pf: Preflight) -> dict[str, list[dict[str, str]]]:
     }
 
 
-def plan_devices(plan: Plan) -> tuple[tuple[str, ...], str | None, str | None]:
-    """(devices the plan overwrites, RAID level for the count check, layout) from its params."""
-    p = plan.params
-    kind = plan.kind
-    if kind == "create-array":
-        devs = tuple(p.get("devices") or ()) + tuple(p.get("spares") or ())
-        return devs, p.get("level"), p.get("layout")
-    if kind == "filesystem":
-        return ((str(p["array"]),) if p.get("array") else ()), None, None
-    if kind in ("member-add", "member-spare"):
-        return ((str(p["device"]),) if p.get("device") else ()), None, None
-    if kind == "member-replace":  # only when the plan adds it (not when it is already a spare)
-        new = p.get("new")
-        adds = new and any(f"/dev/{new}" in s.argv and "--add-spare" in s.argv for s in plan.steps)
-        return ((str(new),) if adds else ()), None, None
-    if kind == "member-grow":
-        return tuple(str(d) for d in p.get("add") or ()), None, None
-    return (), None, None
-
-
 def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Preflight:
-    """Pre-flight the devices ``plan`` overwrites, on ``machine`` as it is now."""
-    devices, level, layout = plan_devices(plan)
-    if not devices:
+    """Pre-flight the devices ``plan``'s commands overwrite, on ``machine`` as it is now.
+
+    The devices, level and layout come from the argv (``allowlist.argv_devices``), never from the
+    plan's ``params`` or ``kind``: a saved plan is checked for what it would really run."""
+    dev = argv_devices(plan, machine)
+    if not dev.overwrites:
         return Preflight()
     # devices of a create-array are compared with each other; single added devices are not
     return check(
         machine,
-        devices,
+        dev.overwrites,
         backend=backend,
-        level=level,
-        layout=layout,
-        raid_devices=len(plan.params.get("devices") or devices) if level else None,
-        check_sizes=plan.kind == "create-array",
+        level=dev.level,
+        layout=dev.layout,
+        raid_devices=dev.raid_devices if dev.level else None,
+        check_sizes=dev.level is not None,
     )
 
 

@@ -51,6 +51,7 @@ from textual.widgets import TabbedContent
 
 from app.model.devices import Disk, Machine, MdArray
 from app.model.live import LiveSample
+from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, execute
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
@@ -466,7 +467,7 @@ class RaidmanApp(App[None]):
     @work(thread=True, group="boost-restore", exit_on_error=False)
     def _restore_worker(self, rec: BoostRecord) -> None:
         plan = restore_plan(rec, self.boosts)
-        report = execute(plan, self.backend)
+        report = execute(plan, self.backend, audit=AuditLog())  # restores are logged too
         self._from_thread(self._restored, rec, plan, report)
 
     def _restored(self, rec: BoostRecord, plan: Plan, report: ExecutionReport) -> None:

@@ -74,7 +74,8 @@ def test_plan_json_then_apply_runs_exactly_the_previewed_argv(
     ran = [a for a in fake.argvs if a[0] != "wipefs"]
     assert ran == [tuple(s["argv"]) for s in saved["steps"]]
     entries = read_entries()
-    assert [e.argv for e in entries] == ran  # audit log = preview
+    assert [e.argv for e in entries if e.event == "started"] == ran  # audit log = preview
+    assert [e.argv for e in entries if e.event == "executed"] == ran
     assert "all 5 steps ran successfully" in capsys.readouterr().out
 
 
@@ -91,11 +92,17 @@ def test_apply_destructive_needs_the_target_name(
     assert "does not match" in capsys.readouterr().err
 
 
-def test_apply_dry_run_and_read_only_execute_nothing(fake: FakeBackend, tmp_path: Path) -> None:
+def test_apply_dry_run_and_read_only_execute_nothing(
+    fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "plan.json"
     main([*KEY, "--out", str(out)])
     fake.calls.clear()
-    assert main(["apply", str(out), "--dry-run"]) == 4
+    capsys.readouterr()
+    assert main(["apply", str(out), "--dry-run"]) == 0  # a dry run that finds nothing wrong
+    res = capsys.readouterr()
+    assert res.out.count("dry run") == 1 and res.err == ""
+    assert res.out.splitlines()[-1] == "dry run: the plan passed its checks; nothing was executed"
     fake.read_only = "not root"
     assert main(["apply", str(out), "--confirm", "127"]) == 3
     assert [a for a in fake.argvs if a[0] != "wipefs"] == []
@@ -138,7 +145,8 @@ def test_apply_warning_needs_force_and_force_is_audited(
     assert main(["apply", str(out), "--confirm", "120"]) == 3
     assert "--force too-few" in capsys.readouterr().err
     assert main(["apply", str(out), "--confirm", "120", "--force", "too-few"]) == 0
-    (entry,) = read_entries()
+    started, entry = read_entries()
+    assert started.event == "started" and started.forced == ("too-few",)
     assert entry.forced == ("too-few",) and entry.argv[:2] == ("mdadm", "--create")
 
 

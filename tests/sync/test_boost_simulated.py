@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
 from app.sync.boost import BoostStore, due_restores, plan_boost, restore_plan
 from app.sync.tracker import SyncTracker
@@ -28,7 +29,7 @@ def test_boost_speeds_up_the_resync_and_restores_after(tmp_path: Path) -> None:
         backend.read_text, view.array, view.action, level="raid10", members=4, store=store
     )
     store.add(record)
-    report = execute(plan, backend)
+    report = execute(plan, backend, audit=AuditLog(tmp_path / "audit.log"))
     assert report.ok, report.summary()
     assert backend.read_text("/proc/sys/dev/raid/speed_limit_max") == "500000\n"
 
@@ -50,7 +51,7 @@ def test_boost_speeds_up_the_resync_and_restores_after(tmp_path: Path) -> None:
         if due:
             break
     (rec,) = due
-    assert execute(restore_plan(rec, store), backend).ok
+    assert execute(restore_plan(rec, store), backend, audit=AuditLog(tmp_path / "audit.log")).ok
     store.remove(rec.array)
     assert {p: backend.read_text(p) for p in before} == before
     (fin,) = tracker.finished

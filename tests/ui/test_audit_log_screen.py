@@ -41,25 +41,52 @@ def static_text(screen: AuditLogScreen, id_: str) -> str:
     return text(screen.query_one(f"#{id_}", Static).content)
 
 
+def step(
+    a: AuditLog,
+    plan: str,
+    argv: tuple[str, ...],
+    exit_code: int,
+    duration_s: float,
+    *,
+    run: str,
+    forced: tuple[str, ...] = (),
+    stdin: str | None = None,
+    stdin_from: tuple[str, ...] | None = None,
+    stderr: str = "",
+) -> None:
+    """What the executor writes for one step: "started" before it runs, "executed" after."""
+    a.record_start(
+        plan=plan, run=run, step=1, argv=argv, forced=forced, stdin=stdin, stdin_from=stdin_from
+    )
+    a.record_finish(
+        plan=plan,
+        run=run,
+        step=1,
+        argv=argv,
+        forced=forced,
+        exit_code=exit_code,
+        duration_s=duration_s,
+        stderr=stderr,
+        stdin_from=stdin_from,
+    )
+
+
 @pytest.fixture
 def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AuditLog:
     monkeypatch.setenv("RAIDMAN_STATE_DIR", str(tmp_path))
     a = AuditLog()
     assert a.path == tmp_path / "audit.log" == default_path()
-    a.record_step(plan="Create RAID-10 md127", argv=CREATE, exit_code=0, duration_s=1.25)
-    a.record_step(
-        plan="Tune md127",
-        argv=TEE,
-        exit_code=0,
-        duration_s=0.01,
-        stdin_from=("echo", "8192"),
-    )
-    a.record_step(
-        plan="ext4 on md127",
-        argv=MKFS,
-        exit_code=1,
-        duration_s=75.0,
+    step(a, "Create RAID-10 md127", CREATE, 0, 1.25, run="r1")
+    step(a, "Tune md127", TEE, 0, 0.01, run="r2", stdin_from=("echo", "8192"))
+    step(
+        a,
+        "ext4 on md127",
+        MKFS,
+        1,
+        75.0,
+        run="r3",
         forced=("existing-signature",),
+        stderr="mkfs.ext4: Device size reported to be zero.\n",
     )
     a.record_refusal(plan="Add nvme4n1 to md127", reason="nvme4n1 is mounted at /srv")
     assert a.last_error is None
@@ -67,8 +94,8 @@ def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AuditLog:
 
 
 async def test_rows_newest_first_with_shell_lines_and_coloured_exit(log: AuditLog) -> None:
-    entries = read_entries()
-    assert len(entries) == 4
+    entries = [e for e in read_entries() if e.event != "started"]
+    assert len(read_entries()) == 7 and len(entries) == 4
     app = Host()
     async with app.run_test(size=(120, 30)) as pilot:
         screen = AuditLogScreen()
@@ -109,6 +136,7 @@ async def test_rows_newest_first_with_shell_lines_and_coloured_exit(log: AuditLo
         detail = static_text(screen, "al-detail")
         assert "$ mkfs.ext4 -L 'my data' -E stride=8,stripe-width=16 /dev/md127" in detail
         assert "exit 1 after 1m 15s" in detail
+        assert "mkfs.ext4: Device size reported to be zero." in detail  # the stderr tail
         assert "forced: existing-signature" in detail
 
         await pilot.press("c")
@@ -129,11 +157,8 @@ async def test_reload_picks_up_new_entries(log: AuditLog) -> None:
         await pilot.pause()
         table = screen.query_one("#al-table", DataTable)
         assert table.row_count == 4
-        log.record_step(
-            plan="Fail nvme1n1",
-            argv=("mdadm", "/dev/md127", "--fail", "/dev/nvme1n1"),
-            exit_code=0,
-            duration_s=0.2,
+        step(
+            log, "Fail nvme1n1", ("mdadm", "/dev/md127", "--fail", "/dev/nvme1n1"), 0, 0.2, run="r4"
         )
         await pilot.press("r")
         await pilot.pause()
@@ -167,8 +192,8 @@ async def test_garbage_and_unreadable_logs(tmp_path: Path) -> None:
         screen = AuditLogScreen(junk)
         await app.push_screen(screen)
         await pilot.pause()
-        assert "has no readable entries" in static_text(screen, "al-message")
-        assert screen.entries == []
+        assert "2 corrupt" in static_text(screen, "al-message")
+        assert [e.event for e in screen.entries] == ["corrupt", "corrupt"]
         await pilot.press("escape")
         await pilot.pause()
         screen2 = AuditLogScreen(unreadable)
@@ -177,3 +202,54 @@ async def test_garbage_and_unreadable_logs(tmp_path: Path) -> None:
         msg = static_text(screen2, "al-message")
         assert msg.startswith(f"Cannot read the audit log {unreadable}: ")
         assert screen2.problem == msg
+
+
+async def test_corrupt_and_unfinished_entries_are_shown_as_such(log: AuditLog) -> None:
+    """Entries of every wrong shape: each one a "corrupt" row with the line as read, no crash;
+    a step with a "started" entry but no end is a "no end" row."""
+    log.record_start(plan="Grow md127", run="r9", step=1, argv=("mdadm", "--grow", "/dev/md127"))
+    bad = [
+        "not json",
+        '{"half": ',
+        "[1, 2, 3]",
+        '"a string"',
+        '{"event": "executed"}',
+        '{"event": "executed", "ts": "yesterday"}',
+        '{"event": "executed", "ts": 1e300}',
+        '{"event": "executed", "ts": 1, "argv": "rm -rf /"}',
+        '{"event": "executed", "ts": 1, "argv": [1, 2]}',
+        '{"event": "executed", "ts": 1, "exit_code": "0"}',
+        '{"event": "launched", "ts": 1}',
+        '{"event": "executed", "ts": 1, "user": {"x": 1}}',
+        '{"event": "executed", "ts": 1, "duration_s": [1]}',
+        '{"event": "refused", "ts": 1, "reason": null, "forced": "x"}',
+        '{"event": "executed", "ts": 1, "plan": "\\u001b[2J\\u001b[Hgone"}',  # escape: fine
+    ]
+    with log.path.open("ab") as fh:
+        for line in bad:
+            fh.write(line.encode() + b"\n")
+        fh.write(b"\x00\x01\x02 binary \xff\n")  # not even UTF-8
+        bad.append("binary")
+    app = Host()
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = AuditLogScreen(log.path)
+        await app.push_screen(screen)
+        await pilot.pause()
+        table = screen.query_one("#al-table", DataTable)
+        corrupt = [e for e in screen.entries if e.corrupt]
+        assert len(corrupt) == len(bad) - 1  # the escape sequence line is a valid entry
+        assert "15 corrupt" in static_text(screen, "al-message")
+        rows = [[text(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        assert rows[0][2] == "corrupt entry" and rows[0][4] == "corrupt"
+        assert rows[0][3] == "\\x00\\x01\\x02 binary \ufffd"  # shown escaped, as read
+        shown = next(r for r in rows if "gone" in r[2])
+        assert shown[2] == "\\x1b[2J\\x1b[Hgone"  # control characters escaped
+        grow = next(r for r in rows if r[2] == "Grow md127")
+        assert grow[4] == "no end"
+        for _ in range(table.row_count):  # walk every row: the detail never crashes
+            await pilot.press("down")
+            await pilot.pause()
+        assert app.screen is screen and screen.is_attached
+        await pilot.press("c")  # a corrupt row has nothing to copy: a notice, no crash
+        await pilot.pause()
+        assert app.screen is screen

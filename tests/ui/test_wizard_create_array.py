@@ -81,7 +81,9 @@ async def test_create_raid10_preview_confirm_run(tmp_path: Path) -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert be.argvs == [s.argv for s in plan.steps]
-        assert [e.argv for e in audit.read_entries()] == [s.argv for s in plan.steps]
+        assert [e.argv for e in audit.read_entries() if e.event == "executed"] == [
+            s.argv for s in plan.steps
+        ]
         view = prev.query_one("#pp-plan", PlanView)
         assert view.statuses == ["ok"] * len(plan.steps)
         assert "all 5 steps ran successfully" in str(prev.query_one("#pp-status", Static).render())
@@ -110,7 +112,10 @@ async def test_failing_step_shows_stderr_and_not_run(tmp_path: Path) -> None:
         assert view.statuses == ["ok", "failed", "not-run", "not-run", "not-run"]
         assert "device is too small" in view.details[1]
         assert "device is too small" in str(view.render_plan())
-        assert [e.argv[0] for e in audit.read_entries()] == ["mdadm", "pvcreate"]
+        assert [e.argv[0] for e in audit.read_entries() if e.event == "executed"] == [
+            "mdadm",
+            "pvcreate",
+        ]
 
 
 async def test_refused_device_disables_run_with_reason(tmp_path: Path) -> None:

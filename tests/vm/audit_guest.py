@@ -27,6 +27,7 @@ def run_fix(code: str, device: str, path_prefix: str | None = None) -> dict[str,
 
     ``path_prefix`` is put in front of PATH for the plan's programs (this process is a fork of
     the agent, so the change dies with it)."""
+    from app.plans.audit_log import AuditLog
     from app.plans.executor import execute
     from app.rules.engine import audit
     from app.rules.inputs import gather
@@ -44,7 +45,7 @@ def run_fix(code: str, device: str, path_prefix: str | None = None) -> dict[str,
     plan = hits[0].fix
     if plan is None:
         raise AssertionError(f"{code} on {device} offers no fix plan")
-    rep = execute(plan, backend)
+    rep = execute(plan, backend, audit=AuditLog())
     return {
         "ok": rep.ok,
         "refused": rep.refused,

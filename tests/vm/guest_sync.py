@@ -115,6 +115,7 @@ def _limits() -> dict[str, str | None]:
 def boost(md: str, state_dir: str, min_kib: int, max_kib: int) -> dict[str, Any]:
     """``plan_boost`` + ``execute`` for ``md``'s running sync; the limits before and after, and
     what the BoostStore holds on disk afterwards (re-read by a new store)."""
+    from app.plans.audit_log import AuditLog
     from app.plans.executor import execute
     from app.sync.boost import BoostStore, plan_boost
     from backends.linux import LinuxBackend
@@ -137,7 +138,7 @@ def boost(md: str, state_dir: str, min_kib: int, max_kib: int) -> dict[str, Any]
         max_kib=max_kib,
     )
     store.add(record)  # persisted before anything is raised
-    rep = execute(plan, backend)
+    rep = execute(plan, backend, audit=AuditLog())
     after = _limits()
     stripe_after = _read([f"/sys/block/{md}/md/stripe_cache_size"], [])
     reread = BoostStore()
@@ -162,6 +163,7 @@ def boost(md: str, state_dir: str, min_kib: int, max_kib: int) -> dict[str, Any]
 def restore(state_dir: str) -> dict[str, Any]:
     """A fresh process (as after raidman was closed): ``due_restores`` from a new sample, then
     ``restore_plan`` + ``execute`` for each; the limits before and after."""
+    from app.plans.audit_log import AuditLog
     from app.plans.executor import execute
     from app.sync.boost import BoostStore, due_restores, restore_plan
     from backends.linux import LinuxBackend
@@ -173,7 +175,7 @@ def restore(state_dir: str) -> dict[str, Any]:
     before = _limits()
     results = []
     for r in due:
-        rep = execute(restore_plan(r, store), backend)
+        rep = execute(restore_plan(r, store), backend, audit=AuditLog())
         results.append({"array": r.array, "summary": rep.summary(), "ok": rep.failed is None})
         if rep.failed is None and not rep.refused:
             store.remove(r.array)

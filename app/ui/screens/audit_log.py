@@ -4,11 +4,17 @@ Each row: local time, user, plan title, the command as a copyable shell line (``
 exit code (green 0, red otherwise, yellow "refused"), duration and the pre-flight warnings that
 were forced past. The highlighted entry is shown in full below the table; ``c`` copies its
 command line to the clipboard. Escape closes. A missing, empty or unreadable log says so.
+
+A step has two entries (``started`` before it ran, ``executed`` when it ended): one row shows
+both; a ``started`` entry without its end is shown as "no end" (the step was killed mid-way or
+is still running). A line that is not a well-formed entry is a "corrupt" row with the line as read.
+Every text from the log is shown with control characters escaped.
 """
 
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
@@ -21,25 +27,56 @@ from textual.widgets import DataTable, Footer, Static
 
 from app.format import STATE_COLOURS, duration
 from app.plans.audit_log import AuditEntry, AuditLog
+from app.plans.plan import escape_controls
 
 DEFAULT_LIMIT = 2000
 
 
 def local_time(ts: float) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
+    try:
+        return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, OSError, ValueError):
+        return "?"
 
 
 def command_line(entry: AuditEntry) -> str:
     """The step as a shell line the admin can paste; with its stdin source when it had one."""
+    if entry.corrupt:
+        return ""
     if not entry.argv:
         return ""
     line = shlex.join(entry.argv)
     if entry.stdin_from:
         line = f"{shlex.join(entry.stdin_from)} | {line}"
-    return line
+    elif entry.stdin is not None:
+        line = f"printf '%s\\n' {shlex.quote(entry.stdin.rstrip(chr(10)))} | {line}"
+    return escape_controls(line)
+
+
+def rows_of(entries: list[AuditEntry]) -> list[AuditEntry]:
+    """The entries to show, oldest first: a step's ``started`` entry is folded into its
+    ``executed`` one (same run and step); a ``started`` entry without its end stays."""
+    ended = {(e.run, e.step) for e in entries if e.event == "executed" and e.run}
+    out = []
+    for e in entries:
+        if e.event == "started" and e.run and (e.run, e.step) in ended:
+            continue
+        if e.event == "executed" and e.stdin is None and e.run:
+            start = next(
+                (s for s in entries if s.event == "started" and (s.run, s.step) == (e.run, e.step)),
+                None,
+            )
+            if start is not None and start.stdin is not None:
+                e = replace(e, stdin=start.stdin)
+        out.append(e)
+    return out
 
 
 def exit_cell(entry: AuditEntry) -> Text:
+    if entry.corrupt:
+        return Text("corrupt", style=f"bold {STATE_COLOURS['error']}")
+    if entry.event == "started":
+        return Text("no end", style=STATE_COLOURS["warning"])
     if entry.event == "refused":
         return Text("refused", style=STATE_COLOURS["warning"])
     if entry.exit_code is None:
@@ -51,7 +88,9 @@ def exit_cell(entry: AuditEntry) -> Text:
 def forced_cell(entry: AuditEntry) -> Text:
     if not entry.forced:
         return Text("")
-    return Text("forced: " + ", ".join(entry.forced), style=STATE_COLOURS["warning"])
+    return Text(
+        escape_controls("forced: " + ", ".join(entry.forced)), style=STATE_COLOURS["warning"]
+    )
 
 
 class AuditLogScreen(Screen[None]):
@@ -111,9 +150,9 @@ class AuditLogScreen(Screen[None]):
             return [], f"No audit log yet at {p}: raidman has not executed anything here."
         except OSError as e:
             return [], f"Cannot read the audit log {p}: {e.strerror or e}"
-        entries = AuditLog(p).read_entries(self.limit)
+        entries = rows_of(AuditLog(p).read_entries(self.limit))
         if not entries:
-            return [], f"The audit log {p} has no readable entries: nothing executed yet."
+            return [], f"The audit log {p} has no entries: nothing executed yet."
         return entries, None
 
     def action_reload(self) -> None:
@@ -127,16 +166,23 @@ class AuditLogScreen(Screen[None]):
             message.update(Text(problem, style=STATE_COLOURS["warning"]))
         else:
             n = len(self.entries)
-            message.update(Text(f"{n} entr{'y' if n == 1 else 'ies'}, newest first", style="dim"))
+            bad = sum(1 for e in self.entries if e.corrupt)
+            line = f"{n} entr{'y' if n == 1 else 'ies'}, newest first"
+            if bad:
+                line += f"; {bad} corrupt (not well-formed entries, shown as read)"
+            message.update(Text(line, style=STATE_COLOURS["warning"] if bad else "dim"))
         message.display = True
         table.display = problem is None
         for i, e in enumerate(self.entries):
             took = "" if e.duration_s is None else duration(e.duration_s)
-            cmd = command_line(e) or Text(e.reason or "", style="italic")
+            if e.corrupt:
+                cmd: str | Text = Text(escape_controls(e.raw[:200]), style="italic")
+            else:
+                cmd = command_line(e) or Text(escape_controls(e.reason or ""), style="italic")
             table.add_row(
-                local_time(e.ts),
-                e.user,
-                e.plan,
+                "?" if e.corrupt else local_time(e.ts),
+                escape_controls(e.user),
+                "corrupt entry" if e.corrupt else escape_controls(e.plan),
                 cmd,
                 exit_cell(e),
                 took,
@@ -154,8 +200,17 @@ class AuditLogScreen(Screen[None]):
             return
         e = self.entries[row]
         t = Text()
-        t.append(f"{local_time(e.ts)} ({e.time_iso})  {e.user}  {e.event}  ", style="dim")
-        t.append(e.plan, style="bold")
+        if e.corrupt:
+            t.append(
+                "corrupt entry: not a well-formed audit entry; the line as read:\n", style="bold"
+            )
+            t.append(escape_controls(e.raw))
+            detail.update(t)
+            detail.display = True
+            return
+        who = escape_controls(e.user)
+        t.append(f"{local_time(e.ts)} ({e.time_iso})  {who}  {e.event}  ", style="dim")
+        t.append(escape_controls(e.plan), style="bold")
         t.append("\n")
         line = command_line(e)
         if line:
@@ -165,8 +220,12 @@ class AuditLogScreen(Screen[None]):
         if e.duration_s is not None:
             t.append(f" after {duration(e.duration_s)}")
         t.append("\n")
+        if e.event == "started":
+            t.append("no end recorded: the step was killed mid-way, or is still running\n")
+        if e.stderr_tail:
+            t.append(escape_controls(e.stderr_tail, keep_newlines=True) + "\n", style="dim")
         if e.reason:
-            t.append(f"reason: {e.reason}\n", style=STATE_COLOURS["warning"])
+            t.append(f"reason: {escape_controls(e.reason)}\n", style=STATE_COLOURS["warning"])
         if e.forced:
             t.append_text(forced_cell(e))
             t.append("\n")

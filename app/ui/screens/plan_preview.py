@@ -1,9 +1,12 @@
 """PlanPreviewScreen: show a plan, copy it, confirm it, run it with live step status.
 
 * numbered copyable command lines (``widgets.plan_view.PlanView``), destructive steps in red;
+  every text from the plan shown with control characters escaped (``Plan.escaped()``) and never
+  read as markup; the digest of the steps (what ``apply`` checks) under the title;
 * warnings, notes and the pre-flight result (refusals disable Run; warnings need the explicit
   "force past warnings" checkbox, whose codes go to the audit log);
-* "Copy as shell script": ``Plan.shell_script()`` to the clipboard and to a file (path shown);
+* "Copy as shell script": ``Plan.shell_script()`` to the clipboard and to a file (path shown),
+  and the plan file (``Plan.to_json()`` with its digest) next to it for ``raidman apply``;
 * destructive plans: an Input where the user types the target's name;
 * Run: the executor in a thread worker; each step turns ✓ / ✗ / not run, the failing step's
   stderr is shown under it.
@@ -11,10 +14,12 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -24,7 +29,7 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, Static
 
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, StepEvent, execute
-from app.plans.plan import Plan
+from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import Preflight
 from app.plans.render import confirmation_matches
 from backends.base import Backend
@@ -45,6 +50,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     DEFAULT_CSS = """
     PlanPreviewScreen { layout: vertical; }
     PlanPreviewScreen #pp-title { text-style: bold; padding: 0 1; }
+    PlanPreviewScreen #pp-digest { color: $text-muted; padding: 0 1; }
     PlanPreviewScreen #pp-body { height: 1fr; }
     PlanPreviewScreen .pp-warn { color: $warning; padding: 0 1; }
     PlanPreviewScreen .pp-refused { color: $error; text-style: bold; padding: 0 1; }
@@ -74,18 +80,19 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self.running = False
 
     def compose(self) -> ComposeResult:
-        p = self.plan
-        yield Label(p.title + ("   — DESTROYS DATA" if p.destructive else ""), id="pp-title")
+        p = self.plan.escaped()  # for display only: Run executes self.plan
+        yield Label(Text(p.title + ("   — DESTROYS DATA" if p.destructive else "")), id="pp-title")
+        yield Static(Text(f"digest {self.plan.digest}"), id="pp-digest")
         with VerticalScroll(id="pp-body"):
             yield PlanView(p, id="pp-plan")
             for r in self.preflight.refusals:
-                yield Static(f"REFUSED {r} [{r.code}]", classes="pp-refused")
+                yield Static(Text(escape_controls(f"REFUSED {r} [{r.code}]")), classes="pp-refused")
             for w in p.warnings:
-                yield Static(f"warning: {w}", classes="pp-warn")
+                yield Static(Text(f"warning: {w}"), classes="pp-warn")
             for iw in self.preflight.warnings:
-                yield Static(f"warning: {iw} [{iw.code}]", classes="pp-warn")
+                yield Static(Text(escape_controls(f"warning: {iw} [{iw.code}]")), classes="pp-warn")
             for n in p.notes:
-                yield Static(f"note: {n}", classes="pp-note")
+                yield Static(Text(f"note: {n}"), classes="pp-note")
             if self.preflight.warnings:
                 codes = " ".join(self.preflight.warning_codes)
                 yield Checkbox(
@@ -97,7 +104,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
                     classes="pp-refused",
                 )
             if p.destructive:
-                yield Label(f"Type the target's name to confirm: {p.target}")
+                yield Label(Text(f"Type the target's name to confirm: {p.target}"))
                 yield Input(placeholder=p.target, id="pp-confirm")
         with Horizontal(id="pp-buttons"):
             yield Button("Copy as shell script", id="pp-copy")
@@ -161,7 +168,10 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             d.mkdir(parents=True, exist_ok=True)
             path.write_text(script, encoding="utf-8")
             self.script_path = path
-            msg = f"copied to the clipboard and saved: {path}"
+            # the plan file for `raidman apply`, with the digest shown above
+            data = json.dumps(self.plan.to_json(), indent=2) + "\n"
+            path.with_suffix(".json").write_text(data, encoding="utf-8")
+            msg = f"copied to the clipboard and saved: {path} (plan file: {path.with_suffix('.json')})"
         except OSError as e:
             msg = f"copied to the clipboard (could not save {path}: {e.strerror})"
         self.query_one("#pp-status", Static).update(msg)
@@ -201,7 +211,9 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             detail = ""
             if ev.status == "failed":
                 stderr = ev.result.stderr.strip() if ev.result is not None else ""
-                detail = ev.message + (f"\n{stderr}" if stderr else "")
+                detail = escape_controls(
+                    ev.message + (f"\n{stderr}" if stderr else ""), keep_newlines=True
+                )
             view.set_status(ev.index, ev.status or "ok", detail)
 
     def _finished(self, report: ExecutionReport) -> None:
@@ -214,5 +226,5 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         text = report.summary()
         if report.audit_error:
             text += f"\n{report.audit_error}"
-        self.query_one("#pp-status", Static).update(text)
+        self.query_one("#pp-status", Static).update(Text(escape_controls(text, keep_newlines=True)))
         self._update_run_button()

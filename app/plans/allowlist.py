@@ -1,0 +1,429 @@
+"""What a plan may run: the programs raidman itself plans, in the argument shapes it emits.
+
+Every argv built by the wizards (app/plans/wizards), the audit rules' fixes (app/rules) and boost
+(app/sync/boost.py) matches one shape below; anything else — another program, another option,
+a write to a file that is not an md tunable / ``dev.raid.*`` sysctl / mdadm.conf — is refused
+before anything runs. The executor checks every plan with ``step_problem``; ``apply`` adds
+``plan_problems`` (known kind, argv and params naming the same devices, target named by the argv).
+
+Writes raidman plans (and nothing else):
+  * ``sysctl -w dev.raid.speed_limit_min|max=N``
+  * ``tee /sys/block/mdX/md/{sync_action,sync_speed_min,sync_speed_max,stripe_cache_size}``
+    with a value of the right form on stdin;
+  * ``tee /sys/block/DISK/queue/scheduler`` with a scheduler name (the audit's scheduler fix);
+  * ``tee -a /etc/mdadm/mdadm.conf`` (or ``/etc/mdadm.conf``) with one ARRAY line, or piped from
+    ``mdadm --detail --brief MD``.
+
+Devices that pre-flight must check come from the argv (``argv_devices``), never from ``params``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from app.model import Machine
+from app.plans.geometry import normalize_level
+from app.plans.plan import Plan, Step, escape_controls
+from app.plans.preflight import strip_dev
+
+_NAME = r"[A-Za-z0-9][A-Za-z0-9._+:-]*"  # a kernel device name (nvme0n1, sda1, md127, dm-0)
+_LVM = r"[A-Za-z0-9+_.][A-Za-z0-9+_.-]*"  # LVM's own rule (no leading '-')
+DEV = re.compile(rf"/dev/{_NAME}")
+MD_DEV = re.compile(r"/dev/md[0-9]+|/dev/md_[A-Za-z0-9_.-]+|/dev/md/[A-Za-z0-9_][A-Za-z0-9_.:-]*")
+LV_DEV = re.compile(rf"/dev/({_LVM})/({_LVM})")
+FS_DEV = re.compile(
+    rf"/dev/{_NAME}|/dev/md/[A-Za-z0-9_][A-Za-z0-9_.:-]*|/dev/(mapper/)?{_LVM}(/{_LVM})?"
+)
+LVM_NAME = re.compile(_LVM)
+MD_SYSFS = re.compile(
+    r"/sys/block/(md[0-9]+|md_[A-Za-z0-9_.-]+)/md/"
+    r"(sync_action|sync_speed_min|sync_speed_max|stripe_cache_size)"
+)
+SCHED_SYSFS = re.compile(rf"/sys/block/({_NAME})/queue/scheduler")
+SCHEDULERS = ("none", "mq-deadline", "bfq", "kyber", "deadline", "cfq", "noop")
+SYSCTL = re.compile(r"dev\.raid\.speed_limit_(min|max)=[0-9]{1,10}")
+MDADM_CONF = ("/etc/mdadm/mdadm.conf", "/etc/mdadm.conf")
+SIZE = re.compile(r"[0-9]{1,12}[KMGTkmgt]?")
+STRIDE = re.compile(r"stride=[0-9]{1,9},stripe_width=[0-9]{1,9}")
+XFS_D = re.compile(r"su=[0-9]{1,9}[kmgKMG]?,sw=[0-9]{1,4}")
+ABS_PATH = re.compile(r"/[A-Za-z0-9._+-]+(/[A-Za-z0-9._+-]+)*")
+
+KNOWN_KINDS = frozenset(
+    {
+        "create-array",
+        "filesystem",
+        "member-add",
+        "member-spare",
+        "member-fail",
+        "member-remove",
+        "member-re-add",
+        "member-replace",
+        "member-grow",
+        "sync-action",
+        "sync-limits",
+        "stripe-cache",
+        "boost",
+        "boost-restore",
+        "audit-ext4-stride",
+        "audit-fstrim",
+        "audit-md-bitmap",
+        "audit-mdadm-conf",
+        "audit-scheduler",
+        "audit-stripe-cache",
+    }
+)
+
+_CREATE_OPTS = re.compile(
+    r"--level=(0|1|4|5|6|10|linear)|--raid-devices=[0-9]{1,3}|--spare-devices=[0-9]{1,3}"
+    r"|--chunk=[0-9]{1,9}[KMG]?|--layout=[a-z0-9-]{1,24}|--bitmap=(internal|none)"
+    r"|--metadata=(0\.9|0\.90|1\.0|1\.1|1\.2|default)|--name=[A-Za-z0-9_.:-]{1,32}|--run"
+)
+_MANAGE = ("--add", "--add-spare", "--fail", "--remove", "--re-add")
+
+
+def _path_ok(p: str) -> bool:
+    return bool(ABS_PATH.fullmatch(p)) and ".." not in p.split("/")
+
+
+def _mdadm(argv: tuple[str, ...]) -> str | None:
+    a = argv[1:]
+    if len(a) >= 2 and a[0] == "--create":
+        if not MD_DEV.fullmatch(a[1]):
+            return f"mdadm --create: {a[1]!r} is not an md device path"
+        opts = [x for x in a[2:] if x.startswith("-")]
+        devs = [x for x in a[2:] if not x.startswith("-")]
+        if a[2 : 2 + len(opts)] != tuple(opts):
+            return "mdadm --create: options must come before the member devices"
+        for o in opts:
+            if o.startswith("--bitmap=/") and _path_ok(o.removeprefix("--bitmap=")):
+                continue
+            if not _CREATE_OPTS.fullmatch(o):
+                return f"mdadm --create: option {o!r} is not one raidman plans"
+        if len({o.split("=", 1)[0] for o in opts}) != len(opts):
+            return "mdadm --create: an option is given twice"
+        n = _int_opt(opts, "--raid-devices")
+        s = _int_opt(opts, "--spare-devices") or 0
+        if n is None or not any(o.startswith("--level=") for o in opts):
+            return "mdadm --create needs --level and --raid-devices"
+        if len(devs) != n + s or not devs:
+            return f"mdadm --create: {len(devs)} devices for --raid-devices={n} + {s} spares"
+        bad = [d for d in devs if not DEV.fullmatch(d)]
+        if bad:
+            return f"mdadm --create: {bad[0]!r} is not a device path"
+        if len(set(devs)) != len(devs):
+            return "mdadm --create: a device is named twice"
+        return None
+    if len(a) == 3 and MD_DEV.fullmatch(a[0]) and a[1] in _MANAGE and DEV.fullmatch(a[2]):
+        return None
+    if (
+        len(a) == 5
+        and MD_DEV.fullmatch(a[0])
+        and a[1] == "--replace"
+        and DEV.fullmatch(a[2])
+        and a[3] == "--with"
+        and DEV.fullmatch(a[4])
+        and a[2] != a[4]
+    ):
+        return None
+    if len(a) in (3, 4) and a[0] == "--grow" and MD_DEV.fullmatch(a[1]):
+        if not re.fullmatch(r"--raid-devices=[0-9]{1,3}", a[2]):
+            return f"mdadm --grow: {a[2]!r} is not an option raidman plans"
+        if len(a) == 4 and not (
+            a[3].startswith("--backup-file=") and _path_ok(a[3].removeprefix("--backup-file="))
+        ):
+            return f"mdadm --grow: {a[3]!r} is not an option raidman plans"
+        return None
+    if a[:2] == ("--grow", "--bitmap=internal") and len(a) == 3 and MD_DEV.fullmatch(a[2]):
+        return None
+    return "this mdadm command is not one raidman plans"
+
+
+def _int_opt(opts: Iterable[str], name: str) -> int | None:
+    for o in opts:
+        if o.startswith(name + "="):
+            return int(o.split("=", 1)[1])
+    return None
+
+
+def _tee(step: Step) -> str | None:
+    a = step.argv[1:]
+    if len(a) == 1:
+        m = MD_SYSFS.fullmatch(a[0])
+        if m is not None:
+            v = (step.stdin or "").removesuffix("\n")
+            if step.stdin_from is not None or step.stdin is None:
+                return f"tee {a[0]}: needs its value on stdin"
+            attr = m.group(2)
+            ok = {
+                "sync_action": v in ("check", "repair", "idle", "frozen"),
+                "sync_speed_min": v == "system" or re.fullmatch(r"[0-9]{1,10}", v) is not None,
+                "sync_speed_max": v == "system" or re.fullmatch(r"[0-9]{1,10}", v) is not None,
+                "stripe_cache_size": v.isascii() and v.isdigit() and 17 <= int(v) <= 32768,
+            }[attr]
+            return None if ok else f"{attr}: {escape_controls(v)!r} is not a value raidman writes"
+        if SCHED_SYSFS.fullmatch(a[0]):
+            v = (step.stdin or "").removesuffix("\n")
+            if step.stdin_from is None and v in SCHEDULERS:
+                return None
+            return f"scheduler: {escape_controls(v)!r} is not a scheduler raidman sets"
+    if len(a) == 2 and a[0] == "-a" and a[1] in MDADM_CONF:
+        if step.stdin_from is not None:
+            f = step.stdin_from
+            if len(f) == 4 and f[:3] == ("mdadm", "--detail", "--brief") and MD_DEV.fullmatch(f[3]):
+                return None
+            return "mdadm.conf may only be fed from mdadm --detail --brief MD"
+        lines = (step.stdin or "").splitlines()
+        if len(lines) == 1 and lines[0].startswith("ARRAY "):
+            return None
+        return "mdadm.conf: only one ARRAY line is appended"
+    where = " ".join(a)
+    return f"tee writes only md tunables and mdadm.conf, not {escape_controls(where)!r}"
+
+
+def _mkfs_label_target(rest: tuple[str, ...], label_max: int) -> str | None:
+    if len(rest) == 3 and rest[0] == "-L":
+        label, rest = rest[1], rest[2:]
+        if not label or len(label) > label_max or label.startswith("-"):
+            return f"label {label!r} is not one raidman plans"
+    if len(rest) != 1 or not FS_DEV.fullmatch(rest[0]) or ".." in rest[0].split("/"):
+        return "the target must be one device path"
+    return None
+
+
+def _simple(argv: tuple[str, ...]) -> str | None:
+    prog, a = argv[0], argv[1:]
+    if prog == "sysctl":
+        if len(a) == 2 and a[0] == "-w" and SYSCTL.fullmatch(a[1]):
+            return None
+        return "sysctl: raidman sets only dev.raid.speed_limit_min/max"
+    if prog == "mkfs.ext4":
+        if len(a) >= 3 and a[0] == "-b" and a[1] in ("1024", "2048", "4096", "65536"):
+            rest = a[2:]
+            if len(rest) >= 2 and rest[0] == "-E":
+                if not STRIDE.fullmatch(rest[1]):
+                    return f"mkfs.ext4 -E {rest[1]!r} is not one raidman plans"
+                rest = rest[2:]
+            return _mkfs_label_target(rest, 16)
+        return "mkfs.ext4: not the shape raidman plans (-b SIZE [-E stride=..] [-L LABEL] DEV)"
+    if prog == "mkfs.xfs":
+        rest = a
+        if len(rest) >= 2 and rest[0] == "-d":
+            if not XFS_D.fullmatch(rest[1]):
+                return f"mkfs.xfs -d {rest[1]!r} is not one raidman plans"
+            rest = rest[2:]
+        return _mkfs_label_target(rest, 12)
+    if prog == "pvcreate":
+        rest = a
+        if len(rest) == 3 and rest[0] == "--dataalignment" and SIZE.fullmatch(rest[1]):
+            rest = rest[2:]
+        if len(rest) == 1 and (MD_DEV.fullmatch(rest[0]) or DEV.fullmatch(rest[0])):
+            return None
+        return "pvcreate: not the shape raidman plans ([--dataalignment SIZE] DEV)"
+    if prog == "vgcreate":
+        if (
+            len(a) == 2
+            and LVM_NAME.fullmatch(a[0])
+            and (MD_DEV.fullmatch(a[1]) or DEV.fullmatch(a[1]))
+        ):
+            return None
+        return "vgcreate: not the shape raidman plans (VG DEV)"
+    if prog == "lvcreate":
+        if (
+            len(a) == 6
+            and a[:2] == ("--yes", "--name")
+            and LVM_NAME.fullmatch(a[2])
+            and (
+                (
+                    a[3] == "--extents"
+                    and re.fullmatch(r"[0-9]{1,3}%(FREE|VG|PVS)|[0-9]{1,12}", a[4])
+                )
+                or (a[3] == "--size" and re.fullmatch(r"[0-9]{1,12}(\.[0-9]+)?[KMGTPkmgtp]?", a[4]))
+            )
+            and LVM_NAME.fullmatch(a[5])
+        ):
+            return None
+        return "lvcreate: not the shape raidman plans (--yes --name LV --extents|--size N VG)"
+    if prog == "tune2fs":
+        if len(a) == 3 and a[0] == "-E" and STRIDE.fullmatch(a[1]) and FS_DEV.fullmatch(a[2]):
+            return None if ".." not in a[2].split("/") else "tune2fs: not a device path"
+        return "tune2fs: raidman only sets -E stride=N,stripe_width=N DEV"
+    if argv in (("update-initramfs", "-u"), ("dracut", "-f")):
+        return None
+    if argv == ("systemctl", "enable", "--now", "fstrim.timer"):
+        return None
+    return f"{prog}: not the command raidman plans"
+
+
+PROGRAMS = (
+    "mdadm",
+    "tee",
+    "sysctl",
+    "mkfs.ext4",
+    "mkfs.xfs",
+    "pvcreate",
+    "vgcreate",
+    "lvcreate",
+    "tune2fs",
+    "update-initramfs",
+    "dracut",
+    "systemctl",
+)
+
+
+def step_problem(step: Step) -> str | None:
+    """None when raidman plans steps of this shape, else why the step is refused."""
+    prog = step.argv[0]
+    if prog not in PROGRAMS:
+        return f"{escape_controls(prog)!r} is not a program raidman plans"
+    if step.stdin_from is not None and prog != "tee":
+        return f"{prog}: only tee takes a piped input"
+    if prog == "mdadm":
+        why = _mdadm(step.argv)
+    elif prog == "tee":
+        why = _tee(step)
+    else:
+        why = _simple(step.argv)
+    if why is None and prog != "tee" and step.stdin is not None:
+        why = f"{prog}: raidman feeds nothing on its stdin"
+    return None if why is None else escape_controls(why)
+
+
+def plan_step_problems(plan: Plan) -> list[str]:
+    """Why steps of ``plan`` are refused ("step N: ..."), empty when every step is allowed."""
+    out = []
+    for i, s in enumerate(plan.steps, 1):
+        why = step_problem(s)
+        if why is not None:
+            out.append(f"step {i}: {why}")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ArgvDevices:
+    """What the argv (not the params) says a plan writes to."""
+
+    overwrites: tuple[
+        str, ...
+    ] = ()  # kernel names (or /dev paths not on the machine) pre-flight checks
+    level: str | None = None
+    layout: str | None = None
+    raid_devices: int | None = None
+    names: frozenset[str] = frozenset()  # every device the argv names, in every spelling
+
+
+def _resolve(machine: Machine | None, path: str) -> str:
+    """/dev/md/127 → md127, /dev/vg0/data → dm-0 when the machine has them; else the kernel
+    name or the path."""
+    if machine is not None:
+        for a in machine.arrays:
+            if path in (a.path, f"/dev/{a.name}"):
+                return a.name
+        for lv in machine.lvs:  # /dev/vg0/data or /dev/mapper/vg0-data → dm-0
+            if lv.kernel_name and path in (lv.path, f"/dev/mapper/{lv.dm_name}"):
+                return lv.kernel_name
+    return strip_dev(path)
+
+
+def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
+    overwrites: list[str] = []
+    names: set[str] = set()
+    level = layout = None
+    raid_devices: int | None = None
+    created: set[str] = set()  # arrays and LVs the plan itself makes: nothing on them to lose
+
+    def named(p: str) -> None:
+        names.update({p, p.rsplit("/", 1)[-1], _resolve(machine, p)})
+
+    for s in plan.steps:
+        argv = s.argv
+        prog = argv[0]
+        for x in (*argv[1:], *(s.stdin_from or ())):
+            if x.startswith("/dev/"):
+                named(x)
+            m = MD_SYSFS.fullmatch(x) or SCHED_SYSFS.fullmatch(x)
+            if m is not None:
+                names.add(m.group(1))
+        if prog == "mdadm" and len(argv) > 2 and argv[1] == "--create":
+            opts = [x for x in argv[2:] if x.startswith("-")]
+            devs = [x for x in argv[3:] if not x.startswith("-")]
+            overwrites += devs
+            created.add(argv[2])
+            for o in opts:
+                k, _, v = o.partition("=")
+                if k == "--level":
+                    level = v
+                elif k == "--layout":
+                    layout = v
+            raid_devices = _int_opt(opts, "--raid-devices")
+        elif prog == "mdadm" and len(argv) == 4 and argv[2] in ("--add", "--add-spare"):
+            overwrites.append(argv[3])
+        elif prog == "lvcreate" and "--name" in argv[:-2]:
+            created.add(f"/dev/{argv[-1]}/{argv[argv.index('--name') + 1]}")
+        elif prog in ("pvcreate", "mkfs.ext4", "mkfs.xfs") and argv[-1] not in created:
+            overwrites.append(argv[-1])
+    resolved = tuple(dict.fromkeys(_resolve(machine, d) for d in overwrites))
+    return ArgvDevices(resolved, level, layout, raid_devices, frozenset(names))
+
+
+def _params_devices(plan: Plan) -> tuple[str, ...]:
+    """What the plan's params claim it overwrites (the devices it was built for)."""
+    p = plan.params
+    kind = plan.kind
+    if kind == "create-array":
+        return tuple(str(d) for d in (*(p.get("devices") or ()), *(p.get("spares") or ())))
+    if kind == "filesystem":
+        return (str(p["array"]),) if p.get("array") else ()
+    if kind in ("member-add", "member-spare"):
+        return (str(p["device"]),) if p.get("device") else ()
+    if kind == "member-grow":
+        return tuple(str(d) for d in p.get("add") or ())
+    return ()
+
+
+def plan_problems(plan: Plan, machine: Machine | None = None) -> list[str]:
+    """Why a plan read from a file is refused: its steps, kind, devices and target must agree.
+
+    Without ``machine`` (before probing) the checks that need /dev/md/NAME resolved to a kernel
+    name are left for the call with the machine; everything else is checked."""
+    out = plan_step_problems(plan)
+    if not plan.kind:
+        out.append("the plan has no 'kind': raidman cannot tell what it checks before running it")
+    elif plan.kind not in KNOWN_KINDS:
+        out.append(f"'kind' {escape_controls(plan.kind)!r} is not a plan raidman makes")
+    if out:
+        return out
+    dev = argv_devices(plan, machine)
+    claimed = {strip_dev(d) for d in _params_devices(plan)}
+    actual = set(dev.overwrites)
+    resolved = machine is not None or not any("/" in d for d in actual)
+    must_name = plan.kind in ("create-array", "filesystem", "member-add", "member-spare")
+    if resolved and plan.kind != "member-replace" and claimed != actual and (claimed or must_name):
+        out.append(
+            "the commands write to "
+            + (", ".join(sorted(actual)) or "no device")
+            + " but the plan's params name "
+            + (", ".join(sorted(claimed)) or "none")
+        )
+    if plan.kind == "create-array" and dev.level is not None:
+        want = plan.params.get("level")
+        try:
+            same = want is None or normalize_level(str(want)) == normalize_level(dev.level)
+        except Exception:
+            same = False
+        if not same:
+            out.append(f"the commands create level {dev.level} but the params say {want}")
+    if machine is None:
+        return [escape_controls(x) for x in out]
+    if plan.params.get("array") and plan.kind != "create-array":
+        arr = strip_dev(str(plan.params["array"]))
+        if arr not in dev.names:
+            out.append(f"the params name the array {arr} but the commands do not")
+    if plan.target:
+        t = plan.target
+        if not ({t, strip_dev(t), t.rsplit("/", 1)[-1]} & dev.names):
+            out.append(f"the target {t!r} is not a device the commands name")
+    elif plan.destructive:
+        out.append("a plan that destroys data needs a target to confirm")
+    return [escape_controls(x) for x in out]

@@ -1,0 +1,152 @@
+"""The allowlist of argv shapes (app/plans/allowlist.py): what raidman plans passes, near misses
+do not. The accepted shapes are the ones the audit rules' fixes and boost emit (the wizards' are
+checked against the golden plans in test_apply_untrusted.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.plans.allowlist import argv_devices, plan_problems, step_problem
+from app.plans.plan import Plan, Step
+from app.sync.boost import Setting
+from tests.plans.fakes import array_machine
+
+ACCEPTED = [
+    # app/rules/fs_geometry.py
+    Step(("tune2fs", "-E", "stride=8,stripe_width=16", "/dev/vg0/data"), "w"),
+    Step(("tune2fs", "-E", "stride=16,stripe_width=48", "/dev/mapper/vg0-data"), "w"),
+    # app/rules/md.py
+    Step(("mdadm", "--grow", "--bitmap=internal", "/dev/md0"), "w"),
+    Step(("tee", "/sys/block/md126/md/stripe_cache_size"), "w", stdin="4096\n"),
+    Step(("tee", "-a", "/etc/mdadm/mdadm.conf"), "w", stdin="ARRAY /dev/md/0 UUID=a:b:c:d\n"),
+    Step(
+        ("tee", "-a", "/etc/mdadm.conf"),
+        "w",
+        stdin_from=("mdadm", "--detail", "--brief", "/dev/md/127"),
+    ),
+    Step(("update-initramfs", "-u"), "w"),
+    Step(("dracut", "-f"), "w"),
+    # app/rules/discard.py, app/rules/queue.py
+    Step(("systemctl", "enable", "--now", "fstrim.timer"), "w"),
+    Step(("tee", "/sys/block/sda/queue/scheduler"), "w", stdin="mq-deadline\n"),
+    # app/sync/boost.py (raise and restore)
+    Setting("sysctl", "dev.raid.speed_limit_min").step("200000", "w"),
+    Setting("sysctl", "dev.raid.speed_limit_max").step("500000", "w"),
+    Setting("sysfs", "/sys/block/md127/md/stripe_cache_size").step("8192", "w"),
+    # app/plans/wizards/sync_actions.py
+    Step(("tee", "/sys/block/md127/md/sync_action"), "w", stdin="check\n"),
+    Step(("tee", "/sys/block/md127/md/sync_speed_min"), "w", stdin="system\n"),
+]
+
+REFUSED = [
+    Step(("touch", "/tmp/x"), "w"),
+    Step(("sh", "-c", "mdadm --stop /dev/md0"), "w"),
+    Step(("/sbin/mdadm", "/dev/md0", "--fail", "/dev/sda"), "w"),
+    Step(("mdadm", "--stop", "/dev/md0"), "w"),
+    Step(("mdadm", "--zero-superblock", "/dev/sda"), "w"),
+    Step(("mdadm", "/dev/md0", "--fail", "/dev/sda", "--remove", "/dev/sdb"), "w"),
+    Step(("mdadm", "/dev/md0", "--add", "/dev/../etc/passwd"), "w"),
+    Step(("mdadm", "--create", "/dev/md0", "--level=1", "--raid-devices=2", "/dev/sda"), "w"),
+    Step(
+        (
+            "mdadm",
+            "--create",
+            "/dev/md0",
+            "--level=1",
+            "--raid-devices=2",
+            "--force",
+            "/dev/a",
+            "/dev/b",
+        ),
+        "w",
+    ),
+    Step(("mdadm", "--grow", "/dev/md0", "--raid-devices=4", "--backup-file=../x"), "w"),
+    Step(("tee", "/etc/shadow"), "w", stdin="x\n"),
+    Step(("tee", "/sys/block/md127/md/sync_action"), "w", stdin="reshape\n"),
+    Step(("tee", "/sys/block/md127/md/stripe_cache_size"), "w", stdin="16\n"),
+    Step(("tee", "/sys/block/md127/md/stripe_cache_size"), "w"),
+    Step(("tee", "/sys/block/md127/md/array_state"), "w", stdin="inactive\n"),
+    Step(("tee", "-a", "/etc/cron.d/x"), "w", stdin="ARRAY x\n"),
+    Step(("tee", "-a", "/etc/mdadm/mdadm.conf"), "w", stdin="ARRAY a\n* * * * * root sh\n"),
+    Step(("tee", "-a", "/etc/mdadm/mdadm.conf"), "w", stdin_from=("cat", "/etc/shadow")),
+    Step(("tee", "/sys/block/sda/queue/scheduler"), "w", stdin="none; reboot\n"),
+    Step(("sysctl", "-w", "kernel.core_pattern=|/tmp/x"), "w"),
+    Step(("sysctl", "-w", "dev.raid.speed_limit_max=1", "kernel.x=1"), "w"),
+    Step(("sysctl", "-p", "/tmp/x.conf"), "w"),
+    Step(("mkfs.ext4", "-b", "4096", "-F", "/dev/sda"), "w"),
+    Step(("mkfs.xfs", "-f", "/dev/sda"), "w"),
+    Step(("lvcreate", "--yes", "--name", "x", "--size", "1G", "vg0", "--", "extra"), "w"),
+    Step(("systemctl", "start", "evil.service"), "w"),
+    Step(("update-initramfs", "-u", "-k", "all"), "w"),
+    Step(("mdadm", "/dev/md0", "--fail", "/dev/sda"), "w", stdin="y\n"),
+]
+
+
+@pytest.mark.parametrize("step", ACCEPTED, ids=lambda s: " ".join(s.argv))
+def test_shapes_raidman_emits_are_accepted(step: Step) -> None:
+    assert step_problem(step) is None
+
+
+@pytest.mark.parametrize("step", REFUSED, ids=lambda s: " ".join(s.argv))
+def test_anything_else_is_refused(step: Step) -> None:
+    why = step_problem(step)
+    assert why is not None and why.strip()
+
+
+def test_devices_come_from_the_argv_not_the_params() -> None:
+    """A member-add plan whose params name nvme4n1 but whose argv adds nvme0n1 is refused;
+    pre-flight would check nvme0n1 (what really runs)."""
+    m = array_machine()
+    plan = Plan(
+        "add",
+        (Step(("mdadm", "/dev/md127", "--add", "/dev/nvme0n1"), "w", destructive=True),),
+        target="md127",
+        kind="member-add",
+        params={"array": "md127", "device": "nvme4n1"},
+    )
+    assert argv_devices(plan, m).overwrites == ("nvme0n1",)
+    (why,) = plan_problems(plan, m)
+    assert "write to nvme0n1" in why and "name nvme4n1" in why
+
+
+def test_target_must_be_named_by_the_argv() -> None:
+    m = array_machine()
+    plan = Plan(
+        "add",
+        (Step(("mdadm", "/dev/md127", "--add", "/dev/nvme4n1"), "w", destructive=True),),
+        target="md126",  # the typed confirmation would name another array
+        kind="member-add",
+        params={"array": "md127", "device": "nvme4n1"},
+    )
+    assert plan_problems(plan, m) == ["the target 'md126' is not a device the commands name"]
+    assert plan_problems(Plan(**{**_fields(plan), "target": "md127"}), m) == []
+
+
+def _fields(p: Plan) -> dict[str, object]:
+    return {
+        "title": p.title,
+        "steps": p.steps,
+        "target": p.target,
+        "kind": p.kind,
+        "params": p.params,
+    }
+
+
+def test_audit_fix_on_an_lv_names_its_target() -> None:
+    """The ext4 stride fix's target is the LV's kernel name; its argv the LV path."""
+    from app.model import LogicalVolume, Machine
+
+    m = Machine(
+        host="t",
+        kernel="6.1",
+        lvs=(LogicalVolume("data", "vg0", 1 << 30, "linear", kernel_name="dm-0"),),
+    )
+    for path in ("/dev/vg0/data", "/dev/mapper/vg0-data"):
+        plan = Plan(
+            "stride",
+            (Step(("tune2fs", "-E", "stride=8,stripe_width=16", path), "w"),),
+            target="dm-0",
+            kind="audit-ext4-stride",
+            params={"stride": 8, "stripe_width": 16},
+        )
+        assert plan_problems(plan, m) == []
