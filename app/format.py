@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.model import levels
 from app.model.devices import SECTOR, MdArray, MdMember, SyncStatus
 
 _IEC = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
@@ -153,7 +154,7 @@ def sync_summary(sync: SyncStatus | None) -> str:
 def array_summary(array: MdArray) -> str:
     """One line for a tree label: "raid10 n2 · 32K · [UUUU] · resync 16.3%"."""
     head = array.level
-    if array.layout and array.level in ("raid10", "raid5", "raid6", "raid4"):
+    if array.layout and array.level in levels.STRIPED - {"raid0"}:
         head += f" {array.layout}"
     parts = [head]
     if array.chunk_bytes:

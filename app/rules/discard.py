@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from app.model import levels
 from app.model.devices import Machine
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
@@ -38,7 +39,7 @@ def _blocked(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
     for layer, ssds in sorted(blocked.items()):
         a = machine.array(layer)
         hint = ""
-        if a is not None and a.level in ("raid4", "raid5", "raid6"):
+        if a is not None and a.level in levels.PARITY:
             hint = (
                 " md RAID-4/5/6 passes discards only with the raid456 module parameter "
                 "devices_handle_discard_safely=Y, which is safe only if every member returns "

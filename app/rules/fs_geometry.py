@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from app.model import levels
 from app.model.devices import Machine
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
@@ -18,14 +19,9 @@ from app.rules.stack import array_below, device_path, human, striped_geometry
 
 
 def _data_disks_text(level: str, n: int | None, layout: str | None, dd: int) -> str:
-    rule = {
-        "raid0": "n",
-        "raid4": "n−1",
-        "raid5": "n−1",
-        "raid6": "n−2",
-        "raid10": f"n/{(layout or 'n2')[1:] or '2'} ({layout or 'n2'})",
-    }.get(level, "?")
-    return f"{level.upper()} of {n} members: {rule} = {dd} data disks"
+    if n is None:
+        return f"{levels.label(level)}: {dd} data disks"
+    return f"{levels.data_disks_rule(level, n, layout)} data disks (optimal I/O = {dd} chunks)"
 
 
 def _ext4(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from app.model import Machine
+from app.model import Machine, levels
 from app.plans.geometry import (
     KIB,
     Geometry,
@@ -138,7 +138,7 @@ def build_create_array(
     dup = {d for d in (*devices, *spares) if (*devices, *spares).count(d) > 1}
     if dup:
         raise PlanError(f"device listed twice: {', '.join(sorted(dup))}")
-    if spares and level in ("raid0", "linear"):
+    if spares and level not in levels.REDUNDANT:
         raise PlanError(f"{level} has no redundancy: spares make no sense")
     name = params.name if params.name else free_name(machine)
     if not _NAME_RE.fullmatch(name):
@@ -160,7 +160,7 @@ def build_create_array(
     argv.append(f"--raid-devices={len(devices)}")
     if spares:
         argv.append(f"--spare-devices={len(spares)}")
-    striped = level in ("raid0", "raid4", "raid5", "raid6", "raid10")
+    striped = level in levels.STRIPED
     chunk = params.chunk_bytes if params.chunk_bytes is not None else DEFAULT_CHUNK
     if striped:
         if chunk < 4 * KIB or chunk & (chunk - 1):
@@ -182,14 +182,13 @@ def build_create_array(
                 raise PlanError(f"RAID-10 layout {layout!r}: use n2, f2 or o2 (or n3, ...)")
             if raid10_copies(layout) > len(devices):
                 raise PlanError(f"layout {layout} keeps {layout[1:]} copies: needs as many devices")
-        elif level in ("raid5", "raid6", "raid4"):
+        elif level in levels.PARITY:
             if layout not in _LAYOUTS_R56:
                 raise PlanError(f"layout {layout!r} is not a RAID-4/5/6 layout")
         else:
             raise PlanError(f"{level} has no layout")
         argv.append(f"--layout={layout}")
-    redundant = level in ("raid1", "raid4", "raid5", "raid6", "raid10")
-    if redundant:
+    if level in levels.REDUNDANT:
         bm = params.bitmap
         if bm not in ("internal", "none") and not bm.startswith("/"):
             raise PlanError("bitmap: internal, none, or an absolute file path (external bitmap)")
@@ -206,7 +205,7 @@ def build_create_array(
     argv.append("--run")  # no "Continue creating array?" question: the preview was the question
     argv += [f"/dev/{d}" for d in devices]
     argv += [f"/dev/{d}" for d in spares]
-    desc = f"{level.upper().replace('RAID', 'RAID-')} of {len(devices)}" + (
+    desc = f"{levels.label(level)} of {len(devices)}" + (
         f" + {len(spares)} spare" if spares else ""
     )
     steps = [
@@ -258,7 +257,7 @@ def build_create_array(
             "spares": list(spares),
             "chunk_bytes": chunk if striped else None,
             "layout": layout,
-            "bitmap": params.bitmap if redundant else None,
+            "bitmap": params.bitmap if level in levels.REDUNDANT else None,
             "metadata": params.metadata,
             "name": name,
             "update_conf": params.update_conf,

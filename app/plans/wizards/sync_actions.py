@@ -9,7 +9,7 @@ None of these survive a reboot; the notes say so.
 
 from __future__ import annotations
 
-from app.model import Machine, MdArray
+from app.model import Machine, MdArray, levels
 from app.plans.geometry import PlanError, human_bytes, stripe_cache_memory
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
@@ -35,6 +35,20 @@ def _sysfs(a: MdArray, attr: str) -> str:
     return f"/sys/block/{a.name}/md/{attr}"
 
 
+def repair_note(level: str) -> str:
+    """What md's repair really does for the level (drivers/md raid1/raid10 vs raid5 handle_parity_checks)."""
+    if level in levels.PARITY:
+        return (
+            "run a check first and look at mismatch_cnt; on RAID-4/5/6 repair recomputes parity "
+            "from the data blocks and rewrites the parity: data is never changed, so if a data "
+            "block is what went wrong, repair makes the parity agree with the bad data"
+        )
+    return (
+        "run a check first and look at mismatch_cnt; on a mirror repair copies one readable "
+        "copy (md takes the first in-sync one) over the others: md cannot tell which copy is right"
+    )
+
+
 def build_sync_action(machine: Machine, array: str, action: str) -> Plan:
     a = _array(machine, array)
     if action not in SYNC_ACTIONS:
@@ -48,9 +62,7 @@ def build_sync_action(machine: Machine, array: str, action: str) -> Plan:
         )
     notes: list[str] = []
     if action == "repair":
-        notes.append(
-            "run a check first and look at mismatch_cnt; repair trusts the first copy/parity"
-        )
+        notes.append(repair_note(a.level))
     return Plan(
         title=f"{action} {a.path}",
         steps=(
@@ -139,7 +151,7 @@ def build_speed_limits(
 
 def build_stripe_cache(machine: Machine, array: str, entries: int) -> Plan:
     a = _array(machine, array)
-    if a.level not in ("raid4", "raid5", "raid6"):
+    if a.level not in levels.PARITY:
         raise PlanError(f"stripe_cache_size exists only for RAID-4/5/6, not {a.level}")
     if not 17 <= entries <= 32768:
         raise PlanError("stripe_cache_size: 17 … 32768 entries")
