@@ -61,7 +61,7 @@ def test_create_explains_stride_and_chunk_and_name() -> None:
     )
     mkfs = plan.steps[-1]
     assert "stride = chunk 32K / block 4K = 8" in mkfs.why
-    assert "RAID-10 n2 of 4: 4 / 2 copies = 2" in mkfs.why
+    assert "RAID-10 n2 of 4: 4 / 2 near copies = 2" in mkfs.why
     assert "stripe_width = 8 × 2 = 16" in mkfs.why
     notes = "\n".join(plan.notes)
     assert "512 KiB" in notes and "32 KiB" in notes  # chunk guidance stated
