@@ -406,3 +406,25 @@ def test_badges_take_the_worst_severity() -> None:
     m = usb_bridge()
     b = badges(audit(m))
     assert b["sdh1"] == "error" and b["sdh"] == "warning"
+
+
+@pytest.mark.parametrize(
+    ("layout", "n", "width"), [("f2", 4, 32), ("o2", 4, 32), ("n2", 3, 24), ("n2", 4, 16)]
+)
+def test_stride_rule_accepts_what_mkfs_reads_from_the_kernel(
+    layout: str, n: int, width: int
+) -> None:
+    """mkfs.ext4 takes stripe_width from queue/optimal_io_size, which drivers/md/raid10.c computes
+    as chunk × n / near_copies only when n divides evenly (else chunk × n); far/offset copies
+    stripe over all n. The rule must not "fix" such a mkfs default with tune2fs — and must
+    still fix the old n/copies value on those arrays."""
+    m = Stack(layout=layout, n=n, pe_start=0).machine()
+    sb = parse_tune2fs(sample("tune2fs-stride8-sw16.txt"))
+    mkfs_default = replace(
+        healthy_inputs(m), ext4={"dm-0": replace(sb, stride=8, stripe_width=width)}
+    )
+    assert codes(audit(m, mkfs_default), "ext4-stride-mismatch") == []
+    if width != 16:
+        [f] = codes(audit(m, healthy_inputs(m)), "ext4-stride-mismatch")  # the old n/2 value
+        assert f.fix is not None
+        assert f.fix.steps[0].argv[2] == f"stride=8,stripe_width={width}"
