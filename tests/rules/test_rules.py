@@ -428,3 +428,16 @@ def test_stride_rule_accepts_what_mkfs_reads_from_the_kernel(
         [f] = codes(audit(m, healthy_inputs(m)), "ext4-stride-mismatch")  # the old n/2 value
         assert f.fix is not None
         assert f.fix.steps[0].argv[2] == f"stride=8,stripe_width={width}"
+
+
+def test_pv_label_larger_than_its_device_is_a_warning() -> None:
+    """A real kernel showed a 508 MiB PV on a 255 MiB RAID-1 (a label left by an earlier 2-disk
+    RAID-0 on the same disks): issue 12, "From the held-out real-kernel comparison"."""
+    m = Stack().machine()
+    a = m.array("md0")
+    assert a is not None and a.size_bytes is not None
+    assert not codes(audit(m, healthy_inputs(m)), "lvm-pv-larger-than-device")
+    stale = replace(m, pvs=(replace(m.pvs[0], size_bytes=a.size_bytes * 2),))
+    [f] = codes(audit(stale, healthy_inputs(stale)), "lvm-pv-larger-than-device")
+    assert f.severity == "warning" and f.device == "md0" and f.fix is None
+    assert str(a.size_bytes * 2) in f.detail and str(a.size_bytes) in f.detail
