@@ -179,3 +179,16 @@ def test_stripe_cache_memory_cost_and_level_check() -> None:
         build_stripe_cache(m, "md127", 8192)
     with pytest.raises(PlanError):
         build_sync_action(m, "md127", "scrub")
+
+
+def test_repair_note_per_level() -> None:
+    """md's repair on RAID-4/5/6 recomputes parity from the data blocks (it never rewrites data);
+    on mirrors it copies one copy over the others. The old note said "trusts the first
+    copy/parity" for every level (issue 12, "Wrong today" 3)."""
+    m = array_machine()
+    r5 = build_sync_action(m, "md126", "repair")
+    assert any("recomputes parity from the data blocks" in n for n in r5.notes)
+    assert not any("first copy/parity" in n for n in r5.notes)
+    r10 = build_sync_action(m, "md127", "repair")
+    assert any("copies one readable copy" in n for n in r10.notes)
+    assert not any("parity" in n for n in r10.notes)

@@ -387,7 +387,42 @@ def test_ncq_off_and_write_cache_off() -> None:
     )
     fs = audit(m, inputs)
     assert [f.device for f in codes(fs, "ncq-off")] == ["sda"]
-    assert [f.device for f in codes(fs, "write-cache-off")] == ["sdc"]
+    assert "random-I/O speed" in codes(fs, "ncq-off")[0].detail
+    [wc] = codes(fs, "write-cache-off")
+    assert wc.device == "sdc"
+    # article 004 (004_*.txt): write-back "steigert ... die geschriebenen MByte/s um über 100
+    # Prozent" on RAID-1 while "beim Schreiben lässt der aktivierte Cache die IOPS um 15 000
+    # fallen": the text says both, not "much slower" unconditionally
+    assert "much slower" not in wc.detail
+    assert "400 to about 850 MB/s" in wc.detail and "10,000–15,000 IOPS" in wc.detail
+
+
+def test_ncq_off_depends_on_medium_and_layer() -> None:
+    """Article 002 (002_*.txt, Tabelle 8 and "Software RAID 1 profitiert weniger von NCQ"):
+    software RAID 1 on HDDs read faster with NCQ off, so an md member HDD at queue depth 1 gets
+    no advice; a lone HDD does (NCQ helped single disks / hardware RAID), with HDD text."""
+    m = Stack(rotational=True).machine()
+    inputs = replace(healthy_inputs(m), queue_depth={"sda": 1})
+    assert not codes(audit(m, inputs), "ncq-off")
+    lone = replace(m, arrays=(), pvs=(), vgs=(), lvs=(), filesystems=(), edges=m.edges[:1])
+    [f] = codes(audit(lone, replace(inputs, queue_depth={"sda": 1})), "ncq-off")
+    assert "Article 002" in f.detail and "SSDs" not in f.detail
+
+
+def test_hdd_md_member_prefers_fair_queuing() -> None:
+    """Article 002: "CFQ ist damit also für Software RAID 1 der beste I/O-Scheduler" and for
+    software RAID 5 "definitiv CFQ"; on blk-mq kernels that is bfq. SSDs keep mq-deadline/none."""
+    m = Stack(rotational=True).machine()
+    inputs = healthy_inputs(m)
+    scheds = {d.name: SchedulerState.parse("[mq-deadline] kyber bfq none") for d in m.disks}
+    fs = codes(audit(m, replace(inputs, schedulers=scheds)), "scheduler")
+    assert sorted(f.device for f in fs) == ["sda", "sdb", "sdc", "sdd"]
+    assert fs[0].fix is not None and fs[0].fix.steps[0].stdin == "bfq\n"
+    assert "article 002" in fs[0].detail
+    bfq = {d.name: SchedulerState.parse("mq-deadline kyber [bfq] none") for d in m.disks}
+    assert not codes(audit(m, replace(inputs, schedulers=bfq)), "scheduler")
+    ssd = Stack().machine()  # the same mq-deadline on SSD members is fine
+    assert not codes(audit(ssd, replace(inputs, schedulers=scheds)), "scheduler")
 
 
 # ---- ssd -------------------------------------------------------------------------------
