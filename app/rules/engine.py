@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from app.model.devices import Machine
-from app.rules import alignment, discard, fs_geometry, md, queue, ssd
+from app.rules import alerts, alignment, discard, fs_geometry, md, queue, ssd
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 
@@ -14,6 +14,7 @@ Rule = Callable[[Machine, AuditInputs], Iterable[Finding]]
 RULES: tuple[tuple[str, Rule], ...] = (
     ("alignment", alignment.check),
     ("md", md.check),
+    ("alerts", alerts.check),
     ("fs_geometry", fs_geometry.check),
     ("discard", discard.check),
     ("queue", queue.check),

@@ -68,6 +68,7 @@ class AuditInputs:
     mdadm_scan: tuple[MdConfArray, ...] | None = None
     discard_max_bytes: dict[str, int] = field(default_factory=dict, hash=False)
     fstrim_timer: str | None = None  # systemctl is-active: active, inactive, failed, ...
+    mdmonitor: str | None = None  # systemctl is-active mdmonitor.service (None = not read)
     schedulers: dict[str, SchedulerState] = field(default_factory=dict, hash=False)
     queue_depth: dict[str, int] = field(default_factory=dict, hash=False)
     write_cache: dict[str, str] = field(default_factory=dict, hash=False)  # write back/through
@@ -183,6 +184,12 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
             else:
                 unknown["fstrim.timer"] = "systemctl printed nothing"
 
+    mdmonitor: str | None = None
+    if any(a.has_redundancy for a in machine.arrays):
+        out = run("mdmonitor", ["systemctl", "is-active", "mdmonitor.service"], (0, 3, 4))
+        if out is not None and out.strip():
+            mdmonitor = out.strip().splitlines()[0].strip()
+
     discard: dict[str, int] = {}
     scheds: dict[str, SchedulerState] = {}
     depth: dict[str, int] = {}
@@ -231,6 +238,7 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         mdadm_scan=scan,
         discard_max_bytes=discard,
         fstrim_timer=fstrim,
+        mdmonitor=mdmonitor,
         schedulers=scheds,
         queue_depth=depth,
         write_cache=wcache,
