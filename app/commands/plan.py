@@ -81,7 +81,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="chunk size, e.g. 32K (small random I/O) or 512K (mdadm default, large sequential)",
     )
     c.add_argument("--layout", help="RAID-10: n2, f2, o2; RAID-5/6: left-symmetric, ...")
-    c.add_argument("--bitmap", default="internal", help="internal (default), none, or a file")
+    c.add_argument(
+        "--bitmap",
+        default=None,
+        help="internal, none, or a file (default: none for RAID-10 of SSDs, else internal)",
+    )
     c.add_argument("--metadata", default="1.2")
     c.add_argument("--name", help="array name; a 3-digit number (e.g. 127) keeps /dev/mdNNN stable")
     c.add_argument("--conf", action="store_true", help="append the ARRAY line to mdadm.conf")
