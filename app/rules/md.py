@@ -181,6 +181,72 @@ def _parity_on_ssd(machine: Machine, a: MdArray) -> Iterator[Finding]:
     )
 
 
+LARGE_HDD = 1_000_000_000_000  # members of 1 TB and more: article 001's 5 × 1 TB RAID-6 case
+ARTICLE_REBUILD_KIB_S = 25_000  # article 001: "около 25МБ/сек" with md's defaults
+
+
+def _raid5_on_large_hdds(machine: Machine, a: MdArray) -> Iterator[Finding]:
+    """Article 001: a RAID-5 survives one failure, and until the rebuild onto the new disk ends
+    (up to 70 hours for large arrays) the data is at risk; RAID-6 survives two."""
+    if a.level != "raid5" or not a.members:
+        return
+    disks = [member_disk(machine, m.device) for m in a.members]
+    if any(d is None or d.rotational is not True for d in disks):
+        return
+    member = _member_bytes(a) or min(d.size_bytes for d in disks if d is not None)
+    if member < LARGE_HDD:
+        return
+    if a.sync is not None and a.sync.active and a.sync.speed_kib_s:
+        speed, source = a.sync.speed_kib_s, f"its current {a.sync.action} speed"
+    else:
+        speed = ARTICLE_REBUILD_KIB_S
+        source = "article 001's measured default-limit rebuild speed (no sync of this array seen)"
+    hours = member / 1024 / speed / 3600
+    yield Finding(
+        "advice",
+        "md-raid5-large-hdds",
+        a.name,
+        f"{a.name}: RAID-5 of {len(disks)} large HDDs — consider RAID-6",
+        f"{a.name} is a RAID-5 of {len(disks)} rotating disks of {human(member)} per member. "
+        f"A rebuild rewrites a whole member: at {speed // 1000} MB/s ({source}) that is about "
+        f"{hours:.0f} h, during which a second failure — or an unreadable sector on any "
+        "other member — loses the array. Article 001 chose RAID-6 for this reason (rebuilds "
+        "of large arrays took up to 70 hours) and got its write speed back with a larger "
+        "stripe_cache_size. Moving to RAID-6 needs one more disk: mdadm --grow --level=6 "
+        "--raid-devices=N+1 (a reshape); no one-key fix is offered.",
+    )
+
+
+def _mixed_sector_sizes(machine: Machine, a: MdArray) -> Iterator[Finding]:
+    disks = {m.device: member_disk(machine, m.device) for m in a.members}
+    known = {dev: d for dev, d in disks.items() if d is not None}
+    if len(known) < 2:
+        return
+    logical = {d.logical_sector for d in known.values()}
+    physical = {d.physical_sector for d in known.values()}
+    if len(logical) < 2 and len(physical) < 2:
+        return
+    sizes = ", ".join(
+        f"{dev} {d.logical_sector}/{d.physical_sector}" for dev, d in sorted(known.items())
+    )
+    yield Finding(
+        "warning" if len(logical) > 1 else "advice",
+        "md-mixed-sector-sizes",
+        a.name,
+        f"{a.name}: members with different sector sizes",
+        f"The members of {a.name} report different logical/physical sector sizes ({sizes}). "
+        "md takes the largest for the whole array, so the array's I/O is at least that size "
+        + (
+            "and mixing logical sector sizes makes replacements harder (a disk whose logical "
+            "sector is larger than the array's block size may be refused). "
+            if len(logical) > 1
+            else "and writes smaller than the 4 KiB physical sectors become read-modify-write "
+            "inside the 4Kn/512e drives. "
+        )
+        + "Prefer replacements with the same sector sizes; check filesystems use 4 KiB blocks.",
+    )
+
+
 def _stripe_cache(a: MdArray) -> Iterator[Finding]:
     if a.level not in PARITY or a.stripe_cache_size is None:
         return
@@ -334,6 +400,8 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
         yield from _data_offset(machine, a)
         yield from _bitmap(machine, a)
         yield from _parity_on_ssd(machine, a)
+        yield from _raid5_on_large_hdds(machine, a)
+        yield from _mixed_sector_sizes(machine, a)
         yield from _stripe_cache(a)
         yield from _metadata(a)
         geo = striped_geometry(a)

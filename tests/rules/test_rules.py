@@ -476,3 +476,60 @@ def test_pv_label_larger_than_its_device_is_a_warning() -> None:
     [f] = codes(audit(stale, healthy_inputs(stale)), "lvm-pv-larger-than-device")
     assert f.severity == "warning" and f.device == "md0" and f.fix is None
     assert str(a.size_bytes * 2) in f.detail and str(a.size_bytes) in f.detail
+
+
+def _big_hdd_raid5(member_tb: int = 4, sync: object = None) -> Machine:
+    m = _raid5(rotational=True)
+    a = m.array("md0")
+    assert a is not None
+    size = member_tb * 10**12
+    disks = tuple(replace(d, size_bytes=size) for d in m.disks)
+    members = tuple(replace(x, size_kib=size // 1024) for x in a.members)
+    return replace(m, disks=disks, arrays=(replace(a, members=members, sync=sync),))
+
+
+def test_large_hdd_raid5_gets_raid6_advice_with_rebuild_time() -> None:
+    """Article 001 (001_*.txt, "Почему RAID-6?"): after a RAID-5 member dies the data is at risk
+    until the rebuild ends, "до 70 часов для больших массивов"; its default-limit rebuild ran at
+    "около 25МБ/сек". 4 TB members at 25 MB/s: about 43 h."""
+    [f] = codes(audit(_big_hdd_raid5(), AuditInputs()), "md-raid5-large-hdds")
+    assert f.severity == "advice" and "RAID-6" in f.title
+    assert "about 43 h" in f.detail and "article 001" in f.detail.lower()
+    assert not codes(audit(_raid5(rotational=True), AuditInputs()), "md-raid5-large-hdds")
+    assert not codes(audit(_raid5(), AuditInputs()), "md-raid5-large-hdds")  # SSDs
+
+
+def test_raid5_rebuild_time_uses_the_arrays_own_speed() -> None:
+    from app.model.devices import SyncStatus
+
+    sync = SyncStatus(action="recover", done_sectors=0, total_sectors=1, speed_kib_s=100_000)
+    [f] = codes(audit(_big_hdd_raid5(sync=sync), AuditInputs()), "md-raid5-large-hdds")
+    assert "its current recover speed" in f.detail and "about 11 h" in f.detail
+
+
+def test_members_with_different_sector_sizes() -> None:
+    m = Stack().machine()
+    assert not codes(audit(m, healthy_inputs(m)), "md-mixed-sector-sizes")
+    mixed = replace(m, disks=(replace(m.disks[0], physical_sector=4096), *m.disks[1:]))
+    [f] = codes(audit(mixed, healthy_inputs(mixed)), "md-mixed-sector-sizes")
+    assert f.severity == "advice" and "sda1 512/4096" in f.detail
+    logical = replace(
+        m, disks=(replace(m.disks[0], logical_sector=4096, physical_sector=4096), *m.disks[1:])
+    )
+    [g] = codes(audit(logical, healthy_inputs(logical)), "md-mixed-sector-sizes")
+    assert g.severity == "warning"
+
+
+def test_ssd_filesystem_fuller_than_75_percent() -> None:
+    """Article 000 (000_*.txt, SSD rule 5): "Partitionen sollte man großzügig anlegen – 25%
+    sollten immer als freier Platz zur Verfügung stehen"."""
+    m = Stack().machine()
+    fs = m.filesystems[0]
+    full = replace(m, filesystems=(replace(fs, size_bytes=100, used_bytes=80),))
+    [f] = codes(audit(full, healthy_inputs(full)), "ssd-fs-full")
+    assert f.device == "dm-0" and "80%" in f.title and "25 %" in f.detail
+    ok = replace(m, filesystems=(replace(fs, size_bytes=100, used_bytes=75),))
+    assert not codes(audit(ok, healthy_inputs(ok)), "ssd-fs-full")
+    hdd = Stack(rotational=True).machine()
+    hdd_full = replace(hdd, filesystems=(replace(fs, size_bytes=100, used_bytes=99),))
+    assert not codes(audit(hdd_full, healthy_inputs(hdd_full)), "ssd-fs-full")
