@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from app.model import Machine
+from app.model.devices import SyncStatus
 from app.parsers.lsblk import parse_lsblk
 from app.parsers.lvmconfig import parse_lvmconfig
 from app.parsers.mdadm import parse_scan as parse_array_lines
@@ -478,7 +479,7 @@ def test_pv_label_larger_than_its_device_is_a_warning() -> None:
     assert str(a.size_bytes * 2) in f.detail and str(a.size_bytes) in f.detail
 
 
-def _big_hdd_raid5(member_tb: int = 4, sync: object = None) -> Machine:
+def _big_hdd_raid5(member_tb: int = 4, sync: SyncStatus | None = None) -> Machine:
     m = _raid5(rotational=True)
     a = m.array("md0")
     assert a is not None
@@ -500,8 +501,6 @@ def test_large_hdd_raid5_gets_raid6_advice_with_rebuild_time() -> None:
 
 
 def test_raid5_rebuild_time_uses_the_arrays_own_speed() -> None:
-    from app.model.devices import SyncStatus
-
     sync = SyncStatus(action="recover", done_sectors=0, total_sectors=1, speed_kib_s=100_000)
     [f] = codes(audit(_big_hdd_raid5(sync=sync), AuditInputs()), "md-raid5-large-hdds")
     assert "its current recover speed" in f.detail and "about 11 h" in f.detail
