@@ -96,6 +96,10 @@ def _block_attr(st: SimState, dev: str, attr: str) -> str | None:
             return "none"
         if attr == "queue/optimal_io_size":
             return str(levels.optimal_io_bytes(a.level, a.raid_disks, a.chunk_kib * 1024, a.layout))
+        if attr == "queue/minimum_io_size":
+            return str(a.chunk_kib * 1024 if a.level in levels.STRIPED and a.chunk_kib else 512)
+        if attr == "queue/discard_max_bytes":
+            return str(_md_discard_max(st, a))
         if attr == "slaves":
             return " ".join(m.device for m in a.members)
         return None
@@ -131,6 +135,21 @@ def _block_attr(st: SimState, dev: str, attr: str) -> str | None:
         }
         return values.get(attr)
     return None
+
+
+def _md_discard_max(st: SimState, a: SimArray) -> int:
+    """What md publishes: RAID-4/5/6 drop discards (0) unless raid456's
+    devices_handle_discard_safely=Y, which the simulator leaves at the kernel's default N; other
+    levels pass on the smallest limit of their members' disks."""
+    if a.level in levels.PARITY or a.level == "container":
+        return 0
+    limits = []
+    for m in a.members:
+        disk = st.disks.get(m.device)
+        if disk is None and m.device in st.partitions:
+            disk = st.disks.get(st.partitions[m.device].disk)
+        limits.append(disk.discard_max_bytes if disk is not None else 0)
+    return min(limits) if limits else 0
 
 
 def write_path(st: SimState, path: str, value: str) -> None:

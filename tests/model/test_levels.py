@@ -110,3 +110,21 @@ def test_simulator_publishes_the_kernels_io_hints(layout: str, n: int, opt_chunk
     assert opt is not None and int(opt) == opt_chunks * 32 * KIB
     a = be.probe().array("md127")
     assert a is not None and a.data_disks == opt_chunks
+
+
+def test_simulated_md_publishes_discard_max_bytes() -> None:
+    """md RAID-4/5/6 drops discards unless raid456.devices_handle_discard_safely=Y (article 000:
+    fstrim is not passed through RAID-5 "weder im Falle von mdadm-SW-Raid-Arrays ..."); RAID-10
+    passes them on. The demo's RAID-5 therefore shows the discard-blocked finding."""
+    from app.rules import audit, gather
+
+    be = SimulatedBackend.from_scenario("raid5-cable", clock=SimClock.manual())
+    m = be.probe()
+    [r5] = [a for a in m.arrays if a.level == "raid5"]
+    assert be.read_text(f"/sys/block/{r5.name}/queue/discard_max_bytes") == "0\n"
+    codes = {(f.code, f.device) for f in audit(m, gather(be, m))}
+    assert ("discard-blocked", r5.name) in codes
+    be10 = SimulatedBackend.from_scenario("raid10-evo", clock=SimClock.manual())
+    [r10] = be10.probe().arrays
+    v = be10.read_text(f"/sys/block/{r10.name}/queue/discard_max_bytes")
+    assert v is not None and int(v) > 0
