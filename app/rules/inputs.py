@@ -69,6 +69,8 @@ class AuditInputs:
     discard_max_bytes: dict[str, int] = field(default_factory=dict, hash=False)
     fstrim_timer: str | None = None  # systemctl is-active: active, inactive, failed, ...
     mdmonitor: str | None = None  # systemctl is-active mdmonitor.service (None = not read)
+    fstab_text: str | None = None  # /etc/fstab (None = not read or absent)
+    crypttab_text: str | None = None  # /etc/crypttab (None = not read or absent)
     schedulers: dict[str, SchedulerState] = field(default_factory=dict, hash=False)
     queue_depth: dict[str, int] = field(default_factory=dict, hash=False)
     write_cache: dict[str, str] = field(default_factory=dict, hash=False)  # write back/through
@@ -190,6 +192,9 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         if out is not None and out.strip():
             mdmonitor = out.strip().splitlines()[0].strip()
 
+    fstab = read("fstab", "/etc/fstab") if machine.filesystems else None
+    crypttab = read("crypttab", "/etc/crypttab") if machine.crypts else None
+
     discard: dict[str, int] = {}
     scheds: dict[str, SchedulerState] = {}
     depth: dict[str, int] = {}
@@ -239,6 +244,8 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         discard_max_bytes=discard,
         fstrim_timer=fstrim,
         mdmonitor=mdmonitor,
+        fstab_text=fstab,
+        crypttab_text=crypttab,
         schedulers=scheds,
         queue_depth=depth,
         write_cache=wcache,
