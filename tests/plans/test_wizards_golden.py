@@ -27,6 +27,7 @@ from app.plans.wizards.members import (
     build_replace,
 )
 from app.plans.wizards.sync_actions import (
+    build_bitmap,
     build_speed_limits,
     build_stripe_cache,
     build_sync_action,
@@ -138,6 +139,9 @@ CASES: dict[str, Callable[[], Plan]] = {
         array_machine(), min_kib_s=100000, max_kib_s="system", array="md126"
     ),
     "stripe_cache_8192": lambda: build_stripe_cache(array_machine(), "md126", 8192),
+    "sync_bitmap_to_file": lambda: build_bitmap(
+        array_machine(bitmap="internal"), "md127", "/var/md127_intent"
+    ),
 }
 
 
