@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from app.model.devices import Machine
-from app.rules import alerts, alignment, discard, fs_geometry, fstab, md, queue, ssd
+from app.rules import alerts, alignment, crypt, discard, fs_geometry, fstab, md, queue, ssd
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 
@@ -17,6 +17,7 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("alerts", alerts.check),
     ("fs_geometry", fs_geometry.check),
     ("discard", discard.check),
+    ("crypt", crypt.check),
     ("fstab", fstab.check),
     ("queue", queue.check),
     ("ssd", ssd.check),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from app.model.devices import Machine
+from app.parsers.dmsetup import CryptTable, parse_crypt_table
 from app.parsers.errors import ParseError
 from app.parsers.lvmconfig import LvmConfig, parse_lvmconfig
 from app.parsers.mdadm import MdConfArray, parse_scan
@@ -71,6 +72,7 @@ class AuditInputs:
     mdmonitor: str | None = None  # systemctl is-active mdmonitor.service (None = not read)
     fstab_text: str | None = None  # /etc/fstab (None = not read or absent)
     crypttab_text: str | None = None  # /etc/crypttab (None = not read or absent)
+    crypt_tables: dict[str, CryptTable] = field(default_factory=dict, hash=False)  # dm-N ->
     schedulers: dict[str, SchedulerState] = field(default_factory=dict, hash=False)
     queue_depth: dict[str, int] = field(default_factory=dict, hash=False)
     write_cache: dict[str, str] = field(default_factory=dict, hash=False)  # write back/through
@@ -194,6 +196,14 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
 
     fstab = read("fstab", "/etc/fstab") if machine.filesystems else None
     crypttab = read("crypttab", "/etc/crypttab") if machine.crypts else None
+    crypt_tables: dict[str, CryptTable] = {}
+    for c in machine.crypts:
+        what = f"dmsetup:{c.kernel_name}"
+        out = run(what, ["dmsetup", "table", c.name])
+        if out is not None:
+            t = parsed(what, parse_crypt_table, out)
+            if t is not None:
+                crypt_tables[c.kernel_name] = t
 
     discard: dict[str, int] = {}
     scheds: dict[str, SchedulerState] = {}
@@ -246,6 +256,7 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         mdmonitor=mdmonitor,
         fstab_text=fstab,
         crypttab_text=crypttab,
+        crypt_tables=crypt_tables,
         schedulers=scheds,
         queue_depth=depth,
         write_cache=wcache,

@@ -66,3 +66,34 @@ def test_dm_crypt_without_allow_discards_names_its_crypttab_line() -> None:
     assert "allow_discards" in f.detail
     assert "(now: luks-data UUID=abcd none luks)" in f.detail
     assert "cryptsetup refresh --allow-discards --persistent luks-data" in f.detail
+
+
+def test_dmsetup_crypt_table_parser() -> None:
+    """The crypt target line as documented in the kernel's dm-crypt.rst (no corpus sample)."""
+    import pytest
+
+    from app.parsers.dmsetup import parse_crypt_table
+    from app.parsers.errors import ParseError
+
+    t = parse_crypt_table(
+        "0 1044480 crypt aes-xts-plain64 :64:logon:cryptsetup:abc-d0 0 9:127 32768 1 "
+        "allow_discards\n"
+    )
+    assert (t.device, t.offset_sectors, t.allow_discards) == ("9:127", 32768, True)
+    assert not parse_crypt_table("0 8 crypt aes-cbc-essiv:sha256 - 0 8:2 4096\n").allow_discards
+    for bad in ("", "0 8 linear 8:2 0\n", "0 8 crypt c k 0 8:2 ²\n", "a\nb\n"):
+        with pytest.raises(ParseError):
+            parse_crypt_table(bad)
+
+
+def test_luks_data_offset_against_the_md_chunk() -> None:
+    from app.parsers.dmsetup import CryptTable
+
+    m = Stack(chunk=32 * 1024).machine()
+    crypt = CryptMapping("luks-data", "dm-1", "md0", "LUKS2")
+    m = replace(m, crypts=(crypt,), edges=(*m.edges, ("md0", "dm-1")))
+    aligned = AuditInputs(crypt_tables={"dm-1": CryptTable("9:0", 32768, ())})  # 16 MiB
+    assert not _codes(m, aligned, "luks-data-offset")
+    odd = AuditInputs(crypt_tables={"dm-1": CryptTable("9:0", 4100, ())})  # 2 MiB + 2 KiB
+    [f] = _codes(m, odd, "luks-data-offset")
+    assert f.severity == "warning" and "32 KiB chunk" in f.detail and f.fix is None
