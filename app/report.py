@@ -49,6 +49,7 @@ from app.format import (
     speed,
 )
 from app.model.devices import Machine, MdArray, MdMember, SyncStatus
+from app.model.smart import SmartReading
 from app.rules.engine import audit
 from app.rules.inputs import gather
 from app.wear.report import smart_json, syncs_json
@@ -228,13 +229,16 @@ def full_report_json(
     """``raidman report --json``: the model plus per-disk ``smart``, per-array ``syncs`` (from the
     snapshot database) and the audit's ``findings``. Blocking: it runs smartctl and the audit."""
     out = machine_to_json(machine)
+    readings: dict[str, SmartReading] = {}
     if smart:
         for d in out["disks"]:
             if d.get("kind", "disk") != "disk":
                 d["smart"] = None
                 continue
             try:
-                d["smart"] = smart_json(backend.smart(d["name"]))
+                r = backend.smart(d["name"])
+                readings[d["name"]] = r
+                d["smart"] = smart_json(r)
             except Exception as e:  # a backend error for one disk must not lose the report
                 d["smart"] = {"available": False, "reason": f"SMART read failed: {e}"}
     if store is not None:
@@ -244,5 +248,6 @@ def full_report_json(
             {"source": "wear", "message": n, "severity": "warning"} for n in store.notes
         )
     if findings:
-        out["findings"] = [f.to_json() for f in audit(machine, gather(backend, machine))]
+        inputs = dataclasses.replace(gather(backend, machine), smart=readings)
+        out["findings"] = [f.to_json() for f in audit(machine, inputs)]
     return out

@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from app.model.devices import Machine
-from app.rules import alerts, alignment, crypt, discard, fs_geometry, fstab, md, queue, ssd
+from app.rules import (
+    alerts,
+    alignment,
+    crypt,
+    discard,
+    fs_geometry,
+    fstab,
+    md,
+    queue,
+    smart,
+    ssd,
+)
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 
@@ -21,6 +32,7 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("fstab", fstab.check),
     ("queue", queue.check),
     ("ssd", ssd.check),
+    ("smart", smart.check),
 )
 
 

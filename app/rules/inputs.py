@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from app.model.devices import Machine
+from app.model.smart import SmartReading
 from app.parsers.dmsetup import CryptTable, parse_crypt_table
 from app.parsers.errors import ParseError
 from app.parsers.lvmconfig import LvmConfig, parse_lvmconfig
@@ -73,6 +74,8 @@ class AuditInputs:
     fstab_text: str | None = None  # /etc/fstab (None = not read or absent)
     crypttab_text: str | None = None  # /etc/crypttab (None = not read or absent)
     crypt_tables: dict[str, CryptTable] = field(default_factory=dict, hash=False)  # dm-N ->
+    # SMART per disk, from callers that read it anyway (gather never runs smartctl)
+    smart: dict[str, SmartReading] = field(default_factory=dict, hash=False)
     schedulers: dict[str, SchedulerState] = field(default_factory=dict, hash=False)
     queue_depth: dict[str, int] = field(default_factory=dict, hash=False)
     write_cache: dict[str, str] = field(default_factory=dict, hash=False)  # write back/through
