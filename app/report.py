@@ -218,6 +218,24 @@ def machine_to_text(machine: Machine) -> str:
     return "\n".join(lines) + "\n"
 
 
+def recorded_sync_speeds(store: SnapshotStore, machine: Machine) -> dict[str, int]:
+    """Per array, the average speed (KiB/s) of its last finished whole-member sync
+    (resync/recover/repair/check) as recorded: member size / duration."""
+    out: dict[str, int] = {}
+    for a in machine.arrays:
+        sizes = [m.size_kib for m in a.members if m.size_kib]
+        if not sizes:
+            continue
+        for ev in reversed(store.syncs_for(a.name)):
+            done = ev.ended_at is not None and ev.outcome == "finished"
+            if done and ev.action in ("resync", "recover", "repair", "check"):
+                secs = (ev.ended_at or 0) - ev.started_at
+                if secs > 0:
+                    out[a.name] = int(max(sizes) / secs)
+                    break
+    return out
+
+
 def full_report_json(
     backend: Backend,
     machine: Machine,
@@ -248,6 +266,10 @@ def full_report_json(
             {"source": "wear", "message": n, "severity": "warning"} for n in store.notes
         )
     if findings:
-        inputs = dataclasses.replace(gather(backend, machine), smart=readings)
+        inputs = dataclasses.replace(
+            gather(backend, machine),
+            smart=readings,
+            sync_speed_kib_s=recorded_sync_speeds(store, machine) if store is not None else {},
+        )
         out["findings"] = [f.to_json() for f in audit(machine, inputs)]
     return out

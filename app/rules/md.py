@@ -185,7 +185,7 @@ LARGE_HDD = 1_000_000_000_000  # members of 1 TB and more: article 001's 5 × 1 
 ARTICLE_REBUILD_KIB_S = 25_000  # article 001: "около 25МБ/сек" with md's defaults
 
 
-def _raid5_on_large_hdds(machine: Machine, a: MdArray) -> Iterator[Finding]:
+def _raid5_on_large_hdds(machine: Machine, a: MdArray, inputs: AuditInputs) -> Iterator[Finding]:
     """Article 001: a RAID-5 survives one failure, and until the rebuild onto the new disk ends
     (up to 70 hours for large arrays) the data is at risk; RAID-6 survives two."""
     if a.level != "raid5" or not a.members:
@@ -196,8 +196,11 @@ def _raid5_on_large_hdds(machine: Machine, a: MdArray) -> Iterator[Finding]:
     member = _member_bytes(a) or min(d.size_bytes for d in disks if d is not None)
     if member < LARGE_HDD:
         return
+    recorded = inputs.sync_speed_kib_s.get(a.name)
     if a.sync is not None and a.sync.active and a.sync.speed_kib_s:
         speed, source = a.sync.speed_kib_s, f"its current {a.sync.action} speed"
+    elif recorded:
+        speed, source = recorded, "the average of its last sync raidman recorded"
     else:
         speed = ARTICLE_REBUILD_KIB_S
         source = "article 001's measured default-limit rebuild speed (no sync of this array seen)"
@@ -400,7 +403,7 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
         yield from _data_offset(machine, a)
         yield from _bitmap(machine, a)
         yield from _parity_on_ssd(machine, a)
-        yield from _raid5_on_large_hdds(machine, a)
+        yield from _raid5_on_large_hdds(machine, a, inputs)
         yield from _mixed_sector_sizes(machine, a)
         yield from _stripe_cache(a)
         yield from _metadata(a)

@@ -4,6 +4,7 @@ outputs (tests/rules/samples) and the trident-lsblk corpus."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -532,3 +533,19 @@ def test_ssd_filesystem_fuller_than_75_percent() -> None:
     hdd = Stack(rotational=True).machine()
     hdd_full = replace(hdd, filesystems=(replace(fs, size_bytes=100, used_bytes=99),))
     assert not codes(audit(hdd_full, healthy_inputs(hdd_full)), "ssd-fs-full")
+
+
+def test_raid5_rebuild_time_uses_the_recorded_sync_speed(tmp_path: Path) -> None:
+    """With no sync running, the speed of the array's last recorded finished sync is used."""
+    from app.report import recorded_sync_speeds
+    from app.wear.snapshots import SnapshotStore
+
+    m = _big_hdd_raid5()
+    store = SnapshotStore.open(tmp_path / "wear.db")
+    sid = store.start_sync("md0", "recover", ["sda1"], at=1000.0)
+    member_kib = max(x.size_kib or 0 for x in m.arrays[0].members)
+    store.end_sync(sid, at=1000.0 + member_kib / 50_000)  # 50,000 KiB/s
+    speeds = recorded_sync_speeds(store, m)
+    assert speeds == {"md0": 50_000}
+    [f] = codes(audit(m, AuditInputs(sync_speed_kib_s=speeds)), "md-raid5-large-hdds")
+    assert "last sync raidman recorded" in f.detail and "about 22 h" in f.detail
