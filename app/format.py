@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.model import levels
 from app.model.devices import SECTOR, MdArray, MdMember, SyncStatus
 
 _IEC = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
@@ -164,7 +165,7 @@ def array_summary(array: MdArray) -> str:
         parts.append(s)
     elif array.array_state and array.array_state not in ("clean", "active"):
         parts.append(array.array_state)
-    if array.layout and array.level in ("raid10", "raid5", "raid6", "raid4"):
+    if array.layout and array.level in levels.STRIPED - {"raid0"}:
         parts.append(array.layout)
     if array.chunk_bytes:
         parts.append(short_size(array.chunk_bytes))

@@ -49,6 +49,7 @@ from app.format import (
     speed,
 )
 from app.model.devices import Machine, MdArray, MdMember, SyncStatus
+from app.model.smart import SmartReading
 from app.rules.engine import audit
 from app.rules.inputs import gather
 from app.wear.report import smart_json, syncs_json
@@ -217,6 +218,24 @@ def machine_to_text(machine: Machine) -> str:
     return "\n".join(lines) + "\n"
 
 
+def recorded_sync_speeds(store: SnapshotStore, machine: Machine) -> dict[str, int]:
+    """Per array, the average speed (KiB/s) of its last finished whole-member sync
+    (resync/recover/repair/check) as recorded: member size / duration."""
+    out: dict[str, int] = {}
+    for a in machine.arrays:
+        sizes = [m.size_kib for m in a.members if m.size_kib]
+        if not sizes:
+            continue
+        for ev in reversed(store.syncs_for(a.name)):
+            done = ev.ended_at is not None and ev.outcome == "finished"
+            if done and ev.action in ("resync", "recover", "repair", "check"):
+                secs = (ev.ended_at or 0) - ev.started_at
+                if secs > 0:
+                    out[a.name] = int(max(sizes) / secs)
+                    break
+    return out
+
+
 def full_report_json(
     backend: Backend,
     machine: Machine,
@@ -228,13 +247,16 @@ def full_report_json(
     """``raidman report --json``: the model plus per-disk ``smart``, per-array ``syncs`` (from the
     snapshot database) and the audit's ``findings``. Blocking: it runs smartctl and the audit."""
     out = machine_to_json(machine)
+    readings: dict[str, SmartReading] = {}
     if smart:
         for d in out["disks"]:
             if d.get("kind", "disk") != "disk":
                 d["smart"] = None
                 continue
             try:
-                d["smart"] = smart_json(backend.smart(d["name"]))
+                r = backend.smart(d["name"])
+                readings[d["name"]] = r
+                d["smart"] = smart_json(r)
             except Exception as e:  # a backend error for one disk must not lose the report
                 d["smart"] = {"available": False, "reason": f"SMART read failed: {e}"}
     if store is not None:
@@ -244,5 +266,10 @@ def full_report_json(
             {"source": "wear", "message": n, "severity": "warning"} for n in store.notes
         )
     if findings:
-        out["findings"] = [f.to_json() for f in audit(machine, gather(backend, machine))]
+        inputs = dataclasses.replace(
+            gather(backend, machine),
+            smart=readings,
+            sync_speed_kib_s=recorded_sync_speeds(store, machine) if store is not None else {},
+        )
+        out["findings"] = [f.to_json() for f in audit(machine, inputs)]
     return out

@@ -40,6 +40,7 @@ from app.plans.wizards.members import (
     build_replace,
 )
 from app.plans.wizards.sync_actions import (
+    build_bitmap,
     build_speed_limits,
     build_stripe_cache,
     build_sync_action,
@@ -81,7 +82,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="chunk size, e.g. 32K (small random I/O) or 512K (mdadm default, large sequential)",
     )
     c.add_argument("--layout", help="RAID-10: n2, f2, o2; RAID-5/6: left-symmetric, ...")
-    c.add_argument("--bitmap", default="internal", help="internal (default), none, or a file")
+    c.add_argument(
+        "--bitmap",
+        default=None,
+        help="internal, none, or a file (default: none for RAID-10 of SSDs, else internal)",
+    )
     c.add_argument("--metadata", default="1.2")
     c.add_argument("--name", help="array name; a 3-digit number (e.g. 127) keeps /dev/mdNNN stable")
     c.add_argument("--conf", action="store_true", help="append the ARRAY line to mdadm.conf")
@@ -109,12 +114,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
     s = wiz.add_parser("sync", help="check/repair/idle/frozen, speed limits, stripe cache")
     s.add_argument(
-        "action", choices=("check", "repair", "idle", "frozen", "limits", "stripe-cache")
+        "action",
+        choices=("check", "repair", "idle", "frozen", "limits", "stripe-cache", "bitmap"),
     )
     s.add_argument("--array", help="the array (limits without --array: global sysctl)")
     s.add_argument("--min", help="limits: minimum KiB/s ('system' per array)")
     s.add_argument("--max", help="limits: maximum KiB/s ('system' per array)")
     s.add_argument("--entries", type=int, help="stripe-cache: entries (17..32768)")
+    s.add_argument("--bitmap", help="bitmap: internal, none, or a file outside the array")
+    s.add_argument("--bitmap-chunk", help="bitmap: bytes per bitmap bit, e.g. 128M")
     _common(s)
     return p
 
@@ -197,6 +205,13 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
         if act == "stripe-cache":
             return build_stripe_cache(
                 machine, _need(args.array, "--array"), _need(args.entries, "--entries")
+            )
+        if act == "bitmap":
+            return build_bitmap(
+                machine,
+                _need(args.array, "--array"),
+                _need(args.bitmap, "--bitmap"),
+                chunk=args.bitmap_chunk,
             )
         return build_sync_action(machine, _need(args.array, "--array"), act)
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it

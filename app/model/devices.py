@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
+from app.model import levels
+
 SECTOR = 512
 
 Severity = Literal["info", "warning", "error"]
@@ -210,25 +212,11 @@ class MdArray:
 
     @property
     def data_disks(self) -> int | None:
-        """How many members' worth of data one stripe holds (for stride/stripe-width)."""
-        n = self.raid_disks
-        if n is None:
+        """Chunks in one full stripe as the kernel counts them (optimal I/O / chunk; see
+        app.model.levels: RAID-10 far/offset and odd counts stripe over all members)."""
+        if self.raid_disks is None:
             return None
-        lvl = self.level
-        if lvl == "raid0":
-            return n
-        if lvl in ("raid4", "raid5"):
-            return n - 1
-        if lvl == "raid6":
-            return n - 2
-        if lvl == "raid1":
-            return 1
-        if lvl == "raid10":
-            copies = 2
-            if self.layout and len(self.layout) >= 2 and self.layout[1:].isdigit():
-                copies = int(self.layout[1:])
-            return max(1, n // copies)
-        return None
+        return levels.data_disks(self.level, self.raid_disks, self.layout)
 
     @property
     def is_degraded(self) -> bool:
@@ -236,7 +224,7 @@ class MdArray:
 
     @property
     def has_redundancy(self) -> bool:
-        return self.level in ("raid1", "raid4", "raid5", "raid6", "raid10")
+        return self.level in levels.REDUNDANT
 
     def member(self, device: str) -> MdMember | None:
         for m in self.members:

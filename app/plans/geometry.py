@@ -2,7 +2,9 @@
 
 stride       = chunk / filesystem block          (blocks written to one member before moving on)
 stripe_width = stride × data disks               (blocks in one full stripe)
-data disks   : RAID-0 n, RAID-1 1, RAID-4/5 n−1, RAID-6 n−2, RAID-10 with k copies n/k.
+data disks   : optimal I/O / chunk as the kernel computes it (app.model.levels): RAID-0 n,
+               RAID-4/5 n−1, RAID-6 n−2, RAID-10 n/near_copies when n divides evenly, else n
+               (far and offset layouts stripe over all n).
 
 Example (the source article): RAID-10 near-2 of 4 SSDs, 32 KiB chunk, 4 KiB blocks →
 stride = 32/4 = 8, stripe_width = 8 × 2 = 16.
@@ -13,12 +15,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from app.model import levels
+
 KIB = 1024
 MIB = 1024 * KIB
 GIB = 1024 * MIB
 PAGE = 4096  # bytes per stripe-cache entry page on the usual platforms
 
-LEVELS = ("linear", "raid0", "raid1", "raid4", "raid5", "raid6", "raid10")
+LEVELS = tuple(levels.LEVELS)
+raid10_copies = levels.raid10_copies  # re-exported for the wizards
 
 
 class PlanError(ValueError):
@@ -72,44 +77,17 @@ def human_bytes(n: int) -> str:
     return f"{n} B"  # pragma: no cover
 
 
-def raid10_copies(layout: str | None) -> int:
-    """ "n2" → 2, "f3" → 3; None → 2 (mdadm's default n2)."""
-    if layout and len(layout) >= 2 and layout[0] in "nfo" and layout[1:].isdigit():
-        return int(layout[1:])
-    return 2
-
-
 def data_disks(level: str, raid_devices: int, layout: str | None = None) -> int:
-    """How many members' worth of data one stripe holds."""
+    """Chunks in one full stripe of data (the kernel's optimal I/O / chunk; app.model.levels)."""
     lvl = normalize_level(level)
-    n = raid_devices
-    if lvl == "raid0":
-        return n
-    if lvl == "raid1":
-        return 1
-    if lvl in ("raid4", "raid5"):
-        return max(1, n - 1)
-    if lvl == "raid6":
-        return max(1, n - 2)
-    if lvl == "raid10":
-        return max(1, n // raid10_copies(layout))
-    raise PlanError(f"{lvl} has no stripe geometry")
+    d = levels.data_disks(lvl, raid_devices, layout)
+    if d is None:
+        raise PlanError(f"{lvl} has no stripe geometry")
+    return d
 
 
 def data_disks_explained(level: str, raid_devices: int, layout: str | None = None) -> str:
-    lvl = normalize_level(level)
-    d = data_disks(lvl, raid_devices, layout)
-    n = raid_devices
-    if lvl == "raid0":
-        return f"RAID-0 of {n}: all {n} hold data"
-    if lvl == "raid1":
-        return "RAID-1: every member is a full copy, 1 data disk"
-    if lvl in ("raid4", "raid5"):
-        return f"{lvl.upper().replace('RAID', 'RAID-')} of {n}: {n} − 1 parity = {d}"
-    if lvl == "raid6":
-        return f"RAID-6 of {n}: {n} − 2 parity = {d}"
-    k = raid10_copies(layout)
-    return f"RAID-10 {layout or 'n2'} of {n}: {n} / {k} copies = {d}"
+    return levels.data_disks_rule(normalize_level(level), raid_devices, layout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +101,7 @@ class Geometry:
 
     @property
     def striped(self) -> bool:
-        return self.level in ("raid0", "raid4", "raid5", "raid6", "raid10")
+        return self.level in levels.STRIPED
 
     @property
     def data_disks(self) -> int:

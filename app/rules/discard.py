@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from app.model import levels
 from app.model.devices import Machine
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
+from app.rules.fstab import fstab_entries
 from app.rules.inputs import AuditInputs
 from app.rules.stack import ssds_under
 
@@ -38,12 +40,26 @@ def _blocked(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
     for layer, ssds in sorted(blocked.items()):
         a = machine.array(layer)
         hint = ""
-        if a is not None and a.level in ("raid4", "raid5", "raid6"):
+        if a is not None and a.level in levels.PARITY:
             hint = (
                 " md RAID-4/5/6 passes discards only with the raid456 module parameter "
                 "devices_handle_discard_safely=Y, which is safe only if every member returns "
                 "zeroes for discarded blocks (deterministic read zero after TRIM); check the "
                 "SSDs before setting it."
+            )
+        crypt = next((c for c in machine.crypts if c.kernel_name == layer), None)
+        if crypt is not None:
+            hint = (
+                f" {layer} is the dm-crypt mapping {crypt.name}: dm-crypt passes discards only "
+                "when opened with allow_discards (a trade-off: TRIM reveals which blocks are "
+                f"free). Add discard to its /etc/crypttab line"
+                + _crypttab_line(inputs, crypt.name)
+                + (
+                    f", or for LUKS2 once: cryptsetup refresh --allow-discards --persistent "
+                    f"{crypt.name}."
+                    if (crypt.type or "").upper() == "LUKS2"
+                    else "."
+                )
             )
         yield Finding(
             "warning",
@@ -57,12 +73,33 @@ def _blocked(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
         )
 
 
+def _crypttab_line(inputs: AuditInputs, name: str) -> str:
+    if inputs.crypttab_text is None:
+        return ""
+    for raw in inputs.crypttab_text.splitlines():
+        f = raw.split("#", 1)[0].split()
+        if f and f[0] == name:
+            return f" (now: {' '.join(f)})"
+    return f" ({name} has no line in /etc/crypttab)"
+
+
+def _discard_mounted(inputs: AuditInputs) -> set[str]:
+    """Mount points whose /etc/fstab options include discard (online TRIM, no fstrim needed)."""
+    if inputs.fstab_text is None:
+        return set()
+    return {
+        mnt for _, mnt, _, opts in fstab_entries(inputs.fstab_text) if "discard" in opts.split(",")
+    }
+
+
 def _fstrim(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    online = _discard_mounted(inputs)
     trimmed = [
         fs
         for fs in machine.filesystems
         if fs.fstype in TRIM_FS
         and fs.mounted
+        and not set(fs.mountpoints) & online
         and any(
             inputs.discard_max_bytes.get(d.name, d.discard_max_bytes) > 0
             for d in ssds_under(machine, fs.device)

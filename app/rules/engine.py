@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from app.model.devices import Machine
-from app.rules import alignment, discard, fs_geometry, md, queue, ssd
+from app.rules import (
+    alerts,
+    alignment,
+    crypt,
+    discard,
+    fs_geometry,
+    fstab,
+    md,
+    queue,
+    smart,
+    ssd,
+)
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 
@@ -14,10 +25,14 @@ Rule = Callable[[Machine, AuditInputs], Iterable[Finding]]
 RULES: tuple[tuple[str, Rule], ...] = (
     ("alignment", alignment.check),
     ("md", md.check),
+    ("alerts", alerts.check),
     ("fs_geometry", fs_geometry.check),
     ("discard", discard.check),
+    ("crypt", crypt.check),
+    ("fstab", fstab.check),
     ("queue", queue.check),
     ("ssd", ssd.check),
+    ("smart", smart.check),
 )
 
 

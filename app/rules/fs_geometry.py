@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from app.model import levels
 from app.model.devices import Machine
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
@@ -18,14 +19,9 @@ from app.rules.stack import array_below, device_path, human, striped_geometry
 
 
 def _data_disks_text(level: str, n: int | None, layout: str | None, dd: int) -> str:
-    rule = {
-        "raid0": "n",
-        "raid4": "n−1",
-        "raid5": "n−1",
-        "raid6": "n−2",
-        "raid10": f"n/{(layout or 'n2')[1:] or '2'} ({layout or 'n2'})",
-    }.get(level, "?")
-    return f"{level.upper()} of {n} members: {rule} = {dd} data disks"
+    if n is None:
+        return f"{levels.label(level)}: {dd} data disks"
+    return f"{levels.data_disks_rule(level, n, layout)} data disks (optimal I/O = {dd} chunks)"
 
 
 def _ext4(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
@@ -194,7 +190,35 @@ def _pv(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             )
 
 
+def _pv_larger_than_device(machine: Machine) -> Iterator[Finding]:
+    """A PV label that claims more than its device holds: typically left from an earlier, bigger
+    array on the same disks (seen on a real kernel: a 508 MiB PV on a 255 MiB RAID-1 made on the
+    disks of a former 2-disk RAID-0). LVM would place extents past the device's end."""
+    for pv in machine.pvs:
+        if pv.missing:
+            continue
+        dev = machine.device(pv.device)
+        size = getattr(dev, "size_bytes", None)
+        if not isinstance(size, int) or size <= 0 or pv.size_bytes <= size:
+            continue
+        vg = f" (VG {pv.vg})" if pv.vg else ""
+        yield Finding(
+            "warning",
+            "lvm-pv-larger-than-device",
+            pv.device,
+            f"PV on {pv.device} claims {human(pv.size_bytes)}, the device has {human(size)}",
+            f"The LVM label on /dev/{pv.device}{vg} records a PV of {human(pv.size_bytes)} "
+            f"({pv.size_bytes} bytes), but /dev/{pv.device} is only {human(size)} ({size} "
+            "bytes). Such a label is usually left over from an earlier, bigger array or "
+            "partition on the same disks; extents past the end cannot be read or written. If "
+            "the data on it matters, check it (pvck, vgcfgbackup) before anything else; if it "
+            "is a leftover, remove it (wipefs / pvremove -ff). No one-key fix is offered.",
+            fix_destroys_data=True,
+        )
+
+
 def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    yield from _pv_larger_than_device(machine)
     yield from _ext4(machine, inputs)
     yield from _xfs(machine, inputs)
     yield from _pv(machine, inputs)

@@ -14,6 +14,8 @@ from functools import partial
 from typing import TypeVar
 
 from app.model.devices import Machine
+from app.model.smart import SmartReading
+from app.parsers.dmsetup import CryptTable, parse_crypt_table
 from app.parsers.errors import ParseError
 from app.parsers.fsinfo import fs_info_argv, parse_fs_info
 from app.parsers.lvmconfig import LvmConfig, parse_lvmconfig
@@ -69,6 +71,14 @@ class AuditInputs:
     mdadm_scan: tuple[MdConfArray, ...] | None = None
     discard_max_bytes: dict[str, int] = field(default_factory=dict, hash=False)
     fstrim_timer: str | None = None  # systemctl is-active: active, inactive, failed, ...
+    mdmonitor: str | None = None  # systemctl is-active mdmonitor.service (None = not read)
+    fstab_text: str | None = None  # /etc/fstab (None = not read or absent)
+    crypttab_text: str | None = None  # /etc/crypttab (None = not read or absent)
+    crypt_tables: dict[str, CryptTable] = field(default_factory=dict, hash=False)  # dm-N ->
+    # SMART per disk, from callers that read it anyway (gather never runs smartctl)
+    smart: dict[str, SmartReading] = field(default_factory=dict, hash=False)
+    # array -> KiB/s of its last finished full sync/rebuild as recorded (raidman report's store)
+    sync_speed_kib_s: dict[str, int] = field(default_factory=dict, hash=False)
     schedulers: dict[str, SchedulerState] = field(default_factory=dict, hash=False)
     queue_depth: dict[str, int] = field(default_factory=dict, hash=False)
     write_cache: dict[str, str] = field(default_factory=dict, hash=False)  # write back/through
@@ -194,6 +204,23 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
             else:
                 unknown["fstrim.timer"] = "systemctl printed nothing"
 
+    mdmonitor: str | None = None
+    if any(a.has_redundancy for a in machine.arrays):
+        out = run("mdmonitor", ["systemctl", "is-active", "mdmonitor.service"], (0, 3, 4))
+        if out is not None and out.strip():
+            mdmonitor = out.strip().splitlines()[0].strip()
+
+    fstab = read("fstab", "/etc/fstab") if machine.filesystems else None
+    crypttab = read("crypttab", "/etc/crypttab") if machine.crypts else None
+    crypt_tables: dict[str, CryptTable] = {}
+    for c in machine.crypts:
+        what = f"dmsetup:{c.kernel_name}"
+        out = run(what, ["dmsetup", "table", c.name])
+        if out is not None:
+            t = parsed(what, parse_crypt_table, out)
+            if t is not None:
+                crypt_tables[c.kernel_name] = t
+
     discard: dict[str, int] = {}
     scheds: dict[str, SchedulerState] = {}
     depth: dict[str, int] = {}
@@ -242,6 +269,10 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         mdadm_scan=scan,
         discard_max_bytes=discard,
         fstrim_timer=fstrim,
+        mdmonitor=mdmonitor,
+        fstab_text=fstab,
+        crypttab_text=crypttab,
+        crypt_tables=crypt_tables,
         schedulers=scheds,
         queue_depth=depth,
         write_cache=wcache,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.model import levels
 from app.model.devices import Disk, LogicalVolume, Machine, MdArray, Partition, PhysicalVolume
 
 KiB = 1024
@@ -55,7 +56,7 @@ def pv_on(machine: Machine, name: str, below: str) -> PhysicalVolume | None:
 
 def striped_geometry(a: MdArray) -> tuple[int, int] | None:
     """(chunk bytes, data disks) of an array whose data is striped in chunks, else None."""
-    if a.level not in ("raid0", "raid4", "raid5", "raid6", "raid10"):
+    if a.level not in levels.STRIPED:
         return None
     if not a.chunk_bytes or not a.data_disks:
         return None

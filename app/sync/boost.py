@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from app.model import levels
 from app.model.live import LiveSample
 from app.paths import state_dir
 from app.plans.plan import Plan, Step
@@ -200,7 +201,7 @@ def plan_boost(
             "raise the sync speed ceiling (KiB/s per device)",
         ),
     ]
-    if stripe_cache and level in ("raid4", "raid5", "raid6"):
+    if stripe_cache and level in levels.PARITY:
         cost = stripe_cache_cost_bytes(stripe_cache, members)
         wanted.append(
             (

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from app.model import levels
 from app.model.devices import MdArray, MdMember, ProbeNote, SyncStatus
 from app.model.live import MdLive
 from app.parsers import md_sysfs
@@ -201,19 +202,13 @@ def read_array(
         else:
             level = "unknown"
     layout = None
-    layout_text = (
-        r.raw("layout") if level in ("raid0", "raid4", "raid5", "raid6", "raid10") else None
-    )
+    layout_text = r.raw("layout") if level in levels.STRIPED else None
     if layout_text is not None:
         try:
             layout = md_sysfs.layout_name(level, layout_text)
         except ParseError as e:
             r.notes.append(ProbeNote("sysfs", f"{name}: layout: {e}"))
-    chunk = (
-        r.int_attr("chunk_size")
-        if level in ("raid0", "raid4", "raid5", "raid6", "raid10")
-        else None
-    )
+    chunk = r.int_attr("chunk_size") if level in levels.STRIPED else None
     size_sectors = None
     size_text = source.read_text(f"{SYS_BLOCK}/{name}/size")
     if size_text is not None:
@@ -225,7 +220,7 @@ def read_array(
     bitmap = r.parsed("bitmap/location", md_sysfs.parse_bitmap_location)
     md_name, md_uuid = _array_name(source, name, dev_names)
     uuid = r.raw("uuid") or md_uuid
-    stripe_cache = r.int_attr("stripe_cache_size") if level in ("raid4", "raid5", "raid6") else None
+    stripe_cache = r.int_attr("stripe_cache_size") if level in levels.PARITY else None
     degraded = r.int_attr("degraded") if level not in ("raid0", "linear", "container") else None
     member_index = None
     if ext is not None and ext.member.isdigit():
@@ -262,7 +257,7 @@ def read_live(source: Source, name: str) -> tuple[MdLive | None, list[ProbeNote]
     if array_state is None and level is None:
         return None, r.notes
     members = r.members(full=False)
-    raid = level in ("raid4", "raid5", "raid6")
+    raid = level in levels.PARITY
     return (
         MdLive(
             name=name,

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
+from app.model import levels
 from backends.simulated.snapshot import build_smart, layout_number, smart_counters
 from backends.simulated.state import SimArray, SimFS, SimLV, SimMember, SimPV, SimState, SimVG
 from backends.simulated.sysfs import WriteError, mdadm_conf_line, read_path, write_path
@@ -26,7 +27,6 @@ LEVEL_ALIASES = {
     "10": "raid10", "raid10": "raid10",
     "linear": "linear", "-1": "linear",
 }  # fmt: skip
-MIN_DEVICES = {"raid0": 2, "raid1": 2, "raid4": 3, "raid5": 3, "raid6": 4, "raid10": 2, "linear": 1}
 RAID5_LAYOUTS = {
     "ls": "left-symmetric", "la": "left-asymmetric", "rs": "right-symmetric",
     "ra": "right-asymmetric", "left-symmetric": "left-symmetric",
@@ -123,16 +123,10 @@ def io_hints(st: SimState, dev: str) -> tuple[int, int]:
     a = st.arrays.get(dev)
     if a is not None:
         chunk = a.chunk_kib * 1024
-        data = {
-            "raid0": a.raid_disks,
-            "raid4": a.raid_disks - 1,
-            "raid5": a.raid_disks - 1,
-            "raid6": a.raid_disks - 2,
-            "raid10": a.raid_disks // max(1, a.copies),
-        }.get(a.level)
-        if data is None or not chunk:
+        opt = levels.optimal_io_bytes(a.level, a.raid_disks, chunk, a.layout)
+        if not opt:
             return 512, 0
-        return chunk, chunk * data
+        return chunk, opt
     lv = st.lv_by_kernel(dev)
     if lv is not None and lv.devices:
         if lv.stripes and lv.stripe_size:
@@ -313,11 +307,11 @@ def md_create(st: SimState, od: dict[str, str | None], pos: list[str], stdin: st
             "",
             "mdadm: You haven't given enough devices (real or missing) to create this array\n",
         )
-    if n < MIN_DEVICES[level] and "force" not in od:
+    if n < levels.min_devices(level) and "force" not in od:
         return (
             2,
             "",
-            f"mdadm: at least {MIN_DEVICES[level]} raid-devices needed for level {level[4:] or level}\n",
+            f"mdadm: at least {levels.min_devices(level)} raid-devices needed for level {level[4:] or level}\n",
         )
     chunk_kib = 512
     if od.get("chunk"):
@@ -332,7 +326,7 @@ def md_create(st: SimState, od: dict[str, str | None], pos: list[str], stdin: st
             return 2, "", f"mdadm: layout {layout} not understood for raid10.\n"
         if int(layout[1:]) > n:
             return 2, "", f"mdadm: that layout requires at least {layout[1:]} devices\n"
-    elif level in ("raid4", "raid5", "raid6"):
+    elif level in levels.PARITY:
         lay = str(od.get("layout") or "left-symmetric")
         if lay not in RAID5_LAYOUTS:
             return 2, "", f"mdadm: layout {lay} not understood for {level}.\n"
@@ -397,7 +391,7 @@ def md_create(st: SimState, od: dict[str, str | None], pos: list[str], stdin: st
             "    may not be suitable as a boot device.\n" + notes
         )
     bitmap_opt = od.get("bitmap")
-    redundant = level in ("raid1", "raid4", "raid5", "raid6", "raid10")
+    redundant = level in levels.REDUNDANT
     if bitmap_opt is None:
         tmp = SimArray(name, level, n, [], comp, chunk_kib, layout)
         bitmap = "internal" if redundant and tmp.size_kib() >= 100 * 1024 * 1024 else None
@@ -495,7 +489,7 @@ def md_detail(st: SimState, a: SimArray, path: str) -> str:
     if a.level == "raid10":
         kind = {"n": "near", "f": "far", "o": "offset"}[(a.layout or "n2")[0]]
         lines.append(f"            Layout : {kind}={a.copies}")
-    elif a.level in ("raid4", "raid5", "raid6"):
+    elif a.level in levels.PARITY:
         lines.append(f"            Layout : {a.layout}")
     if a.chunk_kib:
         lines.append(f"        Chunk Size : {a.chunk_kib}K")
@@ -749,7 +743,7 @@ def md_grow(st: SimState, od: dict[str, str | None], pos: list[str]) -> Result:
         return 0, "", f"mdadm: {pos[0]}: no change requested\n"
     if n < a.raid_disks:
         return 1, "", "mdadm: shrinking the number of devices is not simulated\n"
-    if a.level not in ("raid1", "raid4", "raid5", "raid6", "raid10"):
+    if a.level not in levels.REDUNDANT:
         return 1, "", f"mdadm: {a.level} array {pos[0]} cannot be reshaped.\n"
     spares = [m for m in a.members if m.slot is None and m.state == {"spare"}]
     if len(spares) < n - a.raid_disks:

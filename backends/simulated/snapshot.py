@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.model import levels
 from app.model.devices import (
     Disk,
     Filesystem,
@@ -49,7 +50,7 @@ def raid10_layout_number(layout: str | None) -> int:
 def layout_number(a: SimArray) -> int:
     if a.level == "raid10":
         return raid10_layout_number(a.layout)
-    if a.level in ("raid4", "raid5", "raid6"):
+    if a.level in levels.PARITY:
         return RAID5_ALGORITHMS.get(a.layout or "left-symmetric", 2)
     return 0
 
@@ -93,7 +94,7 @@ def sync_status(st: SimState, a: SimArray) -> SyncStatus | None:
 
 def build_array(st: SimState, a: SimArray) -> MdArray:
     level = a.level
-    parity = level in ("raid4", "raid5", "raid6")
+    parity = level in levels.PARITY
     return MdArray(
         name=a.name,
         level=level,
@@ -182,7 +183,7 @@ def render_array(st: SimState, a: SimArray) -> str:
         kind = (a.layout or "n2")[0]
         word = {"n": "near-copies", "f": "far-copies", "o": "offset-copies"}[kind]
         line2 += f" {a.copies} {word}" + counts
-    elif a.level in ("raid4", "raid5", "raid6"):
+    elif a.level in levels.PARITY:
         line2 += (
             f" level {a.level[4:]}, {a.chunk_kib}k chunk, algorithm {layout_number(a)}" + counts
         )
@@ -202,10 +203,10 @@ def render_array(st: SimState, a: SimArray) -> str:
 
 
 def render_mdstat(st: SimState) -> str:
-    levels = {a.level for a in st.arrays.values()}
-    if levels & {"raid4", "raid5", "raid6"}:
-        levels |= {"raid4", "raid5", "raid6"}  # one module (raid456) registers all three
-    pers = [p for p in PERSONALITY_ORDER if p in levels]
+    present = {a.level for a in st.arrays.values()}
+    if present & levels.PARITY:
+        present |= levels.PARITY  # one module (raid456) registers all three
+    pers = [p for p in PERSONALITY_ORDER if p in present]
     head = "Personalities : " + "".join(f"[{p}] " for p in pers) + "\n"
     body = "".join(render_array(st, a) for a in sorted_arrays(st))
     return head + body + "unused devices: <none>\n"

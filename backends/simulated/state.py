@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from app.model import levels
 from app.model.devices import SECTOR
 
 # --- model constants -----------------------------------------------------------------------
@@ -205,12 +206,7 @@ class SimArray:
 
     @property
     def copies(self) -> int:
-        lay = self.layout or ""
-        if self.level == "raid10" and len(lay) >= 2 and lay[1:].isdigit():
-            return int(lay[1:])
-        if self.level == "raid10":
-            return 2
-        return 1
+        return levels.raid10_copies(self.layout) if self.level == "raid10" else 1
 
     def size_kib(self) -> int:
         if self.size_override_kib is not None:
@@ -221,10 +217,8 @@ class SimArray:
             return n * c
         if lvl == "raid1":
             return c
-        if lvl in ("raid4", "raid5"):
-            return (n - 1) * c
-        if lvl == "raid6":
-            return (n - 2) * c
+        if lvl in levels.PARITY:
+            return (n - levels.LEVELS[lvl].parity) * c
         if lvl == "raid10":
             size = n * c // self.copies
             return size - size % self.chunk_kib if self.chunk_kib else size
@@ -253,7 +247,7 @@ class SimArray:
         return max(0, self.raid_disks - len(self.in_sync_slots()))
 
     def redundant(self) -> bool:
-        return self.level in ("raid1", "raid4", "raid5", "raid6", "raid10")
+        return self.level in levels.REDUNDANT
 
     def member(self, dev: str) -> SimMember | None:
         for m in self.members:
@@ -735,6 +729,6 @@ class SimState:
 
     @staticmethod
     def max_failures(a: SimArray) -> int:
-        return {"raid1": a.raid_disks - 1, "raid4": 1, "raid5": 1, "raid6": 2}.get(
-            a.level, a.raid_disks // max(1, a.copies) if a.level == "raid10" else 0
-        )
+        if a.level == "raid10":  # as many as one per mirror set (the simulator's best case)
+            return a.raid_disks // max(1, a.copies)
+        return levels.failures_survived(a.level, a.raid_disks, a.layout)

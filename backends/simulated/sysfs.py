@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.model import levels
 from backends.simulated.snapshot import layout_number, partition_alignment_offset, render_mdstat
 from backends.simulated.state import SimArray, SimState
 
@@ -35,7 +36,7 @@ def md_attr(st: SimState, a: SimArray, attr: str) -> str | None:
             "recovery_start": "none" if m.recovery_start is None else str(m.recovery_start),
         }
         return dev_values.get(leaf)
-    parity = a.level in ("raid4", "raid5", "raid6")
+    parity = a.level in levels.PARITY
     if attr == "stripe_cache_size":
         return str(a.stripe_cache_size) if parity else None
     if attr == "stripe_cache_active":
@@ -94,7 +95,11 @@ def _block_attr(st: SimState, dev: str, attr: str) -> str | None:
         if attr == "queue/scheduler":
             return "none"
         if attr == "queue/optimal_io_size":
-            return str(a.chunk_kib * 1024 * (a.raid_disks if a.level == "raid0" else 1))
+            return str(levels.optimal_io_bytes(a.level, a.raid_disks, a.chunk_kib * 1024, a.layout))
+        if attr == "queue/minimum_io_size":
+            return str(a.chunk_kib * 1024 if a.level in levels.STRIPED and a.chunk_kib else 512)
+        if attr == "queue/discard_max_bytes":
+            return str(_md_discard_max(st, a))
         if attr == "slaves":
             return " ".join(m.device for m in a.members)
         return None
@@ -130,6 +135,21 @@ def _block_attr(st: SimState, dev: str, attr: str) -> str | None:
         }
         return values.get(attr)
     return None
+
+
+def _md_discard_max(st: SimState, a: SimArray) -> int:
+    """What md publishes: RAID-4/5/6 drop discards (0) unless raid456's
+    devices_handle_discard_safely=Y, which the simulator leaves at the kernel's default N; other
+    levels pass on the smallest limit of their members' disks."""
+    if a.level in levels.PARITY or a.level == "container":
+        return 0
+    limits = []
+    for m in a.members:
+        disk = st.disks.get(m.device)
+        if disk is None and m.device in st.partitions:
+            disk = st.disks.get(st.partitions[m.device].disk)
+        limits.append(disk.discard_max_bytes if disk is not None else 0)
+    return min(limits) if limits else 0
 
 
 def write_path(st: SimState, path: str, value: str) -> None:
@@ -189,7 +209,7 @@ def set_sysctl(st: SimState, key: str, v: str) -> None:
 
 
 def write_md(st: SimState, a: SimArray, attr: str, v: str) -> None:
-    parity = a.level in ("raid4", "raid5", "raid6")
+    parity = a.level in levels.PARITY
     if attr == "stripe_cache_size":
         if not parity:
             raise WriteError("No such file or directory")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.model import levels
 from app.parsers import md_sysfs
 from app.parsers.errors import ParseError
 
@@ -83,7 +84,7 @@ def test_bitmap_location_rejects(bad: str) -> None:
 )
 def test_raid10_layouts(layout: int, name: str, copies: int) -> None:
     assert md_sysfs.layout_name("raid10", f"{layout}\n") == name
-    assert md_sysfs.raid10_copies(layout) == copies
+    assert levels.raid10_copies(name) == copies  # the name the parser gives, in the one table
 
 
 def test_raid10_layout_rejects_zero_copies() -> None:

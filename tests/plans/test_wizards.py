@@ -61,14 +61,15 @@ def test_create_explains_stride_and_chunk_and_name() -> None:
     )
     mkfs = plan.steps[-1]
     assert "stride = chunk 32K / block 4K = 8" in mkfs.why
-    assert "RAID-10 n2 of 4: 4 / 2 copies = 2" in mkfs.why
+    assert "RAID-10 n2 of 4: 4 / 2 near copies = 2" in mkfs.why
     assert "stripe_width = 8 × 2 = 16" in mkfs.why
     notes = "\n".join(plan.notes)
     assert "512 KiB" in notes and "32 KiB" in notes  # chunk guidance stated
     assert "stable as /dev/md127" in notes
     assert "bitmap none" in notes
     assert plan.destructive and plan.target == "127"
-    assert plan.warnings == ()
+    [wear] = plan.warnings  # NVMe members: the initial sync's writes are stated
+    assert "initial sync" in wear
     assert "--dataalignment = chunk 32K × 2 data disks = 64K" in plan.steps[1].why
 
 
@@ -179,3 +180,84 @@ def test_stripe_cache_memory_cost_and_level_check() -> None:
         build_stripe_cache(m, "md127", 8192)
     with pytest.raises(PlanError):
         build_sync_action(m, "md127", "scrub")
+
+
+def test_repair_note_per_level() -> None:
+    """md's repair on RAID-4/5/6 recomputes parity from the data blocks (it never rewrites data);
+    on mirrors it copies one copy over the others. The old note said "trusts the first
+    copy/parity" for every level (issue 12, "Wrong today" 3)."""
+    m = array_machine()
+    r5 = build_sync_action(m, "md126", "repair")
+    assert any("recomputes parity from the data blocks" in n for n in r5.notes)
+    assert not any("first copy/parity" in n for n in r5.notes)
+    r10 = build_sync_action(m, "md127", "repair")
+    assert any("copies one readable copy" in n for n in r10.notes)
+    assert not any("parity" in n for n in r10.notes)
+
+
+def test_create_refuses_fewer_devices_than_mdadm_accepts() -> None:
+    """mdadm Create.c: "at least 4 raid-devices needed for level 6"; "at least 2 raid-devices
+    needed for level 4 or 5" (also 10); RAID-10 n3 needs 3 (the kernel refuses fewer disks
+    than copies). A 2-disk RAID-5 is accepted, as mdadm accepts it."""
+    m = blank_machine()
+    with pytest.raises(PlanError, match="RAID-6 needs at least 4 devices"):
+        build_create_array(m, CreateArrayParams(level="6", devices=NVME4[:3]))
+    with pytest.raises(PlanError, match="RAID-10 needs at least 3 devices"):
+        build_create_array(m, CreateArrayParams(level="10", devices=NVME4[:2], layout="n3"))
+    plan = build_create_array(m, CreateArrayParams(level="5", devices=NVME4[:2]))
+    assert "--raid-devices=2" in plan.steps[0].argv
+
+
+def test_create_warns_that_the_initial_sync_writes_ssd_members() -> None:
+    """Article 000 quotes Red Hat: "During the initialization stage of these RAID levels, some
+    RAID management utilities (such as mdadm) write to all of the blocks on the storage device"
+    (levels 1, 4, 5, 6); RAID-10's resync copies every block too. HDD members: no warning."""
+    m = blank_machine()
+    for level in ("1", "5", "6", "10"):
+        plan = build_create_array(m, CreateArrayParams(level=level, devices=NVME4))
+        assert any("initial sync" in w and "nvme0n1" in w for w in plan.warnings), level
+    r0 = build_create_array(m, CreateArrayParams(level="0", devices=NVME4))
+    assert not any("initial sync" in w for w in r0.warnings)
+    hdd = build_create_array(m, CreateArrayParams(level="1", devices=("sda", "sdb")))
+    assert not any("initial sync" in w for w in hdd.warnings)
+
+
+def test_bitmap_defaults_follow_article_000() -> None:
+    """Article 000: "--bitmap=none" for SSD RAID-10 (quick re-syncs, best write speed), with the
+    trade-off shown; RAID-5/6 internal ("Wenn schon Raid-5, dann bitte mit Bitmap!")."""
+    m = blank_machine()
+    r10 = build_create_array(m, CreateArrayParams(level="10", devices=NVME4))
+    assert "--bitmap=none" in r10.steps[0].argv
+    assert any("trade-off" in n and "rewritten in full" in n for n in r10.notes)
+    for level in ("5", "6"):
+        plan = build_create_array(m, CreateArrayParams(level=level, devices=NVME4))
+        assert "--bitmap=internal" in plan.steps[0].argv
+    hdd = build_create_array(m, CreateArrayParams(level="10", devices=("sda", "sdb")))
+    assert "--bitmap=internal" in hdd.steps[0].argv
+    chosen = build_create_array(m, CreateArrayParams(level="10", devices=NVME4, bitmap="internal"))
+    assert "--bitmap=internal" in chosen.steps[0].argv
+
+
+def test_bitmap_to_a_file_outside_the_array() -> None:
+    """Article 001 (001_*.txt): "Переносим bitmap на отдельный диск ... скорость записи вырастает
+    до 165МБ/сек" with ``mdadm -G /dev/md0 -b /var/md0_intent``. md changes a bitmap only by
+    removing the old one first; the file must not live on the array itself."""
+    from app.plans.wizards.sync_actions import build_bitmap
+
+    m = array_machine(bitmap="internal")
+    plan = build_bitmap(m, "md127", "/var/md127_intent", chunk="128M")
+    assert [s.argv for s in plan.steps] == [
+        ("mdadm", "--grow", "/dev/md127", "--bitmap=none"),
+        ("mdadm", "--grow", "/dev/md127", "--bitmap=/var/md127_intent", "--bitmap-chunk=131072K"),
+    ]
+    assert any("130 to 165 MB/s" in n for n in plan.notes)
+    # no mounted filesystem holds /var in this machine: said, not guessed
+    assert any("no mounted filesystem" in w for w in plan.warnings)
+    with pytest.raises(PlanError, match="outside the array"):
+        build_bitmap(m, "md126", "/srv/md126_intent")  # /srv is XFS on md126 itself
+    with pytest.raises(PlanError, match="already has bitmap internal"):
+        build_bitmap(m, "md127", "internal")
+    rechunk = build_bitmap(m, "md127", "internal", chunk="256M")
+    assert rechunk.steps[-1].argv[-1] == "--bitmap-chunk=262144K"
+    with pytest.raises(PlanError, match="power of two"):
+        build_bitmap(m, "md127", "internal", chunk="3M")

@@ -27,6 +27,7 @@ from app.plans.wizards.members import (
     build_replace,
 )
 from app.plans.wizards.sync_actions import (
+    build_bitmap,
     build_speed_limits,
     build_stripe_cache,
     build_sync_action,
@@ -53,7 +54,35 @@ def _removed(bitmap: str | None) -> Any:
     return array_machine(bitmap=bitmap, degraded_member="nvme1n1")
 
 
+def _create(level: str, n: int, layout: str | None, fstype: str, lvm: bool = False) -> Plan:
+    return build_create_array(
+        blank_machine(),
+        CreateArrayParams(
+            level=level,
+            devices=NVME4[:n],
+            chunk_bytes=32 * KIB,
+            layout=layout,
+            name="127",
+            filesystem=FilesystemParams(fstype=fstype, lvm=lvm, vg="vg127", lv="data"),
+        ),
+    )
+
+
+# geometry per level and RAID-10 layout, 32 KiB chunk: mkfs and pvcreate get what the kernel's
+# optimal_io_size says (drivers/md/raid10.c raid10_nr_stripes: far/offset and odd counts
+# stripe over all members) — app.model.levels
+GEOMETRY_CASES: dict[str, Callable[[], Plan]] = {
+    "create_raid10_n2_4_32k_lvm_ext4": lambda: _create("10", 4, "n2", "ext4", lvm=True),
+    "create_raid10_f2_4_32k_lvm_ext4": lambda: _create("10", 4, "f2", "ext4", lvm=True),
+    "create_raid10_o2_4_32k_xfs": lambda: _create("10", 4, "o2", "xfs"),
+    "create_raid10_n2_3_32k_xfs": lambda: _create("10", 3, "n2", "xfs"),
+    "create_raid10_n2_3_32k_ext4": lambda: _create("10", 3, "n2", "ext4"),
+    "create_raid5_4_32k_lvm_ext4": lambda: _create("5", 4, None, "ext4", lvm=True),
+    "create_raid6_4_32k_xfs": lambda: _create("6", 4, None, "xfs"),
+}
+
 CASES: dict[str, Callable[[], Plan]] = {
+    **GEOMETRY_CASES,
     # the key case: RAID-10 n2, 32K, no bitmap, name 127, + conf + initramfs + LVM + ext4
     "create_raid10_n2_32k_lvm_ext4": lambda: build_create_array(
         blank_machine(),
@@ -110,6 +139,9 @@ CASES: dict[str, Callable[[], Plan]] = {
         array_machine(), min_kib_s=100000, max_kib_s="system", array="md126"
     ),
     "stripe_cache_8192": lambda: build_stripe_cache(array_machine(), "md126", 8192),
+    "sync_bitmap_to_file": lambda: build_bitmap(
+        array_machine(bitmap="internal"), "md127", "/var/md127_intent"
+    ),
 }
 
 

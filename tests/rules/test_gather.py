@@ -28,6 +28,7 @@ def _healthy_backend(ext4: str = "tune2fs-stride8-sw16.txt") -> DictBackend:
                 "--scan",
             ): f"ARRAY /dev/md/evo metadata=1.2 name=host:evo UUID={EVO_UUID}\n",
             ("systemctl", "is-active", "fstrim.timer"): "active\n",
+            ("systemctl", "is-active", "mdmonitor.service"): "active\n",
         },
         files=files,
     )
@@ -44,7 +45,7 @@ def test_gather_reads_everything_and_the_healthy_stack_is_quiet() -> None:
     assert inputs.queue_depth["sdc"] == 32 and inputs.write_cache["sdd"] == "write back"
     assert inputs.discard_max_bytes["md0"] == 2147450880
     assert inputs.mdadm_conf_path == "/etc/mdadm/mdadm.conf"
-    assert inputs.fstrim_timer == "active"
+    assert inputs.fstrim_timer == "active" and inputs.mdmonitor == "active"
     assert all(isinstance(c, tuple) for c in b.calls)  # argv only
     assert not [f for f in audit(m, inputs) if f.severity != "advice"]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from app.model import Machine
+from app.model import Disk, Machine, levels
 from app.plans.geometry import (
     KIB,
     Geometry,
@@ -68,13 +68,68 @@ class CreateArrayParams:
     spares: tuple[str, ...] = ()
     chunk_bytes: int | None = None  # None: the 512 KiB default, written out explicitly
     layout: str | None = None  # raid10: n2/f2/o2; raid5/6: left-symmetric, ...
-    bitmap: str = "internal"  # "internal" | "none" | an absolute path (external bitmap file)
+    # "internal" | "none" | an absolute path (external bitmap file); None: the default per level
+    # and media (default_bitmap)
+    bitmap: str | None = None
     metadata: str = "1.2"
     name: str | None = None  # None: the first free 3-digit number from 127 down
     update_conf: bool = False
     conf_path: str = DEFAULT_CONF
     update_initramfs: bool = False
     filesystem: FilesystemParams | None = field(default=None)
+
+
+def _member_disks(machine: Machine, devices: tuple[str, ...]) -> list[Disk | None]:
+    out: list[Disk | None] = []
+    for d in devices:
+        disk = machine.disk(d)
+        part = machine.partition(d)
+        out.append(disk if disk is not None else machine.disk(part.parent) if part else None)
+    return out
+
+
+def default_bitmap(machine: Machine, level: str, devices: tuple[str, ...]) -> tuple[str, str]:
+    """(bitmap, why) when the user did not choose: article 000 creates SSD RAID-10 with
+    --bitmap=none (fast re-syncs on SSDs, no bitmap write cost) and wants RAID-5 "nur mit
+    Bitmap"; everything else keeps mdadm's internal bitmap."""
+    disks = _member_disks(machine, devices)
+    if level == "raid10" and disks and all(d is not None and d.is_ssd for d in disks):
+        return "none", (
+            "bitmap default for RAID-10 of SSDs: none (article 000: best write speed, and a "
+            "re-sync of SSD RAID-10 is quick) — the trade-off: a member that drops out and comes "
+            "back is rewritten in full; choose internal to resync only what changed"
+        )
+    return "internal", (
+        f"bitmap default for {levels.label(level)}: internal (article 000: "
+        '"Wenn schon Raid-5, dann bitte mit Bitmap" — a re-add resyncs only what changed)'
+    )
+
+
+def initial_sync_warning(machine: Machine, level: str, devices: tuple[str, ...]) -> str | None:
+    """RAID-1/4/5/6/10 start with a sync that writes whole members; on SSDs that is wear before
+    any data is stored (Red Hat, quoted in article 000, warns of this for levels 1, 4, 5, 6)."""
+    if level not in levels.REDUNDANT:
+        return None
+    ssds = [
+        dev
+        for dev, d in zip(devices, _member_disks(machine, devices), strict=True)
+        if d and d.is_ssd
+    ]
+    if not ssds:
+        return None
+    how = {
+        "raid1": "copies every block of the first member onto the others",
+        "raid10": "copies every block onto its mirror copies",
+        "raid4": "builds the array degraded and rebuilds one member in full",
+        "raid5": "builds the array degraded and rebuilds one member in full",
+        "raid6": "reads every stripe and rewrites the parity blocks",
+    }[level]
+    return (
+        f"the initial sync of this {levels.label(level)} {how}: flash wear on the SSD members "
+        f"({', '.join(ssds)}) before any data is stored (Red Hat, quoted in article 000, warns "
+        "of this for RAID levels 1, 4, 5 and 6; RAID-10 copies too). --assume-clean skips it "
+        "only when every member returns zeroes after a full TRIM"
+    )
 
 
 def free_name(machine: Machine) -> str:
@@ -138,7 +193,13 @@ def build_create_array(
     dup = {d for d in (*devices, *spares) if (*devices, *spares).count(d) > 1}
     if dup:
         raise PlanError(f"device listed twice: {', '.join(sorted(dup))}")
-    if spares and level in ("raid0", "linear"):
+    need = levels.min_devices(level, params.layout if level == "raid10" else None)
+    if len(devices) < need:
+        raise PlanError(
+            f"{levels.label(level)} needs at least {need} devices (mdadm --create refuses "
+            f"fewer without --force); {len(devices)} chosen"
+        )
+    if spares and level not in levels.REDUNDANT:
         raise PlanError(f"{level} has no redundancy: spares make no sense")
     name = params.name if params.name else free_name(machine)
     if not _NAME_RE.fullmatch(name):
@@ -160,7 +221,7 @@ def build_create_array(
     argv.append(f"--raid-devices={len(devices)}")
     if spares:
         argv.append(f"--spare-devices={len(spares)}")
-    striped = level in ("raid0", "raid4", "raid5", "raid6", "raid10")
+    striped = level in levels.STRIPED
     chunk = params.chunk_bytes if params.chunk_bytes is not None else DEFAULT_CHUNK
     if striped:
         if chunk < 4 * KIB or chunk & (chunk - 1):
@@ -182,31 +243,41 @@ def build_create_array(
                 raise PlanError(f"RAID-10 layout {layout!r}: use n2, f2 or o2 (or n3, ...)")
             if raid10_copies(layout) > len(devices):
                 raise PlanError(f"layout {layout} keeps {layout[1:]} copies: needs as many devices")
-        elif level in ("raid5", "raid6", "raid4"):
+        elif level in levels.PARITY:
             if layout not in _LAYOUTS_R56:
                 raise PlanError(f"layout {layout!r} is not a RAID-4/5/6 layout")
         else:
             raise PlanError(f"{level} has no layout")
         argv.append(f"--layout={layout}")
-    redundant = level in ("raid1", "raid4", "raid5", "raid6", "raid10")
-    if redundant:
+    bitmap_arg: str | None = None
+    if level in levels.REDUNDANT:
         bm = params.bitmap
+        default_why = None
+        if bm is None:
+            bm, default_why = default_bitmap(machine, level, devices)
+        bitmap_arg = bm
         if bm not in ("internal", "none") and not bm.startswith("/"):
             raise PlanError("bitmap: internal, none, or an absolute file path (external bitmap)")
         argv.append(f"--bitmap={bm}")
-        notes.append(
-            BITMAP_GUIDANCE.get(
-                bm,
-                f"bitmap in the file {bm}: must live on a filesystem outside the array "
-                "(ext2/ext3 per mdadm(8)); cheap re-adds with less write cost on the array",
+        if default_why is not None:
+            notes.append(default_why)
+        else:
+            notes.append(
+                BITMAP_GUIDANCE.get(
+                    bm,
+                    f"bitmap in the file {bm}: must live on a filesystem outside the array "
+                    "(ext2/ext3 per mdadm(8)); cheap re-adds with less write cost on the array",
+                )
             )
-        )
+    wear = initial_sync_warning(machine, level, devices)
+    if wear is not None:
+        warnings.append(wear)
     argv.append(f"--metadata={params.metadata}")
     argv.append(f"--name={name}")
     argv.append("--run")  # no "Continue creating array?" question: the preview was the question
     argv += [f"/dev/{d}" for d in devices]
     argv += [f"/dev/{d}" for d in spares]
-    desc = f"{level.upper().replace('RAID', 'RAID-')} of {len(devices)}" + (
+    desc = f"{levels.label(level)} of {len(devices)}" + (
         f" + {len(spares)} spare" if spares else ""
     )
     steps = [
@@ -258,7 +329,7 @@ def build_create_array(
             "spares": list(spares),
             "chunk_bytes": chunk if striped else None,
             "layout": layout,
-            "bitmap": params.bitmap if redundant else None,
+            "bitmap": bitmap_arg,
             "metadata": params.metadata,
             "name": name,
             "update_conf": params.update_conf,

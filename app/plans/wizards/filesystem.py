@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.model import Machine, MdArray
+from app.model import Machine, MdArray, levels
 from app.plans.geometry import Geometry, PlanError, human_kib
 from app.plans.plan import Plan, Step
 
@@ -34,7 +34,7 @@ class FilesystemParams:
 def geometry_of(array: MdArray) -> Geometry | None:
     if not array.raid_disks or not array.chunk_bytes:
         return None
-    if array.level not in ("raid0", "raid4", "raid5", "raid6", "raid10"):
+    if array.level not in levels.STRIPED:
         return None
     return Geometry(array.level, array.raid_disks, array.chunk_bytes, array.layout)
 

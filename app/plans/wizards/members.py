@@ -5,8 +5,8 @@ All act on an existing array (kernel name, e.g. "md127") found in the Machine.
 
 from __future__ import annotations
 
-from app.model import Machine, MdArray
-from app.plans.geometry import PlanError, raid10_copies
+from app.model import Machine, MdArray, levels
+from app.plans.geometry import PlanError
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
 
@@ -25,16 +25,7 @@ def _array(machine: Machine, array: str) -> MdArray:
 
 def tolerance(a: MdArray) -> int:
     """How many members the array can lose and still run."""
-    n = a.raid_disks or len(a.members)
-    if a.level == "raid1":
-        return max(0, n - 1)
-    if a.level in ("raid4", "raid5"):
-        return 1
-    if a.level == "raid6":
-        return 2
-    if a.level == "raid10":
-        return raid10_copies(a.layout) - 1  # worst case: both copies of one chunk
-    return 0
+    return levels.failures_survived(a.level, a.raid_disks or len(a.members), a.layout)
 
 
 def _plan(a: MdArray, action: str, steps: list[Step], **kw: object) -> Plan:
@@ -217,7 +208,7 @@ def build_replace(machine: Machine, array: str, old: str, new: str) -> Plan:
 def needs_backup_file(a: MdArray, new_count: int) -> bool:
     """A reshape of RAID-4/5/6 needs --backup-file when md cannot move the data offset: metadata
     0.90/1.0 (superblock at the end, no room before the data) or when shrinking."""
-    if a.level not in ("raid4", "raid5", "raid6"):
+    if a.level not in levels.PARITY:
         return False
     if a.raid_disks is not None and new_count < a.raid_disks:
         return True
@@ -233,9 +224,9 @@ def build_grow(
     backup_file: str | None = None,
 ) -> Plan:
     a = _array(machine, array)
-    if a.level not in ("raid1", "raid4", "raid5", "raid6", "raid10"):
+    if a.level not in levels.REDUNDANT:
         raise PlanError(f"growing raid-devices of {a.level} is not offered")
-    if a.level == "raid10" and a.layout and not a.layout.startswith("n"):
+    if a.level == "raid10" and levels.raid10_layout(a.layout).far > 1:
         raise PlanError(f"md reshapes RAID-10 only with near layouts, not {a.layout}")
     cur = a.raid_disks or 0
     if raid_devices == cur:

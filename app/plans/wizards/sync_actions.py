@@ -9,8 +9,8 @@ None of these survive a reboot; the notes say so.
 
 from __future__ import annotations
 
-from app.model import Machine, MdArray
-from app.plans.geometry import PlanError, human_bytes, stripe_cache_memory
+from app.model import Machine, MdArray, levels
+from app.plans.geometry import PlanError, human_bytes, parse_size, stripe_cache_memory
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
 
@@ -35,6 +35,20 @@ def _sysfs(a: MdArray, attr: str) -> str:
     return f"/sys/block/{a.name}/md/{attr}"
 
 
+def repair_note(level: str) -> str:
+    """What md's repair really does for the level (drivers/md raid1/raid10 vs raid5 handle_parity_checks)."""
+    if level in levels.PARITY:
+        return (
+            "run a check first and look at mismatch_cnt; on RAID-4/5/6 repair recomputes parity "
+            "from the data blocks and rewrites the parity: data is never changed, so if a data "
+            "block is what went wrong, repair makes the parity agree with the bad data"
+        )
+    return (
+        "run a check first and look at mismatch_cnt; on a mirror repair copies one readable "
+        "copy (md takes the first in-sync one) over the others: md cannot tell which copy is right"
+    )
+
+
 def build_sync_action(machine: Machine, array: str, action: str) -> Plan:
     a = _array(machine, array)
     if action not in SYNC_ACTIONS:
@@ -48,9 +62,7 @@ def build_sync_action(machine: Machine, array: str, action: str) -> Plan:
         )
     notes: list[str] = []
     if action == "repair":
-        notes.append(
-            "run a check first and look at mismatch_cnt; repair trusts the first copy/parity"
-        )
+        notes.append(repair_note(a.level))
     return Plan(
         title=f"{action} {a.path}",
         steps=(
@@ -139,7 +151,7 @@ def build_speed_limits(
 
 def build_stripe_cache(machine: Machine, array: str, entries: int) -> Plan:
     a = _array(machine, array)
-    if a.level not in ("raid4", "raid5", "raid6"):
+    if a.level not in levels.PARITY:
         raise PlanError(f"stripe_cache_size exists only for RAID-4/5/6, not {a.level}")
     if not 17 <= entries <= 32768:
         raise PlanError("stripe_cache_size: 17 … 32768 entries")
@@ -163,4 +175,96 @@ def build_stripe_cache(machine: Machine, array: str, entries: int) -> Plan:
         kind="stripe-cache",
         params={"array": a.name, "entries": entries, "memory_bytes": mem},
         notes=tuple(notes),
+    )
+
+
+def _mount_of(machine: Machine, path: str) -> tuple[str, str] | None:
+    """(mountpoint, device) of the mounted filesystem holding ``path`` (longest prefix)."""
+    best: tuple[str, str] | None = None
+    for fs in machine.filesystems:
+        for mp in fs.mountpoints:
+            inside = path == mp or path.startswith(mp.rstrip("/") + "/")
+            if inside and (best is None or len(mp) > len(best[0])):
+                best = (mp, fs.device)
+    return best
+
+
+def build_bitmap(machine: Machine, array: str, location: str, *, chunk: str | None = None) -> Plan:
+    """Move an array's write-intent bitmap (internal ↔ a file on another disk ↔ none) or change
+    its chunk. md changes a bitmap only by removing it and adding the new one, so a plan for an
+    array that has one has two steps. Article 001 (/work/shared/seeds/001_*.txt): moving a
+    5-disk RAID-6's internal bitmap to a file on the system disk raised writes from 130 to
+    165 MB/s (``mdadm -G /dev/md0 -b /var/md0_intent``)."""
+    a = _array(machine, array)
+    if not a.has_redundancy:
+        raise PlanError(f"{a.level} has no redundancy: a write-intent bitmap makes no sense")
+    if a.is_external:
+        raise PlanError(f"{a.name} is a firmware ({a.metadata}) volume: mdadm cannot add a bitmap")
+    loc = location.strip()
+    if loc not in ("internal", "none") and not loc.startswith("/"):
+        raise PlanError("bitmap: internal, none, or an absolute file path")
+    chunk_bytes = parse_size(chunk) if chunk else None
+    if chunk_bytes is not None:
+        if loc == "none":
+            raise PlanError("--bitmap-chunk needs a bitmap (internal or a file)")
+        if chunk_bytes < 4096 or chunk_bytes & (chunk_bytes - 1):
+            raise PlanError(f"bitmap chunk {chunk}: a power of two, at least 4K")
+    current = "none" if a.bitmap is None else ("internal" if a.bitmap[:1] in "+-" else a.bitmap)
+    if loc == current and chunk_bytes is None:
+        raise PlanError(f"{a.name} already has bitmap {current}")
+    notes = [
+        "article 001: moving a RAID-6's internal bitmap to a file on another disk raised "
+        "sequential writes from 130 to 165 MB/s; a larger bitmap chunk also means fewer "
+        "bitmap updates, at the price of resyncing more after a drop-out"
+    ]
+    warnings: list[str] = []
+    if loc.startswith("/"):
+        where = _mount_of(machine, loc)
+        if where is None:
+            warnings.append(
+                f"{loc}: no mounted filesystem found for it; it must not live on {a.name}"
+            )
+        else:
+            mp, dev = where
+            if dev == a.name or a.name in machine.ancestors_of(dev):
+                raise PlanError(
+                    f"{loc} is on {mp}, which lives on {a.name}: the bitmap file "
+                    "must be outside the array"
+                )
+            notes.append(
+                f"the file lives on {mp} (/dev/{dev}); mdadm(8): file bitmaps are known to work "
+                "on ext2/ext3; newer kernels treat file bitmaps as deprecated "
+                "(CONFIG_MD_BITMAP_FILE), and if that disk fails the array keeps running "
+                "without one"
+            )
+    steps: list[Step] = []
+    if current != "none":
+        steps.append(
+            Step(
+                ("mdadm", "--grow", a.path, "--bitmap=none"),
+                f"remove the current bitmap ({current}): md changes a bitmap only by removing "
+                "it first; until the next step a drop-out means a full rebuild",
+            )
+        )
+    if loc != "none":
+        argv = ["mdadm", "--grow", a.path, f"--bitmap={loc}"]
+        if chunk_bytes is not None:
+            argv.append(f"--bitmap-chunk={chunk_bytes // 1024}K")
+        steps.append(
+            Step(
+                tuple(argv),
+                f"add a write-intent bitmap ({loc}"
+                + (f", {human_bytes(chunk_bytes)} per bit" if chunk_bytes else "")
+                + ")",
+            )
+        )
+    return Plan(
+        title=f"bitmap of {a.path}: {current} -> {loc}"
+        + (f" ({human_bytes(chunk_bytes)} chunk)" if chunk_bytes else ""),
+        steps=tuple(steps),
+        target=a.name,
+        kind="sync-bitmap",
+        params={"array": a.name, "bitmap": loc, "chunk": chunk},
+        notes=tuple(notes),
+        warnings=tuple(warnings),
     )

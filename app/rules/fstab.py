@@ -1,0 +1,73 @@
+"""/etc/fstab entries for filesystems on md: by UUID, not by a kernel name that can change.
+
+Article 000 (/work/shared/seeds/000_*.txt, "Best Practice wäre in der /etc/fstab die Nutzung
+der UUID"): md numbers are not stable — an array created as md127 may come back as md126 after a
+reboot or on another host — so an fstab line naming ``/dev/md127`` can mount the wrong thing or
+nothing. The same article prefers a weekly ``fstrim`` to the ``discard`` mount option on SSDs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from app.model.devices import Machine
+from app.rules.finding import Finding
+from app.rules.inputs import AuditInputs
+
+_MD_NAME = re.compile(r"/dev/md(\d+)(p\d+)?|/dev/md/[^/\s]+")
+
+
+def fstab_entries(text: str) -> list[tuple[str, str, str, str]]:
+    """(spec, mountpoint, fstype, options) of every non-comment line with at least 3 fields."""
+    out = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        f = line.split()
+        if len(f) >= 3:
+            out.append((f[0], f[1], f[2], f[3] if len(f) > 3 else "defaults"))
+    return out
+
+
+def _fs_for_mount(machine: Machine, mountpoint: str) -> str | None:
+    for fs in machine.filesystems:
+        if mountpoint in fs.mountpoints:
+            return fs.device
+    return None
+
+
+def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    if inputs.fstab_text is None:
+        return
+    for spec, mnt, fstype, opts in fstab_entries(inputs.fstab_text):
+        dev = _fs_for_mount(machine, mnt)
+        fs = machine.filesystem(dev) if dev else None
+        if _MD_NAME.fullmatch(spec):
+            uuid = fs.uuid if fs is not None else None
+            better = f"UUID={uuid} {mnt} {fstype} {opts}" if uuid else f"UUID=<uuid> {mnt} ..."
+            yield Finding(
+                "advice",
+                "fstab-md-by-name",
+                dev or "",
+                f"fstab mounts {mnt} by the md name {spec}",
+                f"/etc/fstab mounts {mnt} from {spec}. md names are not stable (an array made "
+                "as md127 may come back as md126 after a reboot or on another host), so the "
+                "entry can fail or mount another array. Article 000 recommends the UUID: "
+                f"{better}" + ("" if uuid else f" (blkid {spec} prints it)") + ".",
+            )
+        options = opts.split(",")
+        if "discard" in options and fs is not None:
+            ssds = [
+                n for n in machine.disks_under(fs.device) if (d := machine.disk(n)) and d.is_ssd
+            ]
+            if ssds:
+                yield Finding(
+                    "advice",
+                    "fstab-discard-option",
+                    fs.device,
+                    f"{mnt} is mounted with the discard option",
+                    f"/etc/fstab mounts {mnt} with discard: every delete sends TRIM to "
+                    f"{', '.join(ssds)} at once. Article 000 prefers a periodic fstrim (weekly "
+                    "fstrim.timer) to the discard mount option: fewer, larger discards and no "
+                    "stalls on deletes. Remove discard from the options and enable fstrim.timer.",
+                )

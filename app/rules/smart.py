@@ -1,0 +1,120 @@
+"""SMART as findings: a failed health check, pre-fail counters, endurance used.
+
+Article 000 (/work/shared/seeds/000_*.txt) read smartctl after a RAID-5 rebuild and found one
+resync had written a whole SSD and cost a percent of Wear_Leveling_Count; these findings put
+the same counters next to the alignment audit. Readings come from ``AuditInputs.smart`` (filled
+by callers that already read SMART, e.g. ``raidman report``; the audit itself does not run
+smartctl).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from app.model.devices import Machine
+from app.model.smart import SmartReading
+from app.rules.finding import Finding
+from app.rules.inputs import AuditInputs
+from app.wear.units import wear_used_percent
+
+# ATA attributes that count sectors the drive could not handle; any non-zero raw is a warning
+PREFAIL_COUNTS = {
+    5: "reallocated sectors",
+    197: "sectors pending reallocation",
+    198: "offline uncorrectable sectors",
+}
+CRC_ERRORS = 199  # UDMA_CRC_Error_Count: the link (cable, backplane), not the media
+WEAR_WARN = 80
+
+
+def _role(machine: Machine, disk: str) -> str:
+    arrays = machine.arrays_of_disk(disk)
+    return f" (member of {', '.join(a.name for a in arrays)})" if arrays else ""
+
+
+def _reading(machine: Machine, r: SmartReading) -> Iterator[Finding]:
+    d = r.device
+    role = _role(machine, d)
+    if (r.health or "").upper() == "FAILED":
+        yield Finding(
+            "error",
+            "smart-failed",
+            d,
+            f"{d}: SMART health check FAILED",
+            f"{d}{role} reports its overall SMART health as FAILED: the drive itself predicts "
+            "failure. Back up, and replace it (mdadm --replace keeps redundancy while copying).",
+        )
+    for a in r.attributes:
+        if a.thresh and a.value is not None and a.value <= a.thresh:
+            yield Finding(
+                "error",
+                "smart-attribute-failing",
+                d,
+                f"{d}: SMART attribute {a.id} {a.name} at its threshold",
+                f"{d}{role}: attribute {a.id} {a.name} has the normalized value {a.value}, at "
+                f"or below its failure threshold {a.thresh} (raw {a.raw_string or a.raw}).",
+            )
+    found = [
+        (a, PREFAIL_COUNTS[a.id])
+        for a in r.attributes
+        if a.id in PREFAIL_COUNTS and a.raw is not None and a.raw > 0
+    ]
+    if found:
+        what = "; ".join(f"{a.raw} {label} ({a.id} {a.name})" for a, label in found)
+        yield Finding(
+            "warning",
+            "smart-prefail",
+            d,
+            f"{d}: {found[0][0].raw} {found[0][1]}",
+            f"{d}{role} counts {what}. Growing counts precede failures; an md check "
+            "(echo check > /sys/block/mdX/md/sync_action) makes the drive read every sector "
+            "and md rewrite unreadable ones from redundancy.",
+        )
+    crc = r.attribute(CRC_ERRORS)
+    if crc is not None and crc.raw:
+        yield Finding(
+            "advice",
+            "smart-crc-errors",
+            d,
+            f"{d}: {crc.raw} interface CRC errors",
+            f"{d}{role} counts {crc.raw} UDMA CRC errors: data corrupted on the cable or "
+            "backplane, retried by the link. Reseat or replace the SATA cable — article 000's "
+            "RAID-5 member dropped out from a loose SATA cable and its rebuild rewrote the SSD.",
+        )
+    media = r.nvme.get("media_errors")
+    if media:
+        yield Finding(
+            "warning",
+            "smart-prefail",
+            d,
+            f"{d}: {media} NVMe media errors",
+            f"{d}{role} reports {media} media and data integrity errors in its NVMe health log.",
+        )
+    crit = r.nvme.get("critical_warning")
+    if crit:
+        yield Finding(
+            "error",
+            "smart-failed",
+            d,
+            f"{d}: NVMe critical warning {crit:#x}",
+            f"{d}{role} sets critical_warning {crit:#x} in its health log (spare below "
+            "threshold, temperature, reliability degraded, read-only or backup failed).",
+        )
+    wear = wear_used_percent(r)
+    if wear is not None and wear.used_percent >= WEAR_WARN:
+        yield Finding(
+            "error" if wear.used_percent >= 100 else "warning",
+            "smart-wear",
+            d,
+            f"{d}: {wear.used_percent}% of rated endurance used",
+            f"{d}{role} reports {wear.used_percent}% of its rated write endurance used "
+            f"({wear.source}). Every full resync or rebuild without a bitmap rewrites a whole "
+            "member (article 000: one RAID-5 resync wrote an entire SSD); plan its replacement.",
+        )
+
+
+def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    for name in sorted(inputs.smart):
+        r = inputs.smart[name]
+        if r.available:
+            yield from _reading(machine, r)
