@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 from app.model import Disk, Machine, Partition
 from app.plans.geometry import PlanError, human_bytes, normalize_level, raid10_copies
+from app.plans.in_use import Issue, in_use
 from backends.base import Backend
 
-BOOT_MOUNTS = ("/", "/boot", "/boot/efi", "/efi")
+__all__ = ["MIN_DEVICES", "Issue", "Preflight", "check", "check_signatures", "strip_dev"]
 
 # (minimum mdadm accepts without --force, recommended minimum)
 MIN_DEVICES = {
@@ -34,16 +35,6 @@ MIN_DEVICES = {
     "raid10": 2,
     "linear": 1,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Issue:
-    code: str
-    device: str  # kernel name, or "" for the whole selection
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.device}: {self.message}" if self.device else self.message
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,43 +70,6 @@ def strip_dev(name: str) -> str:
     if name.startswith("/dev/") and "/" not in name[5:]:
         return name[5:]
     return name
-
-
-def _boot_disks(machine: Machine) -> dict[str, str]:
-    """disk kernel name → the mountpoint that makes it the boot/root disk."""
-    out: dict[str, str] = {}
-    for fs in machine.filesystems:
-        for mp in fs.mountpoints:
-            if mp in BOOT_MOUNTS:
-                for d in machine.disks_under(fs.device) or (fs.device,):
-                    out.setdefault(d, mp)
-    return out
-
-
-def _in_use(machine: Machine, name: str) -> list[Issue]:
-    """Why ``name`` itself (not its partitions) cannot be written."""
-    out: list[Issue] = []
-    fs = machine.filesystem(name)
-    if fs is not None and fs.fstype == "swap":
-        out.append(Issue("swap", name, "is a swap area" + (" in use" if fs.mounted else "")))
-    elif fs is not None and fs.mounted:
-        out.append(Issue("mounted", name, f"is mounted on {', '.join(fs.mountpoints)}"))
-    for a in machine.arrays:
-        if a.member(name) is not None:
-            out.append(Issue("held", name, f"is a member of the md array {a.name}"))
-    pv = machine.pv(name)
-    if pv is not None:
-        vg = f" of volume group {pv.vg}" if pv.vg else ""
-        out.append(Issue("held", name, f"is an LVM physical volume{vg}"))
-    member_of = {a.name for a in machine.arrays if a.member(name) is not None}
-    for child in machine.children_of(name):
-        if machine.partition(child) is not None or child in member_of:
-            continue
-        out.append(Issue("held", name, f"is held by {child} (device-mapper / md / LVM)"))
-    for c in machine.crypts:
-        if c.backing == name and c.kernel_name not in machine.children_of(name):
-            out.append(Issue("held", name, f"is held by the dm-crypt mapping {c.name}"))
-    return out
 
 
 def _parse_wipefs(stdout: str) -> list[str]:
@@ -177,26 +131,13 @@ def check(
     names = [strip_dev(d) for d in devices]
     refusals: list[Issue] = []
     warnings: list[Issue] = []
-    boot = _boot_disks(machine)
 
     for name in dict.fromkeys(names):
         dev = machine.device(name)
-        if dev is None:
-            refusals.append(Issue("unknown", name, "no such block device on this machine"))
-            continue
-        issues = _in_use(machine, name)
-        if isinstance(dev, Disk):
-            if name in boot:
-                issues.append(Issue("boot", name, f"is the boot/root disk (holds {boot[name]})"))
-            for part in machine.partitions:
-                if part.parent == name:
-                    for i in _in_use(machine, part.name):
-                        issues.append(Issue(i.code, name, f"its partition {part.name} {i.message}"))
-        elif isinstance(dev, Partition) and dev.parent in boot:
-            issues.append(
-                Issue("boot", name, f"is on the boot/root disk {dev.parent} ({boot[dev.parent]})")
-            )
+        issues = in_use(machine, name)
         refusals.extend(issues)
+        if dev is None:
+            continue
         if backend is not None and not issues:
             warnings.extend(check_signatures(backend, name))
         elif backend is None and isinstance(dev, Disk) and dev.partition_table:
