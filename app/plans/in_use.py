@@ -84,45 +84,144 @@ def _own_use(machine: Machine, name: str) -> list[Issue]:
     return out
 
 
+def _unchecked(machine: Machine, name: str) -> list[Issue]:
+    """A safety check that could not run is a refusal naming why."""
+    u = machine.usage
+    if u is None:
+        why = "the kernel's mounts, swaps and holders were not read"
+        return [
+            Issue(
+                "unchecked", name, f"cannot check whether it is in use: {why}", "in-use not checked"
+            )
+        ]
+    by_what: dict[str, list[str]] = {}
+    for what, why in u.unread:
+        by_what.setdefault(what, []).append(why)
+    out = []
+    for what, whys in by_what.items():
+        why = whys[0] + (f" (and {len(whys) - 1} more)" if len(whys) > 1 else "")
+        out.append(
+            Issue(
+                "unchecked",
+                name,
+                f"cannot check its {what}: {why}",
+                f"{what} not checked: {whys[0]}",
+            )
+        )
+    return out
+
+
+def _kernel_use(machine: Machine, name: str, known_holders: set[str]) -> list[Issue]:
+    """What the kernel says about ``name`` itself: mounted, active swap, held, and what is mounted
+    on the devices built on it (md → dm → filesystem)."""
+    u = machine.usage
+    if u is None:
+        return []
+    out: list[Issue] = []
+    mps = u.mountpoints(name)
+    if mps:
+        where = ", ".join(mps)
+        out.append(Issue("mounted", name, f"is mounted on {where}", f"mounted on {where}"))
+    for f in u.swap_files(name):
+        if f == f"/dev/{name}" or not f.startswith("/"):
+            out.append(Issue("swap", name, "is active swap", "active swap"))
+        else:
+            out.append(Issue("swap", name, f"holds the active swap file {f}", f"swap file {f}"))
+    for holder, path in u.stacked_on(name):
+        via = " → ".join(path)
+        if len(path) == 1 and holder not in known_holders:
+            out.append(Issue("held", name, f"is held by {holder}", f"held by {holder}"))
+        hm = u.mountpoints(holder)
+        if hm:
+            where = ", ".join(hm)
+            out.append(
+                Issue("mounted", name, f"holds {via}, mounted on {where}", f"{holder} on {where}")
+            )
+        if u.swap_files(holder):
+            out.append(Issue("swap", name, f"holds {via}, active swap", f"swap on {holder}"))
+    return out
+
+
+def _device_use(machine: Machine, name: str) -> list[Issue]:
+    own = _own_use(machine, name)
+    known = {a.name for a in machine.arrays if a.member(name) is not None}
+    known |= {c.kernel_name for c in machine.crypts if c.backing == name}
+    known |= set(machine.children_of(name))
+    return own + _kernel_use(machine, name, known)
+
+
+def boot_disks(machine: Machine) -> dict[str, str]:
+    """whole disk → what makes it the system disk ("/", "/boot", "active swap"): from the model's
+    filesystems and from the kernel's mounts and swaps (through partitions and slaves)."""
+    out: dict[str, str] = {}
+    for fs in machine.filesystems:
+        for mp in fs.mountpoints:
+            if mp in BOOT_MOUNTS:
+                for d in machine.disks_under(fs.device) or (fs.device,):
+                    out.setdefault(d, mp)
+    u = machine.usage
+    if u is not None:
+        for dev, mp in u.mounts:
+            if mp in BOOT_MOUNTS:
+                for d in u.whole_disks_under(dev):
+                    out.setdefault(d, mp)
+        for dev, f in u.swaps:
+            for d in u.whole_disks_under(dev):
+                out.setdefault(d, "active swap" if f == f"/dev/{dev}" else f"swap file {f}")
+    return out
+
+
+def _dedupe(issues: list[Issue]) -> list[Issue]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for i in issues:
+        if (i.code, i.message) not in seen:
+            seen.add((i.code, i.message))
+            out.append(i)
+    return out
+
+
+def partitions_of(machine: Machine, disk: str) -> tuple[str, ...]:
+    names = [p.name for p in machine.partitions if p.parent == disk]
+    if machine.usage is not None:
+        names += machine.usage.partitions_of(disk)
+    return tuple(dict.fromkeys(names))
+
+
 def in_use(machine: Machine, name: str) -> list[Issue]:
     """Every reason ``name`` (a disk or partition kernel name) must not be overwritten; [] = free.
 
-    A disk is in use when it or any of its partitions is; the disk under "/", "/boot" or an active
-    swap is refused as a whole, and so is each of its partitions.
+    Sources: the kernel (``Machine.usage``: mountinfo, /proc/swaps, sysfs holders) and the model
+    (md membership, LVM PVs, dm-crypt, swap signatures). A disk is in use when it or any of its
+    partitions is; the disk holding "/", "/boot" or active swap is refused as a whole, and so is
+    each of its partitions. A check that could not be read refuses with the reason.
     """
     dev = machine.device(name)
     if dev is None:
         return [Issue("unknown", name, "no such block device on this machine", "unknown device")]
-    issues = _own_use(machine, name)
+    issues = _unchecked(machine, name) + _device_use(machine, name)
     boot = boot_disks(machine)
-    if isinstance(dev, Disk):
+    u = machine.usage
+    disk = dev.parent if isinstance(dev, Partition) else (u.disk_of(name) if u else None)
+    if isinstance(dev, Disk) and disk is None:
         if name in boot:
             issues.append(
                 Issue(
-                    "boot",
-                    name,
-                    f"is the boot/root disk (holds {boot[name]})",
-                    f"holds {boot[name]}",
+                    "boot", name, f"is the system disk (holds {boot[name]})", f"holds {boot[name]}"
                 )
             )
-        for part in machine.partitions:
-            if part.parent == name:
-                for i in _own_use(machine, part.name):
-                    issues.append(
-                        Issue(
-                            i.code,
-                            name,
-                            f"its partition {part.name} {i.message}",
-                            f"{part.name} {i.brief}",
-                        )
-                    )
-    elif isinstance(dev, Partition) and dev.parent in boot:
+        for part in partitions_of(machine, name):
+            for i in _device_use(machine, part):
+                issues.append(
+                    Issue(i.code, name, f"its partition {part} {i.message}", f"{part} {i.brief}")
+                )
+    elif disk is not None and disk in boot:
         issues.append(
             Issue(
                 "boot",
                 name,
-                f"is on the boot/root disk {dev.parent} ({boot[dev.parent]})",
-                f"on the disk holding {boot[dev.parent]}",
+                f"is on the system disk {disk} (holds {boot[disk]})",
+                f"on the disk holding {boot[disk]}",
             )
         )
-    return issues
+    return _dedupe(issues)

@@ -31,7 +31,7 @@ def test_root_boot_disk_and_its_partitions_are_refused() -> None:
     assert ("boot", "sda2") in refused
     assert ("swap", "sda3") in refused
     msgs = " | ".join(str(r) for r in pf.refusals)
-    assert "sda: is the boot/root disk" in msgs
+    assert "sda: is the system disk" in msgs
     assert "its partition sda2 is mounted on /" in msgs
     assert not pf.allows(["signatures", "size-mismatch", "mixed-media", "too-few"])
 
