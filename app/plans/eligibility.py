@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from app.model import Disk, Machine, Partition
 from app.model.smart import SmartReading
 from app.plans.geometry import human_bytes
-from app.plans.in_use import in_use
+from app.plans.in_use import write_refusals
 
 # ATA attributes whose raw count > 0 is worth a warning on a new member (smartctl names)
 WATCHED_ATTRIBUTES: dict[int, str] = {
@@ -81,10 +81,8 @@ def ineligible_reasons(
     min_size_bytes: int | None = None,
 ) -> tuple[str, ...]:
     """Every reason ``name`` cannot be a new member; () when it can."""
-    reasons = [i.brief for i in in_use(machine, name)]
+    reasons = [i.brief for i in write_refusals(machine, name)]
     dev = machine.device(name)
-    if isinstance(dev, Disk) and dev.read_only:
-        reasons.append("read-only")
     size = dev.size_bytes if isinstance(dev, Disk | Partition) else None
     if min_size_bytes is not None and size is not None and size < min_size_bytes:
         reasons.append(f"too small (needs {human_bytes(min_size_bytes)})")

@@ -29,17 +29,6 @@ class Issue:
         return self.short or self.message
 
 
-def boot_disks(machine: Machine) -> dict[str, str]:
-    """disk kernel name → the mountpoint that makes it the boot/root disk."""
-    out: dict[str, str] = {}
-    for fs in machine.filesystems:
-        for mp in fs.mountpoints:
-            if mp in BOOT_MOUNTS:
-                for d in machine.disks_under(fs.device) or (fs.device,):
-                    out.setdefault(d, mp)
-    return out
-
-
 def _own_use(machine: Machine, name: str) -> list[Issue]:
     """Why ``name`` itself (not its partitions) cannot be written."""
     out: list[Issue] = []
@@ -151,24 +140,30 @@ def _device_use(machine: Machine, name: str) -> list[Issue]:
 
 
 def boot_disks(machine: Machine) -> dict[str, str]:
-    """whole disk → what makes it the system disk ("/", "/boot", "active swap"): from the model's
-    filesystems and from the kernel's mounts and swaps (through partitions and slaves)."""
-    out: dict[str, str] = {}
+    """whole disk → what makes it the system disk ("/", "/boot", "active swap", ...): from the
+    model's filesystems and from the kernel's mounts and swaps (through partitions and slaves)."""
+    found: dict[str, list[str]] = {}
     for fs in machine.filesystems:
         for mp in fs.mountpoints:
             if mp in BOOT_MOUNTS:
                 for d in machine.disks_under(fs.device) or (fs.device,):
-                    out.setdefault(d, mp)
+                    found.setdefault(d, []).append(mp)
     u = machine.usage
     if u is not None:
         for dev, mp in u.mounts:
             if mp in BOOT_MOUNTS:
                 for d in u.whole_disks_under(dev):
-                    out.setdefault(d, mp)
+                    found.setdefault(d, []).append(mp)
         for dev, f in u.swaps:
             for d in u.whole_disks_under(dev):
-                out.setdefault(d, "active swap" if f == f"/dev/{dev}" else f"swap file {f}")
-    return out
+                found.setdefault(d, []).append(
+                    "active swap" if f == f"/dev/{dev}" else f"swap file {f}"
+                )
+
+    def order(what: str) -> tuple[int, str]:
+        return (BOOT_MOUNTS.index(what) if what in BOOT_MOUNTS else len(BOOT_MOUNTS), what)
+
+    return {d: ", ".join(sorted(set(w), key=order)) for d, w in found.items()}
 
 
 def _dedupe(issues: list[Issue]) -> list[Issue]:
@@ -225,3 +220,23 @@ def in_use(machine: Machine, name: str) -> list[Issue]:
             )
         )
     return _dedupe(issues)
+
+
+def unusable(machine: Machine, name: str) -> list[Issue]:
+    """Why ``name`` cannot hold md data whatever uses it: read-only, or no capacity at all."""
+    dev = machine.device(name)
+    out: list[Issue] = []
+    disk = machine.disk(dev.parent) if isinstance(dev, Partition) else dev
+    if isinstance(disk, Disk) and disk.read_only:
+        out.append(Issue("read-only", name, "is read-only", "read-only"))
+    if isinstance(dev, Disk | Partition) and dev.size_bytes <= 0:
+        out.append(Issue("empty", name, "has no capacity (0 bytes)", "0 bytes"))
+    return out
+
+
+def write_refusals(machine: Machine, name: str) -> list[Issue]:
+    """Everything that forbids writing ``name`` as a new member: in use, read-only, empty."""
+    issues = in_use(machine, name)
+    if machine.device(name) is None:
+        return issues
+    return issues + unusable(machine, name)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from app.model import Disk, Machine, Partition
 from app.plans.geometry import PlanError, human_bytes, normalize_level, raid10_copies
-from app.plans.in_use import Issue, in_use
+from app.plans.in_use import Issue, write_refusals
 from backends.base import Backend
 
 __all__ = ["MIN_DEVICES", "Issue", "Preflight", "check", "check_signatures", "strip_dev"]
@@ -134,7 +134,7 @@ def check(
 
     for name in dict.fromkeys(names):
         dev = machine.device(name)
-        issues = in_use(machine, name)
+        issues = write_refusals(machine, name)
         refusals.extend(issues)
         if dev is None:
             continue

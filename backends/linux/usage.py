@@ -72,7 +72,12 @@ def _resolve(source: Source, e: MountEntry, by_majmin: Mapping[str, str]) -> str
         if e.device in by_majmin:
             return by_majmin[e.device]
         return _dev_name(source, e.source) or f"{e.major}:{e.minor}"
-    return _dev_name(source, e.source)
+    # major 0: an anonymous device (btrfs, overlay, 9p, tmpfs); it counts for its source only when
+    # that is a block device sysfs knows ("/dev/root" of a 9p root is not)
+    name = _dev_name(source, e.source)
+    if name is not None and source.read_text(f"/sys/class/block/{name}/dev") is not None:
+        return name
+    return None
 
 
 def _mount_of(path: str, entries: list[tuple[str, str]]) -> str | None:
@@ -98,14 +103,14 @@ def read_usage(source: Source, by_majmin: Mapping[str, str] | None = None) -> Ke
     if text is not None:
         try:
             entries = parse_mountinfo(text)
-        except ParseError as e:
-            unread.append((MOUNTS, f"cannot read {MOUNTINFO}: {e}"))
+        except ParseError as err:
+            unread.append((MOUNTS, f"cannot read {MOUNTINFO}: {err}"))
             entries = ()
-        for e in entries:
-            name = _resolve(source, e, by_majmin)
-            all_mounts.append((name or f"{e.fstype}:{e.source}", e.mountpoint))
+        for ent in entries:
+            name = _resolve(source, ent, by_majmin)
+            all_mounts.append((name or f"{ent.fstype}:{ent.source}", ent.mountpoint))
             if name is not None:
-                mounts.append((name, e.mountpoint))
+                mounts.append((name, ent.mountpoint))
 
     # ---- swaps -------------------------------------------------------------------------
     swaps: list[tuple[str, str]] = []

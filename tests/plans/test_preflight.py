@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from app.plans.preflight import check
+from app.model.usage import MOUNTS, KernelUsage
+from app.plans.preflight import Issue, check
 from backends.base import CommandResult
+from backends.replay import ReplayBackend
+from tests.corpus import FIXTURES
 from tests.plans.fakes import GIB, FakeBackend, array_machine, blank_machine, nvme
 
 
-def _codes(issues: tuple) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+def _codes(issues: tuple[Issue, ...]) -> list[tuple[str, str]]:
     return [(i.code, i.device) for i in issues]
 
 
@@ -137,3 +140,71 @@ def test_too_few_devices_per_level() -> None:
         "raid6 needs at least 4 devices, 3 given"
         in check(m, three, level="raid6").warnings[0].message
     )
+
+
+# ---- in use from the kernel's own tables (Machine.usage) ----------------------------------------
+
+DEVHOST = FIXTURES / "preflight" / "devhost-root-on-vda"
+
+
+def test_devhost_capture_root_disk_refused_though_blkid_was_denied() -> None:
+    """Issue 11's machine (tests/fixtures/preflight/devhost-root-on-vda/README): lsblk has no
+    FSTYPE for vda, so no filesystem is known there; mountinfo's 254:0 → vda says it holds "/"."""
+    m = ReplayBackend(DEVHOST).probe()
+    assert m.filesystem("vda") is None
+    assert m.usage is not None and m.usage.unread == ()
+    pf = check(m, ["vda", "zram0"], level="raid1")
+    refused = {(r.code, r.device): r.message for r in pf.refusals}
+    assert refused[("mounted", "vda")] == "is mounted on /"
+    assert refused[("boot", "vda")] == "is the system disk (holds /)"
+    assert refused[("empty", "zram0")] == "has no capacity (0 bytes)"
+
+
+def test_old_capture_without_swaps_or_holders_refuses_as_not_recorded() -> None:
+    m = ReplayBackend(FIXTURES / "captures" / "raid5-raid10-clean").probe()
+    pf = check(m, ["nvme0n1"])
+    msgs = [r.message for r in pf.refusals if r.code == "unchecked"]
+    assert any("/proc/swaps not recorded in this capture" in s for s in msgs), pf.refusals
+    assert any(s.startswith("cannot check its holders: ") for s in msgs)
+
+
+def test_machine_without_kernel_tables_is_refused_not_passed() -> None:
+    m = replace(blank_machine(), usage=None)
+    pf = check(m, ["nvme0n1"])
+    assert _codes(pf.refusals) == [("unchecked", "nvme0n1")]
+    assert "mounts, swaps and holders were not read" in pf.refusals[0].message
+
+
+def test_unreadable_mountinfo_refuses_every_device() -> None:
+    m = blank_machine()
+    assert m.usage is not None
+    m = replace(
+        m, usage=replace(m.usage, unread=((MOUNTS, "/proc/self/mountinfo: permission denied"),))
+    )
+    pf = check(m, ["nvme0n1", "nvme1n1"])
+    assert [str(r) for r in pf.refusals] == [
+        "nvme0n1: cannot check its mounts: /proc/self/mountinfo: permission denied",
+        "nvme1n1: cannot check its mounts: /proc/self/mountinfo: permission denied",
+    ]
+
+
+def test_kernel_mount_and_holder_chain_without_any_model_filesystem() -> None:
+    """nvme0n1p1 → md5 → dm-7 mounted on /srv, known only from the kernel's tables (no lsblk
+    FSTYPE, no md or LVM in the model): the disk and its partition are refused, with the path."""
+    m = blank_machine()
+    m = replace(
+        m,
+        usage=KernelUsage(
+            mounts=(("dm-7", "/srv"), ("sda2", "/")),
+            swaps=(("nvme2n1", "/dev/nvme2n1"),),
+            holders=(("nvme0n1p1", "md5"), ("md5", "dm-7")),
+            partitions=(("nvme0n1p1", "nvme0n1"), ("sda2", "sda")),
+        ),
+    )
+    pf = check(m, ["nvme0n1", "nvme2n1", "sda"])
+    msgs = [str(r) for r in pf.refusals]
+    assert "nvme0n1: its partition nvme0n1p1 is held by md5" in msgs
+    assert "nvme0n1: its partition nvme0n1p1 holds md5 → dm-7, mounted on /srv" in msgs
+    assert "nvme2n1: is active swap" in msgs
+    assert "nvme2n1: is the system disk (holds active swap)" in msgs
+    assert "sda: is the system disk (holds /, /boot/efi)" in msgs
