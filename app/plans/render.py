@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from app.model import Machine
+from app.model.smart import SmartReading
+from app.plans.eligibility import disk_of
 from app.plans.plan import Plan
-from app.plans.preflight import Preflight, check
+from app.plans.preflight import Preflight, check, check_busy, check_smart, strip_dev
 from backends.base import Backend
 
 
@@ -65,12 +67,20 @@ def plan_devices(plan: Plan) -> tuple[tuple[str, ...], str | None, str | None]:
 
 
 def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Preflight:
-    """Pre-flight the devices ``plan`` overwrites, on ``machine`` as it is now."""
+    """Pre-flight the devices ``plan`` overwrites, on ``machine`` as it is now (also run again
+    right before the plan runs, in the TUI and by ``raidman apply``)."""
     devices, level, layout = plan_devices(plan)
+    busy = check_busy(machine, (s.argv for s in plan.steps))
+    array = str(plan.params.get("array") or "") if plan.kind.startswith("member-") else ""
+    targets = list(devices)
+    if plan.kind == "member-re-add" and plan.params.get("device"):
+        targets.append(str(plan.params["device"]))  # re-added: written, so SMART must pass too
+    smart = _smart_of(machine, backend, targets)
     if not devices:
-        return Preflight()
+        extra = [i for t in targets for i in check_smart(machine, strip_dev(t), smart)[0]]
+        return Preflight(tuple(busy + extra))
     # devices of a create-array are compared with each other; single added devices are not
-    return check(
+    pf = check(
         machine,
         devices,
         backend=backend,
@@ -78,7 +88,24 @@ def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Pref
         layout=layout,
         raid_devices=len(plan.params.get("devices") or devices) if level else None,
         check_sizes=plan.kind == "create-array",
+        array=array or None,
+        smart=smart,
     )
+    return Preflight((*busy, *pf.refusals), pf.warnings)
+
+
+def _smart_of(
+    machine: Machine, backend: Backend | None, devices: list[str]
+) -> dict[str, SmartReading]:
+    """SMART of the whole disks under ``devices`` (one reading per disk; none without a backend)."""
+    if backend is None:
+        return {}
+    out: dict[str, SmartReading] = {}
+    for d in devices:
+        disk = disk_of(machine, strip_dev(d))
+        if disk not in out and machine.disk(disk) is not None:
+            out[disk] = backend.smart(disk)
+    return out
 
 
 def confirmation_matches(plan: Plan, typed: str) -> bool:

@@ -33,6 +33,8 @@ class FakeBackend:
     responders: list[Responder] = field(default_factory=list)
     calls: list[tuple[tuple[str, ...], str | None]] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    smart_readings: dict[str, SmartReading] = field(default_factory=dict)
+    smart_asked: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -51,8 +53,11 @@ class FakeBackend:
     def sample(self) -> LiveSample:  # pragma: no cover - not used by plan tests
         raise NotImplementedError
 
-    def smart(self, disk: str) -> SmartReading:  # pragma: no cover
-        raise NotImplementedError
+    def smart(self, disk: str) -> SmartReading:
+        self.smart_asked.append(disk)
+        return self.smart_readings.get(
+            disk, SmartReading(device=disk, available=False, reason="fake: no SMART")
+        )
 
     def read_text(self, path: str) -> str | None:
         return self.files.get(path)

@@ -126,20 +126,28 @@ def test_mixed_rotational_and_ssd_warned() -> None:
     assert [w.code for w in pf.warnings] == ["mixed-media"]
 
 
-def test_too_few_devices_per_level() -> None:
+def test_device_count_below_mdadm_minimum_is_refused_above_it_too_few_warns() -> None:
+    """mdadm Create.c: "at least 4 raid-devices needed for level 6", "at least 2 raid-devices
+    needed for level 4 or 5"; mdadm.c: 1 device needs --force; raid10.c: copies > raid_disks is
+    an unsupported layout."""
     m = blank_machine()
     two = ["nvme0n1", "nvme1n1"]
     three = [*two, "nvme2n1"]
-    assert [w.code for w in check(m, two, level="raid5").warnings] == ["too-few"]
-    assert [w.code for w in check(m, three, level="6").warnings] == ["too-few"]
+    pf = check(m, three, level="6")
+    assert [(r.code, r.message) for r in pf.refusals] == [
+        ("device-count", "raid6 needs at least 4 devices (mdadm refuses fewer), 3 given")
+    ]
+    assert [w.code for w in pf.warnings] == []
+    assert [r.code for r in check(m, ["nvme0n1"], level="raid1").refusals] == ["device-count"]
+    assert [r.code for r in check(m, ["nvme0n1"], level="raid5").refusals] == ["device-count"]
+    n3 = check(m, two, level="10", layout="n3")
+    assert [r.code for r in n3.refusals] == ["device-count"]
+    assert "layout n3 keeps 3 copies" in n3.refusals[0].message
+    assert check(m, two, level="10", layout="n2").refusals == ()
+    r5 = check(m, two, level="raid5")  # mdadm accepts it: a forcible warning
+    assert r5.refusals == () and [w.code for w in r5.warnings] == ["too-few"]
     assert check(m, three, level="raid5").warnings == ()
-    assert check(m, two, level="10", layout="n2").warnings == ()
-    assert [w.code for w in check(m, two, level="10", layout="n3").warnings] == ["too-few"]
-    assert [w.code for w in check(m, ["nvme0n1"], level="raid1").warnings] == ["too-few"]
-    assert (
-        "raid6 needs at least 4 devices, 3 given"
-        in check(m, three, level="raid6").warnings[0].message
-    )
+    assert check(m, [*three, "nvme3n1"], level="raid6").refusals == ()
 
 
 # ---- in use from the kernel's own tables (Machine.usage) ----------------------------------------
