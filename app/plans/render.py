@@ -73,12 +73,14 @@ def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Pref
     busy = check_busy(machine, (s.argv for s in plan.steps))
     array = str(plan.params.get("array") or "") if plan.kind.startswith("member-") else ""
     targets = list(devices)
-    if plan.kind == "member-re-add" and plan.params.get("device"):
-        targets.append(str(plan.params["device"]))  # re-added: written, so SMART must pass too
+    # a re-added member and a replacement already in as a spare are written too: SMART must pass
+    extra = {"member-re-add": "device", "member-replace": "new"}.get(plan.kind)
+    if extra and plan.params.get(extra) and str(plan.params[extra]) not in targets:
+        targets.append(str(plan.params[extra]))
     smart = _smart_of(machine, backend, targets)
     if not devices:
-        extra = [i for t in targets for i in check_smart(machine, strip_dev(t), smart)[0]]
-        return Preflight(tuple(busy + extra))
+        refused = [i for t in targets for i in check_smart(machine, strip_dev(t), smart)[0]]
+        return Preflight(tuple(busy + refused))
     # devices of a create-array are compared with each other; single added devices are not
     pf = check(
         machine,
@@ -91,7 +93,10 @@ def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Pref
         array=array or None,
         smart=smart,
     )
-    return Preflight((*busy, *pf.refusals), pf.warnings)
+    more = [
+        i for t in targets[len(devices) :] for i in check_smart(machine, strip_dev(t), smart)[0]
+    ]
+    return Preflight((*busy, *pf.refusals, *more), pf.warnings)
 
 
 def _smart_of(

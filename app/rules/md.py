@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from app.model.devices import SECTOR, Machine, MdArray
 from app.parsers.mdadm import MdConfArray
 from app.plans.plan import Plan, Step
+from app.plans.preflight import BUSY_ACTIONS
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 from app.rules.mdconf import devname_kernel, norm_uuid
@@ -71,6 +72,14 @@ def _bitmap(a: MdArray) -> Iterator[Finding]:
         return
     if a.consistency_policy in ("journal", "ppl"):
         return  # these replace the bitmap and exclude it
+    fix_argv = ("mdadm", "--grow", "--bitmap=internal", a.path)
+    busy = a.sync is not None and a.sync.action in BUSY_ACTIONS
+    later = (
+        f" Not now: {a.name} is running a {a.sync.action}, and md answers EBUSY to a bitmap "
+        f"change while it runs; after the {a.sync.action} ends, run: {' '.join(fix_argv)}"
+        if busy and a.sync is not None
+        else ""
+    )
     yield Finding(
         "warning",
         "md-no-bitmap",
@@ -81,15 +90,12 @@ def _bitmap(a: MdArray) -> Iterator[Finding]:
         + (f" ({human(a.size_bytes)})" if a.size_bytes else "")
         + " is read and the member rewritten — and an unclean shutdown resyncs the whole array. "
         "An internal bitmap costs a little write speed (more with small bitmap chunks); it can "
-        "be added to a running array.",
-        Plan(
+        "be added to a running array." + later,
+        None
+        if busy
+        else Plan(
             f"Add an internal write-intent bitmap to {a.name}",
-            (
-                Step(
-                    ("mdadm", "--grow", "--bitmap=internal", a.path),
-                    "add an internal write-intent bitmap",
-                ),
-            ),
+            (Step(fix_argv, "add an internal write-intent bitmap"),),
             target=a.name,
             kind="audit-md-bitmap",
         ),

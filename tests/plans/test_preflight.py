@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from app.model import MdMember, SyncStatus
+from app.model.smart import SmartAttribute, SmartReading
 from app.model.usage import MOUNTS, KernelUsage
+from app.plans.plan import Plan, Step
 from app.plans.preflight import Issue, check
+from app.plans.render import preflight_for
+from app.plans.wizards.members import build_add, build_re_add, build_replace
 from backends.base import CommandResult
 from backends.replay import ReplayBackend
 from tests.corpus import FIXTURES
@@ -216,3 +221,118 @@ def test_kernel_mount_and_holder_chain_without_any_model_filesystem() -> None:
     assert "nvme2n1: is active swap" in msgs
     assert "nvme2n1: is the system disk (holds active swap)" in msgs
     assert "sda: is the system disk (holds /, /boot/efi)" in msgs
+
+
+# ---- SMART, size, sector size, sync-busy ----------------------------------------------------------
+
+
+def _failed(disk: str) -> SmartReading:
+    return SmartReading(device=disk, available=True, health="FAILED")
+
+
+def test_smart_failed_refused_as_new_member_counts_warned() -> None:
+    m = blank_machine()
+    smart = {
+        "nvme0n1": _failed("nvme0n1"),
+        "nvme1n1": SmartReading(
+            device="nvme1n1",
+            available=True,
+            health="PASSED",
+            attributes=(
+                SmartAttribute(id=197, name="Current_Pending_Sector", raw=3),
+                SmartAttribute(id=199, name="UDMA_CRC_Error_Count", raw=12),
+            ),
+        ),
+    }
+    pf = check(m, ["nvme0n1", "nvme1n1"], level="raid1", smart=smart)
+    assert [(r.code, r.device) for r in pf.refusals] == [("smart-failed", "nvme0n1")]
+    assert [(w.code, w.message) for w in pf.warnings] == [
+        ("smart", "SMART shows 3 pending sectors, 12 UDMA CRC errors")
+    ]
+
+
+def test_smart_failed_replacement_and_re_add_targets_refused_via_the_backend() -> None:
+    m = array_machine(degraded_member="nvme3n1")
+    be = FakeBackend(
+        m, smart_readings={"nvme4n1": _failed("nvme4n1"), "nvme3n1": _failed("nvme3n1")}
+    )
+    add = build_add(m, "md127", "nvme4n1")
+    pf = preflight_for(add, m, be)
+    assert ("smart-failed", "nvme4n1") in _codes(pf.refusals)
+    # a spare that is already in the array: --replace writes onto it, so SMART is checked
+    spare_in = replace(
+        m,
+        arrays=(
+            replace(
+                m.arrays[0],
+                members=(
+                    *m.arrays[0].members,
+                    MdMember(device="nvme4n1", slot=None, state=("spare",)),
+                ),
+            ),
+            m.arrays[1],
+        ),
+    )
+    rep = build_replace(spare_in, "md127", "nvme0n1", "nvme4n1")
+    assert _codes(preflight_for(rep, spare_in, be).refusals) == [("smart-failed", "nvme4n1")]
+
+
+def test_device_smaller_than_the_members_of_the_array_is_refused() -> None:
+    m = array_machine(degraded_member="nvme3n1")
+    arr = m.arrays[0]
+    members = tuple(
+        replace(mm, size_kib=900 * 1024 * 1024, data_offset_sectors=2048 * 128)
+        for mm in arr.members
+    )
+    small = replace(m.disks[4], size_bytes=800 * GIB)
+    m = replace(
+        m,
+        arrays=(replace(arr, members=members), m.arrays[1]),
+        disks=(*m.disks[:4], small, *m.disks[5:]),
+    )
+    pf = preflight_for(build_add(m, "md127", "nvme4n1"), m, None)
+    (r,) = [r for r in pf.refusals if r.code == "too-small"]
+    need = 128 * 1024**2 + 900 * GIB
+    assert r.message == f"is 800 GiB; each member of md127 needs 900.1 GiB ({need} bytes)"
+    big = replace(small, size_bytes=need)
+    m2 = replace(m, disks=(*m.disks[:4], big, *m.disks[5:]))
+    assert preflight_for(build_add(m2, "md127", "nvme4n1"), m2, None).refusals == ()
+
+
+def test_members_with_different_sector_sizes_warned() -> None:
+    m = blank_machine()
+    d0 = replace(m.disks[0], logical_sector=4096, physical_sector=4096)
+    m = replace(m, disks=(d0, *m.disks[1:]))
+    pf = check(m, ["nvme0n1", "nvme1n1"], level="raid1")
+    (w,) = [w for w in pf.warnings if w.code == "sector-size"]
+    assert "nvme0n1 4096/4096, nvme1n1 512/512" in w.message
+
+
+def test_grow_during_a_sync_is_refused_as_busy_and_the_bitmap_fix_waits() -> None:
+    m = array_machine(bitmap=None)
+    syncing = replace(
+        m.arrays[0], sync=SyncStatus(action="recover", done_sectors=1, total_sectors=4)
+    )
+    m = replace(m, arrays=(syncing, m.arrays[1]))
+    plan = Plan(
+        "add bitmap",
+        (Step(("mdadm", "--grow", "--bitmap=internal", "/dev/md127"), "add a bitmap"),),
+        target="md127",
+        kind="audit-md-bitmap",
+    )
+    pf = preflight_for(plan, m, None)
+    assert [(r.code, r.device) for r in pf.refusals] == [("busy", "md127")]
+    assert "is running a recover (25% done): md answers EBUSY" in pf.refusals[0].message
+    assert "run it after the recover ends" in pf.refusals[0].message
+    idle = replace(m, arrays=(replace(syncing, sync=SyncStatus(action="idle")), m.arrays[1]))
+    assert preflight_for(plan, idle, None).refusals == ()
+
+
+def test_smart_failed_re_add_target_refused() -> None:
+    m = array_machine(bitmap="internal", degraded_member="nvme3n1")
+    be = FakeBackend(m, smart_readings={"nvme3n1": _failed("nvme3n1")})
+    pf = preflight_for(build_re_add(m, "md127", "nvme3n1"), m, be)
+    assert _codes(pf.refusals) == [("smart-failed", "nvme3n1")]
+    assert be.smart_asked == ["nvme3n1"]
+    healthy = FakeBackend(m)
+    assert preflight_for(build_re_add(m, "md127", "nvme3n1"), m, healthy).refusals == ()

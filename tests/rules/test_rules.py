@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.model import Machine
+from app.model import Machine, SyncStatus
 from app.parsers.lsblk import parse_lsblk
 from app.parsers.lvmconfig import parse_lvmconfig
 from app.parsers.mdadm import parse_scan as parse_array_lines
@@ -390,3 +390,19 @@ def test_badges_take_the_worst_severity() -> None:
     m = usb_bridge()
     b = badges(audit(m))
     assert b["sdh1"] == "error" and b["sdh"] == "warning"
+
+
+def test_bitmap_fix_not_offered_during_a_sync_but_named_for_after_it() -> None:
+    """md answers EBUSY to a bitmap change while a sync thread runs (md.c update_array_info):
+    the fix is withheld during the recovery and its command given for after it."""
+    m = Stack(level="raid5", layout="left-symmetric", chunk=512 * 1024, bitmap=None).machine()
+    a = m.arrays[0]
+    busy = replace(
+        m, arrays=(replace(a, sync=SyncStatus(action="recover", done_sectors=5, total_sectors=10)),)
+    )
+    [f] = codes(audit(busy, healthy_inputs(busy)), "md-no-bitmap")
+    assert f.fix is None
+    assert "is running a recover, and md answers EBUSY" in f.detail
+    assert "after the recover ends, run: mdadm --grow --bitmap=internal /dev/md0" in f.detail
+    [idle] = codes(audit(m, healthy_inputs(m)), "md-no-bitmap")
+    assert idle.fix is not None
