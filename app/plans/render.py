@@ -6,7 +6,7 @@ from app.model import Machine
 from app.model.smart import SmartReading
 from app.plans.eligibility import disk_of
 from app.plans.plan import Plan
-from app.plans.preflight import Preflight, check, check_busy, check_smart, strip_dev
+from app.plans.preflight import Issue, Preflight, check, check_busy, check_smart, strip_dev
 from backends.base import Backend
 
 
@@ -97,6 +97,17 @@ def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Pref
         i for t in targets[len(devices) :] for i in check_smart(machine, strip_dev(t), smart)[0]
     ]
     return Preflight((*busy, *pf.refusals, *more), pf.warnings)
+
+
+def preflight_now(plan: Plan, backend: Backend) -> Preflight:
+    """Pre-flight on a fresh probe (run right before the plan runs). A probe that fails is a
+    refusal, not a pass."""
+    try:
+        machine = backend.probe()
+    except Exception as e:  # a backend error must stop the run, never skip the checks
+        why = f"cannot read the machine's current state: {e}"
+        return Preflight((Issue("unchecked", "", why),))
+    return preflight_for(plan, machine, backend)
 
 
 def _smart_of(
