@@ -14,11 +14,13 @@ from app.model.devices import (
     SyncStatus,
     VolumeGroup,
 )
+from app.model.usage import KernelUsage
 
 __all__ = [
     "CryptMapping",
     "Disk",
     "Filesystem",
+    "KernelUsage",
     "LogicalVolume",
     "Machine",
     "MdArray",

@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import Literal
 
 from app.model import levels
+from app.model.usage import KernelUsage
 
 SECTOR = 512
 
@@ -335,6 +336,8 @@ class Machine:
     mdstat: str | None = None  # /proc/mdstat as read, for display
     taken_at: float = 0.0  # backend clock
     is_root: bool = False
+    # the kernel's own mounts/swaps/holders; None = not read (pre-flight then refuses)
+    usage: KernelUsage | None = None
     extra: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     # ---- indexes (computed once per Machine) --------------------------------------

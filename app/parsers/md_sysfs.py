@@ -169,15 +169,7 @@ def raid10_layout_name(layout: int) -> str:
     return "".join(parts)
 
 
-<<<<<<< HEAD
-def raid10_copies(layout: int) -> int:
-    """How many copies of each chunk a raid10 layout keeps (near × far)."""
-    return max(1, (layout & 0xFF) * ((layout >> 8) & 0xFF))
-
-
 @only_parse_errors(SOURCE)
-=======
->>>>>>> levels
 def layout_name(level: str, text: str) -> str | None:
     """``md/layout`` as a name for the array's level; None where the level has no layout."""
     t = _clean(text)

@@ -311,6 +311,10 @@ class ArgvDevices:
     layout: str | None = None
     raid_devices: int | None = None
     names: frozenset[str] = frozenset()  # every device the argv names, in every spelling
+    # written but not overwritten (a re-added member, a replacement already in as a spare):
+    # pre-flight checks their health (SMART), not their emptiness
+    written: tuple[str, ...] = ()
+    array: str | None = None  # the array a member operation works on (kernel name)
 
 
 def _resolve(machine: Machine | None, path: str) -> str:
@@ -332,6 +336,8 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
     level = layout = None
     raid_devices: int | None = None
     created: set[str] = set()  # arrays and LVs the plan itself makes: nothing on them to lose
+    written: list[str] = []
+    array: str | None = None
 
     def named(p: str) -> None:
         names.update({p, p.rsplit("/", 1)[-1], _resolve(machine, p)})
@@ -359,12 +365,22 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
             raid_devices = _int_opt(opts, "--raid-devices")
         elif prog == "mdadm" and len(argv) == 4 and argv[2] in ("--add", "--add-spare"):
             overwrites.append(argv[3])
+            array = _resolve(machine, argv[1])
+        elif prog == "mdadm" and len(argv) == 4 and argv[2] == "--re-add":
+            written.append(argv[3])
+            array = _resolve(machine, argv[1])
+        elif prog == "mdadm" and len(argv) == 6 and argv[2] == "--replace" and argv[4] == "--with":
+            written.append(argv[5])
+            array = _resolve(machine, argv[1])
         elif prog == "lvcreate" and "--name" in argv[:-2]:
             created.add(f"/dev/{argv[-1]}/{argv[argv.index('--name') + 1]}")
         elif prog in ("pvcreate", "mkfs.ext4", "mkfs.xfs") and argv[-1] not in created:
             overwrites.append(argv[-1])
     resolved = tuple(dict.fromkeys(_resolve(machine, d) for d in overwrites))
-    return ArgvDevices(resolved, level, layout, raid_devices, frozenset(names))
+    more = tuple(
+        d for d in dict.fromkeys(_resolve(machine, w) for w in written) if d not in resolved
+    )
+    return ArgvDevices(resolved, level, layout, raid_devices, frozenset(names), more, array)
 
 
 def _params_devices(plan: Plan) -> tuple[str, ...]:

@@ -1,49 +1,69 @@
 """Pre-flight safety: before a plan that writes to devices is offered (and again before it runs).
 
-Refusals (never forcible): the device is unknown, mounted, swap, held by md/dm/LVM (a child in the
-stack, a PV, an array member), or lives on the disk under "/" or "/boot".
+Refusals (never forcible):
+  in use (``app.plans.in_use``, from the kernel's mountinfo, /proc/swaps and sysfs holders plus
+  md/LVM/dm-crypt membership): mounted, swap, held, on the disk holding "/", "/boot" or swap;
+  ``unchecked`` a safety check could not run (the reason is named); ``unknown`` no such device;
+  ``read-only`` / ``empty``; ``smart-failed`` SMART health FAILED on a new member or target;
+  ``too-small`` smaller than the array's members use; ``device-count`` fewer devices than mdadm
+  (or the kernel, for RAID-10 layouts) accepts; ``busy`` an operation the kernel answers EBUSY
+  while the array syncs (run it after the sync).
 
 Warnings (each has a ``code``; going past one is an explicit ``--force CODE`` / a checkbox, and the
 executor records the forced codes in the audit log):
   ``signatures``   existing signatures (``wipefs --no-act --json DEV``) or a partition table
   ``size-mismatch`` members of different sizes: the array uses the smallest, the rest is lost
   ``mixed-media``  rotational and SSD members mixed (the array runs at the disks' speed)
-  ``too-few``      fewer devices than the level needs
+  ``too-few``      fewer devices than the level is worth (a 2-device RAID-5 is a mirror)
+  ``sector-size``  members with different logical or physical sector sizes
+  ``smart``        reallocated/pending/offline-uncorrectable/CRC counts above zero
   ``wipefs``       signatures could not be checked (wipefs missing or failed)
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.model import Disk, Machine, Partition
+from app.model.smart import SmartReading
+from app.plans.eligibility import disk_of, smart_failed, smart_warnings
 from app.plans.geometry import PlanError, human_bytes, normalize_level, raid10_copies
+from app.plans.in_use import Issue, write_refusals
 from backends.base import Backend
 
-BOOT_MOUNTS = ("/", "/boot", "/boot/efi", "/efi")
+__all__ = [
+    "MIN_DEVICES",
+    "Issue",
+    "Preflight",
+    "check",
+    "check_busy",
+    "check_signatures",
+    "check_smart",
+    "strip_dev",
+]
 
-# (minimum mdadm accepts without --force, recommended minimum)
+# The fewest --raid-devices mdadm --create accepts without --force (raidman never forces):
+# mdadm.c refuses 1 device for every level unless --force ("'1' is an unusual number of drives
+# for an array"), Create.c refuses level 6 below 4 ("at least 4 raid-devices needed for level 6")
+# and levels 4/5 below 2. RAID-10 also needs at least as many devices as copies (near × far):
+# drivers/md/raid10.c setup_conf: "copies < 2 || copies > mddev->raid_disks" → unsupported layout.
 MIN_DEVICES = {
     "raid0": 2,
     "raid1": 2,
-    "raid4": 3,
-    "raid5": 3,
+    "raid4": 2,
+    "raid5": 2,
     "raid6": 4,
     "raid10": 2,
-    "linear": 1,
+    "linear": 2,
 }
+# fewer than this works but is not worth the level: a 2-device RAID-4/5 stores what a mirror does
+RECOMMENDED_DEVICES = {"raid4": 3, "raid5": 3}
 
-
-@dataclass(frozen=True, slots=True)
-class Issue:
-    code: str
-    device: str  # kernel name, or "" for the whole selection
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.device}: {self.message}" if self.device else self.message
+# sync actions during which md answers EBUSY to --grow (bitmap, size, raid-devices, level,
+# chunk): md.c update_array_info / update_size / update_raid_disks refuse while a sync thread runs
+BUSY_ACTIONS = ("resync", "recover", "check", "repair", "reshape")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,43 +99,6 @@ def strip_dev(name: str) -> str:
     if name.startswith("/dev/") and "/" not in name[5:]:
         return name[5:]
     return name
-
-
-def _boot_disks(machine: Machine) -> dict[str, str]:
-    """disk kernel name → the mountpoint that makes it the boot/root disk."""
-    out: dict[str, str] = {}
-    for fs in machine.filesystems:
-        for mp in fs.mountpoints:
-            if mp in BOOT_MOUNTS:
-                for d in machine.disks_under(fs.device) or (fs.device,):
-                    out.setdefault(d, mp)
-    return out
-
-
-def _in_use(machine: Machine, name: str) -> list[Issue]:
-    """Why ``name`` itself (not its partitions) cannot be written."""
-    out: list[Issue] = []
-    fs = machine.filesystem(name)
-    if fs is not None and fs.fstype == "swap":
-        out.append(Issue("swap", name, "is a swap area" + (" in use" if fs.mounted else "")))
-    elif fs is not None and fs.mounted:
-        out.append(Issue("mounted", name, f"is mounted on {', '.join(fs.mountpoints)}"))
-    for a in machine.arrays:
-        if a.member(name) is not None:
-            out.append(Issue("held", name, f"is a member of the md array {a.name}"))
-    pv = machine.pv(name)
-    if pv is not None:
-        vg = f" of volume group {pv.vg}" if pv.vg else ""
-        out.append(Issue("held", name, f"is an LVM physical volume{vg}"))
-    member_of = {a.name for a in machine.arrays if a.member(name) is not None}
-    for child in machine.children_of(name):
-        if machine.partition(child) is not None or child in member_of:
-            continue
-        out.append(Issue("held", name, f"is held by {child} (device-mapper / md / LVM)"))
-    for c in machine.crypts:
-        if c.backing == name and c.kernel_name not in machine.children_of(name):
-            out.append(Issue("held", name, f"is held by the dm-crypt mapping {c.name}"))
-    return out
 
 
 def _parse_wipefs(stdout: str) -> list[str]:
@@ -159,6 +142,75 @@ def check_signatures(backend: Backend, name: str) -> list[Issue]:
     ]
 
 
+def check_smart(
+    machine: Machine, name: str, smart: Mapping[str, SmartReading]
+) -> tuple[list[Issue], list[Issue]]:
+    """(refusals, warnings) from the SMART reading of the disk ``name`` lives on."""
+    reading = smart.get(disk_of(machine, name))
+    if reading is None:
+        return [], []
+    if smart_failed(reading):
+        return [
+            Issue(
+                "smart-failed",
+                name,
+                "SMART overall health is FAILED: the drive itself predicts its failure; "
+                "it must not become an array member",
+                "SMART FAILED",
+            )
+        ], []
+    counts = smart_warnings(reading)
+    if counts:
+        return [], [Issue("smart", name, f"SMART shows {', '.join(counts)}")]
+    return [], []
+
+
+def needed_member_bytes(machine: Machine, array: str) -> int | None:
+    """What each member of ``array`` must hold: the largest data offset + used size of its
+    members (md/dev-*/offset + md/dev-*/size), else the array size over its data disks."""
+    a = machine.array(array)
+    if a is None:
+        return None
+    need = [
+        (m.data_offset_sectors or 0) * 512 + m.size_kib * 1024
+        for m in a.members
+        if m.size_kib is not None
+    ]
+    if need:
+        return max(need)
+    if a.size_bytes and a.data_disks:
+        return a.size_bytes // a.data_disks
+    return None
+
+
+def _sector_sizes(machine: Machine, name: str) -> tuple[int, int] | None:
+    d = machine.disk(disk_of(machine, name))
+    return None if d is None else (d.logical_sector, d.physical_sector)
+
+
+def check_busy(machine: Machine, argvs: Iterable[Sequence[str]]) -> list[Issue]:
+    """``mdadm --grow`` on an array whose sync thread runs: the kernel answers EBUSY."""
+    out: list[Issue] = []
+    for argv in argvs:
+        if len(argv) < 3 or argv[0] != "mdadm" or "--grow" not in argv:
+            continue
+        for arg in argv[1:]:
+            a = machine.array(strip_dev(arg)) if arg.startswith("/dev/") else None
+            if a is None or a.sync is None or a.sync.action not in BUSY_ACTIONS:
+                continue
+            pct = f" ({a.sync.fraction:.0%} done)" if a.sync.fraction is not None else ""
+            out.append(
+                Issue(
+                    "busy",
+                    a.name,
+                    f"is running a {a.sync.action}{pct}: md answers EBUSY to "
+                    f"'{' '.join(argv)}' while it runs; run it after the {a.sync.action} ends",
+                    f"{a.sync.action} running: after it ends",
+                )
+            )
+    return out
+
+
 def check(
     machine: Machine,
     devices: Sequence[str],
@@ -168,35 +220,41 @@ def check(
     layout: str | None = None,
     raid_devices: int | None = None,
     check_sizes: bool = True,
+    array: str | None = None,
+    smart: Mapping[str, SmartReading] | None = None,
 ) -> Preflight:
     """Check ``devices`` (kernel names or /dev paths) that a plan will overwrite.
 
-    ``level``/``raid_devices`` enable the too-few check (``raid_devices`` defaults to the number
-    of devices). ``backend`` enables the wipefs signature check.
+    ``level``/``raid_devices`` enable the device-count checks (``raid_devices`` defaults to the
+    number of devices). ``array`` (add/replace/grow) enables the too-small check and compares
+    sector sizes with its members. ``smart`` (whole-disk name → reading) enables the SMART
+    checks. ``backend`` enables the wipefs signature check.
     """
     names = [strip_dev(d) for d in devices]
     refusals: list[Issue] = []
     warnings: list[Issue] = []
-    boot = _boot_disks(machine)
+    need = needed_member_bytes(machine, array) if array else None
 
     for name in dict.fromkeys(names):
         dev = machine.device(name)
-        if dev is None:
-            refusals.append(Issue("unknown", name, "no such block device on this machine"))
-            continue
-        issues = _in_use(machine, name)
-        if isinstance(dev, Disk):
-            if name in boot:
-                issues.append(Issue("boot", name, f"is the boot/root disk (holds {boot[name]})"))
-            for part in machine.partitions:
-                if part.parent == name:
-                    for i in _in_use(machine, part.name):
-                        issues.append(Issue(i.code, name, f"its partition {part.name} {i.message}"))
-        elif isinstance(dev, Partition) and dev.parent in boot:
+        issues = write_refusals(machine, name)
+        if dev is not None and smart is not None:
+            refused, warned = check_smart(machine, name, smart)
+            issues += refused
+            warnings.extend(warned)
+        if need is not None and isinstance(dev, Disk | Partition) and dev.size_bytes < need:
             issues.append(
-                Issue("boot", name, f"is on the boot/root disk {dev.parent} ({boot[dev.parent]})")
+                Issue(
+                    "too-small",
+                    name,
+                    f"is {human_bytes(dev.size_bytes)}; each member of {array} needs "
+                    f"{human_bytes(need)} ({need} bytes)",
+                    f"too small (needs {human_bytes(need)})",
+                )
             )
         refusals.extend(issues)
+        if dev is None:
+            continue
         if backend is not None and not issues:
             warnings.extend(check_signatures(backend, name))
         elif backend is None and isinstance(dev, Disk) and dev.partition_table:
@@ -232,18 +290,64 @@ def check(
                 "mixes rotational disks and SSDs: the array runs at the speed of the slowest",
             )
         )
+    warnings.extend(_sector_mismatch(machine, names, array))
     if level is not None:
-        try:
-            lvl = normalize_level(level)
-        except PlanError:
-            lvl = level
         n = raid_devices if raid_devices is not None else len(names)
-        need = MIN_DEVICES.get(lvl)
-        if lvl == "raid10":
-            need = raid10_copies(layout)
-        if need is not None and n < need:
-            warnings.append(Issue("too-few", "", f"{lvl} needs at least {need} devices, {n} given"))
+        refused, warned = _count(level, layout, n)
+        refusals.extend(refused)
+        warnings.extend(warned)
     return Preflight(tuple(refusals), tuple(warnings))
+
+
+def _count(level: str, layout: str | None, n: int) -> tuple[list[Issue], list[Issue]]:
+    try:
+        lvl = normalize_level(level)
+    except PlanError:
+        lvl = level
+    need = MIN_DEVICES.get(lvl)
+    why = "mdadm refuses fewer"
+    if lvl == "raid10":
+        copies = raid10_copies(layout)
+        if copies > (need or 0):
+            need, why = (
+                copies,
+                f"layout {layout} keeps {copies} copies; the kernel refuses fewer devices",
+            )
+    if need is not None and n < need:
+        return [
+            Issue("device-count", "", f"{lvl} needs at least {need} devices ({why}), {n} given")
+        ], []
+    rec = RECOMMENDED_DEVICES.get(lvl)
+    if rec is not None and n < rec:
+        return [], [
+            Issue(
+                "too-few",
+                "",
+                f"{lvl} needs at least {rec} devices to be worth it, {n} given "
+                "(a 2-device RAID-5 holds what a RAID-1 holds, with parity work)",
+            )
+        ]
+    return [], []
+
+
+def _sector_mismatch(machine: Machine, names: Sequence[str], array: str | None) -> list[Issue]:
+    devs = list(dict.fromkeys(names))
+    a = machine.array(array) if array else None
+    if a is not None:
+        devs += [m.device for m in a.members if m.device not in devs]
+    sizes = {n: s for n in devs if (s := _sector_sizes(machine, n)) is not None}
+    if len(set(sizes.values())) <= 1:
+        return []
+    listed = ", ".join(f"{n} {lg}/{ph}" for n, (lg, ph) in sizes.items())
+    return [
+        Issue(
+            "sector-size",
+            "",
+            "members differ in logical/physical sector size (" + listed + "): md uses the "
+            "largest logical size for the array, and writes smaller than a member's physical "
+            "sector cost it a read-modify-write",
+        )
+    ]
 
 
 def _rotational(machine: Machine, name: str) -> bool | None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from app.model import Machine
+from app.model.smart import SmartReading
 from app.plans.allowlist import argv_devices
+from app.plans.eligibility import disk_of
 from app.plans.plan import Plan, escape_controls
-from app.plans.preflight import Preflight, check
+from app.plans.preflight import Issue, Preflight, check, check_busy, check_smart, strip_dev
 from backends.base import Backend
 
 
@@ -50,15 +52,21 @@ def preflight_json(pf: Preflight) -> dict[str, list[dict[str, str]]]:
 
 
 def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Preflight:
-    """Pre-flight the devices ``plan``'s commands overwrite, on ``machine`` as it is now.
+    """Pre-flight the devices ``plan``'s commands write to, on ``machine`` as it is now (also run
+    again right before the plan runs, in the TUI and by ``raidman apply``).
 
-    The devices, level and layout come from the argv (``allowlist.argv_devices``), never from the
-    plan's ``params`` or ``kind``: a saved plan is checked for what it would really run."""
+    The devices, level, layout and array come from the argv (``allowlist.argv_devices``), never
+    from the plan's ``params`` or ``kind``: a saved plan is checked for what it would really run."""
     dev = argv_devices(plan, machine)
+    busy = check_busy(machine, (s.argv for s in plan.steps))
+    # a re-added member and a replacement already in as a spare are written too: SMART must pass
+    targets = [*dev.overwrites, *dev.written]
+    smart = _smart_of(machine, backend, targets)
     if not dev.overwrites:
-        return Preflight()
+        refused = [i for t in targets for i in check_smart(machine, strip_dev(t), smart)[0]]
+        return Preflight(tuple(busy + refused))
     # devices of a create-array are compared with each other; single added devices are not
-    return check(
+    pf = check(
         machine,
         dev.overwrites,
         backend=backend,
@@ -66,7 +74,36 @@ def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Pref
         layout=dev.layout,
         raid_devices=dev.raid_devices if dev.level else None,
         check_sizes=dev.level is not None,
+        array=dev.array,
+        smart=smart,
     )
+    more = [i for t in dev.written for i in check_smart(machine, strip_dev(t), smart)[0]]
+    return Preflight((*busy, *pf.refusals, *more), pf.warnings)
+
+
+def preflight_now(plan: Plan, backend: Backend) -> Preflight:
+    """Pre-flight on a fresh probe (run right before the plan runs). A probe that fails is a
+    refusal, not a pass."""
+    try:
+        machine = backend.probe()
+    except Exception as e:  # a backend error must stop the run, never skip the checks
+        why = f"cannot read the machine's current state: {e}"
+        return Preflight((Issue("unchecked", "", why),))
+    return preflight_for(plan, machine, backend)
+
+
+def _smart_of(
+    machine: Machine, backend: Backend | None, devices: list[str]
+) -> dict[str, SmartReading]:
+    """SMART of the whole disks under ``devices`` (one reading per disk; none without a backend)."""
+    if backend is None:
+        return {}
+    out: dict[str, SmartReading] = {}
+    for d in devices:
+        disk = disk_of(machine, strip_dev(d))
+        if disk not in out and machine.disk(disk) is not None:
+            out[disk] = backend.smart(disk)
+    return out
 
 
 def confirmation_matches(plan: Plan, typed: str) -> bool:

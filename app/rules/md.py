@@ -8,6 +8,7 @@ from app.model import levels
 from app.model.devices import SECTOR, Machine, MdArray
 from app.parsers.mdadm import MdConfArray
 from app.plans.plan import Plan, Step
+from app.plans.preflight import BUSY_ACTIONS
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 from app.rules.mdconf import devname_kernel, norm_uuid
@@ -75,11 +76,23 @@ BITMAP_COST = (
 )
 
 
+def _bitmap_argv(a: MdArray) -> tuple[str, ...]:
+    return ("mdadm", "--grow", "--bitmap=internal", a.path)
+
+
 def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
     if a.level not in levels.REDUNDANT or a.bitmap is not None or a.is_container:
         return
     if a.consistency_policy in ("journal", "ppl"):
         return  # these replace the bitmap and exclude it
+    fix_argv = _bitmap_argv(a)
+    busy = a.sync is not None and a.sync.action in BUSY_ACTIONS
+    later = (
+        f" Not now: {a.name} is running a {a.sync.action}, and md answers EBUSY to a bitmap "
+        f"change while it runs; after the {a.sync.action} ends, run: {' '.join(fix_argv)}"
+        if busy and a.sync is not None
+        else ""
+    )
     size = f" ({human(a.size_bytes)})" if a.size_bytes else ""
     member = _member_bytes(a)
     if a.is_external:
@@ -116,8 +129,9 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
                 if all_ssd
                 else ""
             )
-            + BITMAP_COST,
-            _add_bitmap_plan(a),
+            + BITMAP_COST
+            + later,
+            None if busy else _add_bitmap_plan(a),
         )
         return
     yield Finding(
@@ -128,8 +142,8 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
         f"Without a bitmap, a member that drops out briefly (cable, controller reset) and is "
         f"re-added is rebuilt in full — every block of {a.name}{size} is read and the member "
         'rewritten — and an unclean shutdown resyncs the whole array (article 000: "if RAID-5, '
-        'then with a bitmap"). ' + BITMAP_COST + " It can be added to a running array.",
-        _add_bitmap_plan(a),
+        'then with a bitmap"). ' + BITMAP_COST + " It can be added to a running array." + later,
+        None if busy else _add_bitmap_plan(a),
     )
 
 
@@ -142,10 +156,7 @@ def _add_bitmap_plan(a: MdArray) -> Plan:
     return Plan(
         f"Add an internal write-intent bitmap to {a.name}",
         (
-            Step(
-                ("mdadm", "--grow", "--bitmap=internal", a.path),
-                "add an internal write-intent bitmap",
-            ),
+            Step(_bitmap_argv(a), "add an internal write-intent bitmap"),
         ),
         target=a.name,
         kind="audit-md-bitmap",

@@ -3,7 +3,8 @@
 Processes: ONE ``lsblk --json --bytes -o LSBLK_COLUMNS`` (retried without a column an old
 lsblk rejects) and, only when lsblk shows an LVM2_member (or lsblk failed), ONE
 ``lvm fullreport``. Files: ``/sys/block/md*/md/...``, ``/proc/mdstat``, ``/sys/block/dm-*/dm/``,
-``/proc/self/mountinfo``, ``/run/udev/data/b<maj:min>`` for md names.
+``/proc/self/mountinfo``, ``/proc/swaps``, ``/sys/block/*/holders`` (``backends.linux.usage``),
+``/run/udev/data/b<maj:min>`` for md names.
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ from app.model.devices import (
     ProbeNote,
     VolumeGroup,
 )
+from app.model.usage import MOUNTS
 from app.parsers.errors import ParseError
 from app.parsers.fsinfo import FsInfo, fs_info_argv, parse_fs_info, with_geometry
 from app.parsers.lsblk import LSBLK_COLUMNS, LsblkNode, parse_lsblk
 from backends.base import CommandResult
 from backends.linux.md import SYS_BLOCK, dev_md_links, md_names, read_array
 from backends.linux.source import NOT_FOUND, Source
+from backends.linux.usage import read_usage
 
 LSBLK_TIMEOUT = 30.0
 LVM_TIMEOUT = 60.0
@@ -148,28 +151,6 @@ def run_lvm(source: Source, notes: list[ProbeNote]) -> Any | None:
             ProbeNote("lvm", f"lvm fullreport exit {r.returncode}: {_first_line(r.stderr)}", "info")
         )
     return report
-
-
-def read_mountinfo(source: Source, notes: list[ProbeNote]) -> dict[str, tuple[str, ...]] | None:
-    """ "major:minor" -> mountpoints (in mount order); None when unreadable."""
-    text = source.read_text("/proc/self/mountinfo")
-    if text is None:
-        notes.append(ProbeNote("procfs", "/proc/self/mountinfo unreadable: mountpoints from lsblk"))
-        return None
-    parser = _optional_parser("mountinfo")
-    if parser is None:
-        return None
-    try:
-        entries = parser.parse_mountinfo(text)
-    except ParseError as e:
-        notes.append(ProbeNote("procfs", f"cannot read mountinfo: {e}"))
-        return None
-    out: dict[str, list[str]] = {}
-    for entry in entries:
-        key = f"{entry.major}:{entry.minor}"
-        if entry.mountpoint not in out.setdefault(key, []):
-            out[key].append(entry.mountpoint)
-    return {k: tuple(v) for k, v in out.items()}
 
 
 class _DmInfo:
@@ -347,15 +328,16 @@ def probe_with_fs_info(source: Source) -> tuple[Machine, dict[str, FsInfo | Comm
     else:
         notes.append(ProbeNote("lvm", "no LVM physical volumes: lvm not run", "info"))
 
-    # ---- mountpoints from mountinfo (authoritative over lsblk's) ----------------------
-    mounts = read_mountinfo(source, notes)
-    if mounts is not None:
+    # ---- the kernel's mounts, swaps and holders (mountpoints authoritative over lsblk's) --
+    usage = read_usage(source, {n.maj_min: n.name for n in nodes.values() if n.maj_min})
+    mounts_unread = [why for what, why in usage.unread if what == MOUNTS]
+    if mounts_unread:
+        notes.append(ProbeNote("procfs", f"{mounts_unread[0]}: mountpoints from lsblk"))
+    else:
         filesystems = tuple(
-            replace(f, mountpoints=mounts.get(nodes[f.device].maj_min or "", ()))
-            if f.device in nodes and nodes[f.device].maj_min
-            else f
-            for f in filesystems
+            replace(f, mountpoints=usage.mountpoints(f.device)) for f in filesystems
         )
+    # swaps/holders that could not be read are not notes: pre-flight refuses and says why
     filesystems, fs_info = read_fs_info(source, filesystems)
 
     notes.extend(source.take_notes())
@@ -375,5 +357,6 @@ def probe_with_fs_info(source: Source) -> tuple[Machine, dict[str, FsInfo | Comm
         mdstat=mdstat_text,
         taken_at=taken_at,
         is_root=euid == 0,
+        usage=usage,
     )
     return machine, fs_info

@@ -428,6 +428,10 @@ class ReplaySource(_Notes):
             self._note(_note_source(path), f"cannot read {f}: {e.strerror or e}")
             return None
 
+    def recorded(self, path: str) -> bool:
+        """Whether the capture holds an answer for ``path`` (a read, a listing or a link)."""
+        return path in self.reads or path in self.listings or path in self.links
+
     def listdir(self, path: str) -> tuple[str, ...]:
         names = self.listings.get(path)
         return tuple(names) if names else ()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.model import levels
 from app.model.devices import (
     Disk,
@@ -18,6 +20,7 @@ from app.model.devices import (
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.smart import SmartAttribute, SmartReading
 from backends.simulated.state import SimArray, SimDisk, SimState
+from backends.simulated.usage import usage_of
 
 RAID5_ALGORITHMS = {
     "left-asymmetric": 0,
@@ -374,7 +377,7 @@ def refresh_static(st: SimState, cache: StaticCache) -> None:
 def build_machine(st: SimState, cache: StaticCache) -> Machine:
     refresh_static(st, cache)
     pvs, vgs, lvs = cache.lvm
-    return Machine(
+    m = Machine(
         host=st.host,
         kernel=st.kernel,
         disks=cache.disks,
@@ -390,6 +393,7 @@ def build_machine(st: SimState, cache: StaticCache) -> Machine:
         is_root=True,
         extra={"simulated": "yes"},
     )
+    return replace(m, usage=usage_of(m))
 
 
 def build_sample(st: SimState) -> LiveSample:

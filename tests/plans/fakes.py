@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.model import (
     Disk,
@@ -18,6 +18,7 @@ from app.model import (
 from app.model.live import LiveSample
 from app.model.smart import SmartReading
 from backends.base import CommandResult
+from backends.simulated.usage import usage_of
 
 GIB = 1024**3
 Responder = Callable[[tuple[str, ...], str | None], CommandResult | None]
@@ -32,6 +33,8 @@ class FakeBackend:
     responders: list[Responder] = field(default_factory=list)
     calls: list[tuple[tuple[str, ...], str | None]] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    smart_readings: dict[str, SmartReading] = field(default_factory=dict)
+    smart_asked: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -50,8 +53,11 @@ class FakeBackend:
     def sample(self) -> LiveSample:  # pragma: no cover - not used by plan tests
         raise NotImplementedError
 
-    def smart(self, disk: str) -> SmartReading:  # pragma: no cover
-        raise NotImplementedError
+    def smart(self, disk: str) -> SmartReading:
+        self.smart_asked.append(disk)
+        return self.smart_readings.get(
+            disk, SmartReading(device=disk, available=False, reason="fake: no SMART")
+        )
 
     def read_text(self, path: str) -> str | None:
         return self.files.get(path)
@@ -80,6 +86,11 @@ class FakeBackend:
         self.responders.append(r)
 
 
+def with_usage(m: Machine) -> Machine:
+    """The machine with the kernel's mounts/swaps/holders as the simulator derives them."""
+    return replace(m, usage=usage_of(m))
+
+
 def nvme(name: str, size: int = 1000 * GIB, rotational: bool = False) -> Disk:
     return Disk(
         name=name, size_bytes=size, model="Fake NVMe", rotational=rotational, transport="nvme"
@@ -88,28 +99,34 @@ def nvme(name: str, size: int = 1000 * GIB, rotational: bool = False) -> Disk:
 
 def blank_machine() -> Machine:
     """Four empty 1 TB NVMe disks plus a root disk sda with / and /boot."""
-    return Machine(
-        host="test",
-        kernel="6.1",
-        disks=(
-            nvme("nvme0n1"),
-            nvme("nvme1n1"),
-            nvme("nvme2n1"),
-            nvme("nvme3n1"),
-            Disk(name="sda", size_bytes=500 * GIB, rotational=True, partition_table="gpt"),
-            Disk(name="sdb", size_bytes=2000 * GIB, rotational=True),
-        ),
-        partitions=(
-            Partition(name="sda1", parent="sda", number=1, start_sector=2048, size_bytes=GIB),
-            Partition(name="sda2", parent="sda", number=2, start_sector=4096, size_bytes=400 * GIB),
-            Partition(name="sda3", parent="sda", number=3, start_sector=9000, size_bytes=8 * GIB),
-        ),
-        filesystems=(
-            Filesystem(device="sda1", fstype="vfat", mountpoints=("/boot/efi",)),
-            Filesystem(device="sda2", fstype="ext4", mountpoints=("/",)),
-            Filesystem(device="sda3", fstype="swap"),
-        ),
-        edges=(("sda", "sda1"), ("sda", "sda2"), ("sda", "sda3")),
+    return with_usage(
+        Machine(
+            host="test",
+            kernel="6.1",
+            disks=(
+                nvme("nvme0n1"),
+                nvme("nvme1n1"),
+                nvme("nvme2n1"),
+                nvme("nvme3n1"),
+                Disk(name="sda", size_bytes=500 * GIB, rotational=True, partition_table="gpt"),
+                Disk(name="sdb", size_bytes=2000 * GIB, rotational=True),
+            ),
+            partitions=(
+                Partition(name="sda1", parent="sda", number=1, start_sector=2048, size_bytes=GIB),
+                Partition(
+                    name="sda2", parent="sda", number=2, start_sector=4096, size_bytes=400 * GIB
+                ),
+                Partition(
+                    name="sda3", parent="sda", number=3, start_sector=9000, size_bytes=8 * GIB
+                ),
+            ),
+            filesystems=(
+                Filesystem(device="sda1", fstype="vfat", mountpoints=("/boot/efi",)),
+                Filesystem(device="sda2", fstype="ext4", mountpoints=("/",)),
+                Filesystem(device="sda3", fstype="swap"),
+            ),
+            edges=(("sda", "sda1"), ("sda", "sda2"), ("sda", "sda3")),
+        )
     )
 
 
@@ -162,15 +179,19 @@ def array_machine(*, bitmap: str | None = None, degraded_member: str | None = No
     )
     edges = tuple((f"nvme{i}n1", "md127") for i in range(4) if f"nvme{i}n1" != degraded_member)
     edges += tuple((d, "md126") for d in ("sdc", "sdd", "sde", "sdf"))
-    return Machine(
-        host="test",
-        kernel="6.1",
-        disks=disks,
-        arrays=(r10, r5),
-        pvs=(PhysicalVolume(device="md127", vg="vg127", size_bytes=2000 * GIB),),
-        vgs=(
-            VolumeGroup(name="vg127", size_bytes=2000 * GIB, free_bytes=0, extent_size=4 * 1024**2),
-        ),
-        filesystems=(Filesystem(device="md126", fstype="xfs", mountpoints=("/srv",)),),
-        edges=edges,
+    return with_usage(
+        Machine(
+            host="test",
+            kernel="6.1",
+            disks=disks,
+            arrays=(r10, r5),
+            pvs=(PhysicalVolume(device="md127", vg="vg127", size_bytes=2000 * GIB),),
+            vgs=(
+                VolumeGroup(
+                    name="vg127", size_bytes=2000 * GIB, free_bytes=0, extent_size=4 * 1024**2
+                ),
+            ),
+            filesystems=(Filesystem(device="md126", fstype="xfs", mountpoints=("/srv",)),),
+            edges=edges,
+        )
     )

@@ -5,12 +5,20 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from app.plans.preflight import check
+from app.model import MdMember, SyncStatus
+from app.model.smart import SmartAttribute, SmartReading
+from app.model.usage import MOUNTS, KernelUsage
+from app.plans.plan import Plan, Step
+from app.plans.preflight import Issue, check
+from app.plans.render import preflight_for
+from app.plans.wizards.members import build_add, build_re_add, build_replace
 from backends.base import CommandResult
+from backends.replay import ReplayBackend
+from tests.corpus import FIXTURES
 from tests.plans.fakes import GIB, FakeBackend, array_machine, blank_machine, nvme
 
 
-def _codes(issues: tuple) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+def _codes(issues: tuple[Issue, ...]) -> list[tuple[str, str]]:
     return [(i.code, i.device) for i in issues]
 
 
@@ -31,7 +39,7 @@ def test_root_boot_disk_and_its_partitions_are_refused() -> None:
     assert ("boot", "sda2") in refused
     assert ("swap", "sda3") in refused
     msgs = " | ".join(str(r) for r in pf.refusals)
-    assert "sda: is the boot/root disk" in msgs
+    assert "sda: is the system disk" in msgs
     assert "its partition sda2 is mounted on /" in msgs
     assert not pf.allows(["signatures", "size-mismatch", "mixed-media", "too-few"])
 
@@ -123,17 +131,208 @@ def test_mixed_rotational_and_ssd_warned() -> None:
     assert [w.code for w in pf.warnings] == ["mixed-media"]
 
 
-def test_too_few_devices_per_level() -> None:
+def test_device_count_below_mdadm_minimum_is_refused_above_it_too_few_warns() -> None:
+    """mdadm Create.c: "at least 4 raid-devices needed for level 6", "at least 2 raid-devices
+    needed for level 4 or 5"; mdadm.c: 1 device needs --force; raid10.c: copies > raid_disks is
+    an unsupported layout."""
     m = blank_machine()
     two = ["nvme0n1", "nvme1n1"]
     three = [*two, "nvme2n1"]
-    assert [w.code for w in check(m, two, level="raid5").warnings] == ["too-few"]
-    assert [w.code for w in check(m, three, level="6").warnings] == ["too-few"]
+    pf = check(m, three, level="6")
+    assert [(r.code, r.message) for r in pf.refusals] == [
+        ("device-count", "raid6 needs at least 4 devices (mdadm refuses fewer), 3 given")
+    ]
+    assert [w.code for w in pf.warnings] == []
+    assert [r.code for r in check(m, ["nvme0n1"], level="raid1").refusals] == ["device-count"]
+    assert [r.code for r in check(m, ["nvme0n1"], level="raid5").refusals] == ["device-count"]
+    n3 = check(m, two, level="10", layout="n3")
+    assert [r.code for r in n3.refusals] == ["device-count"]
+    assert "layout n3 keeps 3 copies" in n3.refusals[0].message
+    assert check(m, two, level="10", layout="n2").refusals == ()
+    r5 = check(m, two, level="raid5")  # mdadm accepts it: a forcible warning
+    assert r5.refusals == () and [w.code for w in r5.warnings] == ["too-few"]
     assert check(m, three, level="raid5").warnings == ()
-    assert check(m, two, level="10", layout="n2").warnings == ()
-    assert [w.code for w in check(m, two, level="10", layout="n3").warnings] == ["too-few"]
-    assert [w.code for w in check(m, ["nvme0n1"], level="raid1").warnings] == ["too-few"]
-    assert (
-        "raid6 needs at least 4 devices, 3 given"
-        in check(m, three, level="raid6").warnings[0].message
+    assert check(m, [*three, "nvme3n1"], level="raid6").refusals == ()
+
+
+# ---- in use from the kernel's own tables (Machine.usage) ----------------------------------------
+
+DEVHOST = FIXTURES / "preflight" / "devhost-root-on-vda"
+
+
+def test_devhost_capture_root_disk_refused_though_blkid_was_denied() -> None:
+    """Issue 11's machine (tests/fixtures/preflight/devhost-root-on-vda/README): lsblk has no
+    FSTYPE for vda, so no filesystem is known there; mountinfo's 254:0 → vda says it holds "/"."""
+    m = ReplayBackend(DEVHOST).probe()
+    assert m.filesystem("vda") is None
+    assert m.usage is not None and m.usage.unread == ()
+    pf = check(m, ["vda", "zram0"], level="raid1")
+    refused = {(r.code, r.device): r.message for r in pf.refusals}
+    assert refused[("mounted", "vda")] == "is mounted on /"
+    assert refused[("boot", "vda")] == "is the system disk (holds /)"
+    assert refused[("empty", "zram0")] == "has no capacity (0 bytes)"
+
+
+def test_old_capture_without_swaps_or_holders_refuses_as_not_recorded() -> None:
+    m = ReplayBackend(FIXTURES / "captures" / "raid5-raid10-clean").probe()
+    pf = check(m, ["nvme0n1"])
+    msgs = [r.message for r in pf.refusals if r.code == "unchecked"]
+    assert any("/proc/swaps not recorded in this capture" in s for s in msgs), pf.refusals
+    assert any(s.startswith("cannot check its holders: ") for s in msgs)
+
+
+def test_machine_without_kernel_tables_is_refused_not_passed() -> None:
+    m = replace(blank_machine(), usage=None)
+    pf = check(m, ["nvme0n1"])
+    assert _codes(pf.refusals) == [("unchecked", "nvme0n1")]
+    assert "mounts, swaps and holders were not read" in pf.refusals[0].message
+
+
+def test_unreadable_mountinfo_refuses_every_device() -> None:
+    m = blank_machine()
+    assert m.usage is not None
+    m = replace(
+        m, usage=replace(m.usage, unread=((MOUNTS, "/proc/self/mountinfo: permission denied"),))
     )
+    pf = check(m, ["nvme0n1", "nvme1n1"])
+    assert [str(r) for r in pf.refusals] == [
+        "nvme0n1: cannot check its mounts: /proc/self/mountinfo: permission denied",
+        "nvme1n1: cannot check its mounts: /proc/self/mountinfo: permission denied",
+    ]
+
+
+def test_kernel_mount_and_holder_chain_without_any_model_filesystem() -> None:
+    """nvme0n1p1 → md5 → dm-7 mounted on /srv, known only from the kernel's tables (no lsblk
+    FSTYPE, no md or LVM in the model): the disk and its partition are refused, with the path."""
+    m = blank_machine()
+    m = replace(
+        m,
+        usage=KernelUsage(
+            mounts=(("dm-7", "/srv"), ("sda2", "/")),
+            swaps=(("nvme2n1", "/dev/nvme2n1"),),
+            holders=(("nvme0n1p1", "md5"), ("md5", "dm-7")),
+            partitions=(("nvme0n1p1", "nvme0n1"), ("sda2", "sda")),
+        ),
+    )
+    pf = check(m, ["nvme0n1", "nvme2n1", "sda"])
+    msgs = [str(r) for r in pf.refusals]
+    assert "nvme0n1: its partition nvme0n1p1 is held by md5" in msgs
+    assert "nvme0n1: its partition nvme0n1p1 holds md5 → dm-7, mounted on /srv" in msgs
+    assert "nvme2n1: is active swap" in msgs
+    assert "nvme2n1: is the system disk (holds active swap)" in msgs
+    assert "sda: is the system disk (holds /, /boot/efi)" in msgs
+
+
+# ---- SMART, size, sector size, sync-busy ----------------------------------------------------------
+
+
+def _failed(disk: str) -> SmartReading:
+    return SmartReading(device=disk, available=True, health="FAILED")
+
+
+def test_smart_failed_refused_as_new_member_counts_warned() -> None:
+    m = blank_machine()
+    smart = {
+        "nvme0n1": _failed("nvme0n1"),
+        "nvme1n1": SmartReading(
+            device="nvme1n1",
+            available=True,
+            health="PASSED",
+            attributes=(
+                SmartAttribute(id=197, name="Current_Pending_Sector", raw=3),
+                SmartAttribute(id=199, name="UDMA_CRC_Error_Count", raw=12),
+            ),
+        ),
+    }
+    pf = check(m, ["nvme0n1", "nvme1n1"], level="raid1", smart=smart)
+    assert [(r.code, r.device) for r in pf.refusals] == [("smart-failed", "nvme0n1")]
+    assert [(w.code, w.message) for w in pf.warnings] == [
+        ("smart", "SMART shows 3 pending sectors, 12 UDMA CRC errors")
+    ]
+
+
+def test_smart_failed_replacement_and_re_add_targets_refused_via_the_backend() -> None:
+    m = array_machine(degraded_member="nvme3n1")
+    be = FakeBackend(
+        m, smart_readings={"nvme4n1": _failed("nvme4n1"), "nvme3n1": _failed("nvme3n1")}
+    )
+    add = build_add(m, "md127", "nvme4n1")
+    pf = preflight_for(add, m, be)
+    assert ("smart-failed", "nvme4n1") in _codes(pf.refusals)
+    # a spare that is already in the array: --replace writes onto it, so SMART is checked
+    spare_in = replace(
+        m,
+        arrays=(
+            replace(
+                m.arrays[0],
+                members=(
+                    *m.arrays[0].members,
+                    MdMember(device="nvme4n1", slot=None, state=("spare",)),
+                ),
+            ),
+            m.arrays[1],
+        ),
+    )
+    rep = build_replace(spare_in, "md127", "nvme0n1", "nvme4n1")
+    assert _codes(preflight_for(rep, spare_in, be).refusals) == [("smart-failed", "nvme4n1")]
+
+
+def test_device_smaller_than_the_members_of_the_array_is_refused() -> None:
+    m = array_machine(degraded_member="nvme3n1")
+    arr = m.arrays[0]
+    members = tuple(
+        replace(mm, size_kib=900 * 1024 * 1024, data_offset_sectors=2048 * 128)
+        for mm in arr.members
+    )
+    small = replace(m.disks[4], size_bytes=800 * GIB)
+    m = replace(
+        m,
+        arrays=(replace(arr, members=members), m.arrays[1]),
+        disks=(*m.disks[:4], small, *m.disks[5:]),
+    )
+    pf = preflight_for(build_add(m, "md127", "nvme4n1"), m, None)
+    (r,) = [r for r in pf.refusals if r.code == "too-small"]
+    need = 128 * 1024**2 + 900 * GIB
+    assert r.message == f"is 800 GiB; each member of md127 needs 900.1 GiB ({need} bytes)"
+    big = replace(small, size_bytes=need)
+    m2 = replace(m, disks=(*m.disks[:4], big, *m.disks[5:]))
+    assert preflight_for(build_add(m2, "md127", "nvme4n1"), m2, None).refusals == ()
+
+
+def test_members_with_different_sector_sizes_warned() -> None:
+    m = blank_machine()
+    d0 = replace(m.disks[0], logical_sector=4096, physical_sector=4096)
+    m = replace(m, disks=(d0, *m.disks[1:]))
+    pf = check(m, ["nvme0n1", "nvme1n1"], level="raid1")
+    (w,) = [w for w in pf.warnings if w.code == "sector-size"]
+    assert "nvme0n1 4096/4096, nvme1n1 512/512" in w.message
+
+
+def test_grow_during_a_sync_is_refused_as_busy_and_the_bitmap_fix_waits() -> None:
+    m = array_machine(bitmap=None)
+    syncing = replace(
+        m.arrays[0], sync=SyncStatus(action="recover", done_sectors=1, total_sectors=4)
+    )
+    m = replace(m, arrays=(syncing, m.arrays[1]))
+    plan = Plan(
+        "add bitmap",
+        (Step(("mdadm", "--grow", "--bitmap=internal", "/dev/md127"), "add a bitmap"),),
+        target="md127",
+        kind="audit-md-bitmap",
+    )
+    pf = preflight_for(plan, m, None)
+    assert [(r.code, r.device) for r in pf.refusals] == [("busy", "md127")]
+    assert "is running a recover (25% done): md answers EBUSY" in pf.refusals[0].message
+    assert "run it after the recover ends" in pf.refusals[0].message
+    idle = replace(m, arrays=(replace(syncing, sync=SyncStatus(action="idle")), m.arrays[1]))
+    assert preflight_for(plan, idle, None).refusals == ()
+
+
+def test_smart_failed_re_add_target_refused() -> None:
+    m = array_machine(bitmap="internal", degraded_member="nvme3n1")
+    be = FakeBackend(m, smart_readings={"nvme3n1": _failed("nvme3n1")})
+    pf = preflight_for(build_re_add(m, "md127", "nvme3n1"), m, be)
+    assert _codes(pf.refusals) == [("smart-failed", "nvme3n1")]
+    assert be.smart_asked == ["nvme3n1"]
+    healthy = FakeBackend(m)
+    assert preflight_for(build_re_add(m, "md127", "nvme3n1"), m, healthy).refusals == ()

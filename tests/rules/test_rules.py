@@ -549,3 +549,19 @@ def test_raid5_rebuild_time_uses_the_recorded_sync_speed(tmp_path: Path) -> None
     assert speeds == {"md0": 50_000}
     [f] = codes(audit(m, AuditInputs(sync_speed_kib_s=speeds)), "md-raid5-large-hdds")
     assert "last sync raidman recorded" in f.detail and "about 22 h" in f.detail
+
+
+def test_bitmap_fix_not_offered_during_a_sync_but_named_for_after_it() -> None:
+    """md answers EBUSY to a bitmap change while a sync thread runs (md.c update_array_info):
+    the fix is withheld during the recovery and its command given for after it."""
+    m = Stack(level="raid5", layout="left-symmetric", chunk=512 * 1024, bitmap=None).machine()
+    a = m.arrays[0]
+    busy = replace(
+        m, arrays=(replace(a, sync=SyncStatus(action="recover", done_sectors=5, total_sectors=10)),)
+    )
+    [f] = codes(audit(busy, healthy_inputs(busy)), "md-no-bitmap")
+    assert f.fix is None
+    assert "is running a recover, and md answers EBUSY" in f.detail
+    assert "after the recover ends, run: mdadm --grow --bitmap=internal /dev/md0" in f.detail
+    [idle] = codes(audit(m, healthy_inputs(m)), "md-no-bitmap")
+    assert idle.fix is not None

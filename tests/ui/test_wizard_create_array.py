@@ -80,7 +80,9 @@ async def test_create_raid10_preview_confirm_run(tmp_path: Path) -> None:
         await pilot.click("#pp-run")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert be.argvs == [s.argv for s in plan.steps]
+        # what ran: the plan's steps, after Run's second pre-flight (read-only wipefs probes)
+        ran = [a for a in be.argvs if a[:2] != ("wipefs", "--no-act")]
+        assert ran == [s.argv for s in plan.steps]
         assert [e.argv for e in audit.read_entries() if e.event == "executed"] == [
             s.argv for s in plan.steps
         ]

@@ -31,7 +31,7 @@ from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, StepEvent, execute
 from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import Preflight
-from app.plans.render import confirmation_matches
+from app.plans.render import confirmation_matches, preflight_now
 from backends.base import Backend
 from widgets.plan_view import PlanView
 
@@ -193,6 +193,11 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         def on_event(ev: StepEvent) -> None:
             self.app.call_from_thread(self._on_step_event, ev)
 
+        # pre-flight again on the machine as it is now: the preview may be minutes old
+        again = preflight_now(self.plan, self.backend)
+        if again.refusals or again.unforced(self.forced):
+            self.app.call_from_thread(self._refused_at_run, again)
+            return
         report = execute(
             self.plan,
             self.backend,
@@ -202,6 +207,16 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             forced=self.forced,
         )
         self.app.call_from_thread(self._finished, report)
+
+    def _refused_at_run(self, again: Preflight) -> None:
+        self.running = False
+        self.preflight = again
+        lines = [f"REFUSED {r} [{r.code}]" for r in again.refusals]
+        lines += [f"warning {w} [{w.code}] (not forced)" for w in again.unforced(self.forced)]
+        msg = "pre-flight at Run stopped the plan, nothing was run:\n" + "\n".join(lines)
+        self.query_one("#pp-status", Static).update(Text(msg))
+        self.notify(lines[0] if lines else msg, title="Pre-flight refused", severity="error")
+        self._update_run_button()
 
     def _on_step_event(self, ev: StepEvent) -> None:
         view = self.query_one("#pp-plan", PlanView)

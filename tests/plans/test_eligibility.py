@@ -1,0 +1,54 @@
+"""Device pickers' eligibility: the same in-use reasons as pre-flight, plus size and SMART."""
+
+from __future__ import annotations
+
+from app.model.smart import SmartAttribute, SmartReading
+from app.plans.eligibility import Candidate, candidates
+from app.plans.preflight import check
+from tests.plans.fakes import GIB, array_machine, blank_machine
+
+
+def _by_name(cands: tuple[Candidate, ...]) -> dict[str, Candidate]:
+    return {c.name: c for c in cands}
+
+
+def test_blank_disks_eligible_root_disk_not() -> None:
+    c = _by_name(candidates(blank_machine()))
+    assert c["nvme0n1"].reason is None and c["nvme0n1"].model == "Fake NVMe"
+    assert c["nvme0n1"].rotational is False and c["nvme0n1"].size_bytes == 1000 * GIB
+    assert c["sda"].reason is not None and "/" in c["sda"].reason
+    assert c["sda2"].reason == "mounted on /"
+    assert "swap" in c["sda3"].reasons
+    assert c["sdb"].reason is None
+    order = [x.name for x in candidates(blank_machine())]
+    assert order.index("sdb") < order.index("sda")  # eligible first
+
+
+def test_member_and_pv_reasons() -> None:
+    c = _by_name(candidates(array_machine()))
+    assert c["nvme0n1"].reason == "member of md127"
+    assert c["sdf"].reason == "member of md126"
+    assert c["nvme4n1"].reason is None
+
+
+def test_too_small_and_smart_failed() -> None:
+    smart = {
+        "nvme0n1": SmartReading(device="nvme0n1", available=True, health="FAILED"),
+        "nvme1n1": SmartReading(
+            device="nvme1n1",
+            available=True,
+            health="PASSED",
+            attributes=(SmartAttribute(id=5, name="Reallocated_Sector_Ct", raw=8),),
+        ),
+    }
+    c = _by_name(candidates(blank_machine(), smart=smart, min_size_bytes=1500 * GIB))
+    assert c["nvme0n1"].reasons == ("too small (needs 1.5 TiB)", "SMART FAILED")
+    assert c["sdb"].reason is None  # 2000 GiB
+    assert c["nvme1n1"].notes == ("8 reallocated sectors",)
+
+
+def test_picker_and_preflight_agree_on_in_use() -> None:
+    for m in (blank_machine(), array_machine()):
+        for cand in candidates(m):
+            refused = bool(check(m, [cand.name]).refusals)
+            assert refused == (cand.reason is not None), cand
