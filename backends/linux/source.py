@@ -406,11 +406,6 @@ class ReplaySource(_Notes):
             if not ok:
                 raise bad("commands.json", "an entry is not {argv, returncode, stdout, ...}")
 
-    def recorded(self, path: str) -> bool:
-        """Whether the capture read ``path`` at all (an absent file read is recorded as absent);
-        a path it never read is unknown, not absent."""
-        return path in self.reads or _file_in(self.dir / "files", path).is_file()
-
     def read_text(self, path: str) -> str | None:
         status = self.reads.get(path, "ok")
         if status == "EACCES":
@@ -429,8 +424,14 @@ class ReplaySource(_Notes):
             return None
 
     def recorded(self, path: str) -> bool:
-        """Whether the capture holds an answer for ``path`` (a read, a listing or a link)."""
-        return path in self.reads or path in self.listings or path in self.links
+        """Whether the capture holds an answer for ``path`` (a read — an absent file read is
+        recorded as absent —, a listing or a link); a path it never read is unknown, not absent."""
+        return (
+            path in self.reads
+            or path in self.listings
+            or path in self.links
+            or _file_in(self.dir / "files", path).is_file()
+        )
 
     def listdir(self, path: str) -> tuple[str, ...]:
         names = self.listings.get(path)
