@@ -15,3 +15,13 @@ def state_dir() -> Path:
         return Path("/var/lib/raidman")
     xdg = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(xdg) / "raidman"
+
+
+BOOST_FILE = "boost.json"
+DB_FILE = "state.db"
+
+
+def state_file(name: str) -> Path:
+    """A file in the state directory (open it through :mod:`app.statefiles`, which checks owner
+    and mode and never follows a symlink)."""
+    return state_dir() / name
