@@ -55,12 +55,33 @@ def _check_stat(path: Path, st: os.stat_result, what: str, want: int) -> None:
 
 
 def check_dir(path: Path) -> None:
-    """The state directory must be a real directory of the running user, not group/other-writable."""
+    """The state directory must be a real directory of the running user, not group/other-writable,
+    and no directory above it may let another user swap it (each is root's or ours, and not
+    group/other-writable unless sticky, like /tmp)."""
     try:
         st = os.lstat(path)
     except OSError as e:
         raise StateFileError(f"cannot use state directory {path}: {e.strerror}") from e
     _check_stat(path, st, "state directory", stat.S_IFDIR)
+    _check_ancestors(path)
+
+
+def _check_ancestors(path: Path) -> None:
+    euid = _euid()
+    for up in Path(os.path.realpath(path)).parents:
+        try:
+            st = os.stat(up)
+        except OSError:
+            continue
+        if st.st_uid not in (0, euid):
+            raise StateFileError(
+                f"refused state directory {path}: {up} above it belongs to uid {st.st_uid}"
+            )
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+            raise StateFileError(
+                f"refused state directory {path}: {up} above it is writable by group or others "
+                f"(mode {stat.S_IMODE(st.st_mode):04o})"
+            )
 
 
 def check_file(path: Path) -> None:
@@ -85,9 +106,10 @@ def ensure_dir(path: Path) -> None:
 def read_text(path: Path, *, max_bytes: int = MAX_STATE_BYTES) -> str | None:
     """The file's text, or ``None`` if it does not exist. Directory and file are checked first;
     the file is opened with ``O_NOFOLLOW`` and checked again through the open descriptor."""
+    if os.path.lexists(path.parent):
+        check_dir(path.parent)
     if not os.path.lexists(path):
         return None
-    check_dir(path.parent)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:

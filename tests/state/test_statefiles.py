@@ -97,3 +97,22 @@ def test_move_aside_never_overwrites(tmp_path: Path) -> None:
     assert a.read_text() == "first" and b.read_text() == "second"
     assert not f.exists()
     assert a.name == "state.db.corrupt-1000" and b.name == "state.db.corrupt-1000-2"
+
+
+def test_state_dir_under_a_world_writable_parent_refused(tmp_path: Path) -> None:
+    """Another user could rename the state dir away and put their own in its place."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    with pytest.raises(StateFileError, match="above it is writable by group or others"):
+        statefiles.ensure_dir(shared / "raidman")
+    os.chmod(shared, 0o1777)  # sticky, like /tmp: others cannot rename our directory
+    statefiles.ensure_dir(shared / "raidman")
+
+
+def test_unsafe_dir_refused_even_without_the_file(tmp_path: Path) -> None:
+    d = tmp_path / "s"
+    d.mkdir()
+    os.chmod(d, 0o757)
+    with pytest.raises(StateFileError, match="writable by group or others"):
+        statefiles.read_text(d / "boost.json")
