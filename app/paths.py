@@ -17,6 +17,16 @@ def state_dir() -> Path:
     return Path(xdg) / "raidman"
 
 
+BOOST_FILE = "boost.json"
+DB_FILE = "state.db"
+
+
+def state_file(name: str) -> Path:
+    """A file in the state directory (open it through :mod:`app.statefiles`, which checks owner
+    and mode and never follows a symlink)."""
+    return state_dir() / name
+
+
 def audit_log_path() -> Path:
     """The audit log: ``/var/log/raidman/audit.log`` for root, else ``state_dir()/audit.log``;
     ``$RAIDMAN_STATE_DIR`` overrides both."""

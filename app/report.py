@@ -38,6 +38,7 @@ Shape (every key always present; unknown values are ``null``)::
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.format import (
@@ -48,12 +49,14 @@ from app.format import (
     percent,
     speed,
 )
-from app.model.devices import Machine, MdArray, MdMember, SyncStatus
+from app.model.devices import Disk, Machine, MdArray, MdMember, SyncStatus
 from app.model.smart import SmartReading
 from app.rules.engine import audit
+from app.rules.finding import Finding
 from app.rules.inputs import gather
 from app.wear.report import smart_json, syncs_json
 from app.wear.snapshots import SnapshotStore
+from app.wear.units import bytes_written, wear_used_percent
 from backends.base import Backend
 
 
@@ -147,20 +150,80 @@ def machine_to_json(machine: Machine, *, extra: dict[str, Any] | None = None) ->
     return out
 
 
-def machine_to_text(machine: Machine) -> str:
-    """A compact human report: one line per device, grouped by layer."""
+def _clean(text: object) -> str:
+    """Text from tools or the model, safe for a terminal or a mail: control characters escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
+def listed_in_text(d: Disk) -> bool:
+    """Devices the text report lists as disks: not a 0-byte device (an unconfigured zram0, an
+    empty card reader), which is no storage."""
+    return d.size_bytes > 0
+
+
+def smart_line(reading: SmartReading | None) -> str:
+    """``SMART PASSED  written 1.2 TiB (241 Total_LBAs_Written × 512 B)  wear 3%  34 °C``."""
+    if reading is None:
+        return "SMART not read"
+    if not reading.available:
+        return f"SMART unavailable: {_clean(reading.reason or 'no answer')}"
+    parts = [f"SMART {_clean(reading.health or 'health unknown')}"]
+    w = bytes_written(reading)
+    if w is None:
+        parts.append("written: no write counter")
+    elif w.bytes is None:
+        why = f"; {w.note}" if w.note else ""
+        parts.append(f"written: {w.raw} ({_clean(w.source)}, unit unknown{_clean(why)})")
+    else:
+        nand = ", flash writes" if w.kind == "nand" else ""
+        parts.append(f"written {human_bytes(w.bytes)} ({_clean(w.source)}, {_clean(w.unit)}{nand})")
+    wear = wear_used_percent(reading)
+    if wear is not None:
+        parts.append(f"wear {wear.used_percent}% used ({_clean(wear.source)})")
+    if reading.temperature_c is not None:
+        parts.append(f"{reading.temperature_c} °C")
+    return "  ".join(parts)
+
+
+def read_smart(backend: Backend, machine: Machine) -> dict[str, SmartReading]:
+    """One SMART reading per disk the report covers (blocking: runs smartctl). A backend error
+    for one disk becomes an unavailable reading with the reason, never a lost report."""
+    out: dict[str, SmartReading] = {}
+    for d in machine.disks:
+        if d.kind != "disk" or not listed_in_text(d):
+            continue
+        try:
+            out[d.name] = backend.smart(d.name)
+        except Exception as e:
+            out[d.name] = SmartReading(d.name, False, f"SMART read failed: {e}")
+    return out
+
+
+def machine_to_text(
+    machine: Machine,
+    *,
+    smart: Mapping[str, SmartReading] | None = None,
+    findings: Sequence[Finding] | None = None,
+    notes: Sequence[str] = (),
+) -> str:
+    """A compact human report: one line per device, grouped by layer. With ``smart``, each disk's
+    SMART health, bytes written (and from which counter), wear and temperature; with
+    ``findings``, the audit's findings (the same as ``report --json``, for cron mail)."""
     m = machine
     lines = [f"{m.host}  kernel {m.kernel}" + ("" if m.is_root else "  (not root)")]
-    if m.disks:
+    disks = [d for d in m.disks if listed_in_text(d)]
+    if disks:
         lines.append("")
         lines.append("Disks")
-        for d in m.disks:
+        for d in disks:
             kind = {True: "HDD", False: "SSD"}.get(d.rotational) if d.rotational is not None else ""
             lines.append(
-                f"  {d.name:<12} {human_bytes(d.size_bytes):>10}  {d.model or '?'}"
+                f"  {d.name:<12} {human_bytes(d.size_bytes):>10}  {_clean(d.model or '?')}"
                 f"  {d.transport or '?'} {kind}  sectors {d.logical_sector}/{d.physical_sector}"
                 f"  io {d.min_io}/{d.optimal_io}"
             )
+            if smart is not None and d.kind == "disk":
+                lines.append(f"    {smart_line(smart.get(d.name))}")
             for p in m.partitions:
                 if p.parent == d.name:
                     lines.append(
@@ -210,11 +273,25 @@ def machine_to_text(machine: Machine) -> str:
             lines.append(
                 f"  {f.device:<12} {f.fstype:<6} {', '.join(f.mountpoints) or 'not mounted'}{used}"
             )
-    if m.notes:
+    if findings is not None:
+        lines.append("")
+        lines.append(f"Findings ({len(findings)})" if findings else "Findings: none")
+        for fd in findings:
+            where = "" if not fd.device or fd.title.startswith(fd.device) else f"{fd.device}: "
+            lines.append(f"  [{fd.severity}] {_clean(where)}{_clean(fd.title)}")
+            for dl in fd.detail.splitlines():
+                if dl.strip():
+                    lines.append(f"      {_clean(dl)}")
+            if fd.fix is not None:
+                for step in fd.fix.steps:
+                    lines.append(f"      fix: {_clean(step.shell())}")
+    if m.notes or notes:
         lines.append("")
         lines.append("Notes")
         for n in m.notes:
-            lines.append(f"  [{n.severity}] {n.source}: {n.message}")
+            lines.append(f"  [{n.severity}] {n.source}: {_clean(n.message)}")
+        for text in notes:
+            lines.append(f"  [warning] {_clean(text)}")
     return "\n".join(lines) + "\n"
 
 
@@ -249,16 +326,10 @@ def full_report_json(
     out = machine_to_json(machine)
     readings: dict[str, SmartReading] = {}
     if smart:
+        readings = read_smart(backend, machine)
         for d in out["disks"]:
-            if d.get("kind", "disk") != "disk":
-                d["smart"] = None
-                continue
-            try:
-                r = backend.smart(d["name"])
-                readings[d["name"]] = r
-                d["smart"] = smart_json(r)
-            except Exception as e:  # a backend error for one disk must not lose the report
-                d["smart"] = {"available": False, "reason": f"SMART read failed: {e}"}
+            r = readings.get(d["name"])
+            d["smart"] = None if r is None else smart_json(r)
     if store is not None:
         for a in out["arrays"]:
             a["syncs"] = syncs_json(store, a["name"])
@@ -273,3 +344,21 @@ def full_report_json(
         )
         out["findings"] = [f.to_json() for f in audit(machine, inputs)]
     return out
+
+
+def full_report_text(
+    backend: Backend,
+    machine: Machine,
+    *,
+    smart: bool = True,
+    findings: bool = True,
+    store: SnapshotStore | None = None,
+) -> str:
+    """``raidman report``: the text form of what ``--json`` reports — the model, each disk's SMART
+    health and bytes written, the findings, and the wear database's notes. Blocking."""
+    return machine_to_text(
+        machine,
+        smart=read_smart(backend, machine) if smart else None,
+        findings=audit(machine, gather(backend, machine)) if findings else None,
+        notes=[f"wear: {n}" for n in store.notes] if store is not None else (),
+    )

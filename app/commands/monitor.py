@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sqlite3
+import sys
 import threading
 import time
 from types import FrameType
@@ -12,7 +14,7 @@ from typing import Any
 
 from app.cli import add_backend_options, make_backend
 from app.wear.monitor import DEFAULT_INTERVAL_S, WearMonitor
-from app.wear.snapshots import SnapshotStore
+from app.wear.snapshots import SnapshotStore, is_transient
 
 POLL_S = 5.0  # how often md sync state is looked at (cheap sysfs reads)
 
@@ -48,8 +50,18 @@ def run(args: argparse.Namespace) -> int:
     out(f"raidman monitor on {backend.name}; database {store.path or '(memory)'}")
     mon = WearMonitor(backend, store, interval_s=args.interval, log=out)
     if args.once:
-        mon.tick()
-        store.close()
+        try:
+            mon.tick()
+        except sqlite3.Error as e:  # locked by another process, disk full: a message, no traceback
+            why = " (another process holds it)" if is_transient(e) and "lock" in str(e) else ""
+            print(
+                f"raidman monitor: cannot record to the wear database {store.path}: {e}{why}; "
+                "nothing more was recorded, run again later",
+                file=sys.stderr,
+            )
+            return 1
+        finally:
+            store.close()
         return 0
 
     stop = threading.Event()

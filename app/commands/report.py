@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from app.cli import add_backend_options, make_backend
-from app.report import full_report_json, machine_to_text
+from app.report import full_report_json, full_report_text
 from app.wear.snapshots import SnapshotStore
 
 
@@ -30,9 +30,9 @@ def run(args: argparse.Namespace) -> int:
     except Exception as e:  # a backend that cannot probe at all: a message, not a traceback
         print(f"raidman: probe failed: {e}", file=sys.stderr)
         return 1
-    if args.json:
-        store = SnapshotStore.open()
-        try:
+    store = SnapshotStore.open()
+    try:
+        if args.json:
             report = full_report_json(
                 backend,
                 machine,
@@ -40,10 +40,18 @@ def run(args: argparse.Namespace) -> int:
                 findings=not args.no_audit,
                 store=store,
             )
-        finally:
-            store.close()
-        json.dump(report, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(machine_to_text(machine))
+            json.dump(report, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            sys.stdout.write(
+                full_report_text(
+                    backend,
+                    machine,
+                    smart=not args.no_smart,
+                    findings=not args.no_audit,
+                    store=store,
+                )
+            )
+    finally:
+        store.close()
     return 0

@@ -8,17 +8,20 @@ is pure; running them is the executor's job.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import os
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from app.model import levels
+from app import statefiles
+from app.model import Machine, levels
 from app.model.live import LiveSample
-from app.paths import state_dir
+from app.paths import BOOST_FILE, state_file
 from app.plans.plan import Plan, Step
+from app.statefiles import StateFileError
 
 ReadText = Callable[[str], str | None]
 
@@ -74,6 +77,38 @@ class Setting:
         return cls(kind, key)
 
 
+_MD_NAME = re.compile(r"md[0-9]{1,4}")
+_ACTION = re.compile(r"[a-z-]{1,16}")
+_STRIPE_CACHE_KEY = re.compile(r"/sys/block/(md[0-9]{1,4})/md/stripe_cache_size")
+INT_MAX = 2**31 - 1
+# The only settings a boost raises, with the values the kernel accepts for them (md.rst:
+# stripe_cache_size 17..32768; the speed limits are positive ints, KiB/s per device).
+ALLOWED_RANGES: dict[str, tuple[int, int]] = {
+    f"sysctl:{SYSCTL_MIN}": (1, INT_MAX),
+    f"sysctl:{SYSCTL_MAX}": (1, INT_MAX),
+}
+STRIPE_CACHE_RANGE = (17, 32768)
+
+
+def check_setting(key: str, value: str, array: str) -> None:
+    """Raise ValueError unless ``key`` is a setting boost raises (for ``array``) and ``value`` a
+    number in the kernel's range for it. A restore record is written by root: nothing else."""
+    rng = ALLOWED_RANGES.get(key)
+    if rng is None:
+        kind, _, path = key.partition(":")
+        m = _STRIPE_CACHE_KEY.fullmatch(path) if kind == "sysfs" else None
+        if m is None:
+            raise ValueError(f"{key!r} is not a setting boost changes")
+        if m.group(1) != array:
+            raise ValueError(f"{key!r} belongs to {m.group(1)}, not to the record's {array}")
+        rng = STRIPE_CACHE_RANGE
+    if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 10):
+        raise ValueError(f"{key}: value {value!r} is not a number")
+    lo, hi = rng
+    if not lo <= int(value) <= hi:
+        raise ValueError(f"{key}: value {value} outside {lo}..{hi}")
+
+
 @dataclass(frozen=True, slots=True)
 class BoostRecord:
     array: str
@@ -81,62 +116,116 @@ class BoostRecord:
     started_at: float  # wall clock
     previous: dict[str, str] = field(default_factory=dict)  # Setting.as_str() -> value to restore
     applied: dict[str, str] = field(default_factory=dict)
+    # written before the steps run (BoostStore.begin); the run may have raised any of ``applied``
+    pending: bool = False
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
 
+    def validate(self) -> None:
+        """Raise ValueError unless every part is something boost itself writes."""
+        if not _MD_NAME.fullmatch(self.array):
+            raise ValueError(f"array {self.array!r} is not an md device name")
+        if not _ACTION.fullmatch(self.action):
+            raise ValueError(f"action {self.action!r} is not a sync action")
+        for key, value in (*self.previous.items(), *self.applied.items()):
+            check_setting(key, value, self.array)
+
     @classmethod
-    def from_json(cls, d: dict[str, object]) -> BoostRecord:
+    def from_json(cls, d: object) -> BoostRecord:
+        """A validated record; ValueError naming what is out of shape otherwise."""
+        if not isinstance(d, dict):
+            raise ValueError("a record is not an object")
+        unknown = set(d) - {"array", "action", "started_at", "previous", "applied", "pending"}
+        if unknown:
+            raise ValueError(f"unknown fields {sorted(map(str, unknown))}")
         prev = d.get("previous") or {}
         applied = d.get("applied") or {}
         if not isinstance(prev, dict) or not isinstance(applied, dict):
-            raise ValueError("bad boost record")
-        started = d.get("started_at", 0.0)
-        return cls(
-            array=str(d["array"]),
-            action=str(d.get("action", "")),
-            started_at=float(started) if isinstance(started, (int, float, str)) else 0.0,
-            previous={str(k): str(v) for k, v in prev.items()},
-            applied={str(k): str(v) for k, v in applied.items()},
-        )
+            raise ValueError("previous/applied are not objects")
+        for k, v in (*prev.items(), *applied.items()):
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise ValueError("settings and values must be strings")
+        array, action = d.get("array"), d.get("action", "")
+        started, pending = d.get("started_at", 0.0), d.get("pending", False)
+        if not isinstance(array, str) or not isinstance(action, str):
+            raise ValueError("array/action are not strings")
+        if isinstance(started, bool) or not isinstance(started, (int, float)):
+            raise ValueError("started_at is not a number")
+        if not isinstance(pending, bool):
+            raise ValueError("pending is not true/false")
+        rec = cls(array, action, float(started), dict(prev), dict(applied), pending)
+        rec.validate()
+        return rec
+
+
+def _shown(value: object) -> str:
+    """Text from the file, safe to put in a note (control characters escaped, bounded)."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 class BoostStore:
-    """The boost records on disk. A corrupt file is moved aside (and said so), never fatal."""
+    """The boost records on disk (``<state dir>/boost.json``), read and written only through
+    :mod:`app.statefiles` (owner and mode checked, no symlink followed, atomic replace).
+
+    A record naming anything but the settings boost raises, or values out of range, is refused
+    as a whole and reported in ``notes``: it is never restored (nothing is written for it) and is
+    kept in the file for the admin to look at. An unsafe file or directory is refused (note) and
+    the store is read-only: ``begin``/``add``/... then raise :class:`StateFileError`. Unparseable
+    JSON is moved aside under a fresh name (note). Never fatal.
+
+    Order for a boost: ``begin(record)`` (persisted, pending) → run the plan → ``commit(record)``
+    (or ``forget(array)`` when nothing ran). A pending record left by a crash is restored like a
+    committed one by ``due_restores``/``restore_plan``.
+    """
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or state_dir() / "boost.json"
+        self.path = path or state_file(BOOST_FILE)
         self.notes: list[str] = []
+        self._refused: list[object] = []  # raw records refused at load, written back untouched
+        self._unsafe: str | None = None
         self._records: list[BoostRecord] = self._load()
 
     def _load(self) -> list[BoostRecord]:
         try:
-            text = self.path.read_text()
-        except FileNotFoundError:
+            text = statefiles.read_text(self.path)
+        except StateFileError as e:
+            self._unsafe = str(e)
+            self.notes.append(f"{e}; boost records ignored, no boost will be restored or saved")
             return []
-        except OSError as e:
-            self.notes.append(f"cannot read {self.path}: {e.strerror}")
+        if text is None:
             return []
         try:
             raw = json.loads(text)
             if not isinstance(raw, list):
                 raise ValueError("not a list")
-            return [BoostRecord.from_json(r) for r in raw]
-        except (ValueError, KeyError, TypeError) as e:
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+        except ValueError as e:
             try:
-                self.path.rename(aside)
+                aside = statefiles.move_aside(self.path, "corrupt")
                 where = f"moved to {aside}"
             except OSError:
                 where = "left in place"
             self.notes.append(f"{self.path} was unreadable ({e}); {where}; no boost to restore")
             return []
+        out: list[BoostRecord] = []
+        for i, item in enumerate(raw, 1):
+            try:
+                out.append(BoostRecord.from_json(item))
+            except (ValueError, TypeError) as e:
+                self._refused.append(item)
+                who = _shown(item.get("array")) if isinstance(item, dict) else "?"
+                self.notes.append(
+                    f"{self.path}: refused boost record #{i} (array {who}): {_shown(e)}; "
+                    "it is not restored and nothing was written for it (remove it from the file)"
+                )
+        return out
 
     def _save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps([r.to_json() for r in self._records], indent=1))
-        os.replace(tmp, self.path)
+        if self._unsafe is not None:
+            raise StateFileError(self._unsafe)
+        data = [r.to_json() for r in self._records] + self._refused
+        statefiles.write_text(self.path, json.dumps(data, indent=1))
 
     @property
     def records(self) -> tuple[BoostRecord, ...]:
@@ -148,13 +237,45 @@ class BoostStore:
                 return r
         return None
 
-    def add(self, record: BoostRecord) -> None:
+    def _put(self, record: BoostRecord) -> None:
+        record.validate()
+        before = self._records
         self._records = [r for r in self._records if r.array != record.array] + [record]
-        self._save()
+        try:
+            self._save()
+        except StateFileError:
+            self._records = before
+            raise
+
+    def begin(self, record: BoostRecord) -> BoostRecord:
+        """Persist ``record`` as pending BEFORE anything is raised; raises StateFileError (or
+        ValueError for a record boost would never make) when it cannot, and then the caller must
+        not run the boost. Returns the stored (pending) record."""
+        pending = dataclasses.replace(record, pending=True)
+        self._put(pending)
+        return pending
+
+    def commit(self, record: BoostRecord) -> None:
+        """After the run: keep ``record`` (what to restore for the steps that ran), no longer
+        pending. Use ``forget`` when no step ran."""
+        self._put(dataclasses.replace(record, pending=False))
+
+    def forget(self, array: str) -> None:
+        """Drop the record of ``array`` (a boost cancelled before any step ran, or restored)."""
+        self.remove(array)
+
+    def add(self, record: BoostRecord) -> None:
+        self._put(record)
 
     def remove(self, array: str) -> None:
+        before = self._records
         self._records = [r for r in self._records if r.array != array]
-        self._save()
+        if self._records != before:
+            try:
+                self._save()
+            except StateFileError:
+                self._records = before
+                raise
 
 
 def _read_int(read_text: ReadText, path: str) -> str | None:
@@ -165,6 +286,26 @@ def _read_int(read_text: ReadText, path: str) -> str | None:
     return value if value.isdigit() else None
 
 
+def members_rotational(machine: Machine, array: str) -> bool | None:
+    """True if any whole disk under ``array`` spins, False if all are known SSD/NVMe, None if
+    that is not known for some of them (or no disk is found)."""
+    kinds = [getattr(machine.disk(n), "rotational", None) for n in machine.disks_under(array)]
+    if any(k is True for k in kinds):
+        return True
+    if not kinds or any(k is None for k in kinds):
+        return None
+    return False
+
+
+ROTATIONAL_MIN_NOTE = (
+    "some member is a rotational disk: raising dev.raid.speed_limit_min makes md keep the sync "
+    "at that speed even while other I/O waits, which starves foreground I/O on spinning disks "
+    "(the kernel's low default exists to keep the extra load on running work small; seed 000 "
+    "raises it on a RAID-10 of SSDs). So only the ceiling{cache} is raised; raising the "
+    "minimum as well has to be asked for explicitly."
+)
+
+
 def plan_boost(
     read_text: ReadText,
     array: str,
@@ -173,6 +314,8 @@ def plan_boost(
     level: str | None,
     members: int,
     store: BoostStore,
+    rotational: bool | None = None,
+    raise_min: bool | None = None,
     min_kib: int = DEFAULT_BOOST_MIN_KIB,
     max_kib: int = DEFAULT_BOOST_MAX_KIB,
     stripe_cache: int | None = DEFAULT_BOOST_STRIPE_CACHE,
@@ -180,28 +323,44 @@ def plan_boost(
 ) -> tuple[Plan, BoostRecord]:
     """The plan that raises the limits, and the record that will undo it.
 
+    ``rotational``: whether any member is a spinning disk (``None``: not known). Unless
+    ``raise_min`` says otherwise, ``speed_limit_min`` is raised only on arrays known to be all
+    SSD/NVMe; on others the plan raises the max and the stripe cache and its notes say why.
+
     Global limits already raised by another boost keep *that* boost's previous values, so the
-    values from before any boost are the ones restored when the last boosted sync ends.
+    values from before any boost are the ones restored when the last boosted sync ends. A second
+    boost of the same array keeps that array's own earlier previous values too.
     """
     reader = read_text
     inherited: dict[str, str] = {}
     for r in store.records:
         if r.array != array:
             inherited.update({k: v for k, v in r.previous.items() if Setting.parse(k).is_global})
+    own = store.active_for(array)
+    if own is not None:
+        inherited.update(own.previous)
 
-    wanted: list[tuple[Setting, str, str]] = [
-        (
-            Setting("sysctl", SYSCTL_MIN),
-            str(min_kib),
-            "raise the guaranteed sync speed (KiB/s per device)",
-        ),
+    if raise_min is None:
+        raise_min = rotational is False
+    notes: list[str] = []
+    wanted: list[tuple[Setting, str, str]] = []
+    if raise_min:
+        wanted.append(
+            (
+                Setting("sysctl", SYSCTL_MIN),
+                str(min_kib),
+                "raise the guaranteed sync speed (KiB/s per device)",
+            )
+        )
+    wanted.append(
         (
             Setting("sysctl", SYSCTL_MAX),
             str(max_kib),
             "raise the sync speed ceiling (KiB/s per device)",
-        ),
-    ]
-    if stripe_cache and level in levels.PARITY:
+        )
+    )
+    cache = bool(stripe_cache and level in levels.PARITY)
+    if cache and stripe_cache:
         cost = stripe_cache_cost_bytes(stripe_cache, members)
         wanted.append(
             (
@@ -209,6 +368,19 @@ def plan_boost(
                 str(stripe_cache),
                 f"larger stripe cache speeds RAID-4/5/6 rebuilds (costs {cost // (1024 * 1024)} MiB RAM)",
             )
+        )
+    if not raise_min:
+        if rotational is None:
+            notes.append(
+                "whether the members are SSDs is not known, so dev.raid.speed_limit_min is left "
+                "alone: raising it starves foreground I/O on rotational disks"
+            )
+        else:
+            notes.append(ROTATIONAL_MIN_NOTE.format(cache=" and the stripe cache" if cache else ""))
+    elif rotational:
+        notes.append(
+            "dev.raid.speed_limit_min is raised as asked although some member is rotational: "
+            "foreground I/O on this array will be starved until the sync ends"
         )
 
     previous: dict[str, str] = {}
@@ -237,6 +409,7 @@ def plan_boost(
         steps=tuple(steps),
         target=array,
         warnings=tuple(warnings),
+        notes=tuple(notes),
         kind="boost",
         params={"array": array, "action": action},
     )

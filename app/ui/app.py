@@ -58,7 +58,15 @@ from app.plans.render import preflight_for
 from app.rules.engine import audit
 from app.rules.finding import Finding, badges
 from app.rules.inputs import gather
-from app.sync.boost import BoostRecord, BoostStore, due_restores, plan_boost, restore_plan
+from app.statefiles import StateFileError
+from app.sync.boost import (
+    BoostRecord,
+    BoostStore,
+    due_restores,
+    members_rotational,
+    plan_boost,
+    restore_plan,
+)
 from app.sync.throughput import Rate, ThroughputMeter
 from app.sync.tracker import SyncEvent, SyncTracker
 from app.ui.commands import GoToDeviceProvider
@@ -422,18 +430,32 @@ class RaidmanApp(App[None]):
             level=target.level,
             members=len(target.members),
             store=self.boosts,
+            rotational=members_rotational(m, target.name),
         )
         if not plan.steps:
             self.notify(
                 "the limits are already at least as high as a boost would set", title="boost"
             )
             return
+        try:  # what to restore is on disk before anything can be raised
+            self.boosts.begin(record)
+        except (StateFileError, ValueError) as e:
+            self.notify(f"boost refused: {e}", title="boost", severity="error", timeout=10)
+            return
 
         def done(report: ExecutionReport | None) -> None:
             if report is not None and report.executed:
                 self._keep_boost(record, report)
+            else:
+                self._forget_boost(record.array)
 
         self.push_screen(PlanPreviewScreen(plan, self.backend), done)
+
+    def _forget_boost(self, array: str) -> None:
+        try:
+            self.boosts.forget(array)
+        except StateFileError as e:
+            self.notify(str(e), title="boost", severity="warning", timeout=10)
 
     def _keep_boost(self, record: BoostRecord, report: ExecutionReport) -> None:
         # Remember what to restore for every step that ran (even if a later one failed).
@@ -444,10 +466,14 @@ class RaidmanApp(App[None]):
             if any(k.split(":", 1)[1] in " ".join(argv) for argv in ran)
         }
         if not kept:
+            self._forget_boost(record.array)
             return
-        self.boosts.add(
-            BoostRecord(record.array, record.action, record.started_at, kept, record.applied)
-        )
+        try:
+            self.boosts.commit(
+                BoostRecord(record.array, record.action, record.started_at, kept, record.applied)
+            )
+        except StateFileError as e:  # the pending record (written before) still restores all
+            self.notify(str(e), title="boost", severity="warning", timeout=10)
         self.notify(
             f"{record.array}: limits raised; they will be put back when the {record.action} ends "
             "(even if raidman is closed and reopened meanwhile)",
@@ -473,7 +499,7 @@ class RaidmanApp(App[None]):
     def _restored(self, rec: BoostRecord, plan: Plan, report: ExecutionReport) -> None:
         self._restoring.discard(rec.array)
         if report.ok:
-            self.boosts.remove(rec.array)
+            self._forget_boost(rec.array)
             lines = "; ".join(s.shell() for s in plan.steps) or "nothing to change"
             self.notify(f"{rec.array}: {rec.action} ended, limits restored: {lines}", title="boost")
         else:

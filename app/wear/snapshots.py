@@ -4,9 +4,12 @@ Location: ``$RAIDMAN_STATE_DIR/state.db`` when set; else ``/var/lib/raidman/stat
 else ``$XDG_STATE_HOME/raidman/state.db`` (default ``~/.local/state/raidman``). The TUI and the
 headless ``raidman monitor`` share it (WAL mode, a busy timeout).
 
-A database that cannot be read (corrupt, not SQLite, wrong schema) is moved aside to
-``state.db.corrupt-<unix time>`` and rebuilt; what happened is in ``store.notes``. If even that is
-impossible (read-only directory), the store runs in memory with a note: raidman never crashes on it.
+A database that is damaged (``quick_check`` fails, not SQLite, not our layout) is moved aside to
+``state.db.corrupt-<unix time>`` (``-2``, ``-3``... if taken: never over another copy) and rebuilt;
+a locked database or a full disk is retried and never moved aside. The directory and file must
+belong to the running user and not be group/other-writable, and are never symlinks
+(:mod:`app.statefiles`). What happened is in ``store.notes``. If the file cannot be used, the store
+runs in memory with a note: raidman never crashes on it.
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.paths import state_dir
+from app import statefiles
+from app.paths import DB_FILE, state_dir
+from app.statefiles import StateFileError
 
 SCHEMA_VERSION = 1
-DB_NAME = "state.db"
+DB_NAME = DB_FILE
+BUSY_TIMEOUT_S = 5.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -116,33 +122,65 @@ class SnapshotStore:
 
     # ---- opening ----------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None) -> SnapshotStore:
+    def open(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        attempts: int = 3,
+        retry_delay_s: float = 1.0,
+        busy_timeout_s: float = BUSY_TIMEOUT_S,
+    ) -> SnapshotStore:
+        """Open (or create) the database; never raises.
+
+        - directory or file unsafe (symlink, other owner, group/other-writable): refused, the
+          store runs in memory, a note says why (:mod:`app.statefiles`);
+        - locked, busy, disk full, I/O error: a note, retried ``attempts`` times, then in memory
+          for this run; the file is left alone;
+        - genuinely corrupt (``quick_check`` fails, not a database, not our layout): moved aside to
+          a name no other file has (``state.db.corrupt-<time>[-N]``) and a new one started.
+        """
         p = Path(path) if path is not None else default_db_path()
         notes: list[str] = []
         try:
-            p.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            notes.append(
-                f"cannot create {p.parent} ({e.strerror}); wear history kept in memory only"
-            )
+            statefiles.ensure_dir(p.parent)
+            for side in (p, *_sides(p)):
+                if os.path.lexists(side):
+                    statefiles.check_file(side)
+        except StateFileError as e:
+            notes.append(f"{e}; wear history kept in memory only")
             return cls(cls._memory(), None, notes)
+        first_error: sqlite3.DatabaseError | None = None
+        for attempt in range(1, max(1, attempts) + 1):
+            conn: sqlite3.Connection | None = None
+            try:
+                conn = cls._connect(str(p), timeout=busy_timeout_s)
+                cls._check(conn)
+                return cls(conn, p, notes)
+            except sqlite3.DatabaseError as e:
+                if conn is not None:
+                    with _suppress():
+                        conn.close()
+                if not is_transient(e):
+                    first_error = e
+                    break
+                if attempt < attempts:
+                    notes.append(
+                        f"wear database {p}: {e} (attempt {attempt} of {attempts}); retrying"
+                    )
+                    time.sleep(retry_delay_s)
+                    continue
+                notes.append(
+                    f"wear database {p}: {e}; gave up after {attempts} attempts. The file is kept "
+                    "as it is (not corrupt); wear history of this run is kept in memory only"
+                )
+                return cls(cls._memory(), None, notes)
+        assert first_error is not None
         try:
-            conn = cls._connect(str(p))
-            cls._check(conn)
-            return cls(conn, p, notes)
-        except sqlite3.DatabaseError as e:
-            first_error = e
-        with _suppress():
-            conn.close()
-        aside = p.with_name(f"{p.name}.corrupt-{int(time.time())}")
-        try:
-            if p.exists():
-                p.rename(aside)
-            for suffix in ("-wal", "-shm"):
-                side = p.with_name(p.name + suffix)
-                if side.exists():
-                    side.rename(aside.with_name(aside.name + suffix))
-            conn = cls._connect(str(p))
+            aside = statefiles.move_aside(p, "corrupt")
+            for side in _sides(p):
+                if os.path.lexists(side):
+                    _move_side(side, aside.with_name(aside.name + side.name[len(p.name) :]))
+            conn = cls._connect(str(p), timeout=busy_timeout_s)
             cls._check(conn)
             notes.append(
                 f"wear database {p} was unreadable ({first_error}); moved aside to {aside.name} "
@@ -163,8 +201,10 @@ class SnapshotStore:
         return conn
 
     @staticmethod
-    def _connect(target: str) -> sqlite3.Connection:
-        conn = sqlite3.connect(target, timeout=5.0, isolation_level=None, check_same_thread=False)
+    def _connect(target: str, timeout: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            target, timeout=timeout, isolation_level=None, check_same_thread=False
+        )
         conn.row_factory = sqlite3.Row
         return conn
 
@@ -323,6 +363,56 @@ class SnapshotStore:
             outcome=r["outcome"],
             members=tuple(members),
         )
+
+
+# SQLite result codes that say nothing about the file's contents: wait and retry, never move aside.
+_TRANSIENT = (
+    "SQLITE_BUSY",
+    "SQLITE_LOCKED",
+    "SQLITE_FULL",
+    "SQLITE_IOERR",
+    "SQLITE_CANTOPEN",
+    "SQLITE_READONLY",
+    "SQLITE_PERM",
+    "SQLITE_NOMEM",
+    "SQLITE_PROTOCOL",
+)
+_TRANSIENT_TEXT = (
+    "locked",
+    "busy",
+    "disk is full",
+    "disk i/o error",
+    "unable to open",
+    "readonly",
+    "read-only",
+    "out of memory",
+)
+
+
+def is_transient(e: sqlite3.Error) -> bool:
+    """True for errors of the moment (another process holds the lock, the disk is full, I/O
+    failed, permissions), false for a damaged or foreign file."""
+    name = getattr(e, "sqlite_errorname", None)
+    if isinstance(name, str) and name:
+        return name.startswith(_TRANSIENT)
+    if isinstance(e, sqlite3.OperationalError):
+        text = str(e).lower()
+        return any(t in text for t in _TRANSIENT_TEXT)
+    return False
+
+
+def _move_side(side: Path, dest: Path) -> None:
+    """Move a -wal/-shm file next to its moved-aside database, never over another file."""
+    try:
+        os.link(side, dest, follow_symlinks=False)
+    except FileExistsError:
+        statefiles.move_aside(side, "corrupt")
+        return
+    os.unlink(side)
+
+
+def _sides(p: Path) -> tuple[Path, ...]:
+    return (p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm"))
 
 
 class _suppress:

@@ -53,7 +53,9 @@ def syncing(name: str, action: str = "resync") -> MdLive:
 def test_boost_raises_then_restores_across_a_restart(tmp_path: Path) -> None:
     files = Files(KERNEL_DEFAULTS)
     store = BoostStore(tmp_path / "boost.json")
-    plan, record = plan_boost(files.read, "md0", "recover", level="raid6", members=5, store=store)
+    plan, record = plan_boost(
+        files.read, "md0", "recover", level="raid6", members=5, store=store, rotational=False
+    )
     argvs = [s.argv for s in plan.steps]
     assert argvs == [
         ("sysctl", "-w", "dev.raid.speed_limit_min=200000"),
@@ -109,7 +111,9 @@ def test_two_boosts_restore_globals_only_after_the_last(tmp_path: Path) -> None:
 def test_values_already_high_are_left_alone(tmp_path: Path) -> None:
     files = Files({**KERNEL_DEFAULTS, "/proc/sys/dev/raid/speed_limit_max": "900000\n"})
     store = BoostStore(tmp_path / "boost.json")
-    plan, record = plan_boost(files.read, "md127", "resync", level="raid10", members=4, store=store)
+    plan, record = plan_boost(
+        files.read, "md127", "resync", level="raid10", members=4, store=store, rotational=False
+    )
     assert [s.argv for s in plan.steps] == [("sysctl", "-w", "dev.raid.speed_limit_min=200000")]
     assert record.previous == {"sysctl:dev.raid.speed_limit_min": "1000"}
 
@@ -117,7 +121,7 @@ def test_values_already_high_are_left_alone(tmp_path: Path) -> None:
 def test_unreadable_setting_is_a_warning_not_a_blind_write(tmp_path: Path) -> None:
     store = BoostStore(tmp_path / "boost.json")
     plan, record = plan_boost(
-        lambda p: None, "md0", "resync", level="raid5", members=3, store=store
+        lambda p: None, "md0", "resync", level="raid5", members=3, store=store, rotational=False
     )
     assert plan.steps == ()
     assert len(plan.warnings) == 3

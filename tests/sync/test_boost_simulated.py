@@ -26,7 +26,13 @@ def test_boost_speeds_up_the_resync_and_restores_after(tmp_path: Path) -> None:
 
     store = BoostStore(tmp_path / "boost.json")
     plan, record = plan_boost(
-        backend.read_text, view.array, view.action, level="raid10", members=4, store=store
+        backend.read_text,
+        view.array,
+        view.action,
+        level="raid10",
+        members=4,
+        store=store,
+        rotational=False,  # seed 000: a RAID-10 of SSDs
     )
     store.add(record)
     report = execute(plan, backend, audit=AuditLog(tmp_path / "audit.log"))
