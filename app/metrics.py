@@ -13,6 +13,7 @@ Domain only: no Textual. Everything read from the system comes through a ``Backe
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import stat
@@ -22,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.model import Machine
-from app.rules.engine import audit
-from app.rules.inputs import gather
 from app.model.devices import MdArray
 from app.model.live import DiskIO
 from app.model.smart import SmartReading
+from app.rules.engine import audit
 from app.rules.finding import Finding
+from app.rules.inputs import gather
 from app.wear.delta import MemberWear, sync_wear
 from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent
 from app.wear.units import bytes_written, wear_used_percent
@@ -99,7 +100,11 @@ class Family:
                 continue
             seen.add(labels)
             lab = ",".join(f'{k}="{escape_label(v)}"' for k, v in labels)
-            lines.append(f"{self.name}{{{lab}}} {format_value(value)}" if lab else f"{self.name} {format_value(value)}")
+            lines.append(
+                f"{self.name}{{{lab}}} {format_value(value)}"
+                if lab
+                else f"{self.name} {format_value(value)}"
+            )
         return "\n".join(lines) + "\n"
 
 
@@ -279,9 +284,7 @@ def collect(inp: MetricsInput) -> list[Family]:
     f_sync_cap = Family(
         "raidman_sync_member_capacity_bytes", "Capacity of the member's disk, for ratios."
     )
-    f_sync_start = Family(
-        "raidman_sync_start_time_seconds", "Unix time the recorded sync started."
-    )
+    f_sync_start = Family("raidman_sync_start_time_seconds", "Unix time the recorded sync started.")
     f_sync_run = Family("raidman_sync_running", "1 while the recorded sync is still running.")
     for array, uuid, action, mw in inp.syncs:
         sl = {
@@ -492,9 +495,7 @@ def write_textfile(directory: str | os.PathLike[str], text: str, name: str = TEX
         os.chmod(tmp, 0o644)
         os.replace(tmp, d / name)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     return d / name
