@@ -14,7 +14,11 @@ SCENARIO ?= raid10-evo
 VM_DEBS := qemu-system-x86 linux-image-amd64 busybox-static mdadm lvm2 smartmontools \
            e2fsprogs xfsprogs parted util-linux udev kmod
 
-.PHONY: demo test test-unit test-vm lint bench system-deps vm-deps clean snapshots
+# Real engines the metrics/Ansible tests start themselves: promtool (package prometheus) and
+# node_exporter; ansible-core comes from PyPI with the test extras.
+TOOL_DEBS := prometheus prometheus-node-exporter
+
+.PHONY: demo test test-unit test-vm lint bench system-deps vm-deps tool-deps clean snapshots
 
 $(BIN)/raidman: pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { $(APT) update -qq && $(APT) install -y -qq python3-venv python3-pip; }
@@ -31,19 +35,27 @@ vm-deps:
 	@missing=""; for p in $(VM_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(APT) update -qq && $(APT) install -y -qq $$missing; fi
 
+# promtool and node_exporter (idempotent). The tests start their own node_exporter on a free port:
+# the services the packages would start are stopped and disabled again when this target installed them.
+tool-deps:
+	@missing=""; for p in $(TOOL_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(APT) update -qq && $(APT) install -y -qq $$missing; \
+	  if [ -d /run/systemd/system ]; then for p in $$missing; do \
+	    $(SUDO) systemctl disable --now $$p.service >/dev/null 2>&1 || true; done; fi; fi
+
 lint: $(BIN)/raidman
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check app widgets backends
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test-unit: $(BIN)/raidman
+test-unit: $(BIN)/raidman tool-deps
 	$(BIN)/pytest -m 'not vm'
 
 test-vm: $(BIN)/raidman vm-deps
 	RAIDMAN_VM_REQUIRED=1 $(BIN)/pytest -m vm
 
-test: $(BIN)/raidman vm-deps lint
+test: $(BIN)/raidman vm-deps tool-deps lint
 	RAIDMAN_VM_REQUIRED=$${RAIDMAN_VM_REQUIRED:-$${CI:+1}} $(BIN)/pytest
 
 snapshots: $(BIN)/raidman

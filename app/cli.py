@@ -8,6 +8,7 @@ raidman capture DIR           save what the Linux backend reads, for replay
 raidman plan WIZARD ...       print a plan without running it
 raidman apply PLAN.json       run a saved plan (pre-flight, confirmation)
 raidman monitor               headless: record sync events and SMART snapshots
+raidman metrics               Prometheus metrics (node_exporter textfile format)
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 
 from backends.base import Backend, BackendError
 
-SUBCOMMANDS = ("report", "capture", "plan", "apply", "monitor")
+SUBCOMMANDS = ("report", "capture", "plan", "apply", "monitor", "metrics")
 
 
 def add_backend_options(p: argparse.ArgumentParser, *, top_level: bool = False) -> None:

@@ -13,6 +13,7 @@ from types import FrameType
 from typing import Any
 
 from app.cli import add_backend_options, make_backend
+from app.metrics import TextfileWriter
 from app.wear.monitor import DEFAULT_INTERVAL_S, WearMonitor
 from app.wear.snapshots import SnapshotStore, is_transient
 
@@ -35,6 +36,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--once", action="store_true", help="one snapshot of every disk, then exit")
     p.add_argument("--db", metavar="PATH", help="database file (default: the state directory)")
+    p.add_argument(
+        "--textfile-dir",
+        metavar="DIR",
+        help="also keep DIR/raidman.prom current for node_exporter's textfile collector",
+    )
     add_backend_options(p)
     return p
 
@@ -49,9 +55,12 @@ def run(args: argparse.Namespace) -> int:
         out(f"note: {note}")
     out(f"raidman monitor on {backend.name}; database {store.path or '(memory)'}")
     mon = WearMonitor(backend, store, interval_s=args.interval, log=out)
+    textfile = TextfileWriter(backend, store, args.textfile_dir) if args.textfile_dir else None
     if args.once:
         try:
             mon.tick()
+            if textfile is not None:
+                textfile.tick()
         except sqlite3.Error as e:  # locked by another process, disk full: a message, no traceback
             why = " (another process holds it)" if is_transient(e) and "lock" in str(e) else ""
             print(
@@ -76,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         while not stop.is_set():
             try:
                 mon.tick()
+                if textfile is not None:
+                    textfile.tick()
             except Exception as e:  # keep the service alive; the next tick retries
                 out(f"error: {e.__class__.__name__}: {e}")
             stop.wait(args.poll)

@@ -55,6 +55,18 @@ def _csv(text: str) -> tuple[str, ...]:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the plan as JSON (for apply)")
     p.add_argument("--out", metavar="FILE", help="also save the plan JSON to FILE")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "ansible"),
+        help="text (default), json (= --json), or ansible: a playbook of the same plan",
+    )
+    p.add_argument("--hosts", default="all", help="ansible: the play's hosts (default all)")
+    p.add_argument(
+        "--become",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="ansible: become root (default yes)",
+    )
     add_backend_options(p)
 
 
@@ -240,7 +252,11 @@ def run(args: argparse.Namespace) -> int:
         except OSError as e:
             print(f"raidman plan: cannot write {args.out}: {e.strerror}", file=sys.stderr)
             return 1
-    if args.json:
+    if args.format == "ansible":
+        from app.plans.ansible import playbook
+
+        sys.stdout.write(playbook(plan, machine, pf, hosts=args.hosts, become=args.become))
+    elif args.json or args.format == "json":
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

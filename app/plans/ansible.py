@@ -1,0 +1,404 @@
+"""A plan as an Ansible playbook (``raidman plan WIZARD ... --format ansible``).
+
+The same steps as ``--json``, in the same order, each as ``ansible.builtin.command`` with an
+``argv:`` list (never a shell), preceded by:
+
+* **pre-flight** tasks that fail before anything changes: each device the plan overwrites exists
+  and holds at least the bytes the plan was computed for (``blockdev --getsize64``), is not
+  mounted or a swap and is not held by md/device-mapper/LVM (``lsblk`` walks /sys and mountinfo);
+  for member actions, the member is (or is not yet) in the array (``/sys/block/mdX/md/dev-*``);
+* an **idempotence guard** per step: a read-only check task (``changed_when: false``) and a
+  ``when:`` so that a second run changes nothing (the array exists, the ARRAY line is in
+  mdadm.conf, the PV/VG/LV/filesystem is there, the sysfs value is set); the initramfs is rebuilt
+  only when an earlier step changed something. When the first destructive step is already done,
+  the pre-flight is skipped with it (the devices are members of the array it made).
+
+Every string that comes from the plan is tagged ``!unsafe`` so Ansible never evaluates a
+``{{ }}`` in a device name, label or reason. The YAML is written by hand (JSON-quoted scalars
+are valid YAML); no YAML library is needed at run time. Domain only: no Textual.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.model import Disk, Machine, Partition
+from app.plans.plan import Plan, Step
+from app.plans.preflight import Preflight, strip_dev
+from app.plans.render import format_plan, plan_devices
+
+INITRAMFS_TOOLS = ("update-initramfs", "dracut", "mkinitcpio")
+
+
+def steps_digest(plan: Plan) -> str:
+    """sha256 over the steps' canonical JSON (sorted keys, no spaces, UTF-8)."""
+    canon = json.dumps(
+        [s.to_json() for s in plan.steps], sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+# ---- a tiny YAML writer ---------------------------------------------------------------------
+class Unsafe(str):
+    """A value from the plan: written as ``!unsafe "..."`` (never templated by Ansible)."""
+
+
+class Expr(str):
+    """A Jinja expression raidman wrote itself (for ``when:``/``that:``): a plain scalar."""
+
+
+def _scalar(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, Unsafe):
+        return "!unsafe " + json.dumps(str(v), ensure_ascii=False)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    raise TypeError(f"cannot write {type(v).__name__} as YAML")
+
+
+def _yaml(v: Any, indent: int) -> list[str]:
+    pad = " " * indent
+    out: list[str] = []
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if isinstance(x, dict | list) and x:
+                out.append(f"{pad}{k}:")
+                out += _yaml(x, indent + 2)
+            elif isinstance(x, dict | list):
+                out.append(f"{pad}{k}: {'{}' if isinstance(x, dict) else '[]'}")
+            else:
+                out.append(f"{pad}{k}: {_scalar(x)}")
+        return out
+    if isinstance(v, list):
+        for x in v:
+            if isinstance(x, dict | list) and x:
+                inner = _yaml(x, indent + 2)
+                out.append(f"{pad}- {inner[0].lstrip()}")
+                out += inner[1:]
+            else:
+                out.append(f"{pad}- {_scalar(x)}")
+        return out
+    return [pad + _scalar(v)]
+
+
+# ---- guards ---------------------------------------------------------------------------------
+@dataclass
+class _Guard:
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    done: str | None = None  # Jinja: true when the step's effect is already there
+    run_when: str | None = None  # Jinja: run only when this holds (instead of "not done")
+    note: str | None = None
+
+
+def _cmd(argv: Sequence[str], register: str, **extra: Any) -> dict[str, Any]:
+    t: dict[str, Any] = {
+        "ansible.builtin.command": {"argv": [Unsafe(a) for a in argv]},
+        "register": register,
+        "changed_when": False,
+        "check_mode": False,
+    }
+    t.update(extra)
+    return t
+
+
+def _md_sysfs(md_path: str) -> str | None:
+    """ "/dev/md127" → "/sys/block/md127/md"; a /dev/md/NAME path has no fixed kernel name."""
+    name = strip_dev(md_path)
+    return None if "/" in name else f"/sys/block/{name}/md"
+
+
+def _guard(i: int, step: Step, vars_: dict[str, Any], changed_before: list[str]) -> _Guard:
+    a = step.argv
+    r = f"raidman_s{i}"
+    g = _Guard()
+    prog = a[0].rsplit("/", 1)[-1]
+    if prog == "mdadm" and len(a) >= 3 and a[1] == "--create":
+        g.checks.append(_cmd(["mdadm", "--detail", a[2]], f"{r}_check", failed_when=False))
+        g.done = f"{r}_check.rc == 0"
+    elif prog == "tee" and a[1:2] == ("-a",) and len(a) == 3 and step.stdin_from:
+        g.checks.append(
+            _cmd(
+                list(step.stdin_from),
+                f"{r}_in",
+                failed_when=Expr(f"{r}_in.rc != 0 and not ansible_check_mode"),
+            )
+        )
+        g.checks.append(
+            _cmd(
+                ["grep", "-qxF", "-e", "LINE", a[2]],
+                f"{r}_have",
+                failed_when=Expr(f"{r}_have.rc > 2"),
+            )
+        )
+        g.checks[-1]["ansible.builtin.command"]["argv"][3] = f"{{{{ {r}_in.stdout | trim }}}}"
+        g.done = f"{r}_have.rc == 0"
+    elif prog in INITRAMFS_TOOLS:
+        g.run_when = (
+            " or ".join(f"{c} is changed" for c in changed_before) if changed_before else "false"
+        )
+        g.note = "runs only when an earlier step changed something"
+    elif prog == "pvcreate":
+        g.checks.append(_cmd(["pvs", a[-1]], f"{r}_check", failed_when=False))
+        g.done = f"{r}_check.rc == 0"
+    elif prog == "vgcreate" and len(a) >= 3:
+        g.checks.append(_cmd(["vgs", a[1]], f"{r}_check", failed_when=False))
+        g.done = f"{r}_check.rc == 0"
+    elif prog == "lvcreate" and "--name" in a:
+        lv = a[a.index("--name") + 1]
+        g.checks.append(_cmd(["lvs", f"{a[-1]}/{lv}"], f"{r}_check", failed_when=False))
+        g.done = f"{r}_check.rc == 0"
+    elif prog.startswith("mkfs."):
+        vars_[f"{r}_fstype"] = Unsafe(prog.removeprefix("mkfs."))
+        g.checks.append(
+            _cmd(
+                ["blkid", "-p", "-s", "TYPE", "-o", "value", a[-1]], f"{r}_check", failed_when=False
+            )
+        )
+        g.done = f"{r}_check.stdout | trim == {r}_fstype"
+    elif (
+        prog == "mdadm"
+        and len(a) >= 4
+        and a[2] in ("--add", "--add-spare", "--re-add", "--fail", "--remove")
+    ):
+        base = _md_sysfs(a[1])
+        if base is not None:
+            dev = strip_dev(a[3])
+            g.checks.append(
+                _cmd(["cat", f"{base}/dev-{dev}/state"], f"{r}_check", failed_when=False)
+            )
+            if a[2] == "--fail":
+                g.done = f"{r}_check.rc != 0 or 'faulty' in {r}_check.stdout"
+            elif a[2] == "--remove":
+                g.done = f"{r}_check.rc != 0"
+            else:
+                g.done = f"{r}_check.rc == 0 and 'faulty' not in {r}_check.stdout"
+    elif prog == "mdadm" and len(a) >= 6 and a[2] == "--replace":
+        base = _md_sysfs(a[1])
+        if base is not None:
+            g.checks.append(
+                _cmd(
+                    ["cat", f"{base}/dev-{strip_dev(a[3])}/state"], f"{r}_check", failed_when=False
+                )
+            )
+            g.done = (
+                f"{r}_check.rc != 0 or 'faulty' in {r}_check.stdout"
+                f" or 'want_replacement' in {r}_check.stdout"
+            )
+    elif prog == "mdadm" and len(a) >= 4 and a[1] == "--grow":
+        base = _md_sysfs(a[2])
+        want = [x.split("=", 1)[1] for x in a if x.startswith("--raid-devices=")]
+        if base is not None and want:
+            vars_[f"{r}_want"] = Unsafe(want[0])
+            g.checks.append(_cmd(["cat", f"{base}/raid_disks"], f"{r}_check", failed_when=False))
+            g.done = f"({r}_check.stdout.split() or [''])[0] == {r}_want"
+    elif prog == "tee" and len(a) == 2 and a[1].startswith("/sys/") and step.stdin is not None:
+        vars_[f"{r}_want"] = Unsafe(step.stdin.strip())
+        g.checks.append(_cmd(["cat", a[1]], f"{r}_check", failed_when=False))
+        g.done = (
+            f"{r}_check.rc == 0 and (({r}_check.stdout.split() or [''])[0] == {r}_want"
+            f" or ('(' ~ {r}_want ~ ')') in {r}_check.stdout)"
+        )
+    elif prog == "sysctl" and len(a) == 3 and a[1] == "-w" and "=" in a[2]:
+        key, val = a[2].split("=", 1)
+        vars_[f"{r}_want"] = Unsafe(val)
+        g.checks.append(_cmd(["sysctl", "-n", key], f"{r}_check", failed_when=False))
+        g.done = f"{r}_check.stdout | trim == {r}_want"
+    else:
+        g.note = "no idempotence check known for this command: it runs on every run"
+    return g
+
+
+# ---- pre-flight -----------------------------------------------------------------------------
+def _min_bytes(plan: Plan, machine: Machine, devices: Sequence[str]) -> int | None:
+    """The size each overwritten device must at least have: what the plan was computed for."""
+    if plan.kind == "create-array":
+        sizes = [
+            d.size_bytes for n in devices if isinstance(d := machine.device(n), Disk | Partition)
+        ]
+        return min(sizes) if sizes else None
+    array = plan.params.get("array")
+    a = machine.array(str(array)) if array else None
+    if a is not None:
+        kib = [m.size_kib for m in a.members if m.size_kib]
+        if kib:
+            return max(kib) * 1024
+    return None
+
+
+def _preflight_tasks(
+    plan: Plan, machine: Machine, vars_: dict[str, Any], gate: str | None
+) -> list[dict[str, Any]]:
+    devices, _, _ = plan_devices(plan)
+    devices = tuple(strip_dev(d) for d in devices)
+    need = _min_bytes(plan, machine, devices)
+    when = {"when": Expr(f"not ({gate})")} if gate else {}
+    out: list[dict[str, Any]] = []
+    for j, dev in enumerate(devices):
+        path = f"/dev/{dev}"
+        r = f"raidman_pf{j}"
+        vars_[f"{r}_dev"] = Unsafe(path)
+        out.append(
+            {
+                "name": Unsafe(f"pre-flight: read the size of {path}"),
+                **_cmd(["blockdev", "--getsize64", path], f"{r}_size"),
+                **when,
+            }
+        )
+        if need:
+            vars_[f"{r}_min"] = need
+            out.append(
+                {
+                    "name": Unsafe(f"pre-flight: {path} holds at least {need} bytes"),
+                    "ansible.builtin.assert": {
+                        "that": [Expr(f"{r}_size.stdout | int >= {r}_min | int")],
+                        "fail_msg": Expr(
+                            f"{{{{ {r}_dev }}}} has {{{{ {r}_size.stdout }}}} bytes; "
+                            f"the plan needs {{{{ {r}_min }}}}"
+                        ),
+                        "quiet": True,
+                    },
+                    **when,
+                }
+            )
+        out.append(
+            {
+                "name": Unsafe(f"pre-flight: what sits on {path}"),
+                **_cmd(
+                    ["lsblk", "--noheadings", "--raw", "--output", "NAME,TYPE,MOUNTPOINT", path],
+                    f"{r}_use",
+                ),
+                **when,
+            }
+        )
+        out.append(
+            {
+                "name": Unsafe(f"pre-flight: {path} is not mounted, not swap, not held"),
+                "ansible.builtin.assert": {
+                    "that": [
+                        Expr(
+                            f"{r}_use.stdout_lines | select('match', '^[^ ]+ [^ ]+ [^ ]') | list | length == 0"
+                        ),
+                        Expr(
+                            f"{r}_use.stdout_lines | reject('match', '^[^ ]+ (disk|part|loop)( |$)')"
+                            " | list | length == 0"
+                        ),
+                    ],
+                    "fail_msg": Expr(
+                        f"{{{{ {r}_dev }}}} is in use (mounted, swap, or held by md/dm/LVM): "
+                        f"{{{{ {r}_use.stdout_lines | join('; ') }}}}"
+                    ),
+                    "quiet": True,
+                },
+                **when,
+            }
+        )
+    # member actions: the member must be in the array (fail, remove, replace's old device)
+    p = plan.params
+    array = machine.array(str(p.get("array"))) if p.get("array") else None
+    member = (
+        p.get("device") if plan.kind in ("member-fail", "member-remove", "member-re-add") else None
+    )
+    member = p.get("old") if plan.kind == "member-replace" else member
+    if array is not None and member and plan.kind != "member-re-add":
+        vars_["raidman_member_state"] = Unsafe(f"/sys/block/{array.name}/md/dev-{member}/state")
+        out.append(
+            {
+                "name": Unsafe(f"pre-flight: {member} is a member of {array.name}"),
+                "ansible.builtin.stat": {"path": Expr("{{ raidman_member_state }}")},
+                "register": "raidman_pf_member",
+                **when,
+            }
+        )
+        out.append(
+            {
+                "name": Unsafe(f"pre-flight: refuse if {member} is not a member of {array.name}"),
+                "ansible.builtin.assert": {
+                    "that": [Expr("raidman_pf_member.stat.exists")],
+                    "fail_msg": Unsafe(f"{member} is not a member of {array.name} here"),
+                    "quiet": True,
+                },
+                **when,
+            }
+        )
+    return out
+
+
+# ---- the playbook ---------------------------------------------------------------------------
+def playbook(
+    plan: Plan,
+    machine: Machine,
+    preflight: Preflight | None = None,
+    *,
+    hosts: str = "all",
+    become: bool = True,
+    digest: str | None = None,
+) -> str:
+    digest = digest or steps_digest(plan)
+    vars_: dict[str, Any] = {
+        "raidman_plan_title": Unsafe(plan.title),
+        "raidman_plan_digest": digest,
+    }
+    guards: list[_Guard] = []
+    changed: list[str] = []
+    for i, step in enumerate(plan.steps, 1):
+        guards.append(_guard(i, step, vars_, list(changed)))
+        changed.append(f"raidman_s{i}")
+    first_destructive = next((i for i, s in enumerate(plan.steps) if s.destructive), None)
+    gate_idx = first_destructive if first_destructive is not None else 0
+    gate = guards[gate_idx].done if plan.steps else None
+
+    tasks: list[dict[str, Any]] = []
+    # the gate's own checks run first: they decide whether the pre-flight applies
+    if plan.steps:
+        for c in guards[gate_idx].checks:
+            tasks.append({"name": Unsafe(f"check {gate_idx + 1}: is it done already"), **c})
+    tasks += _preflight_tasks(plan, machine, vars_, gate)
+    for i, (step, g) in enumerate(zip(plan.steps, guards, strict=True), 1):
+        if i - 1 != gate_idx:
+            for c in g.checks:
+                tasks.append({"name": Unsafe(f"check {i}: is it done already"), **c})
+        args: dict[str, Any] = {"argv": [Unsafe(x) for x in step.argv]}
+        if step.stdin_from is not None:
+            args["stdin"] = Expr(f"{{{{ raidman_s{i}_in.stdout | trim }}}}")
+        elif step.stdin is not None:
+            args["stdin"] = Unsafe(step.stdin.rstrip("\n"))
+        task: dict[str, Any] = {
+            "name": Unsafe(f"{i}. {step.why}" + (" [DESTROYS DATA]" if step.destructive else "")),
+            "ansible.builtin.command": args,
+            "register": f"raidman_s{i}",
+        }
+        if g.run_when:
+            task["when"] = Expr(g.run_when)
+        elif g.done:
+            task["when"] = Expr(f"not ({g.done})")
+        tasks.append(task)
+
+    play = {
+        "name": Unsafe(f"raidman: {plan.title}"),
+        "hosts": Unsafe(hosts),
+        "become": become,
+        "gather_facts": False,
+        "any_errors_fatal": True,
+        "vars": vars_,
+        "tasks": tasks,
+    }
+    head = [
+        "# Generated by `raidman plan ... --format ansible`: the same plan as --json.",
+        f"# plan digest (sha256 over the steps' canonical JSON): {digest}",
+        "# Run: ansible-playbook -i INVENTORY THIS.yml   (--check shows what would change)",
+        "#",
+    ]
+    for line in format_plan(plan, preflight).rstrip("\n").splitlines():
+        head.append(f"# {line}".rstrip())
+    notes = [f"# step {i}: {g.note}" for i, g in enumerate(guards, 1) if g.note is not None]
+    if notes:
+        head.append("#")
+        head += notes
+    return "\n".join([*head, "---", *_yaml([play], 0)]) + "\n"
