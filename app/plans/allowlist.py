@@ -127,7 +127,7 @@ def _mdadm(argv: tuple[str, ...]) -> str | None:
         and a[2] != a[4]
     ):
         return None
-    if len(a) in (3, 4) and a[0] == "--grow" and MD_DEV.fullmatch(a[1]):
+    if len(a) in (3, 4) and a[0] == "--grow" and MD_DEV.fullmatch(a[1]) and "--bitmap" not in a[2]:
         if not re.fullmatch(r"--raid-devices=[0-9]{1,3}", a[2]):
             return f"mdadm --grow: {a[2]!r} is not an option raidman plans"
         if len(a) == 4 and not (
@@ -137,6 +137,16 @@ def _mdadm(argv: tuple[str, ...]) -> str | None:
         return None
     if a[:2] == ("--grow", "--bitmap=internal") and len(a) == 3 and MD_DEV.fullmatch(a[2]):
         return None
+    if len(a) in (3, 4) and a[0] == "--grow" and MD_DEV.fullmatch(a[1]):
+        # the bitmap moved or re-chunked (article 001): none, internal or a file, + its chunk
+        loc = a[2].removeprefix("--bitmap=") if a[2].startswith("--bitmap=") else None
+        if loc is None or not (loc in ("none", "internal") or _path_ok(loc)):
+            return f"mdadm --grow: {a[2]!r} is not an option raidman plans"
+        if len(a) == 4 and (loc == "none" or not re.fullmatch(r"--bitmap-chunk=[0-9]{1,9}K", a[3])):
+            return f"mdadm --grow: {a[3]!r} is not an option raidman plans"
+        return None
+    if a == ("--monitor", "--scan", "--oneshot", "--test"):
+        return None  # sends one test alert per array through mdadm.conf's MAILADDR/PROGRAM
     return "this mdadm command is not one raidman plans"
 
 

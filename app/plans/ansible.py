@@ -20,26 +20,18 @@ are valid YAML); no YAML library is needed at run time. Domain only: no Textual.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.model import Disk, Machine, Partition
+from app.plans.allowlist import argv_devices
 from app.plans.plan import Plan, Step
 from app.plans.preflight import Preflight, strip_dev
-from app.plans.render import format_plan, plan_devices
+from app.plans.render import format_plan
 
 INITRAMFS_TOOLS = ("update-initramfs", "dracut", "mkinitcpio")
-
-
-def steps_digest(plan: Plan) -> str:
-    """sha256 over the steps' canonical JSON (sorted keys, no spaces, UTF-8)."""
-    canon = json.dumps(
-        [s.to_json() for s in plan.steps], sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
-    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
 # ---- a tiny YAML writer ---------------------------------------------------------------------
@@ -235,8 +227,8 @@ def _min_bytes(plan: Plan, machine: Machine, devices: Sequence[str]) -> int | No
 def _preflight_tasks(
     plan: Plan, machine: Machine, vars_: dict[str, Any], gate: str | None
 ) -> list[dict[str, Any]]:
-    devices, _, _ = plan_devices(plan)
-    devices = tuple(strip_dev(d) for d in devices)
+    # what the argv overwrites, as pre-flight and apply see it (never the params)
+    devices = tuple(strip_dev(d) for d in argv_devices(plan, machine).overwrites)
     need = _min_bytes(plan, machine, devices)
     when = {"when": Expr(f"not ({gate})")} if gate else {}
     out: list[dict[str, Any]] = []
@@ -340,7 +332,7 @@ def playbook(
     become: bool = True,
     digest: str | None = None,
 ) -> str:
-    digest = digest or steps_digest(plan)
+    digest = digest or plan.digest  # the same digest `plan --json` writes and `apply` checks
     vars_: dict[str, Any] = {
         "raidman_plan_title": Unsafe(plan.title),
         "raidman_plan_digest": digest,

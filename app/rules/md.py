@@ -155,9 +155,7 @@ def _member_bytes(a: MdArray) -> int | None:
 def _add_bitmap_plan(a: MdArray) -> Plan:
     return Plan(
         f"Add an internal write-intent bitmap to {a.name}",
-        (
-            Step(_bitmap_argv(a), "add an internal write-intent bitmap"),
-        ),
+        (Step(_bitmap_argv(a), "add an internal write-intent bitmap"),),
         target=a.name,
         kind="audit-md-bitmap",
     )

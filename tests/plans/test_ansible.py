@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.plans.ansible import playbook, steps_digest
+from app.plans.ansible import playbook
 from app.plans.plan import Plan, Step
 from backends.simulated import SimulatedBackend
 from tests.tools import ansible_playbook
@@ -153,7 +153,8 @@ def test_same_plan_same_preview_same_digest(
     text = create_plan(tmp_path, capsys, "text")
     pb = create_plan(tmp_path, capsys, "ansible", "--hosts", "storage", "--no-become")
     canon = json.dumps(data["steps"], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    digest = hashlib.sha256(canon.encode()).hexdigest()
+    digest = data["digest"]  # the digest `plan --json` writes and `apply` checks
+    assert digest == "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
     assert f"# plan digest (sha256 over the steps' canonical JSON): {digest}" in pb
     assert f'raidman_plan_digest: "{digest}"' in pb
     preview = text.split("\nnothing was run.")[0].rstrip("\n").splitlines()
@@ -237,4 +238,4 @@ def test_plan_strings_are_never_templated(tmp_path: Path, fakes: tuple[Path, Pat
     assert (
         state / "log"
     ).read_text() == "fakelog {{ 7 * 6 }} --label={{ lookup('env', 'HOME') }}\n"
-    assert steps_digest(plan) in pb.read_text()
+    assert plan.digest in pb.read_text()
