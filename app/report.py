@@ -337,13 +337,24 @@ def full_report_json(
             {"source": "wear", "message": n, "severity": "warning"} for n in store.notes
         )
     if findings:
-        inputs = dataclasses.replace(
-            gather(backend, machine),
-            smart=readings,
-            sync_speed_kib_s=recorded_sync_speeds(store, machine) if store is not None else {},
-        )
-        out["findings"] = [f.to_json() for f in audit(machine, inputs)]
+        out["findings"] = [f.to_json() for f in report_findings(backend, machine, readings, store)]
     return out
+
+
+def report_findings(
+    backend: Backend,
+    machine: Machine,
+    readings: Mapping[str, SmartReading],
+    store: SnapshotStore | None,
+) -> tuple[Finding, ...]:
+    """The audit as both reports give it: with the SMART readings they show and the sync speeds
+    the wear database recorded (one call, so the text and the JSON list the same findings)."""
+    inputs = dataclasses.replace(
+        gather(backend, machine),
+        smart=dict(readings),
+        sync_speed_kib_s=recorded_sync_speeds(store, machine) if store is not None else {},
+    )
+    return audit(machine, inputs)
 
 
 def full_report_text(
@@ -356,9 +367,10 @@ def full_report_text(
 ) -> str:
     """``raidman report``: the text form of what ``--json`` reports — the model, each disk's SMART
     health and bytes written, the findings, and the wear database's notes. Blocking."""
+    readings = read_smart(backend, machine) if smart else None
     return machine_to_text(
         machine,
-        smart=read_smart(backend, machine) if smart else None,
-        findings=audit(machine, gather(backend, machine)) if findings else None,
+        smart=readings,
+        findings=report_findings(backend, machine, readings or {}, store) if findings else None,
         notes=[f"wear: {n}" for n in store.notes] if store is not None else (),
     )
