@@ -139,8 +139,10 @@ class SyncCard(Vertical):
         """Update a line only when its text changed: each update costs a layout pass."""
         if self._texts.get(widget_id) == content:
             return
-        self._texts[widget_id] = content
+        # remembered only once shown: a card still composing raises NoMatches here, and the
+        # next sample must try again (else its title stayed empty for good)
         self.query_one(f"#{widget_id}", Line).text = content
+        self._texts[widget_id] = content
 
     def show(self, v: SyncView, line_members: str, boosted: bool) -> None:
         with contextlib.suppress(NoMatches):  # mounted but not composed yet: next sample shows it

@@ -23,7 +23,6 @@ GIB = 1024 * MIB
 PAGE = 4096  # bytes per stripe-cache entry page on the usual platforms
 
 LEVELS = tuple(levels.LEVELS)
-raid10_copies = levels.raid10_copies  # re-exported for the wizards
 
 
 class PlanError(ValueError):

@@ -26,15 +26,14 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from app.model import Disk, Machine, Partition
+from app.model import Disk, Machine, Partition, levels
 from app.model.smart import SmartReading
 from app.plans.eligibility import disk_of, smart_failed, smart_warnings
-from app.plans.geometry import PlanError, human_bytes, normalize_level, raid10_copies
+from app.plans.geometry import PlanError, human_bytes, normalize_level
 from app.plans.in_use import Issue, write_refusals
 from backends.base import Backend
 
 __all__ = [
-    "MIN_DEVICES",
     "Issue",
     "Preflight",
     "check",
@@ -44,20 +43,9 @@ __all__ = [
     "strip_dev",
 ]
 
-# The fewest --raid-devices mdadm --create accepts without --force (raidman never forces):
-# mdadm.c refuses 1 device for every level unless --force ("'1' is an unusual number of drives
-# for an array"), Create.c refuses level 6 below 4 ("at least 4 raid-devices needed for level 6")
-# and levels 4/5 below 2. RAID-10 also needs at least as many devices as copies (near × far):
-# drivers/md/raid10.c setup_conf: "copies < 2 || copies > mddev->raid_disks" → unsupported layout.
-MIN_DEVICES = {
-    "raid0": 2,
-    "raid1": 2,
-    "raid4": 2,
-    "raid5": 2,
-    "raid6": 4,
-    "raid10": 2,
-    "linear": 2,
-}
+# The fewest --raid-devices mdadm --create accepts (raidman never forces) is the level table's
+# (app.model.levels: mdadm.c refuses 1 device without --force, Create.c level 6 below 4; RAID-10
+# needs as many devices as copies: raid10.c setup_conf).
 # fewer than this works but is not worth the level: a 2-device RAID-4/5 stores what a mirror does
 RECOMMENDED_DEVICES = {"raid4": 3, "raid5": 3}
 
@@ -304,15 +292,10 @@ def _count(level: str, layout: str | None, n: int) -> tuple[list[Issue], list[Is
         lvl = normalize_level(level)
     except PlanError:
         lvl = level
-    need = MIN_DEVICES.get(lvl)
+    need: int | None = levels.min_devices(lvl, layout) if lvl in levels.LEVELS else None
     why = "mdadm refuses fewer"
-    if lvl == "raid10":
-        copies = raid10_copies(layout)
-        if copies > (need or 0):
-            need, why = (
-                copies,
-                f"layout {layout} keeps {copies} copies; the kernel refuses fewer devices",
-            )
+    if lvl == "raid10" and need is not None and need > levels.LEVELS[lvl].min_devices:
+        why = f"layout {layout} keeps {need} copies; the kernel refuses fewer devices"
     if need is not None and n < need:
         return [
             Issue("device-count", "", f"{lvl} needs at least {need} devices ({why}), {n} given")

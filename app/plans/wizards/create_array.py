@@ -24,7 +24,6 @@ from app.plans.geometry import (
     PlanError,
     human_kib,
     normalize_level,
-    raid10_copies,
 )
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
@@ -241,7 +240,7 @@ def build_create_array(
         if level == "raid10":
             if not _LAYOUTS_R10.fullmatch(layout):
                 raise PlanError(f"RAID-10 layout {layout!r}: use n2, f2 or o2 (or n3, ...)")
-            if raid10_copies(layout) > len(devices):
+            if levels.raid10_copies(layout) > len(devices):
                 raise PlanError(f"layout {layout} keeps {layout[1:]} copies: needs as many devices")
         elif level in levels.PARITY:
             if layout not in _LAYOUTS_R56:
