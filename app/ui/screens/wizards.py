@@ -421,7 +421,11 @@ class MemberWizard(_WizardBase):
     @on(Select.Changed, "#mb-array")
     def _array_changed(self) -> None:
         sel = self.query_one("#mb-device", Select)
-        sel.set_options(self._member_choices(self._array_obj()))
+        keep = sel.value
+        choices = self._member_choices(self._array_obj())
+        sel.set_options(choices)
+        if keep in {v for _, v in choices}:
+            sel.value = keep
         self.refresh_pickers()
 
     def _one_new(self, what: str) -> str:
