@@ -61,13 +61,17 @@ def media(rotational: bool | None) -> str:
 
 
 def candidate_label(c: Candidate) -> Text:
-    """One picker line: name, IEC size (as the tree), HDD/SSD, model; why not, when not."""
+    """One picker line: name, IEC size (as the tree), HDD/SSD; why not (before the model, so a
+    narrow terminal cuts the model, not the reason); the model; SMART counts worth a look."""
     what = "part" if c.kind == "partition" else media(c.rotational)
-    text = Text(f"{c.name:<10} {human_bytes(c.size_bytes):>10} {what:<4} {c.model or ''}".rstrip())
+    text = Text(f"{c.name:<10} {human_bytes(c.size_bytes):>10} {what:<4} ")
     if c.reason is not None:
-        text.append(f"  — {'; '.join(c.reasons) or c.reason}", style="bold")
-    elif c.notes:
-        text.append(f"  ⚠ {', '.join(c.notes)}", style="yellow")
+        text.append(f"✗ {'; '.join(c.reasons) or c.reason}", style="bold")
+        text.append(f"  {c.model or ''}".rstrip(), style="dim")
+    else:
+        text.append(c.model or "")
+        if c.notes:
+            text.append(f"  ⚠ {', '.join(c.notes)}", style="yellow")
     return text
 
 
@@ -114,6 +118,7 @@ class _WizardBase(Screen[ExecutionReport | None]):
     _WizardBase #wz-buttons Button { margin-right: 1; }
     """
     TITLE_TEXT = ""
+    FIRST_FIELD = ""  # focused on open, so the first key goes to a field
 
     def __init__(
         self, machine: Machine, backend: Backend, *, audit: AuditLog | None = None
@@ -127,7 +132,7 @@ class _WizardBase(Screen[ExecutionReport | None]):
 
     def compose(self) -> ComposeResult:
         yield Label(self.TITLE_TEXT, classes="wz-title")
-        with VerticalScroll(id="wz-form"):
+        with VerticalScroll(id="wz-form", can_focus=False):
             yield from self.form()
         yield Static("", id="wz-error")
         with Horizontal(id="wz-buttons"):
@@ -136,6 +141,8 @@ class _WizardBase(Screen[ExecutionReport | None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if self.FIRST_FIELD:
+            self.query_one(self.FIRST_FIELD).focus()
         if self.query(DevicePicker):
             self._read_smart()
 
@@ -228,6 +235,7 @@ class _WizardBase(Screen[ExecutionReport | None]):
 
 class CreateArrayWizard(_WizardBase):
     TITLE_TEXT = "Create an md array"
+    FIRST_FIELD = "#ca-level"
 
     def form(self) -> ComposeResult:
         cands = self.candidates()
@@ -350,6 +358,7 @@ class MemberWizard(_WizardBase):
     action chosen: nothing destructive is one Enter away."""
 
     TITLE_TEXT = "Member actions"
+    FIRST_FIELD = "#mb-action"
 
     def __init__(
         self,
@@ -473,6 +482,7 @@ SYNC_ACTIONS = [
 
 class SyncWizard(_WizardBase):
     TITLE_TEXT = "Sync actions and tuning"
+    FIRST_FIELD = "#sy-action"
 
     def __init__(
         self,
@@ -494,12 +504,34 @@ class SyncWizard(_WizardBase):
         yield Label("Action")
         yield Select(SYNC_ACTIONS, value="check" if arrays else "limits", allow_blank=False,
                      id="sy-action")  # fmt: skip
-        yield Label("limits: min KiB/s (empty: unchanged)")
-        yield Input(placeholder="200000", id="sy-min")
-        yield Label("limits: max KiB/s (empty: unchanged)")
-        yield Input(placeholder="500000", id="sy-max")
-        yield Label("stripe cache entries (17..32768; memory = entries × 4 KiB × members)")
-        yield Input(placeholder="8192", id="sy-entries", type="integer")
+        lo, hi = self._now("min"), self._now("max")
+        with Vertical(classes="wz-field", id="sy-f-limits"):
+            yield Label(f"limits: min KiB/s (global now: {lo})")
+            yield Input(placeholder="empty: unchanged", id="sy-min", type="integer")
+            yield Label(f"limits: max KiB/s (global now: {hi})")
+            yield Input(placeholder="empty: unchanged", id="sy-max", type="integer")
+        with Vertical(classes="wz-field", id="sy-f-stripe-cache"):
+            yield Label("stripe cache entries (17..32768; memory = entries × 4 KiB × members)")
+            yield Input(placeholder="e.g. 8192", id="sy-entries", type="integer")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._show_fields()
+
+    @on(Select.Changed, "#sy-action")
+    def _show_fields(self) -> None:
+        act = self._select("sy-action")
+        for field in ("limits", "stripe-cache"):
+            self.query_one(f"#sy-f-{field}").display = act == field
+
+    def _now(self, which: str) -> str:
+        """The current global dev.raid.speed_limit_* (KiB/s), so the form starts from the truth."""
+        try:
+            text = self.backend.read_text(f"/proc/sys/dev/raid/speed_limit_{which}")
+        except Exception:
+            text = None
+        value = (text or "").strip()
+        return value if value.isdigit() else "unknown"
 
     def build_plan(self) -> Plan:
         array = self._select("sy-array")
