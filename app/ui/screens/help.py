@@ -14,19 +14,28 @@ from textual.widgets import Footer, Label, Static
 
 
 def key_rows(screen: Screen[object]) -> list[tuple[str, str]]:
-    """(key as the footer shows it, what it does) for every enabled binding of ``screen``."""
-    rows: list[tuple[str, str]] = []
+    """(key as the footer shows it, what it does) for every enabled binding of ``screen``:
+    first those the footer shows (the screen's and the app's before the focused widget's),
+    then the focused widget's quieter ones (cursor keys and the like)."""
+    shown: list[tuple[int, str, str]] = []
+    quiet: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
+    app = screen.app
     for key, active in screen.active_bindings.items():
         b = active.binding
         if not active.enabled or b.system or not b.description:
             continue
-        shown = screen.app.get_key_display(b) if key == b.key else key
-        row = (shown, b.description)
-        if row not in seen:
-            seen.add(row)
-            rows.append(row)
-    return rows
+        row = (app.get_key_display(b) if key == b.key else key, b.description)
+        if row in seen:
+            continue
+        seen.add(row)
+        if b.show:
+            rank = 0 if active.node is screen else 1 if active.node is app else 2
+            shown.append((rank, *row))
+        else:
+            quiet.append(row)
+    shown.sort(key=lambda r: r[0])  # stable: the footer's order inside each rank
+    return [(k, d) for _, k, d in shown] + quiet
 
 
 class HelpScreen(Screen[None]):

@@ -414,7 +414,7 @@ class MemberWizard(_WizardBase):
         with Vertical(classes="wz-field", id="mb-f-count"):
             yield Label("grow: new number of raid devices")
             n = len([m for m in a.members if m.slot is not None]) if a is not None else 0
-            yield Input(placeholder=str(n + 1) if n else "5", id="mb-count", type="integer")
+            yield Input(placeholder=f"e.g. {n + 1 if n else 5}", id="mb-count", type="integer")
 
     def on_mount(self) -> None:
         super().on_mount()
