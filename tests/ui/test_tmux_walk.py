@@ -43,7 +43,7 @@ WALKS = (
         "blank",
         (80, 24),
         ("n", "wait:Create an md array", "q", "n", "a", "t", "wait:Create an md array"),
-    ),  # fmt: skip
+    ),
     # create: pick four devices with the keyboard, ctrl+r: the previewed plan with reboot steps
     Walk(
         "blank-200x60-create-preview",
@@ -64,7 +64,7 @@ WALKS = (
             "C-r",
             "wait:DESTROYS DATA",
         ),
-    ),  # fmt: skip
+    ),
     # Esc from the preview goes back one step (to the wizard), Esc again to the main screen
     Walk(
         "blank-80x24-create-esc",
@@ -85,7 +85,7 @@ WALKS = (
             "Escape",
             "wait:Disks",
         ),
-    ),  # fmt: skip
+    ),
     # ? on the main screen: its keys, the footer's first
     Walk("raid10-evo-80x24-help", "raid10-evo", (80, 24), ("?", "wait:Keys:")),
     # a on a syncing RAID-10: the array pre-filled, no action chosen, members not offered as new
