@@ -33,7 +33,7 @@ def _title(ref: NodeRef, machine: object = None) -> str:
     if ref.kind == "lv":
         return f"Go to LV {_lv_name(machine, ref.name)}"
     if ref.kind == "fs":
-        return f"Go to filesystem on {ref.name}"
+        return f"Go to filesystem on {_lv_name(machine, ref.name)}"
     if ref.kind == "vg":
         return f"Go to VG {ref.name}"
     return f"Go to {ref.name}"
