@@ -130,3 +130,17 @@ async def test_device_picker_shows_sizes_and_why_not() -> None:
         texts = " ".join(str(t) for t, _ in lines.values())
         assert "GiB" in texts or "TiB" in texts  # IEC, as the tree
         assert " GB " not in texts
+
+
+async def test_member_wizard_on_a_selected_disk_picks_its_member_partition() -> None:
+    app = _app("raid5-cable")  # md127 is built from sda1..sdd1
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        assert app.go_to("sdc")
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        wiz = app.screen
+        assert isinstance(wiz, MemberWizard)
+        assert wiz.query_one("#mb-array", Select).value == "md127"
+        assert wiz.query_one("#mb-device", Select).value == "sdc1"

@@ -389,6 +389,17 @@ class MemberWizard(_WizardBase):
             for m in a.members
         ]
 
+    def _member_of(self, a: MdArray | None, name: str | None) -> str | None:
+        """The member the tree's selection stands for: itself, or its partition in the array
+        when a whole disk is selected."""
+        if a is None or name is None:
+            return None
+        for m in a.members:
+            p = self.machine.partition(m.device)
+            if name in (m.device, p.parent if p is not None else None):
+                return m.device
+        return None
+
     def min_size_bytes(self) -> int | None:
         a = self._array_obj()
         sizes = [m.size_kib * 1024 for m in a.members if m.size_kib] if a is not None else []
@@ -398,7 +409,7 @@ class MemberWizard(_WizardBase):
         arrays = array_choices(self.machine)
         a = self.machine.array(self.array) if self.array else None
         members = self._member_choices(a)
-        member = self.member if self.member in {v for _, v in members} else None
+        member = self._member_of(a, self.member)
         yield Label("Array")
         yield Select(arrays, value=self.array or Select.NULL, allow_blank=not arrays,
                      prompt="no md arrays on this machine", id="mb-array")  # fmt: skip
@@ -530,8 +541,10 @@ class SyncWizard(_WizardBase):
             text = self.backend.read_text(f"/proc/sys/dev/raid/speed_limit_{which}")
         except Exception:
             text = None
-        value = (text or "").strip()
-        return value if value.isdigit() else "unknown"
+        if text is None:
+            return "unknown: no /proc/sys/dev/raid, md driver not loaded?"
+        value = text.strip()
+        return value if value.isdigit() else f"unreadable: {value[:20]!r}"
 
     def build_plan(self) -> Plan:
         array = self._select("sy-array")
