@@ -10,6 +10,7 @@ screens; the pinned lines are chosen by hand). Skipped where tmux is not install
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -119,8 +120,13 @@ def _wait(session: str, text: str, timeout: float = 30.0) -> str:
 def run_walk(walk: Walk) -> str:
     session = f"raidman-walk-{uuid.uuid4().hex[:8]}"
     w, h = walk.size
-    # COLUMNS/LINES (set under pytest) would override the pane's size for Textual
-    cmd = f"env -u COLUMNS -u LINES {RAIDMAN} --demo {walk.scenario}; echo RAIDMAN-EXITED; sleep 30"
+    # COLUMNS/LINES (set under pytest) would override the pane's size for Textual; the state dir
+    # is passed explicitly (a tmux server started earlier keeps its own environment)
+    state = shlex.quote(os.environ.get("RAIDMAN_STATE_DIR", ""))
+    cmd = (
+        f"env -u COLUMNS -u LINES RAIDMAN_STATE_DIR={state} {RAIDMAN} --demo {walk.scenario};"
+        " echo RAIDMAN-EXITED; sleep 30"
+    )
     _tmux("new-session", "-d", "-s", session, "-x", str(w), "-y", str(h), cmd)
     try:
         _wait(session, "Disks", timeout=60)  # the first probe is in the tree
