@@ -353,6 +353,14 @@ def array_choices(machine: Machine) -> list[tuple[str, str]]:
     ]
 
 
+def default_array(machine: Machine, array: str | None) -> str | None:
+    """The array a wizard opens on: the tree's, else the first one, else none."""
+    if array is not None:
+        return array
+    arrays = array_choices(machine)
+    return arrays[0][1] if arrays else None
+
+
 class MemberWizard(_WizardBase):
     """Member actions on one array; opened on the tree's selection (``member``), and with no
     action chosen: nothing destructive is one Enter away."""
@@ -370,8 +378,7 @@ class MemberWizard(_WizardBase):
         audit: AuditLog | None = None,
     ) -> None:
         super().__init__(machine, backend, audit=audit)
-        arrays = array_choices(machine)
-        self.array = array if array is not None else (arrays[0][1] if arrays else None)
+        self.array = default_array(machine, array)
         self.member = member
 
     def _array_obj(self) -> MdArray | None:
@@ -504,8 +511,7 @@ class SyncWizard(_WizardBase):
         audit: AuditLog | None = None,
     ) -> None:
         super().__init__(machine, backend, audit=audit)
-        arrays = array_choices(machine)
-        self.array = array if array is not None else (arrays[0][1] if arrays else None)
+        self.array = default_array(machine, array)
 
     def form(self) -> ComposeResult:
         arrays = array_choices(self.machine)
