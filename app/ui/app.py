@@ -69,10 +69,11 @@ from app.sync.boost import (
 )
 from app.sync.throughput import Rate, ThroughputMeter
 from app.sync.tracker import SyncEvent, SyncTracker
-from app.ui.commands import GoToDeviceProvider
+from app.ui.commands import ActionsProvider, GoToDeviceProvider
 from app.ui.hangup import watch_terminal
 from app.ui.live import merge_live
 from app.ui.screens.audit_log import AuditLogScreen
+from app.ui.screens.help import HELP_EXTRA, HelpScreen, key_rows
 from app.ui.screens.main import MainScreen, MdstatView
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import CreateArrayWizard, MemberWizard, SyncWizard
@@ -97,7 +98,7 @@ class RaidmanApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "raidman"
-    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {GoToDeviceProvider}
+    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {ActionsProvider, GoToDeviceProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("r", "refresh", "Refresh"),
@@ -106,7 +107,13 @@ class RaidmanApp(App[None]):
         Binding("t", "sync_actions", "Sync/tune"),
         Binding("b", "boost", "Boost sync"),
         Binding("L", "audit_log", "Audit log"),
+        Binding("question_mark", "help", "Help"),
     ]
+    # app-wide letters that belong to the main screen: inside a wizard, preview, dialog or the
+    # help they must not fire (no quitting from a half-filled form, no second wizard on top)
+    MAIN_SCREEN_ACTIONS: ClassVar[frozenset[str]] = frozenset(
+        {"quit", "refresh", "create_array", "member_actions", "sync_actions", "boost", "audit_log"}
+    )
 
     machine: reactive[Machine | None] = reactive(None, always_update=True, init=False)
     live: reactive[LiveSample | None] = reactive(None, always_update=True, init=False)
@@ -165,6 +172,11 @@ class RaidmanApp(App[None]):
         self._store_lock = threading.Lock()
         self._store: SnapshotStore | None = None
         self._monitor: WearMonitor | None = None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.MAIN_SCREEN_ACTIONS and not isinstance(self.screen, MainScreen):
+            return False
+        return not (action == "help" and isinstance(self.screen, HelpScreen))
 
     # ---- life cycle ------------------------------------------------------------------
     def get_default_screen(self) -> MainScreen:
@@ -571,29 +583,44 @@ class RaidmanApp(App[None]):
             self.refresh_probe()
             self._maybe_audit(force=True)
 
+    def _probed_or_say(self, what: str) -> Machine | None:
+        if self.machine is None:
+            self.notify("the first probe has not finished yet; try again in a moment", title=what)
+        return self.machine
+
     def action_create_array(self) -> None:
-        if self.machine is not None:
-            self.push_screen(CreateArrayWizard(self.machine, self.backend), self._after_wizard)
+        if (m := self._probed_or_say("new array")) is not None:
+            self.push_screen(CreateArrayWizard(m, self.backend), self._after_wizard)
 
     def action_member_actions(self) -> None:
-        if self.machine is None:
+        if (m := self._probed_or_say("member actions")) is None:
+            return
+        if not any(not a.is_container for a in m.arrays):
+            self.notify("no md arrays on this machine: n creates one", title="member actions")
             return
         a = self.selected_array()
+        ref = self.selected
+        member = ref.name if ref is not None and a is not None else None
         self.push_screen(
-            MemberWizard(self.machine, self.backend, array=a.name if a else None),
+            MemberWizard(m, self.backend, array=a.name if a else None, member=member),
             self._after_wizard,
         )
 
     def action_sync_actions(self) -> None:
-        if self.machine is None:
+        if (m := self._probed_or_say("sync actions")) is None:
             return
         a = self.selected_array()
         self.push_screen(
-            SyncWizard(self.machine, self.backend, array=a.name if a else None), self._after_wizard
+            SyncWizard(m, self.backend, array=a.name if a else None), self._after_wizard
         )
 
     def action_audit_log(self) -> None:
         self.push_screen(AuditLogScreen())
+
+    def action_help(self) -> None:
+        screen = self.screen
+        title = getattr(screen, "TITLE_TEXT", "") or type(screen).__name__.removesuffix("Screen")
+        self.push_screen(HelpScreen(title or "raidman", key_rows(screen), HELP_EXTRA))
 
     # ---- wear -------------------------------------------------------------------------------
     def _open_store(self) -> SnapshotStore:

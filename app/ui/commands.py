@@ -21,9 +21,19 @@ _KIND_WORD = {
 }
 
 
-def _title(ref: NodeRef) -> str:
+def _lv_name(machine: object, name: str) -> str:
+    """An LV as an admin names it, ``vg/lv`` (the tree's ref holds its dm kernel name)."""
+    for lv in getattr(machine, "lvs", ()):
+        if name in (lv.kernel_name, f"{lv.vg}/{lv.name}"):
+            return f"{lv.vg}/{lv.name}"
+    return name
+
+
+def _title(ref: NodeRef, machine: object = None) -> str:
+    if ref.kind == "lv":
+        return f"Go to LV {_lv_name(machine, ref.name)}"
     if ref.kind == "fs":
-        return f"Go to filesystem on {ref.name}"
+        return f"Go to filesystem on {_lv_name(machine, ref.name)}"
     if ref.kind == "vg":
         return f"Go to VG {ref.name}"
     return f"Go to {ref.name}"
@@ -38,12 +48,13 @@ class GoToDeviceProvider(Provider):
         except Exception:
             return []
         out = []
+        machine = getattr(self.app, "machine", None)
         for ref in tree.refs():
             if ref.is_link or ref.kind not in _KIND_WORD:
                 continue
             text = tree.label_for(ref.key)  # also for nodes not materialised yet (big machines)
             label = text.plain if text is not None else ref.name
-            out.append((_title(ref), ref.key, f"{_KIND_WORD[ref.kind]}: {label}"))
+            out.append((_title(ref, machine), ref.key, f"{_KIND_WORD[ref.kind]}: {label}"))
         return out
 
     def _go(self, key: str) -> None:
@@ -61,3 +72,46 @@ class GoToDeviceProvider(Provider):
             score = max(matcher.match(text), matcher.match(help_text) * 0.8)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), partial(self._go, key), help=help_text)
+
+
+# (title, action, help): the main screen's actions, as its keys run them
+_ACTIONS = (
+    ("New array", "create_array", "n: create an md array (devices picked from a list)"),
+    ("Member actions", "member_actions", "a: add, re-add, replace, grow, fail, remove"),
+    ("Sync actions and tuning", "sync_actions", "t: check/repair, speed limits, stripe cache"),
+    ("Boost sync", "boost", "b: raise the sync limits until the sync ends"),
+    ("Audit log", "audit_log", "L: what raidman ran, newest first"),
+    ("Refresh", "refresh", "r: probe the machine again now"),
+    ("Help: keys", "help", "?: the keys of the current screen"),
+)
+
+
+class ActionsProvider(Provider):
+    """The main screen's actions (new array, member actions on the selected array, boost…)."""
+
+    def _actions(self) -> list[tuple[str, str, str]]:
+        app = self.app
+        selected = getattr(app, "selected_array", None)
+        array = selected() if callable(selected) else None
+        out = []
+        for title, action, help_text in _ACTIONS:
+            if array is not None and action in ("member_actions", "sync_actions", "boost"):
+                title = f"{title} on {array.name}"
+            out.append((title, action, help_text))
+        return out
+
+    def _run(self, action: str) -> None:
+        self.app.call_later(self.app.run_action, action)
+
+    async def discover(self) -> Hits:
+        for title, action, help_text in self._actions():
+            yield DiscoveryHit(title, partial(self._run, action), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, action, help_text in self._actions():
+            score = max(matcher.match(title), matcher.match(help_text) * 0.8)
+            if score > 0:
+                yield Hit(
+                    score, matcher.highlight(title), partial(self._run, action), help=help_text
+                )

@@ -45,6 +45,10 @@ async def _fill_key_case(pilot: Any, screen: Screen[Any]) -> None:
     screen.query_one("#ca-fs", Select).value = "ext4"
     screen.query_one("#ca-lvm").value = True  # type: ignore[attr-defined]
     screen.query_one("#ca-vg", Input).value = "vg127"
+    # the key case of these tests is the array + LVM + mkfs; the reboot steps (on by default,
+    # see test_reboot_steps_on_by_default) are tested there
+    screen.query_one("#ca-conf").value = False  # type: ignore[attr-defined]
+    screen.query_one("#ca-initramfs").value = False  # type: ignore[attr-defined]
     await pilot.pause()
 
 
@@ -172,3 +176,29 @@ async def test_copy_as_shell_script_saves_file(tmp_path: Path) -> None:
         assert app.clipboard == text
         be.calls.clear()
     assert be.calls == []  # copying runs nothing
+
+
+async def test_reboot_steps_on_by_default(tmp_path: Path) -> None:
+    """A new array should survive a reboot: mdadm.conf + initramfs steps are planned unless the
+    admin unticks them, and the preview shows the mdadm.conf diff as a note."""
+    be = FakeBackend(blank_machine())
+    app = Host(lambda: CreateArrayWizard(be.machine, be, audit=AuditLog(tmp_path / "a.log")))
+    async with app.run_test(size=(140, 60)) as pilot:
+        wiz = app.screen
+        assert isinstance(wiz, CreateArrayWizard)
+        assert wiz.query_one("#ca-conf").value is True  # type: ignore[attr-defined]
+        assert wiz.query_one("#ca-initramfs").value is True  # type: ignore[attr-defined]
+        devs = wiz.query_one("#ca-devices", SelectionList)
+        for d in ("nvme0n1", "nvme1n1"):
+            devs.select(d)
+        wiz.query_one("#ca-level", Select).value = "1"
+        await pilot.pause()
+        await pilot.click("#wz-preview")
+        await pilot.pause()
+        prev = app.screen
+        assert isinstance(prev, PlanPreviewScreen)
+        argvs = [s.argv for s in prev.plan.steps]
+        assert ("update-initramfs", "-u") in argvs
+        assert any("mdadm.conf" in " ".join(a) for a in argvs)
+        notes = " ".join(str(s.render()) for s in prev.query(".pp-note"))
+        assert "mdadm.conf" in notes

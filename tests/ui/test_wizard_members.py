@@ -22,7 +22,7 @@ async def test_fail_member_runs_without_typed_name(tmp_path: Path) -> None:
     async with app.run_test(size=(140, 60)) as pilot:
         wiz = app.screen
         wiz.query_one("#mb-action", Select).value = "fail"
-        wiz.query_one("#mb-device", Input).value = "nvme1n1"
+        wiz.query_one("#mb-device", Select).value = "nvme1n1"
         await pilot.pause()
         await pilot.click("#wz-preview")
         await pilot.pause()
@@ -45,7 +45,7 @@ async def test_read_only_backend_runs_nothing(tmp_path: Path) -> None:
     async with app.run_test(size=(140, 60)) as pilot:
         wiz = app.screen
         wiz.query_one("#mb-action", Select).value = "fail"
-        wiz.query_one("#mb-device", Input).value = "nvme1n1"
+        wiz.query_one("#mb-device", Select).value = "nvme1n1"
         await pilot.pause()
         await pilot.click("#wz-preview")
         await pilot.pause()
@@ -69,7 +69,7 @@ async def test_remove_active_member_is_explained_inline(tmp_path: Path) -> None:
     async with app.run_test(size=(140, 60)) as pilot:
         wiz = app.screen
         wiz.query_one("#mb-action", Select).value = "remove"
-        wiz.query_one("#mb-device", Input).value = "nvme0n1"
+        wiz.query_one("#mb-device", Select).value = "nvme0n1"
         await pilot.pause()
         await pilot.click("#wz-preview")
         await pilot.pause()

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, ScrollableContainer
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 
 from app.model.devices import Machine
 from widgets.device_detail import DeviceDetail
@@ -68,7 +68,6 @@ DETAIL_PANES: list[tuple[str, str, PaneFactory]] = [
 
 class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "focus_next", "Next pane", show=False),
         Binding("d", "show_tab('details')", "Details"),
         Binding("s", "show_tab('sync')", "Sync"),
         Binding("f", "show_tab('findings')", "Findings"),
@@ -99,7 +98,13 @@ class MainScreen(Screen[None]):
             catch_up(self)
 
     def action_show_tab(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = tab
+        tabs = self.query_one(TabbedContent)
+        focused = self.focused
+        if focused is not None and tabs in focused.ancestors and not isinstance(focused, Tabs):
+            # focus inside the pane being hidden would pull the TabbedContent back to it:
+            # hand the focus to the tab bar first
+            tabs.query_one(Tabs).focus()
+        tabs.active = tab
 
     def broadcast(self, make: Callable[[], Message]) -> None:
         """Post a fresh message from ``make()`` to the top widget of every right-hand pane."""

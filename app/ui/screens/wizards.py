@@ -12,17 +12,24 @@ re-probe after a run.
 
 from __future__ import annotations
 
+import contextlib
 from typing import ClassVar
 
-from textual import on
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, SelectionList, Static
+from textual.widgets.selection_list import Selection
 
-from app.model import Disk, Machine
+from app.format import human_bytes
+from app.model import Machine, MdArray
+from app.model.smart import SmartReading
 from app.plans.audit_log import AuditLog
+from app.plans.eligibility import Candidate, candidates
 from app.plans.executor import ExecutionReport
 from app.plans.geometry import PlanError, parse_size
 from app.plans.plan import Plan
@@ -49,38 +56,69 @@ LEVELS = [("RAID-10", "10"), ("RAID-1", "1"), ("RAID-5", "5"), ("RAID-6", "6"),
           ("RAID-0", "0"), ("RAID-4", "4"), ("linear", "linear")]  # fmt: skip
 
 
-def candidate_devices(machine: Machine) -> list[tuple[str, str]]:
-    """(label, kernel name) of whole disks and partitions one could build an array from.
-    Nothing is hidden: pre-flight says why a device is refused."""
-    out: list[tuple[str, str]] = []
-    for d in machine.disks:
-        if d.kind != "disk":
-            continue
-        kind = "SSD" if d.rotational is False else "HDD" if d.rotational else "?"
-        out.append(
-            (f"{d.name}  {d.size_bytes / 1e9:.0f} GB {kind} {d.model or ''}".rstrip(), d.name)
-        )
-    for p in machine.partitions:
-        out.append((f"{p.name}  {p.size_bytes / 1e9:.0f} GB partition", p.name))
-    return out
+def media(rotational: bool | None) -> str:
+    return "SSD" if rotational is False else "HDD" if rotational else "?"
+
+
+def candidate_label(c: Candidate) -> Text:
+    """One picker line: name, IEC size (as the tree), HDD/SSD; why not (before the model, so a
+    narrow terminal cuts the model, not the reason); the model; SMART counts worth a look."""
+    what = "part" if c.kind == "partition" else media(c.rotational)
+    text = Text(f"{c.name:<10} {human_bytes(c.size_bytes):>10} {what:<4} ")
+    if c.reason is not None:
+        text.append(f"✗ {'; '.join(c.reasons) or c.reason}", style="bold")
+        text.append(f"  {c.model or ''}".rstrip(), style="dim")
+    else:
+        text.append(c.model or "")
+        if c.notes:
+            text.append(f"  ⚠ {', '.join(c.notes)}", style="yellow")
+    return text
+
+
+class DevicePicker(SelectionList[str]):
+    """Disks and partitions with size, model and HDD/SSD; those that cannot be members are
+    listed too, disabled, with the reason (mounted on /, member of md127, SMART FAILED…)."""
+
+    def __init__(self, cands: tuple[Candidate, ...], *, id: str) -> None:
+        super().__init__(*self._selections(cands, ()), id=id)
+        self.candidates = cands
+
+    @staticmethod
+    def _selections(cands: tuple[Candidate, ...], chosen: tuple[str, ...]) -> list[Selection[str]]:
+        return [
+            Selection(candidate_label(c), c.name, c.name in chosen and c.eligible,
+                      disabled=not c.eligible)
+            for c in cands
+        ]  # fmt: skip
+
+    def set_candidates(self, cands: tuple[Candidate, ...]) -> None:
+        """New eligibility (e.g. once SMART readings arrived); keeps what is still eligible."""
+        chosen = tuple(self.selected)
+        self.candidates = cands
+        self.clear_options()
+        self.add_options(self._selections(cands, chosen))
 
 
 class _WizardBase(Screen[ExecutionReport | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+p", "preview", "Preview plan", show=True, priority=True),
+        Binding("escape", "cancel", "Back"),
+        Binding("ctrl+r", "preview", "Preview plan", priority=True),
     ]
     DEFAULT_CSS = """
     _WizardBase { layout: vertical; }
     _WizardBase .wz-title { text-style: bold; padding: 0 1; }
     _WizardBase #wz-form { height: 1fr; padding: 0 1; }
     _WizardBase #wz-form Label { margin-top: 1; }
-    _WizardBase #wz-form SelectionList { height: auto; max-height: 10; }
+    _WizardBase #wz-form Input, _WizardBase #wz-form Select { width: 100%; }
+    _WizardBase #wz-form SelectionList { height: auto; max-height: 10; width: 100%; }
     _WizardBase .wz-hint { color: $text-muted; }
+    _WizardBase .wz-field { height: auto; }
     _WizardBase #wz-error { color: $error; padding: 0 1; height: auto; }
     _WizardBase #wz-buttons { height: auto; padding: 0 1; }
+    _WizardBase #wz-buttons Button { margin-right: 1; }
     """
     TITLE_TEXT = ""
+    FIRST_FIELD = ""  # focused on open, so the first key goes to a field
 
     def __init__(
         self, machine: Machine, backend: Backend, *, audit: AuditLog | None = None
@@ -90,16 +128,23 @@ class _WizardBase(Screen[ExecutionReport | None]):
         self.backend = backend
         self.audit = audit
         self.last_plan: Plan | None = None
+        self.smart: dict[str, SmartReading] | None = None
 
     def compose(self) -> ComposeResult:
         yield Label(self.TITLE_TEXT, classes="wz-title")
-        with VerticalScroll(id="wz-form"):
+        with VerticalScroll(id="wz-form", can_focus=False):
             yield from self.form()
         yield Static("", id="wz-error")
         with Horizontal(id="wz-buttons"):
             yield Button("Preview plan", id="wz-preview", variant="primary")
-            yield Button("Cancel", id="wz-cancel")
+            yield Button("Back", id="wz-cancel")
         yield Footer()
+
+    def on_mount(self) -> None:
+        if self.FIRST_FIELD:
+            self.query_one(self.FIRST_FIELD).focus()
+        if self.query(DevicePicker):
+            self._read_smart()
 
     def form(self) -> ComposeResult:  # pragma: no cover - overridden
         yield from ()
@@ -107,27 +152,73 @@ class _WizardBase(Screen[ExecutionReport | None]):
     def build_plan(self) -> Plan:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    # ---- device pickers ------------------------------------------------------------
+    def min_size_bytes(self) -> int | None:
+        return None
+
+    def candidates(self) -> tuple[Candidate, ...]:
+        return candidates(self.machine, smart=self.smart, min_size_bytes=self.min_size_bytes())
+
+    def refresh_pickers(self) -> None:
+        cands = self.candidates()
+        for picker in self.query(DevicePicker):
+            picker.set_candidates(cands)
+
+    @work(thread=True, exclusive=True, group="wizard-smart", exit_on_error=False)
+    def _read_smart(self) -> None:
+        """SMART health for the pickers (smartctl can take seconds per disk: not on the UI thread)."""
+        readings: dict[str, SmartReading] = {}
+        for d in self.machine.disks:
+            if d.kind == "rom":
+                continue
+            try:
+                readings[d.name] = self.backend.smart(d.name)
+            except Exception:  # no SMART for this one: the picker just has no SMART reason
+                continue
+        with contextlib.suppress(RuntimeError):  # the app is shutting down
+            self.app.call_from_thread(self._smart_read, readings)
+
+    def _smart_read(self, readings: dict[str, SmartReading]) -> None:
+        self.smart = readings
+        if self.is_attached:
+            self.refresh_pickers()
+
+    # ---- values --------------------------------------------------------------------
     def _value(self, wid: str) -> str:
         return self.query_one(f"#{wid}", Input).value.strip()
 
     def _select(self, wid: str) -> str | None:
         v = self.query_one(f"#{wid}", Select).value
-        return None if v is Select.BLANK else str(v)
+        return None if v is Select.NULL else str(v)
 
     def _check(self, wid: str) -> bool:
         return self.query_one(f"#{wid}", Checkbox).value
 
+    def _picked(self, wid: str) -> tuple[str, ...]:
+        return tuple(self.query_one(f"#{wid}", SelectionList).selected)
+
+    def _int(self, wid: str, what: str) -> int | None:
+        text = self._value(wid)
+        if not text:
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            raise PlanError(f"{what}: {text!r} is not a whole number") from None
+
+    # ---- actions -------------------------------------------------------------------
     @on(Button.Pressed, "#wz-cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    @on(Input.Submitted)
     @on(Button.Pressed, "#wz-preview")
     def action_preview(self) -> None:
         err = self.query_one("#wz-error", Static)
         try:
             plan = self.build_plan()
         except PlanError as e:
-            err.update(str(e))
+            err.update(Text(str(e)))
             return
         err.update("")
         self.last_plan = plan
@@ -138,21 +229,22 @@ class _WizardBase(Screen[ExecutionReport | None]):
         )
 
     def _preview_closed(self, report: ExecutionReport | None) -> None:
-        if report is not None:
+        if report is not None and report.executed:
             self.dismiss(report)
 
 
 class CreateArrayWizard(_WizardBase):
     TITLE_TEXT = "Create an md array"
+    FIRST_FIELD = "#ca-level"
 
     def form(self) -> ComposeResult:
-        cands = candidate_devices(self.machine)
+        cands = self.candidates()
         yield Label("Level")
         yield Select(LEVELS, value="10", allow_blank=False, id="ca-level")
-        yield Label("Devices")
-        yield SelectionList[str](*cands, id="ca-devices")
+        yield Label("Devices (space to pick; greyed out: cannot be used, with the reason)")
+        yield DevicePicker(cands, id="ca-devices")
         yield Label("Spares")
-        yield SelectionList[str](*cands, id="ca-spares")
+        yield DevicePicker(cands, id="ca-spares")
         yield Label("Chunk (e.g. 32K, 512K)")
         yield Input(value="512K", id="ca-chunk")
         yield Static(CHUNK_GUIDANCE, classes="wz-hint")
@@ -160,27 +252,32 @@ class CreateArrayWizard(_WizardBase):
         yield Select([("n2 near", "n2"), ("f2 far", "f2"), ("o2 offset", "o2")], value="n2",
                      allow_blank=False, id="ca-layout")  # fmt: skip
         yield Label("Bitmap")
-        yield Select([("internal", "internal"), ("none", "none")], value="internal",
+        yield Select([("default for the level and media (see the preview)", "default"),
+                      ("internal", "internal"), ("none", "none")], value="default",
                      allow_blank=False, id="ca-bitmap")  # fmt: skip
         yield Label("Metadata")
         yield Input(value="1.2", id="ca-metadata")
         yield Label("Name (a 3-digit number keeps /dev/mdNNN stable; empty = first free from 127)")
         yield Input(placeholder="127", id="ca-name")
-        yield Checkbox("append the ARRAY line to /etc/mdadm/mdadm.conf", id="ca-conf")
-        yield Checkbox("update-initramfs -u", id="ca-initramfs")
+        yield Label("So that the array comes back after a reboot (the preview shows the diff)")
+        yield Checkbox("append the ARRAY line to /etc/mdadm/mdadm.conf", True, id="ca-conf")
+        yield Checkbox("update-initramfs -u", True, id="ca-initramfs")
         yield Label("Filesystem")
         yield Select([("none", "none"), ("ext4", "ext4"), ("XFS", "xfs")], value="none",
                      allow_blank=False, id="ca-fs")  # fmt: skip
         yield Checkbox("LVM in between (pvcreate / vgcreate / lvcreate)", id="ca-lvm")
-        yield Label("Volume group / logical volume")
-        with Horizontal(classes="wz-row"):
-            yield Input(placeholder="vgNNN", id="ca-vg")
-            yield Input(value="data", id="ca-lv")
+        yield Label("LVM: volume group name (empty = vg + the array's number)")
+        yield Input(placeholder="vgNNN", id="ca-vg")
+        yield Label("LVM: logical volume name")
+        yield Input(value="data", id="ca-lv")
 
     def build_plan(self) -> Plan:
         level = self._select("ca-level") or "10"
-        devices = tuple(self.query_one("#ca-devices", SelectionList).selected)
-        spares = tuple(self.query_one("#ca-spares", SelectionList).selected)
+        devices = self._picked("ca-devices")
+        spares = self._picked("ca-spares")
+        both = sorted(set(devices) & set(spares))
+        if both:
+            raise PlanError(f"{', '.join(both)}: picked both as a device and as a spare")
         striped = level in ("0", "4", "5", "6", "10")
         chunk_text = self._value("ca-chunk")
         fstype = self._select("ca-fs") or "none"
@@ -195,9 +292,7 @@ class CreateArrayWizard(_WizardBase):
             )
         conf = scan = None
         if self._check("ca-conf"):
-            conf = self.backend.read_text("/etc/mdadm/mdadm.conf")
-            res = self.backend.run(["mdadm", "--detail", "--scan"])
-            scan = res.stdout if res.ok else None
+            conf, scan = self._conf_and_scan()
         return build_create_array(
             self.machine,
             CreateArrayParams(
@@ -206,7 +301,9 @@ class CreateArrayWizard(_WizardBase):
                 spares=spares,
                 chunk_bytes=parse_size(chunk_text) if striped and chunk_text else None,
                 layout=(self._select("ca-layout") if level == "10" else None),
-                bitmap=self._select("ca-bitmap") or "internal",
+                bitmap=None
+                if self._select("ca-bitmap") in (None, "default")
+                else self._select("ca-bitmap"),
                 metadata=self._value("ca-metadata") or "1.2",
                 name=self._value("ca-name") or None,
                 update_conf=self._check("ca-conf"),
@@ -217,20 +314,62 @@ class CreateArrayWizard(_WizardBase):
             current_scan=scan,
         )
 
+    def _conf_and_scan(self) -> tuple[str | None, str | None]:
+        """mdadm.conf and ``mdadm --detail --scan`` for the diff; None where unreadable."""
+        try:
+            conf = self.backend.read_text("/etc/mdadm/mdadm.conf")
+        except Exception:
+            conf = None
+        try:
+            res = self.backend.run(["mdadm", "--detail", "--scan"])
+            scan = res.stdout if res.ok else None
+        except Exception:
+            scan = None
+        return conf, scan
+
 
 MEMBER_ACTIONS = [
     ("add (becomes a spare on a complete array)", "add"),
     ("add as hot spare", "spare"),
-    ("fail", "fail"),
-    ("remove (faulty or spare)", "remove"),
-    ("re-add", "re-add"),
-    ("replace --with", "replace"),
+    ("re-add (a member that dropped out)", "re-add"),
+    ("replace --with (copies, then fails the old one)", "replace"),
     ("grow raid-devices", "grow"),
+    ("fail (loses redundancy)", "fail"),
+    ("remove (faulty or spare)", "remove"),
 ]
+# which fields each action uses: the member of the array, a new device, the new count
+_USES = {
+    "add": {"new"}, "spare": {"new"}, "re-add": {"member"}, "replace": {"member", "new"},
+    "grow": {"new", "count"}, "fail": {"member"}, "remove": {"member"},
+}  # fmt: skip
+
+
+def array_choices(machine: Machine) -> list[tuple[str, str]]:
+    return [
+        (
+            f"{a.name}  {a.level}  {a.array_state or ''}"
+            + (f" degraded ({a.degraded})" if a.degraded else ""),
+            a.name,
+        )
+        for a in machine.arrays
+        if not a.is_container
+    ]
+
+
+def default_array(machine: Machine, array: str | None) -> str | None:
+    """The array a wizard opens on: the tree's, else the first one, else none."""
+    if array is not None:
+        return array
+    arrays = array_choices(machine)
+    return arrays[0][1] if arrays else None
 
 
 class MemberWizard(_WizardBase):
+    """Member actions on one array; opened on the tree's selection (``member``), and with no
+    action chosen: nothing destructive is one Enter away."""
+
     TITLE_TEXT = "Member actions"
+    FIRST_FIELD = "#mb-action"
 
     def __init__(
         self,
@@ -238,58 +377,118 @@ class MemberWizard(_WizardBase):
         backend: Backend,
         array: str | None = None,
         *,
+        member: str | None = None,
         audit: AuditLog | None = None,
     ) -> None:
         super().__init__(machine, backend, audit=audit)
-        self.array = array
+        self.array = default_array(machine, array)
+        self.member = member
+
+    def _array_obj(self) -> MdArray | None:
+        try:
+            name = self._select("mb-array")
+        except NoMatches:
+            name = self.array
+        return self.machine.array(name) if name else None
+
+    def _member_choices(self, a: MdArray | None) -> list[tuple[str, str]]:
+        if a is None:
+            return []
+        return [
+            (f"{m.device}  {m.role}" + (f" slot {m.slot}" if m.slot is not None else ""), m.device)
+            for m in a.members
+        ]
+
+    def _member_of(self, a: MdArray | None, name: str | None) -> str | None:
+        """The member the tree's selection stands for: itself, or its partition in the array
+        when a whole disk is selected."""
+        if a is None or name is None:
+            return None
+        for m in a.members:
+            p = self.machine.partition(m.device)
+            if name in (m.device, p.parent if p is not None else None):
+                return m.device
+        return None
+
+    def min_size_bytes(self) -> int | None:
+        a = self._array_obj()
+        sizes = [m.size_kib * 1024 for m in a.members if m.size_kib] if a is not None else []
+        return max(sizes) if sizes else None
 
     def form(self) -> ComposeResult:
-        arrays = [
-            (f"{a.name} {a.level}", a.name) for a in self.machine.arrays if not a.is_container
-        ]
-        default = self.array if self.array else (arrays[0][1] if arrays else Select.BLANK)
+        arrays = array_choices(self.machine)
+        a = self.machine.array(self.array) if self.array else None
+        members = self._member_choices(a)
+        member = self._member_of(a, self.member)
         yield Label("Array")
-        yield Select(arrays, value=default, id="mb-array")
+        yield Select(arrays, value=self.array or Select.NULL, allow_blank=not arrays,
+                     prompt="no md arrays on this machine", id="mb-array")  # fmt: skip
         yield Label("Action")
-        yield Select(MEMBER_ACTIONS, value="fail", allow_blank=False, id="mb-action")
-        yield Label("Device (member, or the new device for add/spare)")
-        yield Input(placeholder="nvme1n1", id="mb-device")
-        yield Label("replace: the new device")
-        yield Input(placeholder="nvme4n1", id="mb-with")
-        yield Label("grow: new number of raid devices; devices to add (comma-separated)")
-        with Horizontal(classes="wz-row"):
-            yield Input(placeholder="5", id="mb-count", type="integer")
-            yield Input(placeholder="nvme4n1", id="mb-add")
-        disks = ", ".join(d.name for d in self.machine.disks if isinstance(d, Disk))
-        yield Static(f"disks: {disks}", classes="wz-hint")
+        yield Select(MEMBER_ACTIONS, prompt="choose an action", id="mb-action")
+        with Vertical(classes="wz-field", id="mb-f-member"):
+            yield Label("Member of the array")
+            yield Select(members, value=member or Select.NULL, prompt="choose a member",
+                         id="mb-device")  # fmt: skip
+        with Vertical(classes="wz-field", id="mb-f-new"):
+            yield Label("New device (add, spare, replace --with; grow: the devices to add)")
+            yield DevicePicker(self.candidates(), id="mb-new")
+        with Vertical(classes="wz-field", id="mb-f-count"):
+            yield Label("grow: new number of raid devices")
+            n = len([m for m in a.members if m.slot is not None]) if a is not None else 0
+            yield Input(placeholder=f"e.g. {n + 1 if n else 5}", id="mb-count", type="integer")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._show_fields()
+
+    @on(Select.Changed, "#mb-action")
+    def _show_fields(self) -> None:
+        act = self._select("mb-action")
+        uses = _USES.get(act or "", {"member", "new", "count"})
+        for field in ("member", "new", "count"):
+            self.query_one(f"#mb-f-{field}").display = field in uses
+
+    @on(Select.Changed, "#mb-array")
+    def _array_changed(self) -> None:
+        sel = self.query_one("#mb-device", Select)
+        keep = sel.value
+        choices = self._member_choices(self._array_obj())
+        sel.set_options(choices)
+        if keep in {v for _, v in choices}:
+            sel.value = keep
+        self.refresh_pickers()
+
+    def _one_new(self, what: str) -> str:
+        picked = self._picked("mb-new")
+        if len(picked) != 1:
+            raise PlanError(f"{what}: pick one new device (picked {len(picked)})")
+        return picked[0]
 
     def build_plan(self) -> Plan:
         array = self._select("mb-array")
         if not array:
             raise PlanError("choose an array")
-        act = self._select("mb-action") or "fail"
-        dev = self._value("mb-device")
+        act = self._select("mb-action")
+        if act is None:
+            raise PlanError("choose an action")
         m = self.machine
         if act == "grow":
-            count = self._value("mb-count")
-            if not count:
+            count = self._int("mb-count", "grow")
+            if count is None:
                 raise PlanError("grow: give the new number of raid devices")
-            adds = tuple(x.strip() for x in self._value("mb-add").split(",") if x.strip())
-            return build_grow(m, array, int(count), add=adds)
-        if not dev:
-            raise PlanError("give the device")
+            return build_grow(m, array, count, add=self._picked("mb-new"))
         if act in ("add", "spare"):
-            return build_add(m, array, dev, spare=act == "spare")
+            return build_add(m, array, self._one_new(act), spare=act == "spare")
+        dev = self._select("mb-device")
+        if not dev:
+            raise PlanError(f"{act}: choose the member")
         if act == "fail":
             return build_fail(m, array, dev)
         if act == "remove":
             return build_remove(m, array, dev)
         if act == "re-add":
             return build_re_add(m, array, dev)
-        new = self._value("mb-with")
-        if not new:
-            raise PlanError("replace: give the new device")
-        return build_replace(m, array, dev, new)
+        return build_replace(m, array, dev, self._one_new("replace"))
 
 
 SYNC_ACTIONS = [
@@ -302,24 +501,59 @@ SYNC_ACTIONS = [
 ]
 
 
-class SyncWizard(MemberWizard):
+class SyncWizard(_WizardBase):
     TITLE_TEXT = "Sync actions and tuning"
+    FIRST_FIELD = "#sy-action"
+
+    def __init__(
+        self,
+        machine: Machine,
+        backend: Backend,
+        array: str | None = None,
+        *,
+        audit: AuditLog | None = None,
+    ) -> None:
+        super().__init__(machine, backend, audit=audit)
+        self.array = default_array(machine, array)
 
     def form(self) -> ComposeResult:
-        arrays = [
-            (f"{a.name} {a.level}", a.name) for a in self.machine.arrays if not a.is_container
-        ]
-        default = self.array if self.array else (arrays[0][1] if arrays else Select.BLANK)
-        yield Label("Array (limits without an array: global sysctl)")
-        yield Select(arrays, value=default, id="sy-array")
+        arrays = array_choices(self.machine)
+        yield Label("Array (none: the global dev.raid.speed_limit_* sysctls)")
+        yield Select(arrays, value=self.array or Select.NULL, prompt="none (global limits)",
+                     id="sy-array")  # fmt: skip
         yield Label("Action")
-        yield Select(SYNC_ACTIONS, value="check", allow_blank=False, id="sy-action")
-        yield Label("limits: min / max KiB/s")
-        with Horizontal(classes="wz-row"):
-            yield Input(placeholder="200000", id="sy-min")
-            yield Input(placeholder="500000", id="sy-max")
-        yield Label("stripe cache entries (17..32768; memory = entries × 4 KiB × members)")
-        yield Input(placeholder="8192", id="sy-entries", type="integer")
+        yield Select(SYNC_ACTIONS, value="check" if arrays else "limits", allow_blank=False,
+                     id="sy-action")  # fmt: skip
+        lo, hi = self._now("min"), self._now("max")
+        with Vertical(classes="wz-field", id="sy-f-limits"):
+            yield Label(f"limits: min KiB/s (global now: {lo})")
+            yield Input(placeholder="empty: unchanged", id="sy-min", type="integer")
+            yield Label(f"limits: max KiB/s (global now: {hi})")
+            yield Input(placeholder="empty: unchanged", id="sy-max", type="integer")
+        with Vertical(classes="wz-field", id="sy-f-stripe-cache"):
+            yield Label("stripe cache entries (17..32768; memory = entries × 4 KiB × members)")
+            yield Input(placeholder="e.g. 8192", id="sy-entries", type="integer")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._show_fields()
+
+    @on(Select.Changed, "#sy-action")
+    def _show_fields(self) -> None:
+        act = self._select("sy-action")
+        for field in ("limits", "stripe-cache"):
+            self.query_one(f"#sy-f-{field}").display = act == field
+
+    def _now(self, which: str) -> str:
+        """The current global dev.raid.speed_limit_* (KiB/s), so the form starts from the truth."""
+        try:
+            text = self.backend.read_text(f"/proc/sys/dev/raid/speed_limit_{which}")
+        except Exception:
+            text = None
+        if text is None:
+            return "unknown: no /proc/sys/dev/raid, md driver not loaded?"
+        value = text.strip()
+        return value if value.isdigit() else f"unreadable: {value[:20]!r}"
 
     def build_plan(self) -> Plan:
         array = self._select("sy-array")
@@ -333,10 +567,10 @@ class SyncWizard(MemberWizard):
                 array=array,
             )
         if not array:
-            raise PlanError("choose an array")
+            raise PlanError(f"{act}: choose an array")
         if act == "stripe-cache":
-            n = self._value("sy-entries")
-            if not n:
+            n = self._int("sy-entries", "stripe cache")
+            if n is None:
                 raise PlanError("give the number of entries")
-            return build_stripe_cache(m, array, int(n))
+            return build_stripe_cache(m, array, n)
         return build_sync_action(m, array, act)

@@ -1,0 +1,161 @@
+"""Issue 11, "walked through as a person would in a real terminal": raidman in tmux at 80×24 and
+200×60, keys sent as a person types them, the screen read back with ``capture-pane -p``.
+
+Each walk's full screen is kept in ``tests/ui/captures/<walk>.screen.txt`` (for people: what the
+admin saw) and the lines that pin behaviour in ``<walk>.pinned.txt``; the test re-runs the walk
+and checks every pinned line is on the screen again (``RAIDMAN_UPDATE_CAPTURES=1`` rewrites the
+screens; the pinned lines are chosen by hand). Skipped where tmux is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+CAPTURES = Path(__file__).parent / "captures"
+RAIDMAN = Path(sys.executable).parent / "raidman"
+
+
+@dataclass(frozen=True)
+class Walk:
+    name: str
+    scenario: str
+    size: tuple[int, int]
+    keys: tuple[str, ...]  # tmux key names; "wait:TEXT" waits until TEXT is on screen
+
+
+WALKS = (
+    # a on a machine without arrays: a reason, not a crash (was InvalidSelectValueError)
+    Walk("blank-80x24-members", "blank", (80, 24), ("a", "wait:no md arrays")),
+    # t without arrays: the global speed limits, with the current values
+    Walk("blank-80x24-sync", "blank", (80, 24), ("t", "wait:Sync actions")),
+    # q, n, a inside the create wizard: nothing quits, nothing stacks; the form is still there
+    Walk(
+        "blank-80x24-create-keys",
+        "blank",
+        (80, 24),
+        ("n", "wait:Create an md array", "q", "n", "a", "t", "wait:Create an md array"),
+    ),
+    # create: pick four devices with the keyboard, ctrl+r: the previewed plan with reboot steps
+    Walk(
+        "blank-200x60-create-preview",
+        "blank",
+        (200, 60),
+        (
+            "n",
+            "wait:Create an md array",
+            "Tab",
+            "Down",
+            "Space",
+            "Down",
+            "Space",
+            "Down",
+            "Space",
+            "Down",
+            "Space",
+            "C-r",
+            "wait:DESTROYS DATA",
+        ),
+    ),
+    # Esc from the preview goes back one step (to the wizard), Esc again to the main screen
+    Walk(
+        "blank-80x24-create-esc",
+        "blank",
+        (80, 24),
+        (
+            "n",
+            "wait:Create an md array",
+            "Tab",
+            "Down",
+            "Space",
+            "Down",
+            "Space",
+            "C-r",
+            "wait:DESTROYS DATA",
+            "Escape",
+            "wait:Create an md array",
+            "Escape",
+            "wait:Disks",
+        ),
+    ),
+    # ? on the main screen: its keys, the footer's first
+    Walk("raid10-evo-80x24-help", "raid10-evo", (80, 24), ("?", "wait:Keys:")),
+    # a on a syncing RAID-10: the array pre-filled, no action chosen, members not offered as new
+    Walk("raid10-evo-200x60-members", "raid10-evo", (200, 60), ("a", "wait:Member actions")),
+)
+
+
+def _tmux(*args: str) -> str:
+    return subprocess.run(
+        ["tmux", *args], check=True, capture_output=True, text=True, timeout=20
+    ).stdout
+
+
+def _screen(session: str) -> str:
+    return _tmux("capture-pane", "-t", session, "-p")
+
+
+def _wait(session: str, text: str, timeout: float = 30.0) -> str:
+    end = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < end:
+        screen = _screen(session)
+        if text in screen:
+            return screen
+        if "RAIDMAN-EXITED" in screen or "Traceback" in screen:
+            break
+        time.sleep(0.3)
+    raise AssertionError(f"{text!r} not on screen:\n{screen}")
+
+
+def run_walk(walk: Walk) -> str:
+    session = f"raidman-walk-{uuid.uuid4().hex[:8]}"
+    w, h = walk.size
+    # COLUMNS/LINES (set under pytest) would override the pane's size for Textual; the state dir
+    # is passed explicitly (a tmux server started earlier keeps its own environment)
+    state = shlex.quote(os.environ.get("RAIDMAN_STATE_DIR", ""))
+    cmd = (
+        f"env -u COLUMNS -u LINES RAIDMAN_STATE_DIR={state} {RAIDMAN} --demo {walk.scenario};"
+        " echo RAIDMAN-EXITED; sleep 30"
+    )
+    _tmux("new-session", "-d", "-s", session, "-x", str(w), "-y", str(h), cmd)
+    try:
+        _wait(session, "Disks", timeout=60)  # the first probe is in the tree
+        time.sleep(1.0)
+        for key in walk.keys:
+            if key.startswith("wait:"):
+                _wait(session, key.removeprefix("wait:"))
+            else:
+                _tmux("send-keys", "-t", session, key)
+                time.sleep(0.4)
+        time.sleep(0.8)
+        return _screen(session)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+@pytest.mark.skipif(not RAIDMAN.exists(), reason="raidman entry point not installed")
+@pytest.mark.parametrize("walk", WALKS, ids=[w.name for w in WALKS])
+def test_walk_in_tmux(walk: Walk) -> None:
+    screen = run_walk(walk)
+    assert "Traceback" not in screen and "RAIDMAN-EXITED" not in screen, screen
+    full = CAPTURES / f"{walk.name}.screen.txt"
+    if os.environ.get("RAIDMAN_UPDATE_CAPTURES"):
+        full.write_text(screen, encoding="utf-8")
+    pinned = CAPTURES / f"{walk.name}.pinned.txt"
+    lines = [ln.strip() for ln in pinned.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    assert lines, f"{pinned} pins nothing"
+    have = {ln.strip() for ln in screen.splitlines()}
+    flat = " ".join(screen.split())
+    missing = [ln for ln in lines if ln not in have and " ".join(ln.split()) not in flat]
+    assert not missing, f"missing on screen: {missing}\n{screen}"
