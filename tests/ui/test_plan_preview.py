@@ -68,3 +68,28 @@ async def test_preview_escapes_plan_text_and_shows_the_digest(tmp_path: Path) ->
         assert be.calls == [(("tee", "/sys/block/md127/md/sync_action"), "check\n")]
         started = audit.read_entries()[0]
         assert started.event == "started" and started.digest == PLAN.digest
+
+
+async def test_save_writes_a_plan_file_apply_accepts(tmp_path: Path) -> None:
+    from app.plans.plan import load_plan_file
+
+    plan = Plan(
+        "check md127",
+        (Step(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),),
+        target="md127",
+        kind="sync-action",
+        params={"array": "md127", "action": "check"},
+    )
+    be = FakeBackend(array_machine())
+    app = Host()
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = PlanPreviewScreen(plan, be, audit=AuditLog(tmp_path / "audit.log"))
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert screen.script_path is not None
+        assert f"# digest: {plan.digest}" in screen.script_path.read_text()
+        loaded, digest = load_plan_file(screen.script_path.with_suffix(".json"))
+        assert loaded.steps == plan.steps and digest == plan.digest
+        assert be.calls == []  # saving runs nothing

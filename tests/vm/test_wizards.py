@@ -49,7 +49,14 @@ def _state_dir(vm: VM, name: str) -> str:
 
 
 def _ran(audit: list[dict[str, Any]]) -> list[list[str]]:
-    return [e["argv"] for e in audit if e["event"] == "executed"]
+    """What ran, from the audit log's "executed" entries (a piped step's producer first)."""
+    out: list[list[str]] = []
+    for e in audit:
+        if e["event"] == "executed":
+            if e.get("stdin_from"):
+                out.append(e["stdin_from"])
+            out.append(e["argv"])
+    return out
 
 
 def _previewed(preview: dict[str, Any]) -> list[list[str]]:
