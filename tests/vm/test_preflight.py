@@ -33,7 +33,8 @@ def _stage(vm: VM, mounted: str, parted: str, dmdisk: str) -> None:
         mkfs.ext4 -q -F /dev/{mounted}
         mkdir -p /tmp/pf-mnt /tmp/pf-src /tmp/pf-bind /tmp/pf-dm
         mount /dev/{mounted} /tmp/pf-mnt
-        echo ',,L' | sfdisk -q /dev/{parted}
+        parted -s /dev/{parted} mklabel gpt mkpart p1 1MiB 100%
+        partx -u /dev/{parted} || true
         udevadm settle || true
         mkfs.ext4 -q -F /dev/{parted}p1
         mount /dev/{parted}p1 /tmp/pf-src
