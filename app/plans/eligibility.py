@@ -73,6 +73,24 @@ def disk_of(machine: Machine, name: str) -> str:
     return p.parent if p is not None else name
 
 
+def needed_member_bytes(machine: Machine, array: str) -> int | None:
+    """What each member of ``array`` must hold: the largest data offset + used size of its
+    members (md/dev-*/offset + md/dev-*/size), else the array size over its data disks."""
+    a = machine.array(array)
+    if a is None:
+        return None
+    need = [
+        (m.data_offset_sectors or 0) * 512 + m.size_kib * 1024
+        for m in a.members
+        if m.size_kib is not None
+    ]
+    if need:
+        return max(need)
+    if a.size_bytes and a.data_disks:
+        return a.size_bytes // a.data_disks
+    return None
+
+
 def ineligible_reasons(
     machine: Machine,
     name: str,
@@ -100,7 +118,8 @@ def candidates(
     """Every disk (not CD-ROMs) and partition, each with why it cannot be a member (or None).
 
     ``smart`` maps whole-disk kernel names to readings (a partition uses its disk's);
-    ``min_size_bytes`` is what the array needs per member (add/replace/grow).
+    ``min_size_bytes`` is what the array needs per member (add/replace/grow):
+    ``needed_member_bytes(machine, "md127")``.
     Order: eligible first, then by name.
     """
     out: list[Candidate] = []

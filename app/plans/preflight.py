@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from app.model import Disk, Machine, Partition, levels
 from app.model.smart import SmartReading
-from app.plans.eligibility import disk_of, smart_failed, smart_warnings
+from app.plans.eligibility import disk_of, needed_member_bytes, smart_failed, smart_warnings
 from app.plans.geometry import PlanError, human_bytes, normalize_level
 from app.plans.in_use import Issue, write_refusals
 from backends.base import Backend
@@ -151,24 +151,6 @@ def check_smart(
     if counts:
         return [], [Issue("smart", name, f"SMART shows {', '.join(counts)}")]
     return [], []
-
-
-def needed_member_bytes(machine: Machine, array: str) -> int | None:
-    """What each member of ``array`` must hold: the largest data offset + used size of its
-    members (md/dev-*/offset + md/dev-*/size), else the array size over its data disks."""
-    a = machine.array(array)
-    if a is None:
-        return None
-    need = [
-        (m.data_offset_sectors or 0) * 512 + m.size_kib * 1024
-        for m in a.members
-        if m.size_kib is not None
-    ]
-    if need:
-        return max(need)
-    if a.size_bytes and a.data_disks:
-        return a.size_bytes // a.data_disks
-    return None
 
 
 def _sector_sizes(machine: Machine, name: str) -> tuple[int, int] | None:

@@ -52,3 +52,23 @@ def test_picker_and_preflight_agree_on_in_use() -> None:
         for cand in candidates(m):
             refused = bool(check(m, [cand.name]).refusals)
             assert refused == (cand.reason is not None), cand
+
+
+def test_min_size_from_the_array_marks_small_devices() -> None:
+    from dataclasses import replace
+
+    from app.plans.eligibility import needed_member_bytes
+
+    m = array_machine()
+    arr = m.arrays[0]
+    members = tuple(
+        replace(x, size_kib=1100 * 1024 * 1024, data_offset_sectors=2048) for x in arr.members
+    )
+    m = replace(m, arrays=(replace(arr, members=members), m.arrays[1]))
+    need = needed_member_bytes(m, "md127")
+    assert need == 1100 * GIB + 2048 * 512
+    c = _by_name(candidates(m, min_size_bytes=need))
+    assert c["nvme4n1"].reason is not None and c["nvme4n1"].reason.startswith(
+        "too small (needs 1.1 TiB"
+    )
+    assert c["sdc"].reason == "member of md126"

@@ -33,7 +33,8 @@ def _stage(vm: VM, mounted: str, parted: str, dmdisk: str) -> None:
         mkfs.ext4 -q -F /dev/{mounted}
         mkdir -p /tmp/pf-mnt /tmp/pf-src /tmp/pf-bind /tmp/pf-dm
         mount /dev/{mounted} /tmp/pf-mnt
-        echo ',,L' | sfdisk -q /dev/{parted}
+        parted -s /dev/{parted} mklabel gpt mkpart p1 1MiB 100%
+        partx -u /dev/{parted} || true
         udevadm settle || true
         mkfs.ext4 -q -F /dev/{parted}p1
         mount /dev/{parted}p1 /tmp/pf-src
@@ -84,7 +85,7 @@ def test_preflight_refuses_from_the_kernel_tables_without_blkid_or_wipefs(blank_
         state = "/tmp/raidman-wizards/preflight"
         vm.sh(f"rm -rf {state} && mkdir -p {state} && chmod 1777 {state}")
         tui: dict[str, Any] = vm.call(
-            f"{GW}:create_array", state, devs, level="5", name="120", fs="none", lvm=False,
+            f"{GW}:create_array", state, devs, level="1", name="120", fs="none", lvm=False,
             confirm="120", force=True, env=env, timeout=400,
         )  # fmt: skip
         vm.note(f"timing: TUI create_array without blkid/wipefs: {time.monotonic() - t0:.1f} s")
