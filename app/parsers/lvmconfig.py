@@ -49,9 +49,9 @@ def _value(raw: str, line: int) -> LvmValue:
     raw = raw.split("#", 1)[0].strip() if not raw.startswith('"') else raw.strip()
     if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2:
         return raw[1:-1]
-    if re.fullmatch(r"-?\d+", raw):
+    if re.fullmatch(r"-?[0-9]{1,20}", raw):
         return int(raw)
-    if re.fullmatch(r"-?\d+\.\d*", raw):
+    if re.fullmatch(r"-?[0-9]{1,20}\.[0-9]{0,20}", raw):
         return float(raw)
     if raw.startswith("["):
         return raw

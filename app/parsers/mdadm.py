@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from app.parsers.errors import ParseError
-from app.parsers.safe import only_parse_errors
+from app.parsers.safe import ascii_int, only_parse_errors
 
 _KV_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 /()\[\]_.-]*?)\s+:\s?(.*)$")
-_LEAD_INT = re.compile(r"^\s*(-?\d+)")
-_STATUS_RE = re.compile(r"^(\d+)%")
+_LEAD_INT = re.compile(r"^\s*(-?[0-9]{1,20})(?![0-9])", re.ASCII)
+_STATUS_RE = re.compile(r"^([0-9]{1,3})%", re.ASCII)
 _LOCAL_HOST = re.compile(r"^(.*?)\s*\(local to host ([^)]*)\)\s*$")
 
 
@@ -33,14 +33,14 @@ def _lead_int(v: str | None) -> int | None:
 
 def _events(v: str | None) -> int | None:
     """ "2193679" -> 2193679; 0.90 arrays print "major.minor" ("0.19"): None (see ``fields``)."""
-    return int(v) if v is not None and v.strip().isdigit() else None
+    return ascii_int(v) if v is not None else None
 
 
 def _chunk_bytes(v: str | None) -> int | None:
     """ "512K" -> 524288; "64K" -> 65536; "4M" -> 4194304."""
     if v is None:
         return None
-    m = re.match(r"^\s*(\d+)\s*([KMG]?)", v)
+    m = re.match(r"^\s*([0-9]{1,20})\s*([KMG]?)", v, re.ASCII)
     if not m:
         return None
     mult = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[m.group(2)]
@@ -98,9 +98,10 @@ def _device_row(tokens: list[str], source: str, lineno: int) -> MdadmDevice:
     def num(t: str) -> int | None:
         if t == "-":
             return None
-        if not t.isdigit():
+        n = ascii_int(t)
+        if n is None:
             raise ParseError(source, f"bad number {t!r} in device table", lineno)
-        return int(t)
+        return n
 
     major, minor = num(tokens[1]), num(tokens[2])
     if major is None or minor is None:
@@ -275,7 +276,7 @@ class MdadmExamine:
         """2 for "Active device 2" / "Replacement device 2"; None for spares and the rest."""
         if self.device_role is None:
             return None
-        m = re.search(r"device (\d+)$", self.device_role)
+        m = re.search(r"device ([0-9]{1,9})$", self.device_role, re.ASCII)
         return int(m.group(1)) if m else None
 
 

@@ -65,23 +65,25 @@ RAID5_ALGORITHMS = {
 _ARRAY_RE = re.compile(r"^(md[^\s:]*)\s+:\s*(.*)$", re.ASCII)
 _MEMBER_RE = re.compile(r"^([^\s\[\]()]+)\[([^\]]*)\]((?:\([^)]*\))*)$", re.ASCII)
 _PERSONALITY_RE = re.compile(r"^[a-z][a-z0-9_-]*$", re.ASCII)
-_BLOCKS_RE = re.compile(r"^(\d+)\s+blocks\b(.*)$", re.ASCII)
+_BLOCKS_RE = re.compile(r"^(\d{1,20})\s+blocks\b(.*)$", re.ASCII)
 _SUPER_RE = re.compile(r"\bsuper\s+(\S+)", re.ASCII)
-_RAID456_RE = re.compile(r"\blevel\s+(\d+),\s*(\d+)k\s+chunk,\s*algorithm\s+(\d+)", re.ASCII)
-_CHUNKS_RE = re.compile(r"\b(\d+)[kK]\s+chunks\b", re.ASCII)
-_ROUNDING_RE = re.compile(r"\b(\d+)k\s+rounding\b", re.ASCII)
-_COPIES_RE = re.compile(r"\b(\d+)\s+(near|far|offset)-copies\b", re.ASCII)
-_DISKS_RE = re.compile(r"\[(\d+)/(\d+)\]\s*\[([U_]*)\]", re.ASCII)
+_RAID456_RE = re.compile(
+    r"\blevel\s+(\d{1,20}),\s*(\d{1,20})k\s+chunk,\s*algorithm\s+(\d{1,20})", re.ASCII
+)
+_CHUNKS_RE = re.compile(r"\b(\d{1,20})[kK]\s+chunks\b", re.ASCII)
+_ROUNDING_RE = re.compile(r"\b(\d{1,20})k\s+rounding\b", re.ASCII)
+_COPIES_RE = re.compile(r"\b(\d{1,20})\s+(near|far|offset)-copies\b", re.ASCII)
+_DISKS_RE = re.compile(r"\[(\d{1,20})/(\d{1,20})\]\s*\[([U_]*)\]", re.ASCII)
 _PROGRESS_RE = re.compile(
     r"^(?:\[[=>.]*\]\s*)?(resync|recovery|check|repair|reshape)\s*=\s*([\d.]+)%"
-    r"(?:\s*\((\d+)/(\d+)\))?(?:\s*finish=([\d.]+)min)?(?:\s*speed=(\d+)K/sec)?",
+    r"(?:\s*\((\d{1,20})/(\d{1,20})\))?(?:\s*finish=([\d.]+)min)?(?:\s*speed=(\d{1,20})K/sec)?",
     re.ASCII,
 )
 _WAITING_RE = re.compile(
     r"^(resync|recovery|check|repair|reshape)\s*=\s*(DELAYED|PENDING|REMOTE)$", re.ASCII
 )
 _BITMAP_RE = re.compile(
-    r"^bitmap:\s*(\d+)/(\d+)\s+pages\s+\[(\d+)KB\],\s*(\d+)(KB|MB|B)?\s+chunk(?:,\s*file:\s*(.+))?$",
+    r"^bitmap:\s*(\d{1,20})/(\d{1,20})\s+pages\s+\[(\d{1,20})KB\],\s*(\d{1,20})(KB|MB|B)?\s+chunk(?:,\s*file:\s*(.+))?$",
     re.ASCII,
 )
 

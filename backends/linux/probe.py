@@ -1,10 +1,11 @@
 """The full probe of a Linux machine: as few processes as possible, everything else from files.
 
 Processes: ONE ``lsblk --json --bytes -o LSBLK_COLUMNS`` (retried without a column an old
-lsblk rejects) and, only when lsblk shows an LVM2_member (or lsblk failed), ONE
-``lvm fullreport``. Files: ``/sys/block/md*/md/...``, ``/proc/mdstat``, ``/sys/block/dm-*/dm/``,
-``/proc/self/mountinfo``, ``/proc/swaps``, ``/sys/block/*/holders`` (``backends.linux.usage``),
-``/run/udev/data/b<maj:min>`` for md names.
+lsblk rejects), only when lsblk shows an LVM2_member (or lsblk failed) ONE ``lvm fullreport``,
+and one ``tune2fs -l`` / ``xfs_info`` per ext/XFS filesystem (its block size and RAID geometry;
+the audit reuses that reading). Files: ``/sys/block/md*/md/...``, ``/proc/mdstat``,
+``/sys/block/dm-*/dm/``, ``/proc/self/mountinfo``, ``/proc/swaps``, ``/sys/block/*/holders``
+(``backends.linux.usage``), ``/run/udev/data/b<maj:min>`` for md names.
 """
 
 from __future__ import annotations

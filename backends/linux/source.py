@@ -10,7 +10,8 @@ Capture directory layout (written by ``RecordingSource``, read by ``ReplaySource
     DIR/meta.json        {"format": 1, "host", "kernel", "time", "uid", "euid"}
     DIR/files/<abs path> every file read, byte for byte ("/sys/block/md127/md/level" ->
                          DIR/files/sys/block/md127/md/level)
-    DIR/reads.json       {path: "ok" | "absent" | "EACCES" | "error: ..."} for every read
+    DIR/reads.json       {path: "ok" | "absent" | "EACCES" | "error: ..."} for every read; a path
+                         not listed was never read: a replay calls it "not recorded", not absent
     DIR/listdir.json     {path: [names] | null}
     DIR/readlink.json    {path: target | null}
     DIR/commands.json    [{"argv", "stdin", "returncode", "stdout", "stderr", "duration_s"}]

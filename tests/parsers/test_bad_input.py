@@ -109,3 +109,26 @@ def test_replay_of_a_file_that_is_not_utf8(tmp_path: Path) -> None:
     (cap / "files/sys/block/md0/md/array_state").write_bytes(b"clean\xff\xfe\n")
     m = ReplayBackend(cap).probe()
     assert [a.name for a in m.arrays] == ["md0"]
+
+
+def test_mdadm_detail_with_a_superscript_in_the_device_table() -> None:
+    """jc-mdadm mdadm-query-raid1-ok.out with a device-table number made "²" (found by the
+    3000-example fuzz run): ParseError, not ValueError."""
+    from app.parsers import mdadm
+
+    text = corpus("jc-mdadm", "mdadm-query-raid1-ok.out").read_text()
+    lines = text.splitlines()
+    i = max(n for n, ln in enumerate(lines) if "/dev/" in ln and "active sync" in ln)
+    tokens = lines[i].split()
+    lines[i] = lines[i].replace(f" {tokens[1]} ", " ² ", 1)
+    _rejects(mdadm.parse_detail, "\n".join(lines) + "\n")
+
+
+def test_numbers_beyond_64_bits_in_mdstat() -> None:
+    """prometheus-procfs mdstat with md0's block count made 30 digits long."""
+    text = (
+        corpus("prometheus-procfs", "mdstat")
+        .read_text()
+        .replace("248896 blocks", "9" * 30 + " blocks")
+    )
+    _rejects(mdstat.parse_mdstat, text)
