@@ -57,6 +57,25 @@ class FinishedSync:
     mismatch_cnt: int | None
     completed: bool  # reached the end (vs. interrupted, frozen or vanished)
     seen_from_start: bool
+    # "finished", "interrupted", "array stopped" or "became <action>"; the one word the TUI,
+    # ``raidman monitor`` and the wear database use
+    outcome: str = "finished"
+
+    @property
+    def fraction(self) -> float | None:
+        """How far it got (1.0 when finished)."""
+        if self.completed:
+            return 1.0
+        if self.done_sectors is None or not self.total_sectors:
+            return None
+        return min(1.0, self.done_sectors / self.total_sectors)
+
+    @property
+    def outcome_text(self) -> str:
+        f = self.fraction
+        if self.outcome == "interrupted" and f is not None:
+            return f"interrupted at {f:.0%}"
+        return self.outcome
 
     @property
     def duration_s(self) -> float:
@@ -174,7 +193,14 @@ class SyncTracker:
                 new.append(SyncEvent(t, "array-vanished", name, f"{name} is gone"))
                 run = self._running.pop(name, None)
                 if run is not None:
-                    self._finish(name, run, t, completed=False, mismatch=None)
+                    fin = self._finish(
+                        name, run, t, completed=False, mismatch=None, outcome="array stopped"
+                    )
+                    new.append(
+                        SyncEvent(
+                            t, "sync-ended", name, f"{name}: {run.action} ended: array stopped"
+                        )
+                    )
         self._last = current
         self._primed = True
         self.events.extend(new)
@@ -190,8 +216,16 @@ class SyncTracker:
             completed = _near_done(_projected_done(run, t), run.total) or (
                 run.action == "recover" and live.degraded == 0
             )
-            fin = self._finish(name, run, t, completed=completed, mismatch=live.mismatch_cnt)
-            word = "finished" if completed else "stopped"
+            if completed:
+                outcome = "finished"
+            elif sync is not None and sync.action not in ("pending", "delayed"):
+                outcome = f"became {sync.action}"
+            else:
+                outcome = "interrupted"
+            fin = self._finish(
+                name, run, t, completed=completed, mismatch=live.mismatch_cnt, outcome=outcome
+            )
+            word = fin.outcome_text
             extra = ""
             if fin.mismatch_cnt is not None and fin.action in ("check", "repair"):
                 extra = f", mismatch_cnt {fin.mismatch_cnt}"
@@ -274,7 +308,14 @@ class SyncTracker:
         return out
 
     def _finish(
-        self, name: str, run: _Running, t: float, *, completed: bool, mismatch: int | None
+        self,
+        name: str,
+        run: _Running,
+        t: float,
+        *,
+        completed: bool,
+        mismatch: int | None,
+        outcome: str,
     ) -> FinishedSync:
         self._running.pop(name, None)
         avg = run.history.average_kib_s()
@@ -289,6 +330,7 @@ class SyncTracker:
             mismatch_cnt=mismatch if run.action in ("check", "repair") else None,
             completed=completed,
             seen_from_start=run.seen_from_start,
+            outcome=outcome,
         )
         self.finished.append(fin)
         del self.finished[: -self._keep]

@@ -144,8 +144,8 @@ def test_vanished_array_ends_its_sync() -> None:
     tr = SyncTracker()
     tr.update(sample(0, live(action="resync", done=10)))
     ev = tr.update(sample(1))
-    assert {e.kind for e in ev} == {"array-vanished"}
-    assert not tr.finished[0].completed
+    assert {e.kind for e in ev} == {"array-vanished", "sync-ended"}
+    assert not tr.finished[0].completed and tr.finished[0].outcome == "array stopped"
     ev = tr.update(sample(2, live("md5", action=None)))
     assert [e.kind for e in ev] == ["array-appeared"]
 
@@ -200,3 +200,8 @@ def test_end_hidden_by_coarse_sync_completed_counts_as_completed() -> None:
     tr.update(sample(2, live(action="check", done=total // 2, speed=0)))
     tr.update(sample(3, live(action=None)))
     assert not tr.finished[-1].completed  # echo idle half way: stopped, not finished
+    assert tr.finished[-1].outcome == "interrupted" and tr.finished[-1].fraction == 0.5
+    assert tr.finished[-1].outcome_text == "interrupted at 50%"
+    tr.update(sample(4, live(action="check", done=total // 4, speed=0)))
+    tr.update(sample(5, live(action="repair", done=0, speed=0)))
+    assert tr.finished[-1].outcome == "became repair"
