@@ -108,6 +108,7 @@ def test_report_and_tui_match_the_kernel_during_and_after_the_sync(blank_vm: VM)
     disks = vm.disks(4)
     vm.set_speed_limits(min_kib=1000, max_kib=SLOW_KIB)
     create_array(vm, MD, "raid5", disks, chunk_kib=64, size_kib=65536)  # 64 MiB members: quick
+    hold_sync(vm)  # the LVM and mkfs below may take longer under TCG than the whole sync
     vm.sh(
         f"pvcreate -q /dev/{MD} && vgcreate -q vg0 /dev/{MD} && "
         "lvcreate -q -y -n data -l 50%VG vg0 && mkfs.ext4 -q /dev/vg0/data && "
@@ -118,6 +119,7 @@ def test_report_and_tui_match_the_kernel_during_and_after_the_sync(blank_vm: VM)
     lv_dm = holders[0].rsplit("/", 1)[1]
 
     # --- while the initial sync (a recovery onto the last member) runs, held until looked at
+    vm.set_speed_limits(min_kib=1000, max_kib=SLOW_KIB)
     wait_sync_progress(vm, MD, min_done=2048)
     hold_sync(vm)
     before = read_md(vm, MD)
