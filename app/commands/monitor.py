@@ -14,7 +14,7 @@ from app.cli import add_backend_options, make_backend
 from app.wear.monitor import DEFAULT_INTERVAL_S, WearMonitor
 from app.wear.snapshots import SnapshotStore
 
-POLL_S = 5.0  # how often md sync state is looked at (cheap sysfs reads)
+POLL_S = 1.0  # how often md state is sampled (cheap sysfs + /proc/diskstats reads), as the TUI
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     for note in store.notes:
         out(f"note: {note}")
     out(f"raidman monitor on {backend.name}; database {store.path or '(memory)'}")
-    mon = WearMonitor(backend, store, interval_s=args.interval, log=out)
+    mon = WearMonitor(backend, store, interval_s=args.interval, log=out, threaded=not args.once)
     if args.once:
         mon.tick()
         store.close()
@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
                 out(f"error: {e.__class__.__name__}: {e}")
             stop.wait(args.poll)
     finally:
+        mon.close()
         store.close()
     out("stopped")
     return 0

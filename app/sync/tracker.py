@@ -193,7 +193,7 @@ class SyncTracker:
                 new.append(SyncEvent(t, "array-vanished", name, f"{name} is gone"))
                 run = self._running.pop(name, None)
                 if run is not None:
-                    fin = self._finish(
+                    self._finish(
                         name, run, t, completed=False, mismatch=None, outcome="array stopped"
                     )
                     new.append(

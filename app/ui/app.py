@@ -9,9 +9,13 @@ Data flow
 ---------
 * ``probe()`` at start, every ``probe_interval`` seconds (10) and on ``r``;
   ``sample()`` every ``sample_interval`` seconds (1).
-* ``RaidmanApp.machine`` (reactive) is the last probe with the last live sample folded in
-  (``app.ui.live.merge_live``); ``RaidmanApp.live`` (reactive) is the last ``LiveSample``;
-  ``RaidmanApp.selected`` (reactive) is the ``NodeRef`` under the tree cursor.
+* The App holds timers and workers only: what probes and samples mean — the merged machine, the
+  sync tracker, throughput, boost restores, audit cadence, wear recording — is worked out by one
+  ``app.session.Session`` (the same that ``raidman monitor`` runs), which returns an immutable
+  ``SessionView`` and the effects the App runs in workers.
+* ``RaidmanApp.view`` (reactive) is that ``SessionView``; ``RaidmanApp.machine`` (reactive) is
+  ``view.machine`` (the last probe with the last live sample folded in); ``RaidmanApp.live`` is
+  ``view.live``; ``RaidmanApp.selected`` (reactive) is the ``NodeRef`` under the tree cursor.
 * After a probe the App posts ``RaidmanApp.MachineUpdated(machine)``; after a sample,
   ``RaidmanApp.LiveUpdated(sample, machine)``; when the cursor moves,
   ``RaidmanApp.SelectionChanged(ref)``. Each is posted to the App and to the top widget of every
@@ -57,18 +61,18 @@ from app.plans.render import preflight_for
 from app.rules.engine import audit
 from app.rules.finding import Finding, badges
 from app.rules.inputs import gather
-from app.sync.boost import BoostRecord, BoostStore, due_restores, plan_boost, restore_plan
-from app.sync.throughput import Rate, ThroughputMeter
+from app.session import Effects, Session, SessionView
+from app.sync.boost import BoostRecord, BoostStore, plan_boost, restore_plan
+from app.sync.throughput import Rate
 from app.sync.tracker import SyncEvent, SyncTracker
 from app.ui.commands import GoToDeviceProvider
-from app.ui.live import merge_live
 from app.ui.screens.audit_log import AuditLogScreen
 from app.ui.screens.main import MainScreen, MdstatView
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import CreateArrayWizard, MemberWizard, SyncWizard
 from app.wear.delta import array_wear
-from app.wear.monitor import WearMonitor
 from app.wear.plot import disk_serial, load_disk_history
+from app.wear.recorder import SmartRead, take_snapshot
 from app.wear.snapshots import SnapshotStore
 from backends.base import Backend
 from widgets.device_detail import DeviceDetail
@@ -78,8 +82,7 @@ from widgets.storage_tree import NodeRef, StorageTree
 from widgets.sync_pane import EventLog, SyncPane
 from widgets.wear_pane import WearPane
 
-AUDIT_EVERY_S = 60.0  # the audit runs tune2fs/xfs_info/...: not at every probe
-WEAR_EVERY_S = 10.0  # the wear monitor's tick (SMART snapshots at sync start/end)
+CLOCK_EVERY_S = 10.0  # the session's clock tick (periodic SMART snapshots, audit cadence)
 
 
 class RaidmanApp(App[None]):
@@ -98,6 +101,7 @@ class RaidmanApp(App[None]):
         Binding("L", "audit_log", "Audit log"),
     ]
 
+    view: reactive[SessionView] = reactive(SessionView, always_update=True, init=False)
     machine: reactive[Machine | None] = reactive(None, always_update=True, init=False)
     live: reactive[LiveSample | None] = reactive(None, always_update=True, init=False)
     selected: reactive[NodeRef | None] = reactive(None, init=False)
@@ -135,26 +139,32 @@ class RaidmanApp(App[None]):
         self.backend = backend
         self.probe_interval = probe_interval
         self.sample_interval = sample_interval
-        self.probed: Machine | None = None  # the last probe, without live state
         self._probe_busy = False
         self._sample_busy = False
         self.probe_count = 0
         self.sample_count = 0
-        # live watching (issue: rebuilds)
-        self.tracker = SyncTracker()
-        self.meter = ThroughputMeter()
-        self.rates: dict[str, Rate] = {}
         self.boosts = BoostStore()
-        self._restoring: set[str] = set()
-        # audit (issue: alignment and tuning)
         self.findings: tuple[Finding, ...] = ()
-        self._audit_busy = False
-        self._audited_at: float | None = None
         self.audit_count = 0  # audits finished (tests wait on it)
-        # wear (issue: SMART): one store, used from worker threads under a lock
+        # wear: one store, used from worker threads under a lock; recorded only when sampling
         self._store_lock = threading.Lock()
         self._store: SnapshotStore | None = None
-        self._monitor: WearMonitor | None = None
+        self.session = Session(
+            store=self._open_store() if sample_interval > 0 else None, boosts=self.boosts
+        )
+
+    @property
+    def tracker(self) -> SyncTracker:
+        return self.session.tracker
+
+    @property
+    def probed(self) -> Machine | None:
+        """The last probe, without live state."""
+        return self.session.view.probed
+
+    @property
+    def rates(self) -> dict[str, Rate]:
+        return dict(self.session.view.rates)
 
     # ---- life cycle ------------------------------------------------------------------
     def get_default_screen(self) -> MainScreen:
@@ -167,9 +177,11 @@ class RaidmanApp(App[None]):
             self.set_interval(self.probe_interval, self.refresh_probe)
         if self.sample_interval > 0:
             self.set_interval(self.sample_interval, self.refresh_sample)
-            self.set_interval(WEAR_EVERY_S, self._wear_tick)
+            self.set_interval(CLOCK_EVERY_S, self._clock_tick)
         for note in self.boosts.notes:
             self.notify(note, title="boost", severity="warning", timeout=10)
+        for note in self._store.notes if self._store is not None else ():
+            self.notify(note, title="wear database", severity="warning", timeout=10)
 
     @property
     def main(self) -> MainScreen:
@@ -253,38 +265,45 @@ class RaidmanApp(App[None]):
     def _probe_done(self, machine: Machine) -> None:
         self._probe_busy = False
         self.probe_count += 1
-        self.probed = machine
-        if self.live is not None and self.live.taken_at >= machine.taken_at:
-            machine = merge_live(machine, self.live)
-        self.machine = machine
-        self._post(lambda: self.MachineUpdated(machine))
-        self._maybe_audit()
+        effects = self.session.probed(machine, self.backend.now())
+        self._publish()
+        merged = self.machine
+        if merged is not None:
+            self._post(lambda: self.MachineUpdated(merged))
+        self._run(effects)
 
     def _sample_done(self, sample: LiveSample) -> None:
         self._sample_busy = False
         self.sample_count += 1
-        self.live = sample
-        events = self.tracker.update(sample)
-        self.rates = self.meter.update(sample)
-        self._announce(events, sample.taken_at)
-        if self.probed is None:
-            return
-        machine = merge_live(self.probed, sample)
-        self.machine = machine
-        self._post(lambda: self.LiveUpdated(sample, machine))
-        self._refresh_sync_pane()
-        self._restore_finished_boosts(sample)
-        if any(
-            e.kind in ("array-appeared", "array-vanished", "member-added", "member-removed")
-            for e in events
-        ):
+        effects = self.session.sampled(sample, self.backend.now())
+        self._announce(list(effects.events), sample.taken_at)
+        self._publish()
+        machine = self.machine
+        if self.probed is not None and machine is not None:
+            self._post(lambda: self.LiveUpdated(sample, machine))
+            self._refresh_sync_pane()
+        self._run(effects)
+
+    def _publish(self) -> None:
+        view = self.session.view
+        self.view = view
+        self.live = view.live
+        self.machine = view.machine
+
+    def _clock_tick(self) -> None:
+        self._run(self.session.tick(self.backend.now()))
+
+    def _run(self, effects: Effects) -> None:
+        """Start what the session asked for, each in its own worker."""
+        if effects.reprobe:
             self.refresh_probe()  # the stack changed shape: re-read it now
-        if self.sample_interval > 0 and any(
-            e.kind in ("sync-started", "sync-ended") for e in events
-        ):
-            # SMART snapshots at the sync's edges now, not at the next 10 s wear tick: every
-            # second late is a second of rebuild writes missing from its wear delta
-            self._wear_monitor_worker()
+        if effects.audit and self.probed is not None:
+            self._audit_worker(self.probed)
+        if effects.smart_reads:
+            self._smart_worker(effects.smart_reads)
+        if not self.backend.read_only_reason:
+            for rec in effects.restores:
+                self._restore_worker(rec)
 
     def _post(self, make: Any) -> None:
         self.post_message(make())
@@ -366,19 +385,14 @@ class RaidmanApp(App[None]):
             pane = self.main.query_one(SyncPane)
         except Exception:
             return
-        machine = self.machine
-        slow: dict[str, tuple[str, ...]] = {}
-        if machine is not None:
-            for a in machine.arrays:
-                working = tuple(m.device for m in a.members if m.role not in ("faulty", "spare"))
-                slow[a.name] = self.meter.slowest(working)
+        view = self.session.view
         pane.refresh_views(
-            self.tracker.views(),
-            self.tracker.finished,
-            machine=machine,
-            rates=self.rates,
-            slow=slow,
-            boosted={r.array for r in self.boosts.records},
+            list(view.syncs),
+            list(view.finished),
+            machine=view.machine,
+            rates=dict(view.rates),
+            slow=dict(view.slow),
+            boosted=set(view.boosted),
         )
 
     def selected_array(self) -> MdArray | None:
@@ -424,38 +438,19 @@ class RaidmanApp(App[None]):
 
         def done(report: ExecutionReport | None) -> None:
             if report is not None and report.executed:
-                self._keep_boost(record, report)
+                self._kept_boost(self.session.boost_ran(record, report))
 
         self.push_screen(PlanPreviewScreen(plan, self.backend), done)
 
-    def _keep_boost(self, record: BoostRecord, report: ExecutionReport) -> None:
-        # Remember what to restore for every step that ran (even if a later one failed).
-        ran = {o.step.argv for o in report.executed if o.exit_code == 0}
-        kept = {
-            k: v
-            for k, v in record.previous.items()
-            if any(k.split(":", 1)[1] in " ".join(argv) for argv in ran)
-        }
-        if not kept:
+    def _kept_boost(self, record: BoostRecord | None) -> None:
+        if record is None:
             return
-        self.boosts.add(
-            BoostRecord(record.array, record.action, record.started_at, kept, record.applied)
-        )
         self.notify(
             f"{record.array}: limits raised; they will be put back when the {record.action} ends "
             "(even if raidman is closed and reopened meanwhile)",
             title="boost",
             timeout=10,
         )
-
-    def _restore_finished_boosts(self, sample: LiveSample) -> None:
-        if self.backend.read_only_reason:
-            return
-        for rec in due_restores(self.boosts, sample):
-            if rec.array in self._restoring:
-                continue
-            self._restoring.add(rec.array)
-            self._restore_worker(rec)
 
     @work(thread=True, group="boost-restore", exit_on_error=False)
     def _restore_worker(self, rec: BoostRecord) -> None:
@@ -464,9 +459,8 @@ class RaidmanApp(App[None]):
         self._from_thread(self._restored, rec, plan, report)
 
     def _restored(self, rec: BoostRecord, plan: Plan, report: ExecutionReport) -> None:
-        self._restoring.discard(rec.array)
+        self.session.restored(rec, report.ok)
         if report.ok:
-            self.boosts.remove(rec.array)
             lines = "; ".join(s.shell() for s in plan.steps) or "nothing to change"
             self.notify(f"{rec.array}: {rec.action} ended, limits restored: {lines}", title="boost")
         else:
@@ -478,15 +472,10 @@ class RaidmanApp(App[None]):
             )
 
     # ---- audit ------------------------------------------------------------------------------
-    def _maybe_audit(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if self._audit_busy or self.probed is None:
-            return
-        if not force and self._audited_at is not None and now - self._audited_at < AUDIT_EVERY_S:
-            return
-        self._audit_busy = True
-        self._audited_at = now
-        self._audit_worker(self.probed)
+    def _audit_again(self) -> None:
+        """After a plan ran: audit now rather than at the next cadence."""
+        if self.probed is not None and self.session.audit_now(self.backend.now()):
+            self._audit_worker(self.probed)
 
     @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
     def _audit_worker(self, machine: Machine) -> None:
@@ -498,12 +487,12 @@ class RaidmanApp(App[None]):
             self._from_thread(self._audit_done, found)
 
     def _audit_failed(self, error: Exception) -> None:
-        self._audit_busy = False
+        self.session.audit_finished(self.backend.now())
         self.audit_count += 1
         self.notify(f"audit failed: {error}", title="audit", severity="warning")
 
     def _audit_done(self, found: tuple[Finding, ...]) -> None:
-        self._audit_busy = False
+        self.session.audit_finished(self.backend.now())
         self.audit_count += 1
         self.findings = found
         with contextlib.suppress(Exception):
@@ -528,7 +517,7 @@ class RaidmanApp(App[None]):
         def done(report: ExecutionReport | None) -> None:
             if report is not None and report.executed:
                 self.refresh_probe()
-                self._maybe_audit(force=True)
+                self._audit_again()
 
         self.push_screen(PlanPreviewScreen(plan, self.backend, preflight=pre), done)
 
@@ -536,7 +525,7 @@ class RaidmanApp(App[None]):
     def _after_wizard(self, report: ExecutionReport | None) -> None:
         if report is not None and report.executed:
             self.refresh_probe()
-            self._maybe_audit(force=True)
+            self._audit_again()
 
     def action_create_array(self) -> None:
         if self.machine is not None:
@@ -566,23 +555,18 @@ class RaidmanApp(App[None]):
     def _open_store(self) -> SnapshotStore:
         if self._store is None:
             self._store = SnapshotStore.open()
-            for note in self._store.notes:
-                self._warn_from_thread(note, "wear database")
         return self._store
 
-    def _wear_tick(self) -> None:
-        self._wear_monitor_worker()
-
-    @work(thread=True, exclusive=True, group="wear-monitor", exit_on_error=False)
-    def _wear_monitor_worker(self) -> None:
-        with self._store_lock:
+    @work(thread=True, group="smart", exit_on_error=False)
+    def _smart_worker(self, reads: tuple[SmartRead, ...]) -> None:
+        """The session's SMART reads, beside the sampler (never in its way)."""
+        store = self._open_store()
+        for r in reads:
             try:
-                store = self._open_store()
-                if self._monitor is None:
-                    self._monitor = WearMonitor(self.backend, store)
-                self._monitor.tick()
+                with self._store_lock:
+                    take_snapshot(self.backend, store, r)
             except Exception as e:
-                self._warn_from_thread(f"wear snapshot failed: {e}", "wear")
+                self._warn_from_thread(f"SMART snapshot of {r.disk} failed: {e}", "wear")
 
     def _load_wear(self, ref: NodeRef | None) -> None:
         m = self.machine

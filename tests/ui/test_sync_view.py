@@ -47,7 +47,9 @@ async def test_sync_card_shows_progress_speed_eta_and_history() -> None:
         (view,) = app.tracker.views()
         assert len(view.speeds) == 6  # one point per sample taken
         assert view.fraction is not None and f"{view.fraction * 100:.1f}%" in text
-        assert view.done_sectors is not None and view.done_sectors > 54_817_792  # moved on from 16.3 %
+        assert (
+            view.done_sectors is not None and view.done_sectors > 54_817_792
+        )  # moved on from 16.3 %
 
 
 async def test_boost_key_previews_raises_and_app_restores_at_the_end() -> None:
