@@ -239,7 +239,7 @@ def full_report_json(
                 d["smart"] = {"available": False, "reason": f"SMART read failed: {e}"}
     if store is not None:
         for a in out["arrays"]:
-            a["syncs"] = syncs_json(store, a["name"])
+            a["syncs"] = syncs_json(store, a["name"], a.get("uuid"))
         out["notes"].extend(
             {"source": "wear", "message": n, "severity": "warning"} for n in store.notes
         )

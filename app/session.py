@@ -159,7 +159,11 @@ class Session:
         self._refresh()
         return Effects(smart_reads=reads, audit=self._audit_due(now))
 
-    def sampled(self, sample: LiveSample, now: float) -> Effects:
+    def sampled(self, sample: LiveSample, now: float | None = None) -> Effects:
+        """A live sample arrived; ``now`` defaults to when it was taken (its own clock), so
+        whoever feeds the session records the same times."""
+        if now is None:
+            now = sample.taken_at
         v = self._view
         events = tuple(self.tracker.update(sample))
         self._rates = self.meter.update(sample)

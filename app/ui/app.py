@@ -275,7 +275,7 @@ class RaidmanApp(App[None]):
     def _sample_done(self, sample: LiveSample) -> None:
         self._sample_busy = False
         self.sample_count += 1
-        effects = self.session.sampled(sample, self.backend.now())
+        effects = self.session.sampled(sample)
         self._announce(list(effects.events), sample.taken_at)
         self._publish()
         machine = self.machine

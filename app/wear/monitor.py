@@ -68,7 +68,7 @@ class WearMonitor:
         now = self.backend.now()
         if self.session.view.probed is None:
             self._apply(self.session.probed(self.backend.probe(), now))
-        eff = self.session.sampled(self.backend.sample(), now)
+        eff = self.session.sampled(self.backend.sample())
         self._apply(eff)
         if eff.reprobe:
             self._apply(self.session.probed(self.backend.probe(), self.backend.now()))

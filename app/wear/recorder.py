@@ -87,6 +87,7 @@ class _Open:
     uuid: str | None
     members: tuple[SyncMember, ...]
     start: dict[str, int]
+    capacities: dict[str, int]
 
 
 def members_of(machine: Machine | None, array: str) -> tuple[SyncMember, ...]:
@@ -128,6 +129,14 @@ class WearRecorder:
                 )
         return list(seen.values())
 
+    def _capacities(self, members: Sequence[SyncMember]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for m in members:
+            d = self._machine.disk(m.disk) if self._machine else None
+            if d is not None and d.size_bytes:
+                out[m.disk] = d.size_bytes
+        return out
+
     # ---- fed by the session -----------------------------------------------------------------
     def probed(self, machine: Machine, now: float) -> tuple[SmartRead, ...]:
         self._machine = machine
@@ -145,7 +154,9 @@ class WearRecorder:
             if not o.members:  # the array appeared after the last probe: members known now
                 o.members = members_of(machine, name)
                 if o.members:
+                    o.capacities = self._capacities(o.members)
                     self.store.set_sync_members(o.sync_id, o.members)
+                    self.store.set_kernel_writes(o.sync_id, o.start, {}, o.capacities)
                     reads.extend(self._of(o.members, "sync-start", o.sync_id))
         return tuple(reads)
 
@@ -186,7 +197,7 @@ class WearRecorder:
                 fin = next((f for f in reversed(finished) if f.array == e.array), None)
                 outcome = fin.outcome if fin is not None else "interrupted"
                 fraction = fin.fraction if fin is not None else None
-                self.store.set_kernel_writes(o.sync_id, o.start, after)
+                self.store.set_kernel_writes(o.sync_id, o.start, after, o.capacities)
                 self.store.end_sync(o.sync_id, now, outcome, fraction)
                 reads.extend(self._of(o.members, "sync-end", o.sync_id))
                 log.append(e.message)
@@ -220,16 +231,18 @@ class WearRecorder:
                 start = dict(ev.kernel_start)
                 if any(before.get(d, -1) < v for d, v in start.items()):
                     start = {}  # counters went back (a reboot): the kernel figure is unknown
+                caps = dict(ev.capacities) or self._capacities(ev.members)
                 self._open[name] = _Open(
-                    ev.id, name, action, ev.array_uuid or uuid, ev.members, start
+                    ev.id, name, action, ev.array_uuid or uuid, ev.members, start, caps
                 )
                 log.append(f"{name}: {action} still running (recorded since {ev.started_at:.0f})")
                 return []
         members = members_of(self._machine, name)
+        caps = self._capacities(members)
         sid = self.store.start_sync(
-            name, action, members, now, array_uuid=uuid, kernel_start=before
+            name, action, members, now, array_uuid=uuid, kernel_start=before, capacities=caps
         )
-        self._open[name] = _Open(sid, name, action, uuid, members, dict(before))
+        self._open[name] = _Open(sid, name, action, uuid, members, dict(before), caps)
         log.append(f"{name}: {action} started; members {', '.join(m.device for m in members)}")
         return self._of(members, "sync-start", sid)
 

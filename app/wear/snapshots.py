@@ -115,6 +115,7 @@ class SyncEvent:
     # sample before the sync began, "end" at the first after it ended
     kernel_start: Mapping[str, int] = field(default_factory=dict)
     kernel_end: Mapping[str, int] = field(default_factory=dict)
+    capacities: Mapping[str, int] = field(default_factory=dict)  # disk -> bytes, at the start
 
     def kernel_written(self, disk: str) -> int | None:
         """Bytes the kernel wrote to ``disk`` during the sync (exact, sector granularity);
@@ -299,9 +300,12 @@ class SnapshotStore:
         *,
         array_uuid: str | None = None,
         kernel_start: Mapping[str, int] | None = None,
+        capacities: Mapping[str, int] | None = None,
     ) -> int:
         ms = [m if isinstance(m, SyncMember) else SyncMember(m, m) for m in members]
-        kw = json.dumps({"start": dict(kernel_start or {}), "end": {}})
+        kw = json.dumps(
+            {"start": dict(kernel_start or {}), "end": {}, "capacity": dict(capacities or {})}
+        )
         cur = self._conn.execute(
             "INSERT INTO sync_events (array_name, action, started_at, members, array_uuid, "
             "kernel_writes) VALUES (?,?,?,?,?,?)",
@@ -320,12 +324,16 @@ class SnapshotStore:
         self._conn.execute("UPDATE sync_events SET array_uuid=? WHERE id=?", (array_uuid, sync_id))
 
     def set_kernel_writes(
-        self, sync_id: int, start: Mapping[str, int], end: Mapping[str, int]
+        self,
+        sync_id: int,
+        start: Mapping[str, int],
+        end: Mapping[str, int],
+        capacities: Mapping[str, int] | None = None,
     ) -> None:
         """The per-disk kernel write counters at the sync's window edges (end: so far)."""
+        kw = {"start": dict(start), "end": dict(end), "capacity": dict(capacities or {})}
         self._conn.execute(
-            "UPDATE sync_events SET kernel_writes=? WHERE id=?",
-            (json.dumps({"start": dict(start), "end": dict(end)}), sync_id),
+            "UPDATE sync_events SET kernel_writes=? WHERE id=?", (json.dumps(kw), sync_id)
         )
 
     def set_sync_members(self, sync_id: int, members: Iterable[SyncMember]) -> None:
@@ -378,10 +386,11 @@ class SnapshotStore:
             pass
         start: dict[str, int] = {}
         end: dict[str, int] = {}
+        cap: dict[str, int] = {}
         try:
             kw = json.loads(r["kernel_writes"] or "{}")
             if isinstance(kw, dict):
-                for key, dest in (("start", start), ("end", end)):
+                for key, dest in (("start", start), ("end", end), ("capacity", cap)):
                     part = kw.get(key)
                     if isinstance(part, dict):
                         dest.update(
@@ -402,6 +411,7 @@ class SnapshotStore:
             fraction=float(frac) if isinstance(frac, (int, float)) else None,
             kernel_start=start,
             kernel_end=end,
+            capacities=cap,
         )
 
 
