@@ -247,8 +247,16 @@ def _sequence() -> list[LiveSample]:
 
 def _records(store: SnapshotStore) -> list[tuple[Any, ...]]:
     return [
-        (e.array, e.array_uuid, e.action, e.started_at, e.ended_at, e.outcome, e.fraction)
-        + tuple(e.kernel_written(d) for d in DISKS)
+        (
+            e.array,
+            e.array_uuid,
+            e.action,
+            e.started_at,
+            e.ended_at,
+            e.outcome,
+            e.fraction,
+            *(e.kernel_written(d) for d in DISKS),
+        )
         for e in store.syncs_for("md127", "aaaa:1111")
     ]
 
