@@ -53,6 +53,10 @@ def _merge_array(a: MdArray, live: MdLive) -> MdArray:
         changes["stripe_cache_size"] = live.stripe_cache_size
     if live.raid_disks is not None:
         changes["raid_disks"] = live.raid_disks
+    if live.mismatch_cnt is not None:
+        changes["mismatch_cnt"] = live.mismatch_cnt
+    if live.last_sync_action is not None:
+        changes["last_sync_action"] = live.last_sync_action
     if live.sync is not None and live.mismatch_cnt is not None and live.sync.mismatch_cnt is None:
         changes["sync"] = replace(live.sync, mismatch_cnt=live.mismatch_cnt)
     return replace(a, **changes)  # type: ignore[arg-type]

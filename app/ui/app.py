@@ -265,7 +265,8 @@ class RaidmanApp(App[None]):
     def _probe_done(self, machine: Machine) -> None:
         self._probe_busy = False
         self.probe_count += 1
-        effects = self.session.probed(machine, self.backend.now())
+        with self._store_lock:  # the session writes the wear database
+            effects = self.session.probed(machine, self.backend.now())
         self._publish()
         merged = self.machine
         if merged is not None:
@@ -275,7 +276,8 @@ class RaidmanApp(App[None]):
     def _sample_done(self, sample: LiveSample) -> None:
         self._sample_busy = False
         self.sample_count += 1
-        effects = self.session.sampled(sample)
+        with self._store_lock:
+            effects = self.session.sampled(sample)
         self._announce(list(effects.events), sample.taken_at)
         self._publish()
         machine = self.machine
@@ -291,7 +293,9 @@ class RaidmanApp(App[None]):
         self.machine = view.machine
 
     def _clock_tick(self) -> None:
-        self._run(self.session.tick(self.backend.now()))
+        with self._store_lock:
+            effects = self.session.tick(self.backend.now())
+        self._run(effects)
 
     def _run(self, effects: Effects) -> None:
         """Start what the session asked for, each in its own worker."""
@@ -563,8 +567,7 @@ class RaidmanApp(App[None]):
         store = self._open_store()
         for r in reads:
             try:
-                with self._store_lock:
-                    take_snapshot(self.backend, store, r)
+                take_snapshot(self.backend, store, r, self._store_lock)
             except Exception as e:
                 self._warn_from_thread(f"SMART snapshot of {r.disk} failed: {e}", "wear")
 
@@ -582,12 +585,12 @@ class RaidmanApp(App[None]):
     @work(thread=True, exclusive=True, group="wear-view", exit_on_error=False)
     def _wear_loader(self, m: Machine, obj: Disk | MdArray) -> None:
         try:
-            with self._store_lock:
-                store = self._open_store()
-                if isinstance(obj, MdArray):
-                    wear = array_wear(store, obj.name)
-                    self._from_thread(self._show_wear_array, obj, wear)
-                    return
+            store = self._open_store()
+            if isinstance(obj, MdArray):
+                with self._store_lock:  # never held while waiting for the UI thread
+                    wear = array_wear(store, obj.name, obj.uuid)
+                self._from_thread(self._show_wear_array, obj, wear)
+                return
             reading = self.backend.smart(obj.name)
             serial = disk_serial(obj.name, reading.serial, obj.serial)
             with self._store_lock:

@@ -116,5 +116,6 @@ def sync_wear(
     return SyncWear(sync, tuple(out))
 
 
-def array_wear(store: SnapshotStore, array: str) -> list[SyncWear]:
-    return [sync_wear(store, s) for s in store.syncs_for(array)]
+def array_wear(store: SnapshotStore, array: str, array_uuid: str | None = None) -> list[SyncWear]:
+    """The array's recorded syncs (by UUID when known, see ``SnapshotStore.syncs_for``)."""
+    return [sync_wear(store, s) for s in store.syncs_for(array, array_uuid)]

@@ -51,7 +51,7 @@ class WearMonitor:
         self.store = store
         self.session = Session(store=store, audit_every_s=None, smart_every_s=interval_s)
         self._log = log or (lambda _line: None)
-        self._lock = threading.Lock()  # one SnapshotStore user at a time
+        self._lock = threading.RLock()  # one SnapshotStore user at a time
         self._queue: queue.Queue[tuple[tuple[SmartRead, ...], tuple[int, ...]] | None] | None = None
         self._thread: threading.Thread | None = None
         if threaded:
@@ -67,12 +67,19 @@ class WearMonitor:
         """One look: probe (first time / when the stack changed), sample, clock."""
         now = self.backend.now()
         if self.session.view.probed is None:
-            self._apply(self.session.probed(self.backend.probe(), now))
-        eff = self.session.sampled(self.backend.sample())
+            machine = self.backend.probe()
+            with self._lock:
+                self._apply(self.session.probed(machine, now))
+        sample = self.backend.sample()
+        with self._lock:
+            eff = self.session.sampled(sample)
         self._apply(eff)
         if eff.reprobe:
-            self._apply(self.session.probed(self.backend.probe(), self.backend.now()))
-        self._apply(self.session.tick(now))
+            machine = self.backend.probe()
+            with self._lock:
+                self._apply(self.session.probed(machine, self.backend.now()))
+        with self._lock:
+            self._apply(self.session.tick(now))
 
     def close(self) -> None:
         """Finish the queued SMART reads and stop their thread."""
@@ -112,8 +119,7 @@ class WearMonitor:
         for r in reads:
             reading_ok = False
             try:
-                with self._lock:
-                    reading_ok = take_snapshot(self.backend, self.store, r) is not None
+                reading_ok = take_snapshot(self.backend, self.store, r, self._lock) is not None
             except Exception as e:
                 self.log(f"{r.disk}: SMART read failed: {e}")
             if reading_ok:

@@ -14,6 +14,7 @@ thread of their own in ``raidman monitor`` and in a worker in the TUI: never in 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,20 +58,27 @@ def counters_of(reading: SmartReading, capacity_bytes: int | None = None) -> dic
     }
 
 
-def take_snapshot(backend: Backend, store: SnapshotStore, read: SmartRead) -> str | None:
-    """Run one :class:`SmartRead`: returns the serial stored under, or None (no SMART)."""
+def take_snapshot(
+    backend: Backend,
+    store: SnapshotStore,
+    read: SmartRead,
+    lock: AbstractContextManager[object] | None = None,
+) -> str | None:
+    """Run one :class:`SmartRead`: returns the serial stored under, or None (no SMART).
+    ``lock`` (the store's) is held only while writing, never during the slow read."""
     reading = backend.smart(read.disk)
     if not reading.available:
         return None
     serial = reading.serial or read.serial_hint or f"dev:{read.disk}"
-    store.record_snapshot(
-        serial,
-        read.disk,
-        counters_of(reading, read.capacity_bytes),
-        ts=backend.now(),
-        reason=read.reason,
-        sync_id=read.sync_id,
-    )
+    with lock if lock is not None else nullcontext():
+        store.record_snapshot(
+            serial,
+            read.disk,
+            counters_of(reading, read.capacity_bytes),
+            ts=backend.now(),
+            reason=read.reason,
+            sync_id=read.sync_id,
+        )
     return serial
 
 
