@@ -55,6 +55,7 @@ from textual.widgets import TabbedContent
 
 from app.model.devices import Disk, Machine, MdArray
 from app.model.live import LiveSample
+from app.model.smart import SmartReading
 from app.plans.executor import ExecutionReport, execute
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
@@ -82,6 +83,7 @@ from widgets.storage_tree import NodeRef, StorageTree
 from widgets.sync_pane import EventLog, SyncPane
 from widgets.wear_pane import WearPane
 
+SMART_VIEW_S = 60.0  # a disk's SMART figures in the Wear tab are re-read at most this often
 CLOCK_EVERY_S = 10.0  # the session's clock tick (periodic SMART snapshots, audit cadence)
 
 
@@ -149,6 +151,8 @@ class RaidmanApp(App[None]):
         # wear: one store, used from worker threads under a lock; recorded only when sampling
         self._store_lock = threading.Lock()
         self._store: SnapshotStore | None = None
+        self._wear_followed = False
+        self._smart_seen: dict[str, tuple[float, SmartReading]] = {}
         self.session = Session(
             store=self._open_store() if sample_interval > 0 else None, boosts=self.boosts
         )
@@ -284,6 +288,7 @@ class RaidmanApp(App[None]):
         if self.probed is not None and machine is not None:
             self._post(lambda: self.LiveUpdated(sample, machine))
             self._refresh_sync_pane()
+            self._follow_wear()
         self._run(effects)
 
     def _publish(self) -> None:
@@ -571,19 +576,37 @@ class RaidmanApp(App[None]):
             except Exception as e:
                 self._warn_from_thread(f"SMART snapshot of {r.disk} failed: {e}", "wear")
 
-    def _load_wear(self, ref: NodeRef | None) -> None:
+    def _follow_wear(self) -> None:
+        """The Wear tab follows a running sync: reloaded at every sample while one runs (the
+        kernel's write counters move each second) and once after it ended."""
+        running = bool(self.session.view.syncs)
+        if not (running or self._wear_followed):
+            return
+        self._wear_followed = running
+        try:
+            if self.main.query_one(TabbedContent).active != "wear":
+                return
+        except Exception:
+            return
+        self._load_wear(self.selected, follow=True)
+
+    def _load_wear(self, ref: NodeRef | None, follow: bool = False) -> None:
         m = self.machine
         if m is None or ref is None:
             return
         obj = m.device(ref.name) if ref.name else None
         if isinstance(obj, (Disk, MdArray)):
-            self._wear_loader(m, obj)
+            seen = self._smart_seen.get(obj.name) if follow else None
+            fresh = seen is not None and self.backend.now() - seen[0] < SMART_VIEW_S
+            self._wear_loader(m, obj, seen[1] if seen is not None and fresh else None)
         else:
             with contextlib.suppress(Exception):
                 self.main.query_one(WearPane).show_nothing("select a disk or an array")
 
     @work(thread=True, exclusive=True, group="wear-view", exit_on_error=False)
-    def _wear_loader(self, m: Machine, obj: Disk | MdArray) -> None:
+    def _wear_loader(
+        self, m: Machine, obj: Disk | MdArray, reading: SmartReading | None = None
+    ) -> None:
         try:
             store = self._open_store()
             if isinstance(obj, MdArray):
@@ -591,7 +614,9 @@ class RaidmanApp(App[None]):
                     wear = array_wear(store, obj.name, obj.uuid)
                 self._from_thread(self._show_wear_array, obj, wear)
                 return
-            reading = self.backend.smart(obj.name)
+            if reading is None:  # SMART on its own cadence, not at every sample
+                reading = self.backend.smart(obj.name)
+                self._smart_seen[obj.name] = (self.backend.now(), reading)
             serial = disk_serial(obj.name, reading.serial, obj.serial)
             with self._store_lock:
                 history, syncs = load_disk_history(

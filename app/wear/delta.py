@@ -67,8 +67,30 @@ class SyncWear:
             text += f", {m.wear_points} wear point{'s' if m.wear_points != 1 else ''}"
         return text
 
+    def kernel_line(self, m: MemberWear) -> str | None:
+        """The kernel's own count (/proc/diskstats, exact to the sector), said as such:
+        "kernel counter: this rebuild has written 256 MiB to sdd so far = 1.00 × its capacity"."""
+        n = self.sync.kernel_written(m.member.disk)
+        if n is None:
+            return None
+        verb = "has written" if m.running else "wrote"
+        text = f"kernel counter: this {self.word} {verb} {human_bytes(n)} to {m.member.disk}"
+        if m.running:
+            text += " so far"
+        cap = self.sync.capacities.get(m.member.disk) or m.capacity_bytes
+        if cap:
+            text += f" = {n / cap:.2f} × its capacity"
+        return text
+
     def lines(self) -> list[str]:
-        return [self.line(m) for m in self.members]
+        """SMART's figure per member, then the kernel's."""
+        out = []
+        for m in self.members:
+            out.append("SMART counter: " + self.line(m))
+            k = self.kernel_line(m)
+            if k is not None:
+                out.append(k)
+        return out
 
 
 def _start(store: SnapshotStore, sync: SyncEvent, serial: str) -> Snapshot | None:

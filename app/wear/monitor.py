@@ -16,25 +16,11 @@ from app.session import Effects, Session
 from app.wear.delta import sync_wear
 from app.wear.recorder import SmartRead, counters_of, take_snapshot
 from app.wear.snapshots import SnapshotStore
-from app.wear.units import human_bytes
 from backends.base import Backend
 
-__all__ = ["DEFAULT_INTERVAL_S", "WearMonitor", "counters_of", "kernel_lines"]
+__all__ = ["DEFAULT_INTERVAL_S", "WearMonitor", "counters_of"]
 
 DEFAULT_INTERVAL_S = 15 * 60.0
-
-
-def kernel_lines(store: SnapshotStore, sync_id: int) -> list[str]:
-    """The kernel's exact figure per member disk (``/proc/diskstats``), said as such."""
-    ev = store.sync(sync_id)
-    if ev is None:
-        return []
-    out = []
-    for disk in dict.fromkeys(m.disk for m in ev.members):
-        w = ev.kernel_written(disk)
-        if w is not None:
-            out.append(f"kernel write counter: {human_bytes(w)} ({w:,} B) written to {disk}")
-    return out
 
 
 class WearMonitor:
@@ -72,7 +58,10 @@ class WearMonitor:
                 self._apply(self.session.probed(machine, now))
         sample = self.backend.sample()
         with self._lock:
+            first = self.session.view.sample_count == 0
             eff = self.session.sampled(sample)
+        if first:
+            self.log(f"watching {len(sample.arrays)} array(s)")
         self._apply(eff)
         if eff.reprobe:
             machine = self.backend.probe()
@@ -138,6 +127,4 @@ class WearMonitor:
                 if ev is None:
                     continue
                 for line in sync_wear(self.store, ev).lines():
-                    self.log(f"{ev.array}: SMART: {line}")
-                for line in kernel_lines(self.store, sid):
                     self.log(f"{ev.array}: {line}")

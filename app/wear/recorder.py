@@ -215,6 +215,9 @@ class WearRecorder:
                 if sync is None or sync.action in ("pending", "delayed"):
                     continue
                 reads.extend(self._start(e.array, sync.action, before, now, log))
+        for o in self._open.values():  # running: the kernel's figure so far, every sample
+            if o.start:
+                self.store.set_kernel_writes(o.sync_id, o.start, after, o.capacities)
         if first:
             for ev in self._adoptable:
                 self.store.end_sync(ev.id, now, NOT_WATCHED)

@@ -371,6 +371,12 @@ class SnapshotStore:
             q, arg = "SELECT * FROM sync_events WHERE array_name=? ORDER BY started_at, id", array
         return [self._sync(r) for r in self._conn.execute(q, (arg,))]
 
+    def all_syncs(self) -> list[SyncEvent]:
+        """Every recorded sync of every array, oldest first."""
+        return [
+            self._sync(r) for r in self._conn.execute("SELECT * FROM sync_events ORDER BY id")
+        ]
+
     def sync(self, sync_id: int) -> SyncEvent | None:
         r = self._conn.execute("SELECT * FROM sync_events WHERE id=?", (sync_id,)).fetchone()
         return self._sync(r) if r else None
