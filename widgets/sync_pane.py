@@ -139,8 +139,8 @@ class SyncCard(Vertical):
         """Update a line only when its text changed: each update costs a layout pass."""
         if self._texts.get(widget_id) == content:
             return
-        self._texts[widget_id] = content
-        self.query_one(f"#{widget_id}", Line).text = content
+        self.query_one(f"#{widget_id}", Line).text = content  # NoMatches: not composed yet
+        self._texts[widget_id] = content  # remembered only once shown
 
     def show(self, v: SyncView, line_members: str, boosted: bool) -> None:
         with contextlib.suppress(NoMatches):  # mounted but not composed yet: next sample shows it
