@@ -43,6 +43,7 @@ def sample(
     degraded: int = 0,
     mismatch: int | None = None,
     present: bool = True,
+    last: str | None = None,
 ) -> LiveSample:
     arrays = (
         (
@@ -54,6 +55,7 @@ def sample(
                 tuple((d, ("in_sync",)) for d in DISKS),
                 level="raid5",
                 mismatch_cnt=mismatch,
+                last_sync_action=last,
             ),
         )
         if present
@@ -190,6 +192,25 @@ def test_a_new_array_under_the_old_name_keeps_its_own_records(tmp_path: Path) ->
     assert {m.disk for m in new[0].members} == set(DISKS)
     assert new[0].kernel_written("nvme0n1") == 2 * MIB
     assert [j["array_uuid"] for j in syncs_json(store, "md127", "bbbb:2222")] == ["bbbb:2222"]
+
+
+def test_a_rebuild_over_between_two_looks_is_recorded_from_the_write_counters(
+    tmp_path: Path,
+) -> None:
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine(), 0.0)
+    s.sampled(sample(1, w.add(), last="none"), 1.0)
+    # md rebuilt all of nvme3n1 within one second: no sample saw it running
+    eff = s.sampled(sample(2, w.add(nvme3n1=256 * MIB), last="recovery"), 2.0)
+    assert [e.kind for e in eff.events] == ["sync-started", "sync-ended"]
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert (ev.action, ev.outcome, ev.started_at, ev.ended_at) == ("recover", "finished", 1.0, 2.0)
+    assert ev.kernel_written("nvme3n1") == 256 * MIB and ev.kernel_written("nvme0n1") == 0
+    # SMART now would be after the sync: only its end is read (its start is the last snapshot
+    # before it, see app/wear/delta.py)
+    assert {r.reason for r in eff.smart_reads} == {"sync-end"}
 
 
 def test_degraded_at_first_sight_and_shape_changes() -> None:

@@ -37,6 +37,7 @@ class SyncEvent:
     array: str
     message: str
     device: str | None = None
+    action: str | None = None  # sync-started / sync-ended: the sync's action
 
     @property
     def severity(self) -> str:
@@ -151,6 +152,7 @@ class SyncTracker:
         self._running: dict[str, _Running] = {}
         self._last: dict[str, MdLive] = {}
         self._primed = False
+        self._last_t: float | None = None
         self.finished: list[FinishedSync] = []
         self.events: list[SyncEvent] = []
 
@@ -188,6 +190,8 @@ class SyncTracker:
                     )
                 )
             new.extend(self._sync_transition(t, name, live, prev))
+            if prev is not None or self._primed:  # seen before, or appeared since the last look
+                new.extend(self._unseen_sync(t, name, live, prev))
         for name in list(self._last):
             if name not in current:
                 new.append(SyncEvent(t, "array-vanished", name, f"{name} is gone"))
@@ -202,6 +206,7 @@ class SyncTracker:
                         )
                     )
         self._last = current
+        self._last_t = t
         self._primed = True
         self.events.extend(new)
         return new
@@ -235,6 +240,7 @@ class SyncTracker:
                     "sync-ended",
                     name,
                     f"{name}: {run.action} {word} after {_dur(fin.duration_s)}{extra}",
+                    action=run.action,
                 )
             )
             run = None
@@ -259,12 +265,52 @@ class SyncTracker:
             else:
                 what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
                 msg = f"{name}: {what} started"
-            out.append(SyncEvent(t, "sync-started", name, msg))
+            out.append(SyncEvent(t, "sync-started", name, msg, action=sync.action))
         if sync is not None and run is not None:
             run.last_done = sync.done_sectors if sync.done_sectors is not None else run.last_done
             run.total = sync.total_sectors if sync.total_sectors is not None else run.total
             run.history.add(t, sync.done_sectors, sync.speed_kib_s)
         return out
+
+    def _unseen_sync(
+        self, t: float, name: str, live: MdLive, prev: MdLive | None
+    ) -> list[SyncEvent]:
+        """A sync that began and ended between two samples: md's ``last_sync_action`` changed
+        while no sync was seen running. Recorded as started at the previous sample and ended
+        now; a recovery that left the array whole (or a resync) counts as finished, a check or
+        repair cannot be told from a stopped one (md keeps no record), so it is said as such."""
+        if name in self._running or (live.sync is not None and live.sync.active):
+            return []
+        if live.last_sync_action in (None, "none"):
+            return []
+        if prev is not None and (
+            (prev.sync is not None and prev.sync.active)
+            or live.last_sync_action == prev.last_sync_action
+        ):
+            return []
+        action = {"recovery": "recover"}.get(live.last_sync_action, live.last_sync_action)
+        if action in ("recover", "resync", "reshape") and live.degraded == 0:
+            outcome, completed = "finished", True
+        else:
+            outcome, completed = "ended between two looks", False
+        started = self._last_t if self._last_t is not None else t
+        run = _Running(action, started, False, None, None, None, SpeedHistory(self._window))
+        fin = self._finish(
+            name, run, t, completed=completed, mismatch=live.mismatch_cnt, outcome=outcome
+        )
+        extra = f", mismatch_cnt {fin.mismatch_cnt}" if fin.mismatch_cnt is not None else ""
+        return [
+            SyncEvent(
+                run.started_at, "sync-started", name, f"{name}: {action} started", action=action
+            ),
+            SyncEvent(
+                t,
+                "sync-ended",
+                name,
+                f"{name}: {action} {outcome} (began and ended between two looks){extra}",
+                action=action,
+            ),
+        ]
 
     def _member_events(self, t: float, prev: MdLive, live: MdLive) -> list[SyncEvent]:
         out: list[SyncEvent] = []

@@ -211,10 +211,13 @@ class WearRecorder:
                 log.append(e.message)
             elif e.kind == "sync-started":
                 a = live.get(e.array)
-                sync = a.sync if a is not None else None
-                if sync is None or sync.action in ("pending", "delayed"):
+                action = e.action or (a.sync.action if a is not None and a.sync else None)
+                if action is None or action in ("pending", "delayed"):
                     continue
-                reads.extend(self._start(e.array, sync.action, before, now, log))
+                at = min(now, e.t)  # one that began between two looks: at the earlier look
+                started = self._start(e.array, action, before, at, log)
+                if at == now:  # else SMART's start is the last snapshot before it (delta.py)
+                    reads.extend(started)
         for o in self._open.values():  # running: the kernel's figure so far, every sample
             if o.start:
                 self.store.set_kernel_writes(o.sync_id, o.start, after, o.capacities)

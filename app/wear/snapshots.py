@@ -373,9 +373,7 @@ class SnapshotStore:
 
     def all_syncs(self) -> list[SyncEvent]:
         """Every recorded sync of every array, oldest first."""
-        return [
-            self._sync(r) for r in self._conn.execute("SELECT * FROM sync_events ORDER BY id")
-        ]
+        return [self._sync(r) for r in self._conn.execute("SELECT * FROM sync_events ORDER BY id")]
 
     def sync(self, sync_id: int) -> SyncEvent | None:
         r = self._conn.execute("SELECT * FROM sync_events WHERE id=?", (sync_id,)).fetchone()

@@ -20,6 +20,7 @@ def live(
     targets: tuple[str, ...] = (),
     mismatch: int | None = None,
     max_speed: int | None = 200_000,
+    last: str | None = None,
 ) -> MdLive:
     sync = (
         SyncStatus(
@@ -41,7 +42,7 @@ def live(
         member_states=members,
         level="raid10",
         mismatch_cnt=mismatch,
-        last_sync_action=action or "resync",
+        last_sync_action=last if last is not None else (action or "resync"),
     )
 
 
@@ -146,7 +147,7 @@ def test_vanished_array_ends_its_sync() -> None:
     ev = tr.update(sample(1))
     assert {e.kind for e in ev} == {"array-vanished", "sync-ended"}
     assert not tr.finished[0].completed and tr.finished[0].outcome == "array stopped"
-    ev = tr.update(sample(2, live("md5", action=None)))
+    ev = tr.update(sample(2, live("md5", action=None, last="none")))  # assembled: no sync yet
     assert [e.kind for e in ev] == ["array-appeared"]
 
 
@@ -205,3 +206,28 @@ def test_end_hidden_by_coarse_sync_completed_counts_as_completed() -> None:
     tr.update(sample(4, live(action="check", done=total // 4, speed=0)))
     tr.update(sample(5, live(action="repair", done=0, speed=0)))
     assert tr.finished[-1].outcome == "became repair"
+
+
+def test_a_sync_between_two_looks_is_still_seen() -> None:
+    """md sets last_sync_action when a sync starts and keeps it: a change while no sync was
+    seen running means one began (and ended) between two samples."""
+    tr = SyncTracker()
+    tr.update(sample(0, live(action=None, last="none")))
+    ev = tr.update(sample(1, live(action=None, last="check", mismatch=8)))
+    assert [e.kind for e in ev] == ["sync-started", "sync-ended"]
+    assert [e.action for e in ev] == ["check", "check"] and ev[0].t == 0
+    fin = tr.finished[-1]
+    assert fin.action == "check" and fin.mismatch_cnt == 8 and not fin.completed
+    assert fin.outcome == "ended between two looks"
+    # an array created and synced since the last look: a recovery that left it whole finished
+    ev = tr.update(
+        sample(2, live(action=None, last="check"), live("md5", action=None, last="recovery"))
+    )
+    assert [e.kind for e in ev] == ["array-appeared", "sync-started", "sync-ended"]
+    assert tr.finished[-1].action == "recover" and tr.finished[-1].outcome == "finished"
+    assert (
+        tr.update(
+            sample(3, live(action=None, last="check"), live("md5", action=None, last="recovery"))
+        )
+        == []
+    )
