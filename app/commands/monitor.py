@@ -60,13 +60,24 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    # wake on md events (array/sync start and end, member changes) as mdadm --monitor does;
+    # the poll interval is the fallback (and all there is on simulated/replay backends)
+    wait_event = getattr(backend, "wait_event", None)
     try:
         while not stop.is_set():
             try:
                 mon.tick()
             except Exception as e:  # keep the service alive; the next tick retries
                 out(f"error: {e.__class__.__name__}: {e}")
-            stop.wait(args.poll)
+            t0 = time.monotonic()
+            woke = False
+            if wait_event is not None:
+                try:
+                    woke = bool(wait_event(args.poll))
+                except Exception:
+                    woke = False
+            if not woke and not stop.is_set():
+                stop.wait(max(0.0, args.poll - (time.monotonic() - t0)))
     finally:
         mon.close()
         store.close()
