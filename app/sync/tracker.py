@@ -19,6 +19,7 @@ EventKind = Literal[
     "member-faulty",
     "member-removed",
     "spare-takeover",
+    "spare-present",
     "member-added",
     "array-appeared",
     "array-vanished",
@@ -180,15 +181,27 @@ class SyncTracker:
                     )
                 elif live.degraded == 0 < prev.degraded:
                     new.append(SyncEvent(t, "recovered", name, f"{name} is no longer degraded"))
-            elif not self._primed and live.degraded > 0:
-                new.append(
-                    SyncEvent(
-                        t,
-                        "degraded",
-                        name,
-                        f"{name} is degraded: {live.degraded} member(s) missing",
+            else:  # first seen (at start, or appeared): the state it is already in is news too
+                if live.degraded > 0:
+                    new.append(
+                        SyncEvent(
+                            t,
+                            "degraded",
+                            name,
+                            f"{name} is degraded: {live.degraded} member(s) missing",
+                        )
                     )
-                )
+                for dev, flags in live.member_states:
+                    if "faulty" in flags:
+                        new.append(
+                            SyncEvent(t, "member-faulty", name, f"{dev} in {name} is faulty", dev)
+                        )
+                    elif "spare" in flags and not (
+                        live.sync is not None and dev in live.sync.targets
+                    ):
+                        new.append(
+                            SyncEvent(t, "spare-present", name, f"{dev} is a spare in {name}", dev)
+                        )
             new.extend(self._sync_transition(t, name, live, prev))
             if prev is not None or self._primed:  # seen before, or appeared since the last look
                 new.extend(self._unseen_sync(t, name, live, prev))

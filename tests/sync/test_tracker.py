@@ -231,3 +231,29 @@ def test_a_sync_between_two_looks_is_still_seen() -> None:
         )
         == []
     )
+
+
+def test_first_seen_state_is_recorded() -> None:
+    """An array first seen already degraded, with a faulty member and an idle spare (at start
+    or appearing later) gets those events too, not only arrays that change under our eyes."""
+    members = (("sda1", ("in_sync",)), ("sdb1", ("faulty",)), ("sdc1", ("spare",)))
+    tr = SyncTracker()
+    ev = tr.update(sample(0, live(action=None, degraded=1, members=members, last="none")))
+    assert [(e.kind, e.device) for e in ev] == [
+        ("degraded", None),
+        ("member-faulty", "sdb1"),
+        ("spare-present", "sdc1"),
+    ]
+    ev = tr.update(
+        sample(
+            1,
+            live(action=None, degraded=1, members=members, last="none"),
+            live("md5", action=None, degraded=1, members=members, last="none"),
+        )
+    )
+    assert [(e.kind, e.array) for e in ev] == [
+        ("array-appeared", "md5"),
+        ("degraded", "md5"),
+        ("member-faulty", "md5"),
+        ("spare-present", "md5"),
+    ]
