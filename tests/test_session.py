@@ -213,6 +213,24 @@ def test_a_rebuild_over_between_two_looks_is_recorded_from_the_write_counters(
     assert {r.reason for r in eff.smart_reads} == {"sync-end"}
 
 
+def test_an_array_created_and_synced_between_two_looks_gets_its_members_at_the_next_probe(
+    tmp_path: Path,
+) -> None:
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(replace(machine(), arrays=()), 0.0)
+    s.sampled(sample(1, w.add(), present=False), 1.0)
+    eff = s.sampled(sample(2, w.add(nvme3n1=256 * MIB), last="recovery"), 2.0)
+    assert eff.reprobe
+    assert [e.kind for e in eff.events] == ["array-appeared", "sync-started", "sync-ended"]
+    eff = s.probed(machine(), 2.5)
+    assert {r.reason for r in eff.smart_reads} == {"sync-end"}
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert {m.disk for m in ev.members} == set(DISKS) and ev.outcome == "finished"
+    assert ev.kernel_written("nvme3n1") == ev.capacities["nvme3n1"] == 256 * MIB
+
+
 def test_degraded_at_first_sight_and_shape_changes() -> None:
     s = Session(audit_every_s=60.0)
     eff = s.probed(machine(), 0.0)

@@ -118,6 +118,7 @@ class WearRecorder:
         self._last_periodic: float | None = None
         self._open: dict[str, _Open] = {}
         self._adoptable: list[StoredSync] | None = None
+        self._closed_memberless: list[tuple[_Open, dict[str, int]]] = []
 
     # ---- SMART reads of many disks -------------------------------------------------------------
     def _all(self, machine: Machine, reason: str) -> list[SmartRead]:
@@ -152,6 +153,19 @@ class WearRecorder:
         if self._last_periodic is None:
             self._last_periodic = now
             reads.extend(self._all(machine, "start"))
+        for o, end in self._closed_memberless:
+            a = machine.array(o.array)
+            if a is None or (o.uuid is not None and a.uuid != o.uuid):
+                continue
+            if o.uuid is None and a.uuid:
+                o.uuid = a.uuid
+                self.store.set_sync_uuid(o.sync_id, a.uuid)
+            o.members = members_of(machine, o.array)
+            o.capacities = self._capacities(o.members)
+            self.store.set_sync_members(o.sync_id, o.members)
+            self.store.set_kernel_writes(o.sync_id, o.start, end, o.capacities)
+            reads.extend(self._of(o.members, "sync-end", o.sync_id))
+        self._closed_memberless = []
         for name, o in self._open.items():
             a = machine.array(name)
             if a is None:
@@ -207,6 +221,8 @@ class WearRecorder:
                 fraction = fin.fraction if fin is not None else None
                 self.store.set_kernel_writes(o.sync_id, o.start, after, o.capacities)
                 self.store.end_sync(o.sync_id, now, outcome, fraction)
+                if not o.members:  # over before a probe saw the array: members at the next
+                    self._closed_memberless.append((o, after))
                 reads.extend(self._of(o.members, "sync-end", o.sync_id))
                 log.append(e.message)
             elif e.kind == "sync-started":
