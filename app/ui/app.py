@@ -16,10 +16,9 @@ Data flow
 * ``RaidmanApp.view`` (reactive) is that ``SessionView``; ``RaidmanApp.machine`` (reactive) is
   ``view.machine`` (the last probe with the last live sample folded in); ``RaidmanApp.live`` is
   ``view.live``; ``RaidmanApp.selected`` (reactive) is the ``NodeRef`` under the tree cursor.
-* After a probe the App posts ``RaidmanApp.MachineUpdated(machine)``; after a sample,
-  ``RaidmanApp.LiveUpdated(sample, machine)``; when the cursor moves,
-  ``RaidmanApp.SelectionChanged(ref)``. Each is posted to the App and to the top widget of every
-  right-hand pane.
+* Widgets bind to that state (``self.watch(self.app, "view" | "machine" | "selected", cb)``);
+  the App posts no messages about it. ``MainScreen`` binds the header, notes, tree, mdstat and
+  Details this way.
 
 Extension points
 ----------------
@@ -28,9 +27,9 @@ Extension points
 
       ("Sync", "sync", lambda: SyncPane(id="sync-pane")),
 
-  The widget then receives the three messages above (define ``on_raidman_app_machine_updated``,
-  ``on_raidman_app_live_updated``, ``on_raidman_app_selection_changed``), or it can
-  ``self.watch(self.app, "machine", callback)``. It reaches the backend as ``self.app.backend``
+  The widget binds in its ``on_mount`` with ``self.watch(self.app, "view", callback)`` (called
+  at once with the current value, then at every probe/sample; ``"selected"`` for the tree
+  cursor). It reaches the backend as ``self.app.backend``
   and must call it from its own ``@work(thread=True, exclusive=True, group=...)`` worker.
   ``MainScreen.action_show_tab("sync")`` switches to it (bind a key in ``MainScreen.BINDINGS``).
 * **Badges on tree nodes** (audit): ``app.storage_tree.set_badges({"sda": "error", ...})``.
@@ -49,7 +48,6 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TabbedContent
 
@@ -68,7 +66,7 @@ from app.sync.throughput import Rate
 from app.sync.tracker import SyncEvent, SyncTracker
 from app.ui.commands import GoToDeviceProvider
 from app.ui.screens.audit_log import AuditLogScreen
-from app.ui.screens.main import MainScreen, MdstatView
+from app.ui.screens.main import MainScreen
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import CreateArrayWizard, MemberWizard, SyncWizard
 from app.wear.delta import array_wear
@@ -76,9 +74,7 @@ from app.wear.plot import disk_serial, load_disk_history
 from app.wear.recorder import SmartRead, take_snapshot
 from app.wear.snapshots import SnapshotStore
 from backends.base import Backend
-from widgets.device_detail import DeviceDetail
 from widgets.findings import FindingsPane
-from widgets.header_banner import HeaderBanner, NotesBar
 from widgets.storage_tree import NodeRef, StorageTree
 from widgets.sync_pane import EventLog, SyncPane
 from widgets.wear_pane import WearPane
@@ -107,28 +103,6 @@ class RaidmanApp(App[None]):
     machine: reactive[Machine | None] = reactive(None, always_update=True, init=False)
     live: reactive[LiveSample | None] = reactive(None, always_update=True, init=False)
     selected: reactive[NodeRef | None] = reactive(None, init=False)
-
-    class MachineUpdated(Message):
-        """A probe finished; ``machine`` is the new model (with live state folded in)."""
-
-        def __init__(self, machine: Machine) -> None:
-            super().__init__()
-            self.machine = machine
-
-    class LiveUpdated(Message):
-        """A 1 Hz sample arrived; ``machine`` is the last probe with it folded in."""
-
-        def __init__(self, sample: LiveSample, machine: Machine) -> None:
-            super().__init__()
-            self.sample = sample
-            self.machine = machine
-
-    class SelectionChanged(Message):
-        """The tree cursor moved to ``ref``."""
-
-        def __init__(self, ref: NodeRef | None) -> None:
-            super().__init__()
-            self.ref = ref
 
     def __init__(
         self,
@@ -272,9 +246,6 @@ class RaidmanApp(App[None]):
         with self._store_lock:  # the session writes the wear database
             effects = self.session.probed(machine, self.backend.now())
         self._publish()
-        merged = self.machine
-        if merged is not None:
-            self._post(lambda: self.MachineUpdated(merged))
         self._run(effects)
 
     def _sample_done(self, sample: LiveSample) -> None:
@@ -284,9 +255,7 @@ class RaidmanApp(App[None]):
             effects = self.session.sampled(sample)
         self._announce(list(effects.events), sample.taken_at)
         self._publish()
-        machine = self.machine
-        if self.probed is not None and machine is not None:
-            self._post(lambda: self.LiveUpdated(sample, machine))
+        if self.probed is not None and self.machine is not None:
             self._refresh_sync_pane()
             self._follow_wear()
         self._run(effects)
@@ -314,49 +283,10 @@ class RaidmanApp(App[None]):
             for rec in effects.restores:
                 self._restore_worker(rec)
 
-    def _post(self, make: Any) -> None:
-        self.post_message(make())
-        with contextlib.suppress(LookupError):
-            self.main.broadcast(make)
-
-    def screen_ready(self, screen: MainScreen) -> None:
-        """Called by MainScreen.on_mount: show (and announce) what arrived before it existed."""
-        machine = self.machine
-        if machine is not None:
-            self.watch_machine(machine)
-            screen.broadcast(lambda: self.MachineUpdated(machine))
-
     # ---- reacting ------------------------------------------------------------------------
-    def watch_machine(self, machine: Machine | None) -> None:
-        try:
-            screen = self.main
-        except LookupError:  # the main screen is not composed yet: its on_mount catches up
-            return
-        with contextlib.suppress(NoMatches):
-            screen.query_one(HeaderBanner).set_machine(machine)
-        if machine is None:
-            return
-        with contextlib.suppress(NoMatches):
-            screen.query_one(NotesBar).set_notes(machine.notes)
-        with contextlib.suppress(NoMatches):
-            screen.query_one(StorageTree).update_machine(machine)
-        with contextlib.suppress(NoMatches):  # panes of inactive tabs may not be mounted yet
-            screen.query_one(MdstatView).set_machine(machine)
-        self._show_detail()
-
-    def _show_detail(self) -> None:
-        try:
-            detail = self.main.query_one(DeviceDetail)
-        except Exception:  # not mounted yet / being torn down
-            return
-        detail.show(self.machine, self.selected)
-
     def on_storage_tree_highlighted(self, event: StorageTree.Highlighted) -> None:
-        self.selected = event.ref
-        self._show_detail()
-        ref = event.ref
-        self._post(lambda: self.SelectionChanged(ref))
-        self._load_wear(ref)
+        self.selected = event.ref  # MainScreen shows it in Details (bound to ``selected``)
+        self._load_wear(event.ref)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "sync":
@@ -370,7 +300,7 @@ class RaidmanApp(App[None]):
         if not events:
             return
         stamp = time.strftime("%H:%M:%S", time.localtime(t)) if t > 1e9 else f"t+{t:,.0f}s"
-        with contextlib.suppress(LookupError, Exception):
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane yet
             self.main.query_one(EventLog).add_events(events, stamp)
         if (
             self.tracker.events
