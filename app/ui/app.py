@@ -322,7 +322,7 @@ class RaidmanApp(App[None]):
             if self.main.query_one(TabbedContent).active != "sync":
                 return  # refreshed when its tab is shown; no redraws nobody sees
             pane = self.main.query_one(SyncPane)
-        except Exception:
+        except (LookupError, NoMatches):  # no main screen / pane (yet)
             return
         view = self.session.view
         pane.refresh_views(
@@ -434,7 +434,7 @@ class RaidmanApp(App[None]):
         self.session.audit_finished(self.backend.now())
         self.audit_count += 1
         self.findings = found
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane (yet)
             self.main.query_one(FindingsPane).set_findings(found)
             self.storage_tree.set_badges(badges(found))
 
@@ -516,7 +516,7 @@ class RaidmanApp(App[None]):
         try:
             if self.main.query_one(TabbedContent).active != "wear":
                 return
-        except Exception:
+        except (LookupError, NoMatches):
             return
         self._load_wear(self.selected, follow=True)
 
@@ -530,7 +530,7 @@ class RaidmanApp(App[None]):
             fresh = seen is not None and self.backend.now() - seen[0] < SMART_VIEW_S
             self._wear_loader(m, obj, seen[1] if seen is not None and fresh else None)
         else:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane (yet)
                 self.main.query_one(WearPane).show_nothing("select a disk or an array")
 
     @work(thread=True, exclusive=True, group="wear-view", exit_on_error=False)
@@ -557,9 +557,9 @@ class RaidmanApp(App[None]):
             self._warn_from_thread(f"wear view: {e}", "wear")
 
     def _show_wear_array(self, array: MdArray, wear: Any) -> None:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane (yet)
             self.main.query_one(WearPane).show_array(array, wear)
 
     def _show_wear_disk(self, disk: Disk, reading: Any, history: Any, syncs: Any) -> None:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane (yet)
             self.main.query_one(WearPane).show_disk(disk, reading, history, syncs)
