@@ -332,3 +332,22 @@ def test_the_tui_and_the_monitor_record_the_same_syncs(
     assert monitor_records[0][5] == "finished" and monitor_records[1][5] == "interrupted"
     assert monitor_records[0][7 + 3] == 256 * MIB
     assert tui_records == monitor_records
+
+
+def test_the_threaded_monitor_records_the_same_and_reads_smart_beside_sampling(
+    tmp_path: Path,
+) -> None:
+    inline = SnapshotStore.open(tmp_path / "inline.db")
+    mon = WearMonitor(ScriptedBackend(_sequence()), inline)  # type: ignore[arg-type]
+    for _ in _sequence():
+        mon.tick()
+    threaded = SnapshotStore.open(tmp_path / "threaded.db")
+    tmon = WearMonitor(ScriptedBackend(_sequence()), threaded, threaded=True)  # type: ignore[arg-type]
+    for _ in _sequence():
+        tmon.tick()
+    tmon.close()  # the queued SMART reads are done
+    assert _records(threaded) == _records(inline)
+    (rec, _chk) = threaded.syncs_for("md127", "aaaa:1111")
+    for d in DISKS:
+        assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-start") is not None
+        assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-end") is not None

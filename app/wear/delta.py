@@ -95,6 +95,8 @@ class SyncWear:
 
 def _start(store: SnapshotStore, sync: SyncEvent, serial: str) -> Snapshot | None:
     s = store.sync_snapshot(sync.id, serial, "sync-start")
+    if s is not None and sync.ended_at is not None and s.ts >= sync.ended_at:
+        s = None  # read only after the (short) sync was over: no start at all
     return s or store.latest_snapshot(serial, at_or_before=sync.started_at)
 
 

@@ -21,6 +21,8 @@ from backends.base import Backend
 __all__ = ["DEFAULT_INTERVAL_S", "WearMonitor", "counters_of"]
 
 DEFAULT_INTERVAL_S = 15 * 60.0
+_Batch = tuple[tuple[SmartRead, ...], tuple[int, ...]]
+_Item = tuple[int, int, _Batch | None]
 
 
 class WearMonitor:
@@ -38,10 +40,12 @@ class WearMonitor:
         self.session = Session(store=store, audit_every_s=None, smart_every_s=interval_s)
         self._log = log or (lambda _line: None)
         self._lock = threading.RLock()  # one SnapshotStore user at a time
-        self._queue: queue.Queue[tuple[tuple[SmartRead, ...], tuple[int, ...]] | None] | None = None
+        # (priority, order, batch): a sync's start/end reads go before start/periodic ones
+        self._queue: queue.PriorityQueue[_Item] | None = None
+        self._order = 0
         self._thread: threading.Thread | None = None
         if threaded:
-            self._queue = queue.Queue()
+            self._queue = queue.PriorityQueue()
             self._thread = threading.Thread(target=self._smart_loop, name="smart", daemon=True)
             self._thread.start()
 
@@ -73,7 +77,7 @@ class WearMonitor:
     def close(self) -> None:
         """Finish the queued SMART reads and stop their thread."""
         if self._queue is not None and self._thread is not None:
-            self._queue.put(None)
+            self._queue.put((9, self._next(), None))
             self._thread.join()
             self._queue = None
 
@@ -87,15 +91,24 @@ class WearMonitor:
             sorted({r.sync_id for r in eff.smart_reads if r.reason == "sync-end" and r.sync_id})
         )
         if self._queue is not None:
-            self._queue.put((eff.smart_reads, ended))
+            sync_reads = tuple(r for r in eff.smart_reads if r.sync_id is not None)
+            other = tuple(r for r in eff.smart_reads if r.sync_id is None)
+            if sync_reads:
+                self._queue.put((0, self._next(), (sync_reads, ended)))
+            if other:
+                self._queue.put((1, self._next(), (other, ())))
         else:
             self._run_reads(eff.smart_reads, ended)
+
+    def _next(self) -> int:
+        self._order += 1
+        return self._order
 
     def _smart_loop(self) -> None:
         q = self._queue
         assert q is not None
         while True:
-            item = q.get()
+            _prio, _n, item = q.get()
             if item is None:
                 return
             try:
