@@ -17,7 +17,12 @@ Shape (every key always present; unknown values are ``null``)::
                           "mismatch_cnt", "targets"} | null,
                  "size_bytes", "raid_disks", "metadata", "array_name", "uuid", "degraded",
                  "stripe_cache_size", "container", "member_index", "consistency_policy",
-                 "read_only"}],
+                 "read_only", "mismatch_cnt", "last_sync_action",
+                 "syncs": [{"array", "array_uuid", "action", "start", "end", "outcome",
+                            "fraction", "members": [{"device", "disk", "serial",
+                            "kernel_bytes_written", "kernel_capacity_share", "bytes_written",
+                            "smart_unit", "capacity_share", "wear_points"}]}]  (with the wear
+                            database only)}],
      "lvm": {"pvs": [{"device", "vg", "size_bytes", "free_bytes", "pe_start", "uuid", "missing"}],
              "vgs": [{"name", "size_bytes", "free_bytes", "extent_size", "extent_count",
                       "free_count", "uuid", "pv_count", "lv_count"}],
@@ -121,6 +126,8 @@ def array_to_json(a: MdArray) -> dict[str, Any]:
         "member_index": a.member_index,
         "consistency_policy": a.consistency_policy,
         "read_only": a.read_only,
+        "mismatch_cnt": a.mismatch_cnt,
+        "last_sync_action": a.last_sync_action,
     }
 
 
@@ -332,7 +339,7 @@ def full_report_json(
             d["smart"] = None if r is None else smart_json(r)
     if store is not None:
         for a in out["arrays"]:
-            a["syncs"] = syncs_json(store, a["name"])
+            a["syncs"] = syncs_json(store, a["name"], a.get("uuid"))
         out["notes"].extend(
             {"source": "wear", "message": n, "severity": "warning"} for n in store.notes
         )

@@ -66,9 +66,9 @@ def per_minute(name: str, cpu_s_per_min: float, note: str) -> list[Figure]:
 # ---- 1. domain ------------------------------------------------------------------------------------
 def domain_cpu(iterations: int = 60) -> float:
     """CPU seconds for ``iterations`` one-second steps of the app's per-sample work."""
+    from app.session import merge_live
     from app.sync.throughput import ThroughputMeter
     from app.sync.tracker import SyncTracker
-    from app.ui.live import merge_live
     from backends.simulated import SimClock, SimulatedBackend
 
     clock = SimClock.manual()

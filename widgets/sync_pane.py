@@ -208,7 +208,7 @@ class SyncPane(VerticalScroll):
         if table.row_count != len(finished):
             table.clear()
             for f in reversed(finished):
-                outcome = "completed" if f.completed else "stopped"
+                outcome = f.outcome_text
                 table.add_row(
                     f.array,
                     f.action,

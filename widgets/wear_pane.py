@@ -142,10 +142,16 @@ def _exit_bits(t: Text, status: int | None) -> None:
 
 def member_line(wear: SyncWear, member: MemberWear) -> Text:
     """ "this rebuild wrote 1.62 TB to sdd = 3.2 × its capacity, 1 wear point", coloured by size."""
-    line = wear.line(member)
+    line = "SMART counter: " + wear.line(member)
     if member.bytes_written is None:
         return Text(line, style=MUTED)
     return Text(line, style=share_colour(member.capacity_share))
+
+
+def k_share(wear: SyncWear, member: MemberWear) -> float | None:
+    n = wear.sync.kernel_written(member.member.disk)
+    cap = wear.sync.capacities.get(member.member.disk) or member.capacity_bytes
+    return None if n is None or not cap else n / cap
 
 
 def sync_heading(wear: SyncWear, symbol: str = "") -> Text:
@@ -261,6 +267,9 @@ class WearPane(VerticalScroll):
                     t.append("  ")
                     t.append_text(member_line(w, m))
                     t.append("\n")
+                    k = w.kernel_line(m)
+                    if k is not None:  # the kernel's exact count beside SMART's
+                        t.append("  " + k + "\n", style=share_colour(k_share(w, m)))
         t.rstrip()
         self._static("wear-syncs").update(t)
         self._show_only("wear-title", "wear-syncs")

@@ -14,10 +14,11 @@ from typing import Any
 
 from app.cli import add_backend_options, make_backend
 from app.metrics import TextfileWriter
+from app.sync.boost import BoostStore
 from app.wear.monitor import DEFAULT_INTERVAL_S, WearMonitor
 from app.wear.snapshots import SnapshotStore, is_transient
 
-POLL_S = 5.0  # how often md sync state is looked at (cheap sysfs reads)
+POLL_S = 1.0  # how often md state is sampled (cheap sysfs + /proc/diskstats reads), as the TUI
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -54,7 +55,14 @@ def run(args: argparse.Namespace) -> int:
     for note in store.notes:
         out(f"note: {note}")
     out(f"raidman monitor on {backend.name}; database {store.path or '(memory)'}")
-    mon = WearMonitor(backend, store, interval_s=args.interval, log=out)
+    mon = WearMonitor(
+        backend,
+        store,
+        interval_s=args.interval,
+        log=out,
+        threaded=not args.once,
+        boosts=BoostStore(),
+    )
     textfile = TextfileWriter(backend, store, args.textfile_dir) if args.textfile_dir else None
     if args.once:
         try:
@@ -81,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    # wake on md events (array/sync start and end, member changes) as mdadm --monitor does;
+    # the poll interval is the fallback (and all there is on simulated/replay backends)
+    wait_event = getattr(backend, "wait_event", None)
     try:
         while not stop.is_set():
             try:
@@ -89,8 +100,17 @@ def run(args: argparse.Namespace) -> int:
                     textfile.tick()
             except Exception as e:  # keep the service alive; the next tick retries
                 out(f"error: {e.__class__.__name__}: {e}")
-            stop.wait(args.poll)
+            t0 = time.monotonic()
+            woke = False
+            if wait_event is not None:
+                try:
+                    woke = bool(wait_event(args.poll))
+                except Exception:
+                    woke = False
+            if not woke and not stop.is_set():
+                stop.wait(max(0.0, args.poll - (time.monotonic() - t0)))
     finally:
+        mon.close()
         store.close()
     out("stopped")
     return 0

@@ -191,6 +191,9 @@ class MdArray:
     member_index: int | None = None  # index inside the container (external:/md127/<n>)
     consistency_policy: str | None = None
     read_only: bool = False
+    # md/mismatch_cnt and md/last_sync_action: what the last check/repair found, also when idle
+    mismatch_cnt: int | None = None
+    last_sync_action: str | None = None
 
     @property
     def path(self) -> str:

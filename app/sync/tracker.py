@@ -19,6 +19,7 @@ EventKind = Literal[
     "member-faulty",
     "member-removed",
     "spare-takeover",
+    "spare-present",
     "member-added",
     "array-appeared",
     "array-vanished",
@@ -37,6 +38,7 @@ class SyncEvent:
     array: str
     message: str
     device: str | None = None
+    action: str | None = None  # sync-started / sync-ended: the sync's action
 
     @property
     def severity(self) -> str:
@@ -57,6 +59,25 @@ class FinishedSync:
     mismatch_cnt: int | None
     completed: bool  # reached the end (vs. interrupted, frozen or vanished)
     seen_from_start: bool
+    # "finished", "interrupted", "array stopped" or "became <action>"; the one word the TUI,
+    # ``raidman monitor`` and the wear database use
+    outcome: str = "finished"
+
+    @property
+    def fraction(self) -> float | None:
+        """How far it got (1.0 when finished)."""
+        if self.completed:
+            return 1.0
+        if self.done_sectors is None or not self.total_sectors:
+            return None
+        return min(1.0, self.done_sectors / self.total_sectors)
+
+    @property
+    def outcome_text(self) -> str:
+        f = self.fraction
+        if self.outcome == "interrupted" and f is not None:
+            return f"interrupted at {f:.0%}"
+        return self.outcome
 
     @property
     def duration_s(self) -> float:
@@ -132,6 +153,7 @@ class SyncTracker:
         self._running: dict[str, _Running] = {}
         self._last: dict[str, MdLive] = {}
         self._primed = False
+        self._last_t: float | None = None
         self.finished: list[FinishedSync] = []
         self.events: list[SyncEvent] = []
 
@@ -159,23 +181,45 @@ class SyncTracker:
                     )
                 elif live.degraded == 0 < prev.degraded:
                     new.append(SyncEvent(t, "recovered", name, f"{name} is no longer degraded"))
-            elif not self._primed and live.degraded > 0:
-                new.append(
-                    SyncEvent(
-                        t,
-                        "degraded",
-                        name,
-                        f"{name} is degraded: {live.degraded} member(s) missing",
+            else:  # first seen (at start, or appeared): the state it is already in is news too
+                if live.degraded > 0:
+                    new.append(
+                        SyncEvent(
+                            t,
+                            "degraded",
+                            name,
+                            f"{name} is degraded: {live.degraded} member(s) missing",
+                        )
                     )
-                )
+                for dev, flags in live.member_states:
+                    if "faulty" in flags:
+                        new.append(
+                            SyncEvent(t, "member-faulty", name, f"{dev} in {name} is faulty", dev)
+                        )
+                    elif "spare" in flags and not (
+                        live.sync is not None and dev in live.sync.targets
+                    ):
+                        new.append(
+                            SyncEvent(t, "spare-present", name, f"{dev} is a spare in {name}", dev)
+                        )
             new.extend(self._sync_transition(t, name, live, prev))
+            if prev is not None or self._primed:  # seen before, or appeared since the last look
+                new.extend(self._unseen_sync(t, name, live, prev))
         for name in list(self._last):
             if name not in current:
                 new.append(SyncEvent(t, "array-vanished", name, f"{name} is gone"))
                 run = self._running.pop(name, None)
                 if run is not None:
-                    self._finish(name, run, t, completed=False, mismatch=None)
+                    self._finish(
+                        name, run, t, completed=False, mismatch=None, outcome="array stopped"
+                    )
+                    new.append(
+                        SyncEvent(
+                            t, "sync-ended", name, f"{name}: {run.action} ended: array stopped"
+                        )
+                    )
         self._last = current
+        self._last_t = t
         self._primed = True
         self.events.extend(new)
         return new
@@ -190,8 +234,16 @@ class SyncTracker:
             completed = _near_done(_projected_done(run, t), run.total) or (
                 run.action == "recover" and live.degraded == 0
             )
-            fin = self._finish(name, run, t, completed=completed, mismatch=live.mismatch_cnt)
-            word = "finished" if completed else "stopped"
+            if completed:
+                outcome = "finished"
+            elif sync is not None and sync.action not in ("pending", "delayed"):
+                outcome = f"became {sync.action}"
+            else:
+                outcome = "interrupted"
+            fin = self._finish(
+                name, run, t, completed=completed, mismatch=live.mismatch_cnt, outcome=outcome
+            )
+            word = fin.outcome_text
             extra = ""
             if fin.mismatch_cnt is not None and fin.action in ("check", "repair"):
                 extra = f", mismatch_cnt {fin.mismatch_cnt}"
@@ -201,6 +253,7 @@ class SyncTracker:
                     "sync-ended",
                     name,
                     f"{name}: {run.action} {word} after {_dur(fin.duration_s)}{extra}",
+                    action=run.action,
                 )
             )
             run = None
@@ -225,12 +278,52 @@ class SyncTracker:
             else:
                 what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
                 msg = f"{name}: {what} started"
-            out.append(SyncEvent(t, "sync-started", name, msg))
+            out.append(SyncEvent(t, "sync-started", name, msg, action=sync.action))
         if sync is not None and run is not None:
             run.last_done = sync.done_sectors if sync.done_sectors is not None else run.last_done
             run.total = sync.total_sectors if sync.total_sectors is not None else run.total
             run.history.add(t, sync.done_sectors, sync.speed_kib_s)
         return out
+
+    def _unseen_sync(
+        self, t: float, name: str, live: MdLive, prev: MdLive | None
+    ) -> list[SyncEvent]:
+        """A sync that began and ended between two samples: md's ``last_sync_action`` changed
+        while no sync was seen running. Recorded as started at the previous sample and ended
+        now; a recovery that left the array whole (or a resync) counts as finished, a check or
+        repair cannot be told from a stopped one (md keeps no record), so it is said as such."""
+        if name in self._running or (live.sync is not None and live.sync.active):
+            return []
+        if live.last_sync_action in (None, "none"):
+            return []
+        if prev is not None and (
+            (prev.sync is not None and prev.sync.active)
+            or live.last_sync_action == prev.last_sync_action
+        ):
+            return []
+        action = {"recovery": "recover"}.get(live.last_sync_action, live.last_sync_action)
+        if action in ("recover", "resync", "reshape") and live.degraded == 0:
+            outcome, completed = "finished", True
+        else:
+            outcome, completed = "ended between two looks", False
+        started = self._last_t if self._last_t is not None else t
+        run = _Running(action, started, False, None, None, None, SpeedHistory(self._window))
+        fin = self._finish(
+            name, run, t, completed=completed, mismatch=live.mismatch_cnt, outcome=outcome
+        )
+        extra = f", mismatch_cnt {fin.mismatch_cnt}" if fin.mismatch_cnt is not None else ""
+        return [
+            SyncEvent(
+                run.started_at, "sync-started", name, f"{name}: {action} started", action=action
+            ),
+            SyncEvent(
+                t,
+                "sync-ended",
+                name,
+                f"{name}: {action} {outcome} (began and ended between two looks){extra}",
+                action=action,
+            ),
+        ]
 
     def _member_events(self, t: float, prev: MdLive, live: MdLive) -> list[SyncEvent]:
         out: list[SyncEvent] = []
@@ -274,7 +367,14 @@ class SyncTracker:
         return out
 
     def _finish(
-        self, name: str, run: _Running, t: float, *, completed: bool, mismatch: int | None
+        self,
+        name: str,
+        run: _Running,
+        t: float,
+        *,
+        completed: bool,
+        mismatch: int | None,
+        outcome: str,
     ) -> FinishedSync:
         self._running.pop(name, None)
         avg = run.history.average_kib_s()
@@ -289,6 +389,7 @@ class SyncTracker:
             mismatch_cnt=mismatch if run.action in ("check", "repair") else None,
             completed=completed,
             seen_from_start=run.seen_from_start,
+            outcome=outcome,
         )
         self.finished.append(fin)
         del self.finished[: -self._keep]

@@ -9,13 +9,16 @@ Data flow
 ---------
 * ``probe()`` at start, every ``probe_interval`` seconds (10) and on ``r``;
   ``sample()`` every ``sample_interval`` seconds (1).
-* ``RaidmanApp.machine`` (reactive) is the last probe with the last live sample folded in
-  (``app.ui.live.merge_live``); ``RaidmanApp.live`` (reactive) is the last ``LiveSample``;
-  ``RaidmanApp.selected`` (reactive) is the ``NodeRef`` under the tree cursor.
-* After a probe the App posts ``RaidmanApp.MachineUpdated(machine)``; after a sample,
-  ``RaidmanApp.LiveUpdated(sample, machine)``; when the cursor moves,
-  ``RaidmanApp.SelectionChanged(ref)``. Each is posted to the App and to the top widget of every
-  right-hand pane.
+* The App holds timers and workers only: what probes and samples mean — the merged machine, the
+  sync tracker, throughput, boost restores, audit cadence, wear recording — is worked out by one
+  ``app.session.Session`` (the same that ``raidman monitor`` runs), which returns an immutable
+  ``SessionView`` and the effects the App runs in workers.
+* ``RaidmanApp.view`` (reactive) is that ``SessionView``; ``RaidmanApp.machine`` (reactive) is
+  ``view.machine`` (the last probe with the last live sample folded in); ``RaidmanApp.live`` is
+  ``view.live``; ``RaidmanApp.selected`` (reactive) is the ``NodeRef`` under the tree cursor.
+* Widgets bind to that state (``self.watch(self.app, "view" | "machine" | "selected", cb)``);
+  the App posts no messages about it. ``MainScreen`` binds the header, notes, tree, mdstat and
+  Details this way.
 
 Extension points
 ----------------
@@ -24,9 +27,9 @@ Extension points
 
       ("Sync", "sync", lambda: SyncPane(id="sync-pane")),
 
-  The widget then receives the three messages above (define ``on_raidman_app_machine_updated``,
-  ``on_raidman_app_live_updated``, ``on_raidman_app_selection_changed``), or it can
-  ``self.watch(self.app, "machine", callback)``. It reaches the backend as ``self.app.backend``
+  The widget binds in its ``on_mount`` with ``self.watch(self.app, "view", callback)`` (called
+  at once with the current value, then at every probe/sample; ``"selected"`` for the tree
+  cursor). It reaches the backend as ``self.app.backend``
   and must call it from its own ``@work(thread=True, exclusive=True, group=...)`` worker.
   ``MainScreen.action_show_tab("sync")`` switches to it (bind a key in ``MainScreen.BINDINGS``).
 * **Badges on tree nodes** (audit): ``app.storage_tree.set_badges({"sda": "error", ...})``.
@@ -45,12 +48,12 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TabbedContent
 
 from app.model.devices import Disk, Machine, MdArray
 from app.model.live import LiveSample
+from app.model.smart import SmartReading
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, execute
 from app.plans.plan import Plan
@@ -58,39 +61,31 @@ from app.plans.render import preflight_for
 from app.rules.engine import audit
 from app.rules.finding import Finding, badges
 from app.rules.inputs import gather
+from app.session import Effects, Session, SessionView
 from app.statefiles import StateFileError
-from app.sync.boost import (
-    BoostRecord,
-    BoostStore,
-    due_restores,
-    members_rotational,
-    plan_boost,
-    restore_plan,
-)
-from app.sync.throughput import Rate, ThroughputMeter
+from app.sync.boost import BoostRecord, BoostStore, members_rotational, plan_boost, restore_plan
+from app.sync.throughput import Rate
 from app.sync.tracker import SyncEvent, SyncTracker
 from app.ui.commands import ActionsProvider, GoToDeviceProvider
 from app.ui.hangup import watch_terminal
-from app.ui.live import merge_live
 from app.ui.screens.audit_log import AuditLogScreen
 from app.ui.screens.help import HELP_EXTRA, HelpScreen, key_rows
-from app.ui.screens.main import MainScreen, MdstatView
+from app.ui.screens.main import MainScreen
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import CreateArrayWizard, MemberWizard, SyncWizard
 from app.wear.delta import array_wear
-from app.wear.monitor import WearMonitor
 from app.wear.plot import disk_serial, load_disk_history
+from app.wear.recorder import SmartRead, take_snapshot
 from app.wear.snapshots import SnapshotStore
 from backends.base import Backend
-from widgets.device_detail import DeviceDetail
 from widgets.findings import FindingsPane
-from widgets.header_banner import HeaderBanner, NotesBar
+from widgets.header_banner import HeaderBanner
 from widgets.storage_tree import NodeRef, StorageTree
 from widgets.sync_pane import EventLog, SyncPane
 from widgets.wear_pane import WearPane
 
-AUDIT_EVERY_S = 60.0  # the audit runs tune2fs/xfs_info/...: not at every probe
-WEAR_EVERY_S = 10.0  # the wear monitor's tick (SMART snapshots at sync start/end)
+SMART_VIEW_S = 60.0  # a disk's SMART figures in the Wear tab are re-read at most this often
+CLOCK_EVERY_S = 10.0  # the session's clock tick (periodic SMART snapshots, audit cadence)
 
 
 class RaidmanApp(App[None]):
@@ -115,31 +110,10 @@ class RaidmanApp(App[None]):
         {"quit", "refresh", "create_array", "member_actions", "sync_actions", "boost", "audit_log"}
     )
 
+    view: reactive[SessionView] = reactive(SessionView, always_update=True, init=False)
     machine: reactive[Machine | None] = reactive(None, always_update=True, init=False)
     live: reactive[LiveSample | None] = reactive(None, always_update=True, init=False)
     selected: reactive[NodeRef | None] = reactive(None, init=False)
-
-    class MachineUpdated(Message):
-        """A probe finished; ``machine`` is the new model (with live state folded in)."""
-
-        def __init__(self, machine: Machine) -> None:
-            super().__init__()
-            self.machine = machine
-
-    class LiveUpdated(Message):
-        """A 1 Hz sample arrived; ``machine`` is the last probe with it folded in."""
-
-        def __init__(self, sample: LiveSample, machine: Machine) -> None:
-            super().__init__()
-            self.sample = sample
-            self.machine = machine
-
-    class SelectionChanged(Message):
-        """The tree cursor moved to ``ref``."""
-
-        def __init__(self, ref: NodeRef | None) -> None:
-            super().__init__()
-            self.ref = ref
 
     def __init__(
         self,
@@ -152,26 +126,34 @@ class RaidmanApp(App[None]):
         self.backend = backend
         self.probe_interval = probe_interval
         self.sample_interval = sample_interval
-        self.probed: Machine | None = None  # the last probe, without live state
         self._probe_busy = False
         self._sample_busy = False
         self.probe_count = 0
         self.sample_count = 0
-        # live watching (issue: rebuilds)
-        self.tracker = SyncTracker()
-        self.meter = ThroughputMeter()
-        self.rates: dict[str, Rate] = {}
         self.boosts = BoostStore()
-        self._restoring: set[str] = set()
-        # audit (issue: alignment and tuning)
         self.findings: tuple[Finding, ...] = ()
-        self._audit_busy = False
-        self._audited_at: float | None = None
         self.audit_count = 0  # audits finished (tests wait on it)
-        # wear (issue: SMART): one store, used from worker threads under a lock
+        # wear: one store, used from worker threads under a lock; recorded only when sampling
         self._store_lock = threading.Lock()
         self._store: SnapshotStore | None = None
-        self._monitor: WearMonitor | None = None
+        self._wear_followed = False
+        self._smart_seen: dict[str, tuple[float, SmartReading]] = {}
+        self.session = Session(
+            store=self._open_store() if sample_interval > 0 else None, boosts=self.boosts
+        )
+
+    @property
+    def tracker(self) -> SyncTracker:
+        return self.session.tracker
+
+    @property
+    def probed(self) -> Machine | None:
+        """The last probe, without live state."""
+        return self.session.view.probed
+
+    @property
+    def rates(self) -> dict[str, Rate]:
+        return dict(self.session.view.rates)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.MAIN_SCREEN_ACTIONS and not isinstance(self.screen, MainScreen):
@@ -190,9 +172,11 @@ class RaidmanApp(App[None]):
             self.set_interval(self.probe_interval, self.refresh_probe)
         if self.sample_interval > 0:
             self.set_interval(self.sample_interval, self.refresh_sample)
-            self.set_interval(WEAR_EVERY_S, self._wear_tick)
+            self.set_interval(CLOCK_EVERY_S, self._clock_tick)
         for note in self.boosts.notes:
             self.notify(note, title="boost", severity="warning", timeout=10)
+        for note in self._store.notes if self._store is not None else ():
+            self.notify(note, title="wear database", severity="warning", timeout=10)
 
     @property
     def main(self) -> MainScreen:
@@ -277,82 +261,50 @@ class RaidmanApp(App[None]):
     def _probe_done(self, machine: Machine) -> None:
         self._probe_busy = False
         self.probe_count += 1
-        self.probed = machine
-        if self.live is not None and self.live.taken_at >= machine.taken_at:
-            machine = merge_live(machine, self.live)
-        self.machine = machine
-        self._post(lambda: self.MachineUpdated(machine))
-        self._maybe_audit()
+        with self._store_lock:  # the session writes the wear database
+            effects = self.session.probed(machine, self.backend.now())
+        self._publish()
+        self._run(effects)
 
     def _sample_done(self, sample: LiveSample) -> None:
         self._sample_busy = False
         self.sample_count += 1
-        self.live = sample
-        events = self.tracker.update(sample)
-        self.rates = self.meter.update(sample)
-        self._announce(events, sample.taken_at)
-        if self.probed is None:
-            return
-        machine = merge_live(self.probed, sample)
-        self.machine = machine
-        self._post(lambda: self.LiveUpdated(sample, machine))
-        self._refresh_sync_pane()
-        self._restore_finished_boosts(sample)
-        if any(
-            e.kind in ("array-appeared", "array-vanished", "member-added", "member-removed")
-            for e in events
-        ):
+        with self._store_lock:
+            effects = self.session.sampled(sample)
+        self._announce(list(effects.events), sample.taken_at)
+        self._publish()
+        if self.probed is not None and self.machine is not None:
+            self._refresh_sync_pane()
+            self._follow_wear()
+        self._run(effects)
+
+    def _publish(self) -> None:
+        view = self.session.view
+        self.view = view
+        self.live = view.live
+        self.machine = view.machine
+
+    def _clock_tick(self) -> None:
+        with self._store_lock:
+            effects = self.session.tick(self.backend.now())
+        self._run(effects)
+
+    def _run(self, effects: Effects) -> None:
+        """Start what the session asked for, each in its own worker."""
+        if effects.reprobe:
             self.refresh_probe()  # the stack changed shape: re-read it now
-        if self.sample_interval > 0 and any(
-            e.kind in ("sync-started", "sync-ended") for e in events
-        ):
-            # SMART snapshots at the sync's edges now, not at the next 10 s wear tick: every
-            # second late is a second of rebuild writes missing from its wear delta
-            self._wear_monitor_worker()
-
-    def _post(self, make: Any) -> None:
-        self.post_message(make())
-        with contextlib.suppress(LookupError):
-            self.main.broadcast(make)
-
-    def screen_ready(self, screen: MainScreen) -> None:
-        """Called by MainScreen.on_mount: show (and announce) what arrived before it existed."""
-        machine = self.machine
-        if machine is not None:
-            self.watch_machine(machine)
-            screen.broadcast(lambda: self.MachineUpdated(machine))
+        if effects.audit and self.probed is not None:
+            self._audit_worker(self.probed)
+        if effects.smart_reads:
+            self._smart_worker(effects.smart_reads)
+        if not self.backend.read_only_reason:
+            for rec in effects.restores:
+                self._restore_worker(rec)
 
     # ---- reacting ------------------------------------------------------------------------
-    def watch_machine(self, machine: Machine | None) -> None:
-        try:
-            screen = self.main
-        except LookupError:  # the main screen is not composed yet: its on_mount catches up
-            return
-        with contextlib.suppress(NoMatches):
-            screen.query_one(HeaderBanner).set_machine(machine)
-        if machine is None:
-            return
-        with contextlib.suppress(NoMatches):
-            screen.query_one(NotesBar).set_notes(machine.notes)
-        with contextlib.suppress(NoMatches):
-            screen.query_one(StorageTree).update_machine(machine)
-        with contextlib.suppress(NoMatches):  # panes of inactive tabs may not be mounted yet
-            screen.query_one(MdstatView).set_machine(machine)
-        self._show_detail()
-
-    def _show_detail(self) -> None:
-        try:
-            detail = self.main.query_one(DeviceDetail)
-        except Exception:  # not mounted yet / being torn down
-            return
-        detail.show(self.machine, self.selected)
-
     def on_storage_tree_highlighted(self, event: StorageTree.Highlighted) -> None:
-        self.selected = event.ref
-        self._show_detail()
-        ref = event.ref
-        self._post(lambda: self.SelectionChanged(ref))
-        self._load_wear(ref)
+        self.selected = event.ref  # MainScreen shows it in Details (bound to ``selected``)
+        self._load_wear(event.ref)
 
     def on_header_banner_worst_selected(self, event: HeaderBanner.WorstSelected) -> None:
         self.go_to(event.array)
@@ -369,7 +321,7 @@ class RaidmanApp(App[None]):
         if not events:
             return
         stamp = time.strftime("%H:%M:%S", time.localtime(t)) if t > 1e9 else f"t+{t:,.0f}s"
-        with contextlib.suppress(LookupError, Exception):
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane yet
             self.main.query_one(EventLog).add_events(events, stamp)
         if (
             self.tracker.events
@@ -391,21 +343,16 @@ class RaidmanApp(App[None]):
             if self.main.query_one(TabbedContent).active != "sync":
                 return  # refreshed when its tab is shown; no redraws nobody sees
             pane = self.main.query_one(SyncPane)
-        except Exception:
+        except (LookupError, NoMatches):  # no main screen / pane (yet)
             return
-        machine = self.machine
-        slow: dict[str, tuple[str, ...]] = {}
-        if machine is not None:
-            for a in machine.arrays:
-                working = tuple(m.device for m in a.members if m.role not in ("faulty", "spare"))
-                slow[a.name] = self.meter.slowest(working)
+        view = self.session.view
         pane.refresh_views(
-            self.tracker.views(),
-            self.tracker.finished,
-            machine=machine,
-            rates=self.rates,
-            slow=slow,
-            boosted={r.array for r in self.boosts.records},
+            list(view.syncs),
+            list(view.finished),
+            machine=view.machine,
+            rates=dict(view.rates),
+            slow=dict(view.slow),
+            boosted=set(view.boosted),
         )
 
     def selected_array(self) -> MdArray | None:
@@ -450,57 +397,31 @@ class RaidmanApp(App[None]):
             )
             return
         try:  # what to restore is on disk before anything can be raised
-            self.boosts.begin(record)
+            self.session.boost_starting(record)
         except (StateFileError, ValueError) as e:
             self.notify(f"boost refused: {e}", title="boost", severity="error", timeout=10)
             return
 
         def done(report: ExecutionReport | None) -> None:
-            if report is not None and report.executed:
-                self._keep_boost(record, report)
-            else:
-                self._forget_boost(record.array)
+            self._kept_boost(record, report)
 
         self.push_screen(PlanPreviewScreen(plan, self.backend), done)
 
-    def _forget_boost(self, array: str) -> None:
+    def _kept_boost(self, record: BoostRecord, report: ExecutionReport | None) -> None:
         try:
-            self.boosts.forget(array)
-        except StateFileError as e:
-            self.notify(str(e), title="boost", severity="warning", timeout=10)
-
-    def _keep_boost(self, record: BoostRecord, report: ExecutionReport) -> None:
-        # Remember what to restore for every step that ran (even if a later one failed).
-        ran = {o.step.argv for o in report.executed if o.exit_code == 0}
-        kept = {
-            k: v
-            for k, v in record.previous.items()
-            if any(k.split(":", 1)[1] in " ".join(argv) for argv in ran)
-        }
-        if not kept:
-            self._forget_boost(record.array)
-            return
-        try:
-            self.boosts.commit(
-                BoostRecord(record.array, record.action, record.started_at, kept, record.applied)
-            )
+            kept = self.session.boost_ran(record, report)
         except StateFileError as e:  # the pending record (written before) still restores all
             self.notify(str(e), title="boost", severity="warning", timeout=10)
+            return
+        if kept is None:
+            return
+        record = kept
         self.notify(
             f"{record.array}: limits raised; they will be put back when the {record.action} ends "
             "(even if raidman is closed and reopened meanwhile)",
             title="boost",
             timeout=10,
         )
-
-    def _restore_finished_boosts(self, sample: LiveSample) -> None:
-        if self.backend.read_only_reason:
-            return
-        for rec in due_restores(self.boosts, sample):
-            if rec.array in self._restoring:
-                continue
-            self._restoring.add(rec.array)
-            self._restore_worker(rec)
 
     @work(thread=True, group="boost-restore", exit_on_error=False)
     def _restore_worker(self, rec: BoostRecord) -> None:
@@ -509,9 +430,8 @@ class RaidmanApp(App[None]):
         self._from_thread(self._restored, rec, plan, report)
 
     def _restored(self, rec: BoostRecord, plan: Plan, report: ExecutionReport) -> None:
-        self._restoring.discard(rec.array)
+        self.session.restored(rec, report.ok)
         if report.ok:
-            self._forget_boost(rec.array)
             lines = "; ".join(s.shell() for s in plan.steps) or "nothing to change"
             self.notify(f"{rec.array}: {rec.action} ended, limits restored: {lines}", title="boost")
         else:
@@ -523,15 +443,10 @@ class RaidmanApp(App[None]):
             )
 
     # ---- audit ------------------------------------------------------------------------------
-    def _maybe_audit(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if self._audit_busy or self.probed is None:
-            return
-        if not force and self._audited_at is not None and now - self._audited_at < AUDIT_EVERY_S:
-            return
-        self._audit_busy = True
-        self._audited_at = now
-        self._audit_worker(self.probed)
+    def _audit_again(self) -> None:
+        """After a plan ran: audit now rather than at the next cadence."""
+        if self.probed is not None and self.session.audit_now(self.backend.now()):
+            self._audit_worker(self.probed)
 
     @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
     def _audit_worker(self, machine: Machine) -> None:
@@ -543,15 +458,15 @@ class RaidmanApp(App[None]):
             self._from_thread(self._audit_done, found)
 
     def _audit_failed(self, error: Exception) -> None:
-        self._audit_busy = False
+        self.session.audit_finished(self.backend.now())
         self.audit_count += 1
         self.notify(f"audit failed: {error}", title="audit", severity="warning")
 
     def _audit_done(self, found: tuple[Finding, ...]) -> None:
-        self._audit_busy = False
+        self.session.audit_finished(self.backend.now())
         self.audit_count += 1
         self.findings = found
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane (yet)
             self.main.query_one(FindingsPane).set_findings(found)
             self.storage_tree.set_badges(badges(found))
 
@@ -573,7 +488,7 @@ class RaidmanApp(App[None]):
         def done(report: ExecutionReport | None) -> None:
             if report is not None and report.executed:
                 self.refresh_probe()
-                self._maybe_audit(force=True)
+                self._audit_again()
 
         self.push_screen(PlanPreviewScreen(plan, self.backend, preflight=pre), done)
 
@@ -581,7 +496,7 @@ class RaidmanApp(App[None]):
     def _after_wizard(self, report: ExecutionReport | None) -> None:
         if report is not None and report.executed:
             self.refresh_probe()
-            self._maybe_audit(force=True)
+            self._audit_again()
 
     def _probed_or_say(self, what: str) -> Machine | None:
         if self.machine is None:
@@ -626,45 +541,59 @@ class RaidmanApp(App[None]):
     def _open_store(self) -> SnapshotStore:
         if self._store is None:
             self._store = SnapshotStore.open()
-            for note in self._store.notes:
-                self._warn_from_thread(note, "wear database")
         return self._store
 
-    def _wear_tick(self) -> None:
-        self._wear_monitor_worker()
-
-    @work(thread=True, exclusive=True, group="wear-monitor", exit_on_error=False)
-    def _wear_monitor_worker(self) -> None:
-        with self._store_lock:
+    @work(thread=True, group="smart", exit_on_error=False)
+    def _smart_worker(self, reads: tuple[SmartRead, ...]) -> None:
+        """The session's SMART reads, beside the sampler (never in its way)."""
+        store = self._open_store()
+        for r in reads:
             try:
-                store = self._open_store()
-                if self._monitor is None:
-                    self._monitor = WearMonitor(self.backend, store)
-                self._monitor.tick()
+                take_snapshot(self.backend, store, r, self._store_lock)
             except Exception as e:
-                self._warn_from_thread(f"wear snapshot failed: {e}", "wear")
+                self._warn_from_thread(f"SMART snapshot of {r.disk} failed: {e}", "wear")
 
-    def _load_wear(self, ref: NodeRef | None) -> None:
+    def _follow_wear(self) -> None:
+        """The Wear tab follows a running sync: reloaded at every sample while one runs (the
+        kernel's write counters move each second) and once after it ended."""
+        running = bool(self.session.view.syncs)
+        if not (running or self._wear_followed):
+            return
+        self._wear_followed = running
+        try:
+            if self.main.query_one(TabbedContent).active != "wear":
+                return
+        except (LookupError, NoMatches):
+            return
+        self._load_wear(self.selected, follow=True)
+
+    def _load_wear(self, ref: NodeRef | None, follow: bool = False) -> None:
         m = self.machine
         if m is None or ref is None:
             return
         obj = m.device(ref.name) if ref.name else None
         if isinstance(obj, (Disk, MdArray)):
-            self._wear_loader(m, obj)
+            seen = self._smart_seen.get(obj.name) if follow else None
+            fresh = seen is not None and self.backend.now() - seen[0] < SMART_VIEW_S
+            self._wear_loader(m, obj, seen[1] if seen is not None and fresh else None)
         else:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane (yet)
                 self.main.query_one(WearPane).show_nothing("select a disk or an array")
 
     @work(thread=True, exclusive=True, group="wear-view", exit_on_error=False)
-    def _wear_loader(self, m: Machine, obj: Disk | MdArray) -> None:
+    def _wear_loader(
+        self, m: Machine, obj: Disk | MdArray, reading: SmartReading | None = None
+    ) -> None:
         try:
-            with self._store_lock:
-                store = self._open_store()
-                if isinstance(obj, MdArray):
-                    wear = array_wear(store, obj.name)
-                    self._from_thread(self._show_wear_array, obj, wear)
-                    return
-            reading = self.backend.smart(obj.name)
+            store = self._open_store()
+            if isinstance(obj, MdArray):
+                with self._store_lock:  # never held while waiting for the UI thread
+                    wear = array_wear(store, obj.name, obj.uuid)
+                self._from_thread(self._show_wear_array, obj, wear)
+                return
+            if reading is None:  # SMART on its own cadence, not at every sample
+                reading = self.backend.smart(obj.name)
+                self._smart_seen[obj.name] = (self.backend.now(), reading)
             serial = disk_serial(obj.name, reading.serial, obj.serial)
             with self._store_lock:
                 history, syncs = load_disk_history(
@@ -675,9 +604,9 @@ class RaidmanApp(App[None]):
             self._warn_from_thread(f"wear view: {e}", "wear")
 
     def _show_wear_array(self, array: MdArray, wear: Any) -> None:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane (yet)
             self.main.query_one(WearPane).show_array(array, wear)
 
     def _show_wear_disk(self, disk: Disk, reading: Any, history: Any, syncs: Any) -> None:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane (yet)
             self.main.query_one(WearPane).show_disk(disk, reading, history, syncs)

@@ -67,12 +67,36 @@ class SyncWear:
             text += f", {m.wear_points} wear point{'s' if m.wear_points != 1 else ''}"
         return text
 
+    def kernel_line(self, m: MemberWear) -> str | None:
+        """The kernel's own count (/proc/diskstats, exact to the sector), said as such:
+        "kernel counter: this rebuild has written 256 MiB to sdd so far = 1.00 × its capacity"."""
+        n = self.sync.kernel_written(m.member.disk)
+        if n is None:
+            return None
+        verb = "has written" if m.running else "wrote"
+        text = f"kernel counter: this {self.word} {verb} {human_bytes(n)} to {m.member.disk}"
+        if m.running:
+            text += " so far"
+        cap = self.sync.capacities.get(m.member.disk) or m.capacity_bytes
+        if cap:
+            text += f" = {n / cap:.2f} × its capacity"
+        return text
+
     def lines(self) -> list[str]:
-        return [self.line(m) for m in self.members]
+        """SMART's figure per member, then the kernel's."""
+        out = []
+        for m in self.members:
+            out.append("SMART counter: " + self.line(m))
+            k = self.kernel_line(m)
+            if k is not None:
+                out.append(k)
+        return out
 
 
 def _start(store: SnapshotStore, sync: SyncEvent, serial: str) -> Snapshot | None:
     s = store.sync_snapshot(sync.id, serial, "sync-start")
+    if s is not None and sync.ended_at is not None and s.ts >= sync.ended_at:
+        s = None  # read only after the (short) sync was over: no start at all
     return s or store.latest_snapshot(serial, at_or_before=sync.started_at)
 
 
@@ -116,5 +140,6 @@ def sync_wear(
     return SyncWear(sync, tuple(out))
 
 
-def array_wear(store: SnapshotStore, array: str) -> list[SyncWear]:
-    return [sync_wear(store, s) for s in store.syncs_for(array)]
+def array_wear(store: SnapshotStore, array: str, array_uuid: str | None = None) -> list[SyncWear]:
+    """The array's recorded syncs (by UUID when known, see ``SnapshotStore.syncs_for``)."""
+    return [sync_wear(store, s) for s in store.syncs_for(array, array_uuid)]

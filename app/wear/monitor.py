@@ -1,45 +1,32 @@
-"""Headless wear monitor: SMART snapshots at start, every ``interval_s``, and when a sync starts
-or ends on an array (action idle -> non-idle and back), recorded with the sync event."""
+"""Headless wear monitor (``raidman monitor``): the live session fed from the backend.
+
+No sampler or sync-edge detector of its own: :class:`app.session.Session` (the one the TUI runs)
+decides when a sync started or ended and which SMART reads to make; this runs them — in line,
+or with ``threaded=True`` on a thread of their own, so slow ``smartctl`` runs on many disks never
+delay the next sample.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+import queue
+import threading
+from collections.abc import Callable, Sequence
 
-from app.model import Machine
-from app.model.live import MdLive
-from app.model.smart import SmartReading
-from app.wear.snapshots import SnapshotStore, SyncMember
-from app.wear.units import bytes_written, wear_used_percent
+from app.plans.audit_log import AuditLog
+from app.plans.executor import execute
+from app.session import Effects, Session
+from app.statefiles import StateFileError
+from app.sync.boost import BoostRecord, BoostStore, restore_plan
+from app.wear.delta import sync_wear
+from app.wear.recorder import SmartRead, counters_of, take_snapshot
+from app.wear.snapshots import SnapshotStore
 from backends.base import Backend
 
+__all__ = ["DEFAULT_INTERVAL_S", "WearMonitor", "counters_of"]
+
 DEFAULT_INTERVAL_S = 15 * 60.0
-
-
-def counters_of(reading: SmartReading, capacity_bytes: int | None = None) -> dict[str, Any]:
-    """The JSON stored with a snapshot."""
-    w = bytes_written(reading)
-    wear = wear_used_percent(reading)
-    return {
-        "bytes_written": w.bytes if w else None,
-        "raw": w.raw if w else None,
-        "unit": w.unit if w else None,
-        "counter": w.source if w else None,
-        "wear_used": wear.used_percent if wear else None,
-        "power_on_hours": reading.power_on_hours,
-        "temperature_c": reading.temperature_c,
-        "capacity_bytes": reading.capacity_bytes or capacity_bytes,
-        "health": reading.health,
-    }
-
-
-@dataclass
-class _Running:
-    sync_id: int
-    action: str
-    members: tuple[SyncMember, ...]
-    last_fraction: float | None = None
+_Batch = tuple[tuple[SmartRead, ...], tuple[int, ...]]
+_Item = tuple[int, int, _Batch | None]
 
 
 class WearMonitor:
@@ -50,154 +37,147 @@ class WearMonitor:
         *,
         interval_s: float = DEFAULT_INTERVAL_S,
         log: Callable[[str], None] | None = None,
+        threaded: bool = False,
+        boosts: BoostStore | None = None,
     ) -> None:
         self.backend = backend
         self.store = store
-        self.interval_s = interval_s
+        # boosts: the limits a boost raised are put back when its sync ends, as the TUI does
+        # (a boost whose TUI was closed is restored by the service)
+        self.session = Session(
+            store=store,
+            audit_every_s=None,
+            smart_every_s=interval_s,
+            boosts=boosts,
+            restore_boosts=boosts is not None and not backend.read_only_reason,
+        )
         self._log = log or (lambda _line: None)
-        self._machine: Machine | None = None
-        self._last_periodic: float | None = None
-        self._running: dict[str, _Running] = {}
-        self._adopted = False
+        for note in boosts.notes if boosts is not None else ():
+            self._log(f"note: boost: {note}")
+        self._lock = threading.RLock()  # one SnapshotStore user at a time
+        # (priority, order, batch): a sync's start/end reads go before start/periodic ones
+        self._queue: queue.PriorityQueue[_Item] | None = None
+        self._order = 0
+        self._thread: threading.Thread | None = None
+        if threaded:
+            self._queue = queue.PriorityQueue()
+            self._thread = threading.Thread(target=self._smart_loop, name="smart", daemon=True)
+            self._thread.start()
 
-    # ---- helpers --------------------------------------------------------------------------
     def log(self, line: str) -> None:
         self._log(line)
 
-    def _probe(self) -> Machine:
-        self._machine = self.backend.probe()
-        return self._machine
-
-    def _members(self, array: str) -> tuple[SyncMember, ...]:
-        m = self._probe()
-        a = m.array(array)
-        if a is None:
-            return ()
-        out: list[SyncMember] = []
-        for mem in a.members:
-            disks = m.disks_under(mem.device) or (mem.device,)
-            for d in disks:
-                disk = m.disk(d)
-                out.append(SyncMember(mem.device, d, disk.serial if disk else None))
-        return tuple(out)
-
-    def snapshot_disk(
-        self, disk: str, *, reason: str, sync_id: int | None = None, serial_hint: str | None = None
-    ) -> str | None:
-        """Read SMART of one disk and store it; returns the serial used, or None if unavailable."""
-        now = self.backend.now()
-        reading = self.backend.smart(disk)
-        if not reading.available:
-            self.log(f"{disk}: {reading.reason or 'no SMART'}")
-            return None
-        d = self._machine.disk(disk) if self._machine else None
-        serial = reading.serial or serial_hint or (d.serial if d else None)
-        if not serial:
-            serial = f"dev:{disk}"
-        self.store.record_snapshot(
-            serial,
-            disk,
-            counters_of(reading, d.size_bytes if d else None),
-            ts=now,
-            reason=reason,
-            sync_id=sync_id,
-        )
-        return serial
-
-    def snapshot_all(self, reason: str) -> int:
-        m = self._probe()
-        n = 0
-        for d in m.disks:
-            if d.kind != "disk":
-                continue
-            if self.snapshot_disk(d.name, reason=reason, serial_hint=d.serial):
-                n += 1
-        self.log(f"{reason} snapshot of {n} disk(s)")
-        return n
-
-    def _snapshot_members(
-        self, members: tuple[SyncMember, ...], reason: str, sync_id: int
-    ) -> tuple[SyncMember, ...]:
-        seen: dict[str, str | None] = {}
-        for mem in members:
-            if mem.disk not in seen:
-                seen[mem.disk] = self.snapshot_disk(
-                    mem.disk, reason=reason, sync_id=sync_id, serial_hint=mem.serial
-                )
-        return tuple(SyncMember(m.device, m.disk, seen.get(m.disk) or m.serial) for m in members)
-
-    # ---- the loop body ----------------------------------------------------------------------
+    # ---- the loop body ------------------------------------------------------------------------
     def tick(self) -> None:
+        """One look: probe (first time / when the stack changed), sample, clock."""
         now = self.backend.now()
-        if self._last_periodic is None:
-            self.snapshot_all("start")
-            self._last_periodic = now
+        if self.session.view.probed is None:
+            machine = self.backend.probe()
+            with self._lock:
+                self._apply(self.session.probed(machine, now))
         sample = self.backend.sample()
-        live = {a.name: a for a in sample.arrays}
-        if not self._adopted:
-            self._adopt(live)
-        for name, a in live.items():
-            self._watch(name, a)
-        for name in list(self._running):
-            if name not in live:  # array stopped / vanished while syncing
-                self._finish(name, "array vanished")
-        if now - self._last_periodic >= self.interval_s:
-            self.snapshot_all("periodic")
-            self._last_periodic = now
+        with self._lock:
+            first = self.session.view.sample_count == 0
+            eff = self.session.sampled(sample)
+        if first:
+            self.log(f"watching {len(sample.arrays)} array(s)")
+        self._apply(eff)
+        if eff.reprobe:
+            machine = self.backend.probe()
+            with self._lock:
+                self._apply(self.session.probed(machine, self.backend.now()))
+        with self._lock:
+            self._apply(self.session.tick(now))
 
-    def _adopt(self, live: dict[str, MdLive]) -> None:
-        """Syncs left open by a previous run: adopt if still going, else close them now."""
-        self._adopted = True
-        for ev in self.store.running_syncs():
-            a = live.get(ev.array)
-            if (
-                a is not None
-                and a.sync is not None
-                and a.sync.active
-                and a.sync.action == ev.action
-            ):
-                self._running[ev.array] = _Running(ev.id, ev.action, ev.members)
-                self.log(
-                    f"{ev.array}: {ev.action} still running (recorded since {ev.started_at:.0f})"
-                )
-            else:
-                self._snapshot_members(ev.members, "sync-end", ev.id)
-                self.store.end_sync(
-                    ev.id, self.backend.now(), "ended while the monitor was not running"
-                )
-                self.log(f"{ev.array}: {ev.action} ended while the monitor was not running")
+    def close(self) -> None:
+        """Finish the queued SMART reads and stop their thread."""
+        if self._queue is not None and self._thread is not None:
+            self._queue.put((9, self._next(), None))
+            self._thread.join()
+            self._queue = None
 
-    def _watch(self, name: str, a: MdLive) -> None:
-        active = (
-            a.sync is not None and a.sync.active and a.sync.action not in ("pending", "delayed")
+    # ---- effects ------------------------------------------------------------------------------
+    def _apply(self, eff: Effects) -> None:
+        for line in eff.log:
+            self.log(line)
+        for rec in eff.restores:
+            self._restore(rec)
+        if not eff.smart_reads:
+            return
+        ended = tuple(
+            sorted({r.sync_id for r in eff.smart_reads if r.reason == "sync-end" and r.sync_id})
         )
-        action = a.sync.action if a.sync is not None else "idle"
-        cur = self._running.get(name)
-        if cur is not None and (not active or action != cur.action):
-            done = cur.last_fraction is not None and cur.last_fraction >= 0.99
-            self._finish(name, "finished" if done or not active else f"became {action}")
-            cur = None
-        if active and cur is None:
-            members = self._members(name)
-            sid = self.store.start_sync(name, action, members, self.backend.now())
-            members = self._snapshot_members(members, "sync-start", sid)
-            self.store.set_sync_members(sid, members)
-            self._running[name] = _Running(sid, action, members)
-            self.log(f"{name}: {action} started; members {', '.join(m.device for m in members)}")
-            cur = self._running[name]
-        if cur is not None and a.sync is not None:
-            f = a.sync.fraction
-            if f is not None:
-                cur.last_fraction = f
+        if self._queue is not None:
+            sync_reads = tuple(r for r in eff.smart_reads if r.sync_id is not None)
+            other = tuple(r for r in eff.smart_reads if r.sync_id is None)
+            if sync_reads:
+                self._queue.put((0, self._next(), (sync_reads, ended)))
+            if other:
+                self._queue.put((1, self._next(), (other, ())))
+        else:
+            self._run_reads(eff.smart_reads, ended)
 
-    def _finish(self, name: str, outcome: str) -> None:
-        cur = self._running.pop(name)
-        self._snapshot_members(cur.members, "sync-end", cur.sync_id)
-        self.store.end_sync(cur.sync_id, self.backend.now(), outcome)
-        from app.wear.delta import sync_wear
+    def _restore(self, rec: BoostRecord) -> None:
+        """Put back what a boost raised, through the executor (audited like any step)."""
+        boosts = self.session.boosts
+        if boosts is None:
+            return
+        plan = restore_plan(rec, boosts)
+        try:
+            report = execute(plan, self.backend, audit=AuditLog())
+        except Exception as e:  # keep watching; the restore is retried at the next sample
+            self.log(f"{rec.array}: restoring the boosted limits failed: {e}")
+            self.session.restored(rec, False)
+            return
+        try:
+            self.session.restored(rec, report.ok)
+        except StateFileError as e:
+            self.log(f"{rec.array}: limits restored, but the record stays: {e}")
+            return
+        if report.ok:
+            lines = "; ".join(s.shell() for s in plan.steps) or "nothing to change"
+            self.log(f"{rec.array}: {rec.action} ended, boosted limits restored: {lines}")
+        else:
+            self.log(f"{rec.array}: could not restore the boosted limits: {report.summary()}")
 
-        ev = self.store.sync(cur.sync_id)
-        self.log(f"{name}: {cur.action} {outcome}")
-        if ev is not None:
-            for line in sync_wear(self.store, ev).lines():
-                self.log(f"{name}: {line}")
+    def _next(self) -> int:
+        self._order += 1
+        return self._order
+
+    def _smart_loop(self) -> None:
+        q = self._queue
+        assert q is not None
+        while True:
+            _prio, _n, item = q.get()
+            if item is None:
+                return
+            try:
+                self._run_reads(*item)
+            except Exception as e:  # keep the thread alive; the next batch retries
+                self.log(f"error: SMART: {e.__class__.__name__}: {e}")
+
+    def _run_reads(self, reads: Sequence[SmartRead], ended: Sequence[int]) -> None:
+        n = 0
+        for r in reads:
+            reading_ok = False
+            try:
+                reading_ok = take_snapshot(self.backend, self.store, r, self._lock) is not None
+            except Exception as e:
+                self.log(f"{r.disk}: SMART read failed: {e}")
+            if reading_ok:
+                n += 1
+            elif r.reason in ("start", "periodic"):
+                continue
+            else:
+                self.log(f"{r.disk}: no SMART ({r.reason})")
+        kinds = {r.reason for r in reads}
+        for reason in ("start", "periodic"):
+            if reason in kinds:
+                self.log(f"{reason} snapshot of {n} disk(s)")
+        with self._lock:
+            for sid in ended:
+                ev = self.store.sync(sid)
+                if ev is None:
+                    continue
+                for line in sync_wear(self.store, ev).lines():
+                    self.log(f"{ev.array}: {line}")

@@ -25,29 +25,50 @@ def smart_json(reading: SmartReading) -> dict[str, Any]:
     }
 
 
-def syncs_json(store: SnapshotStore, array: str) -> list[dict[str, Any]]:
-    """Each recorded sync of ``array``: action, start, end (null while running), outcome and per
-    member the bytes written during it (null when unknown)."""
+def _share(n: int | None, cap: int | None) -> float | None:
+    return None if n is None or not cap else n / cap
+
+
+def syncs_json(
+    store: SnapshotStore, array: str, array_uuid: str | None = None
+) -> list[dict[str, Any]]:
+    """Each recorded sync of the array (by UUID when known): action, start, end (null while
+    running), outcome (finished, interrupted, array stopped, became ACTION), fraction reached,
+    ``array_uuid``, and per member the bytes written during it, twice:
+    ``kernel_bytes_written`` from the kernel's per-device write counters (/proc/diskstats,
+    exact to the sector, the sync's window from the last sample before to the first after) and
+    ``bytes_written`` from the device's own SMART counter (in its unit, ``smart_unit``: NVMe
+    data units of 512,000 B, ATA LBAs or vendor units); null when unknown."""
     out: list[dict[str, Any]] = []
-    for ev in store.syncs_for(array):
+    for ev in store.syncs_for(array, array_uuid):
         sw = sync_wear(store, ev)
+        members = []
+        for m in sw.members:
+            k = ev.kernel_written(m.member.disk)
+            cap = ev.capacities.get(m.member.disk) or m.capacity_bytes
+            members.append(
+                {
+                    "device": m.member.device,
+                    "disk": m.member.disk,
+                    "serial": m.member.serial,
+                    "kernel_bytes_written": k,
+                    "kernel_capacity_share": _share(k, cap),
+                    "bytes_written": m.bytes_written,
+                    "smart_unit": m.end.counters.get("unit") if m.end is not None else None,
+                    "capacity_share": m.capacity_share,
+                    "wear_points": m.wear_points,
+                }
+            )
         out.append(
             {
+                "array": ev.array,
+                "array_uuid": ev.array_uuid,
                 "action": ev.action,
                 "start": ev.started_at,
                 "end": ev.ended_at,
                 "outcome": ev.outcome,
-                "members": [
-                    {
-                        "device": m.member.device,
-                        "disk": m.member.disk,
-                        "serial": m.member.serial,
-                        "bytes_written": m.bytes_written,
-                        "capacity_share": m.capacity_share,
-                        "wear_points": m.wear_points,
-                    }
-                    for m in sw.members
-                ],
+                "fraction": ev.fraction,
+                "members": members,
             }
         )
     return out

@@ -27,7 +27,7 @@ from app import statefiles
 from app.paths import DB_FILE, state_dir
 from app.statefiles import StateFileError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: sync_events gained array_uuid, fraction, kernel_writes (migrated)
 DB_NAME = DB_FILE
 BUSY_TIMEOUT_S = 5.0
 
@@ -50,10 +50,19 @@ CREATE TABLE IF NOT EXISTS sync_events (
     started_at REAL NOT NULL,
     ended_at REAL,
     outcome TEXT,
-    members TEXT NOT NULL
+    members TEXT NOT NULL,
+    array_uuid TEXT,
+    fraction REAL,
+    kernel_writes TEXT
 );
 CREATE INDEX IF NOT EXISTS sync_events_array ON sync_events (array_name, started_at);
 """
+# schema 1 -> 2: columns added to sync_events (old rows keep NULL: array unknown by UUID)
+_MIGRATE_1_2 = (
+    "ALTER TABLE sync_events ADD COLUMN array_uuid TEXT",
+    "ALTER TABLE sync_events ADD COLUMN fraction REAL",
+    "ALTER TABLE sync_events ADD COLUMN kernel_writes TEXT",
+)
 
 
 def default_state_dir() -> Path:
@@ -104,8 +113,21 @@ class SyncEvent:
     action: str
     started_at: float
     ended_at: float | None
-    outcome: str | None  # finished, interrupted, ... ; None while running
+    outcome: str | None  # finished, interrupted, array stopped, became X; None while running
     members: tuple[SyncMember, ...]
+    array_uuid: str | None = None  # md's array UUID (None: recorded before schema 2)
+    fraction: float | None = None  # how far it got (last progress seen)
+    # the kernel's cumulative bytes written per whole disk (/proc/diskstats): "start" at the last
+    # sample before the sync began, "end" at the first after it ended
+    kernel_start: Mapping[str, int] = field(default_factory=dict)
+    kernel_end: Mapping[str, int] = field(default_factory=dict)
+    capacities: Mapping[str, int] = field(default_factory=dict)  # disk -> bytes, at the start
+
+    def kernel_written(self, disk: str) -> int | None:
+        """Bytes the kernel wrote to ``disk`` during the sync (exact, sector granularity);
+        while running: up to the last sample recorded."""
+        a, b = self.kernel_start.get(disk), self.kernel_end.get(disk)
+        return None if a is None or b is None else max(0, b - a)
 
     @property
     def running(self) -> bool:
@@ -222,6 +244,12 @@ class SnapshotStore:
             conn.execute(
                 "INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
             )
+        elif cur[0] == "1":
+            have = {r[1] for r in conn.execute("PRAGMA table_info(sync_events)")}
+            for stmt in _MIGRATE_1_2:
+                if stmt.split()[5] not in have:
+                    conn.execute(stmt)
+            conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
         elif cur[0] != str(SCHEMA_VERSION):
             raise sqlite3.DatabaseError(f"schema version {cur[0]}, expected {SCHEMA_VERSION}")
         # the columns we rely on must be there (a same-named table from something else is "corrupt")
@@ -304,14 +332,49 @@ class SnapshotStore:
 
     # ---- sync events ----------------------------------------------------------------------------
     def start_sync(
-        self, array: str, action: str, members: Iterable[SyncMember | str], at: float
+        self,
+        array: str,
+        action: str,
+        members: Iterable[SyncMember | str],
+        at: float,
+        *,
+        array_uuid: str | None = None,
+        kernel_start: Mapping[str, int] | None = None,
+        capacities: Mapping[str, int] | None = None,
     ) -> int:
         ms = [m if isinstance(m, SyncMember) else SyncMember(m, m) for m in members]
+        kw = json.dumps(
+            {"start": dict(kernel_start or {}), "end": {}, "capacity": dict(capacities or {})}
+        )
         cur = self._conn.execute(
-            "INSERT INTO sync_events (array_name, action, started_at, members) VALUES (?,?,?,?)",
-            (array, action, at, json.dumps([[m.device, m.disk, m.serial] for m in ms])),
+            "INSERT INTO sync_events (array_name, action, started_at, members, array_uuid, "
+            "kernel_writes) VALUES (?,?,?,?,?,?)",
+            (
+                array,
+                action,
+                at,
+                json.dumps([[m.device, m.disk, m.serial] for m in ms]),
+                array_uuid,
+                kw,
+            ),
         )
         return int(cur.lastrowid or 0)
+
+    def set_sync_uuid(self, sync_id: int, array_uuid: str) -> None:
+        self._conn.execute("UPDATE sync_events SET array_uuid=? WHERE id=?", (array_uuid, sync_id))
+
+    def set_kernel_writes(
+        self,
+        sync_id: int,
+        start: Mapping[str, int],
+        end: Mapping[str, int],
+        capacities: Mapping[str, int] | None = None,
+    ) -> None:
+        """The per-disk kernel write counters at the sync's window edges (end: so far)."""
+        kw = {"start": dict(start), "end": dict(end), "capacity": dict(capacities or {})}
+        self._conn.execute(
+            "UPDATE sync_events SET kernel_writes=? WHERE id=?", (json.dumps(kw), sync_id)
+        )
 
     def set_sync_members(self, sync_id: int, members: Iterable[SyncMember]) -> None:
         """Replace the members (e.g. once their serials are known from SMART)."""
@@ -320,9 +383,12 @@ class SnapshotStore:
             (json.dumps([[m.device, m.disk, m.serial] for m in members]), sync_id),
         )
 
-    def end_sync(self, sync_id: int, at: float, outcome: str = "finished") -> None:
+    def end_sync(
+        self, sync_id: int, at: float, outcome: str = "finished", fraction: float | None = None
+    ) -> None:
         self._conn.execute(
-            "UPDATE sync_events SET ended_at=?, outcome=? WHERE id=?", (at, outcome, sync_id)
+            "UPDATE sync_events SET ended_at=?, outcome=?, fraction=? WHERE id=?",
+            (at, outcome, fraction, sync_id),
         )
 
     def running_syncs(self) -> list[SyncEvent]:
@@ -333,13 +399,21 @@ class SnapshotStore:
             )
         ]
 
-    def syncs_for(self, array: str) -> list[SyncEvent]:
-        return [
-            self._sync(r)
-            for r in self._conn.execute(
-                "SELECT * FROM sync_events WHERE array_name=? ORDER BY started_at, id", (array,)
+    def syncs_for(self, array: str, array_uuid: str | None = None) -> list[SyncEvent]:
+        """The syncs of one array: by its UUID when known (a new array under an old name does
+        not inherit the old one's records), else by kernel name."""
+        if array_uuid:
+            q, arg = (
+                "SELECT * FROM sync_events WHERE array_uuid=? ORDER BY started_at, id",
+                array_uuid,
             )
-        ]
+        else:
+            q, arg = "SELECT * FROM sync_events WHERE array_name=? ORDER BY started_at, id", array
+        return [self._sync(r) for r in self._conn.execute(q, (arg,))]
+
+    def all_syncs(self) -> list[SyncEvent]:
+        """Every recorded sync of every array, oldest first."""
+        return [self._sync(r) for r in self._conn.execute("SELECT * FROM sync_events ORDER BY id")]
 
     def sync(self, sync_id: int) -> SyncEvent | None:
         r = self._conn.execute("SELECT * FROM sync_events WHERE id=?", (sync_id,)).fetchone()
@@ -354,6 +428,21 @@ class SnapshotStore:
                     members.append(SyncMember(str(m[0]), str(m[1]), m[2] if m[2] else None))
         except ValueError:
             pass
+        start: dict[str, int] = {}
+        end: dict[str, int] = {}
+        cap: dict[str, int] = {}
+        try:
+            kw = json.loads(r["kernel_writes"] or "{}")
+            if isinstance(kw, dict):
+                for key, dest in (("start", start), ("end", end), ("capacity", cap)):
+                    part = kw.get(key)
+                    if isinstance(part, dict):
+                        dest.update(
+                            {str(k): v for k, v in part.items() if isinstance(v, int) and v >= 0}
+                        )
+        except ValueError:
+            pass
+        frac = r["fraction"]
         return SyncEvent(
             id=r["id"],
             array=r["array_name"],
@@ -362,6 +451,11 @@ class SnapshotStore:
             ended_at=r["ended_at"],
             outcome=r["outcome"],
             members=tuple(members),
+            array_uuid=r["array_uuid"] if isinstance(r["array_uuid"], str) else None,
+            fraction=float(frac) if isinstance(frac, (int, float)) else None,
+            kernel_start=start,
+            kernel_end=end,
+            capacities=cap,
         )
 
 

@@ -10,6 +10,7 @@ from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartReading
 from app.parsers.fsinfo import FsInfo
 from backends.base import CommandResult
+from backends.linux.events import MdEvents
 from backends.linux.md import md_names, read_live
 from backends.linux.probe import probe_with_fs_info
 from backends.linux.source import HostSource, Source
@@ -24,6 +25,7 @@ class LinuxBackend:
         self.source: Source = source if source is not None else HostSource()
         self._disk_sectors: dict[str, int] = {}
         self._fs_info: tuple[Machine, dict[str, FsInfo | CommandResult | str]] | None = None
+        self._events: MdEvents | None = None
 
     @property
     def name(self) -> str:
@@ -60,6 +62,15 @@ class LinuxBackend:
         return LiveSample(
             taken_at=self.source.now(), arrays=tuple(arrays), disk_io=self.source.disk_io()
         )
+
+    def wait_event(self, timeout: float) -> bool:
+        """Block until md reports an event (/proc/mdstat POLLPRI) or ``timeout`` seconds pass;
+        True on an event. A recording or replay has no events: False at once."""
+        if not isinstance(self.source, HostSource):
+            return False
+        if self._events is None:
+            self._events = MdEvents()
+        return self._events.wait(timeout)
 
     def smart(self, disk: str) -> SmartReading:
         try:

@@ -245,6 +245,8 @@ def read_array(
         member_index=member_index,
         consistency_policy=r.raw("consistency_policy"),
         read_only=array_state in ("readonly", "read-auto"),
+        mismatch_cnt=r.int_attr("mismatch_cnt") if level not in ("raid0", "linear") else None,
+        last_sync_action=r.raw("last_sync_action"),
     )
     return arr, r.notes
 

@@ -80,6 +80,9 @@ def test_arrays_agree_with_sysfs(replay: tuple[Machine, Raw, ReplayBackend]) -> 
         assert a.degraded == int(raw.md(name, "degraded"))
         assert a.metadata == raw.md(name, "metadata_version")
         assert a.uuid == raw.md(name, "uuid")
+        # reported for idle arrays too (issue 15): what the last check/repair counted
+        assert a.mismatch_cnt == int(raw.md(name, "mismatch_cnt"))
+        assert a.last_sync_action == raw.md(name, "last_sync_action")
         assert a.size_bytes == int(raw.file(f"/sys/block/{name}/size")) * 512
         loc = raw.md(name, "bitmap/location")
         assert a.bitmap == (None if loc == "none" else loc)

@@ -20,6 +20,7 @@ def live(
     targets: tuple[str, ...] = (),
     mismatch: int | None = None,
     max_speed: int | None = 200_000,
+    last: str | None = None,
 ) -> MdLive:
     sync = (
         SyncStatus(
@@ -41,7 +42,7 @@ def live(
         member_states=members,
         level="raid10",
         mismatch_cnt=mismatch,
-        last_sync_action=action or "resync",
+        last_sync_action=last if last is not None else (action or "resync"),
     )
 
 
@@ -144,9 +145,9 @@ def test_vanished_array_ends_its_sync() -> None:
     tr = SyncTracker()
     tr.update(sample(0, live(action="resync", done=10)))
     ev = tr.update(sample(1))
-    assert {e.kind for e in ev} == {"array-vanished"}
-    assert not tr.finished[0].completed
-    ev = tr.update(sample(2, live("md5", action=None)))
+    assert {e.kind for e in ev} == {"array-vanished", "sync-ended"}
+    assert not tr.finished[0].completed and tr.finished[0].outcome == "array stopped"
+    ev = tr.update(sample(2, live("md5", action=None, last="none")))  # assembled: no sync yet
     assert [e.kind for e in ev] == ["array-appeared"]
 
 
@@ -200,3 +201,59 @@ def test_end_hidden_by_coarse_sync_completed_counts_as_completed() -> None:
     tr.update(sample(2, live(action="check", done=total // 2, speed=0)))
     tr.update(sample(3, live(action=None)))
     assert not tr.finished[-1].completed  # echo idle half way: stopped, not finished
+    assert tr.finished[-1].outcome == "interrupted" and tr.finished[-1].fraction == 0.5
+    assert tr.finished[-1].outcome_text == "interrupted at 50%"
+    tr.update(sample(4, live(action="check", done=total // 4, speed=0)))
+    tr.update(sample(5, live(action="repair", done=0, speed=0)))
+    assert tr.finished[-1].outcome == "became repair"
+
+
+def test_a_sync_between_two_looks_is_still_seen() -> None:
+    """md sets last_sync_action when a sync starts and keeps it: a change while no sync was
+    seen running means one began (and ended) between two samples."""
+    tr = SyncTracker()
+    tr.update(sample(0, live(action=None, last="none")))
+    ev = tr.update(sample(1, live(action=None, last="check", mismatch=8)))
+    assert [e.kind for e in ev] == ["sync-started", "sync-ended"]
+    assert [e.action for e in ev] == ["check", "check"] and ev[0].t == 0
+    fin = tr.finished[-1]
+    assert fin.action == "check" and fin.mismatch_cnt == 8 and not fin.completed
+    assert fin.outcome == "ended between two looks"
+    # an array created and synced since the last look: a recovery that left it whole finished
+    ev = tr.update(
+        sample(2, live(action=None, last="check"), live("md5", action=None, last="recovery"))
+    )
+    assert [e.kind for e in ev] == ["array-appeared", "sync-started", "sync-ended"]
+    assert tr.finished[-1].action == "recover" and tr.finished[-1].outcome == "finished"
+    assert (
+        tr.update(
+            sample(3, live(action=None, last="check"), live("md5", action=None, last="recovery"))
+        )
+        == []
+    )
+
+
+def test_first_seen_state_is_recorded() -> None:
+    """An array first seen already degraded, with a faulty member and an idle spare (at start
+    or appearing later) gets those events too, not only arrays that change under our eyes."""
+    members = (("sda1", ("in_sync",)), ("sdb1", ("faulty",)), ("sdc1", ("spare",)))
+    tr = SyncTracker()
+    ev = tr.update(sample(0, live(action=None, degraded=1, members=members, last="none")))
+    assert [(e.kind, e.device) for e in ev] == [
+        ("degraded", None),
+        ("member-faulty", "sdb1"),
+        ("spare-present", "sdc1"),
+    ]
+    ev = tr.update(
+        sample(
+            1,
+            live(action=None, degraded=1, members=members, last="none"),
+            live("md5", action=None, degraded=1, members=members, last="none"),
+        )
+    )
+    assert [(e.kind, e.array) for e in ev] == [
+        ("array-appeared", "md5"),
+        ("degraded", "md5"),
+        ("member-faulty", "md5"),
+        ("spare-present", "md5"),
+    ]

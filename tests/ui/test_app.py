@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Static, TabbedContent
 
+from app.session import SessionView
 from app.ui.app import RaidmanApp
 from app.ui.screens import main as main_screen
 from tests.ui.fake_backend import FakeBackend, build_machine
 from tests.ui.helpers import plain, wait_for, wait_ready
 from widgets.header_banner import HeaderBanner, NotesBar
-from widgets.storage_tree import StorageTree
+from widgets.storage_tree import NodeRef, StorageTree
 
 SIZE = (120, 40)
 
@@ -255,17 +256,21 @@ class Listener(Static):
         self.lives = 0
         self.selections: list[str | None] = []
 
-    def on_raidman_app_machine_updated(self, message: RaidmanApp.MachineUpdated) -> None:
-        self.hosts.append(message.machine.host)
+    def on_mount(self) -> None:
+        self.watch(self.app, "view", self._view)
+        self.watch(self.app, "selected", self._selected)
 
-    def on_raidman_app_live_updated(self, message: RaidmanApp.LiveUpdated) -> None:
-        self.lives += 1
+    def _view(self, view: SessionView) -> None:
+        if view.machine is not None and view.machine.host not in self.hosts:
+            self.hosts.append(view.machine.host)
+        if view.live is not None:
+            self.lives += 1
 
-    def on_raidman_app_selection_changed(self, message: RaidmanApp.SelectionChanged) -> None:
-        self.selections.append(message.ref.key if message.ref else None)
+    def _selected(self, ref: NodeRef | None) -> None:
+        self.selections.append(ref.key if ref else None)
 
 
-async def test_extra_pane_gets_app_messages(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_extra_pane_binds_to_the_app_state(monkeypatch: pytest.MonkeyPatch) -> None:
     panes = [*main_screen.DETAIL_PANES, ("Listen", "listen", Listener)]
     monkeypatch.setattr(main_screen, "DETAIL_PANES", panes)
     app = _app(sample_interval=0.05)

@@ -22,7 +22,7 @@ DISK_KEYS = {
 ARRAY_KEYS = {
     "name", "level", "state", "chunk_bytes", "layout", "bitmap", "members", "sync", "size_bytes",
     "raid_disks", "metadata", "array_name", "uuid", "degraded", "stripe_cache_size", "container",
-    "member_index", "consistency_policy", "read_only",
+    "member_index", "consistency_policy", "read_only", "mismatch_cnt", "last_sync_action",
 }  # fmt: skip
 SYNC_KEYS = {
     "action", "done_sectors", "total_sectors", "speed_kib_s", "eta_s", "min_speed_kib_s",

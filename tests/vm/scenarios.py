@@ -12,6 +12,7 @@ from tests.vm.machine import VM, ModelUnavailable
 
 SLOW_KIB = 4000  # speed_limit_max while a test looks at a running sync (256 MiB ≈ 1 min)
 FAST_KIB = 2_000_000  # "as fast as it goes" (TCG manages well below this)
+HOLD_KIB = 20  # speed_limit_max that holds a sync running while a test looks (64 MiB ≈ 1 h)
 
 
 def create_array(
@@ -83,6 +84,17 @@ def wait_sync_progress(vm: VM, md: str, min_done: int = 1, timeout: float = 60.0
     vm.wait_for(moving, timeout, f"{md} sync progressing", interval=0.2)
     assert st is not None
     return st
+
+
+def hold_sync(vm: VM) -> None:
+    """Hold every running sync (near) still until the test sets the limits again.
+
+    A test that must see a sync *running* calls this once it has seen it progress, looks as
+    slowly as it likes, then releases it (``set_speed_limits(FAST_KIB, FAST_KIB)`` or its own
+    rate). md enforces the limit, so no check depends on how fast TCG happens to be; md's
+    ``sync_max`` cannot be lowered under a running sync (EBUSY), hence the speed limit.
+    """
+    vm.set_speed_limits(min_kib=1, max_kib=HOLD_KIB)
 
 
 def timed_idle(vm: VM, md: str, timeout: float = 600.0) -> float:

@@ -13,6 +13,7 @@ from tests.vm.scenarios import (
     SLOW_KIB,
     create_array,
     finish_or_skip_model,
+    hold_sync,
     model_check,
     timed_idle,
     wait_sync_progress,
@@ -63,6 +64,7 @@ def test_create_and_initial_sync(
 
     # mid-sync: the kernel's own activity, and raidman's model of it at the same moment
     k = wait_sync_progress(vm, md, min_done=2048)
+    hold_sync(vm)  # held running while it is looked at; released below
     assert k.sync_action == initial
     done, total = k.completed or (0, 0)
     assert 0 < done < total

@@ -11,6 +11,7 @@ from tests.vm.scenarios import (
     SLOW_KIB,
     create_array,
     finish_or_skip_model,
+    hold_sync,
     model_check,
     timed_idle,
     wait_sync_progress,
@@ -51,6 +52,7 @@ def test_fail_remove_add_recovers(blank_vm: VM) -> None:
     vm.set_speed_limits(1000, SLOW_KIB)
     vm.run(["mdadm", f"/dev/{MD}", "--add", f"/dev/{victim}"], check=True)
     k = wait_sync_progress(vm, MD, min_done=1024)
+    hold_sync(vm)  # held running while it is looked at; released below
     assert k.sync_action == "recover"
     m = k.members[victim]
     assert m.slot == 1 and "in_sync" not in m.state  # rebuilding into its old slot
@@ -142,6 +144,7 @@ def test_spare_takes_over(blank_vm: VM) -> None:
     vm.set_speed_limits(1000, SLOW_KIB)
     vm.run(["mdadm", f"/dev/{MD}", "--fail", f"/dev/{disks[0]}"], check=True)
     k = wait_sync_progress(vm, MD, min_done=1024)
+    hold_sync(vm)  # held running while it is looked at; released below
     assert k.sync_action == "recover"
     assert "faulty" in k.members[disks[0]].state
     assert k.members[spare].slot == 0  # took the failed member's slot
@@ -170,6 +173,7 @@ def test_check_counts_mismatches(blank_vm: VM) -> None:
     vm.set_speed_limits(1000, SLOW_KIB)
     vm.write(f"/sys/block/{MD}/md/sync_action", "check\n")
     k = wait_sync_progress(vm, MD, min_done=1024)
+    hold_sync(vm)  # held running while it is looked at; released below
     assert k.sync_action == "check"
     b = model_check(vm, MD)
     if b is not None:

@@ -10,7 +10,14 @@ import pytest
 
 from tests.vm.kernel import KernelMd, lvm_report, read_md, same_state
 from tests.vm.machine import VM
-from tests.vm.scenarios import FAST_KIB, SLOW_KIB, create_array, timed_idle, wait_sync_progress
+from tests.vm.scenarios import (
+    FAST_KIB,
+    SLOW_KIB,
+    create_array,
+    hold_sync,
+    timed_idle,
+    wait_sync_progress,
+)
 
 pytestmark = pytest.mark.vm
 
@@ -101,6 +108,7 @@ def test_report_and_tui_match_the_kernel_during_and_after_the_sync(blank_vm: VM)
     disks = vm.disks(4)
     vm.set_speed_limits(min_kib=1000, max_kib=SLOW_KIB)
     create_array(vm, MD, "raid5", disks, chunk_kib=64, size_kib=65536)  # 64 MiB members: quick
+    hold_sync(vm)  # the LVM and mkfs below may take longer under TCG than the whole sync
     vm.sh(
         f"pvcreate -q /dev/{MD} && vgcreate -q vg0 /dev/{MD} && "
         "lvcreate -q -y -n data -l 50%VG vg0 && mkfs.ext4 -q /dev/vg0/data && "
@@ -110,8 +118,10 @@ def test_report_and_tui_match_the_kernel_during_and_after_the_sync(blank_vm: VM)
     assert len(holders) == 1
     lv_dm = holders[0].rsplit("/", 1)[1]
 
-    # --- while the initial sync (a recovery onto the last member) runs
+    # --- while the initial sync (a recovery onto the last member) runs, held until looked at
+    vm.set_speed_limits(min_kib=1000, max_kib=SLOW_KIB)
     wait_sync_progress(vm, MD, min_done=2048)
+    hold_sync(vm)
     before = read_md(vm, MD)
     report = _report(vm)
     after = read_md(vm, MD)
@@ -136,8 +146,7 @@ def test_report_and_tui_match_the_kernel_during_and_after_the_sync(blank_vm: VM)
     _check_lvm_and_fs(vm, report, lv_dm)
     assert report["partitions"] == [] or all(p["parent"] not in disks for p in report["partitions"])
 
-    # the TUI starts slowly under TCG: keep the sync running while it looks
-    vm.set_speed_limits(min_kib=200, max_kib=500)
+    # the TUI starts slowly under TCG: the sync is still held, however long it takes to look
     view = vm.call("tests.vm.guest_tui:tui_view", MD, timeout=240)
     assert read_md(vm, MD).sync_action == "recover", "the sync ended before the TUI looked"
     assert view["read_only"] is None  # root in the guest

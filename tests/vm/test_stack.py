@@ -14,6 +14,7 @@ from tests.vm.scenarios import (
     SLOW_KIB,
     create_array,
     finish_or_skip_model,
+    hold_sync,
     model_check,
     timed_idle,
     wait_sync_progress,
@@ -48,6 +49,7 @@ def test_grow_raid5_from_3_to_4_reshapes(blank_vm: VM) -> None:
         timeout=120,
     )
     k = wait_sync_progress(vm, MD, min_done=1024, timeout=120)
+    hold_sync(vm)  # held running while it is looked at; released below
     assert k.sync_action == "reshape"
     assert k.get("raid_disks") == "4 (3)"  # the kernel's own notation: new (old)
     assert k.num("reshape_position") is not None
@@ -146,6 +148,7 @@ def test_member_hot_unplugged_mid_sync(blank_vm: VM) -> None:
     vm.set_speed_limits(1000, SLOW_KIB)
     create_array(vm, MD, "raid10", disks, chunk_kib=64)
     wait_sync_progress(vm, MD, min_done=2048)
+    hold_sync(vm)  # held running while it is looked at; released below
     victim = disks[3]
     serial = vm.serial_of(victim)
 

@@ -15,7 +15,7 @@ import pytest
 
 from tests.vm.kernel import KernelMd, md_paths, read_md
 from tests.vm.machine import VM
-from tests.vm.scenarios import FAST_KIB, create_array, wait_sync_progress
+from tests.vm.scenarios import FAST_KIB, create_array, hold_sync, wait_sync_progress
 
 pytestmark = pytest.mark.vm
 MD = "md0"
@@ -131,6 +131,7 @@ def test_raid5_initial_sync_is_watched(blank_vm: VM) -> None:
     vm.set_speed_limits(1000, 2000)  # 64 MiB at 2 MB/s: ~30 s unless sped up
     create_array(vm, MD, "raid5", disks, chunk_kib=64, size_kib=64 * 1024)
     k = wait_sync_progress(vm, MD, min_done=2048)
+    hold_sync(vm)  # held running while report_bracket looks, however slow it is
     assert k.sync_action == "recover"  # mdadm builds RAID-5 degraded + a spare
     assert rebuilding(k) == {disks[3]}
 
@@ -140,6 +141,7 @@ def test_raid5_initial_sync_is_watched(blank_vm: VM) -> None:
     assert set(arr["sync"]["targets"]) == rebuilding(kb) == rebuilding(ka) == {disks[3]}
     if os.environ.get("RAIDMAN_VM_UPDATE_FIXTURES") == "1":
         vm.capture("sync-raid5-recover", smart=False)
+    vm.set_speed_limits(1000, 2000)  # released to its watched pace
 
     r = track(vm, slow_samples=5)
     rows = r["rows"]
@@ -170,6 +172,7 @@ def test_raid10_recovery_is_watched(blank_vm: VM) -> None:
     vm.set_speed_limits(1000, 1500)
     vm.run(["mdadm", f"/dev/{MD}", "--add", f"/dev/{victim}"], check=True)
     k = wait_sync_progress(vm, MD, min_done=1024)
+    hold_sync(vm)  # held running while report_bracket looks, however slow it is
     assert k.sync_action == "recover" and rebuilding(k) == {victim}
 
     kb, arr, ka = report_bracket(vm)
@@ -207,6 +210,7 @@ def test_check_and_its_mismatch_count(blank_vm: VM) -> None:
     vm.set_speed_limits(1000, 1200)
     vm.write(f"/sys/block/{MD}/md/sync_action", "check\n")
     k = wait_sync_progress(vm, MD, min_done=1024)
+    hold_sync(vm)  # held running while report_bracket looks, however slow it is
     assert k.sync_action == "check"
 
     kb, arr, ka = report_bracket(vm)
@@ -216,6 +220,7 @@ def test_check_and_its_mismatch_count(blank_vm: VM) -> None:
     mm = arr["sync"]["mismatch_cnt"]
     assert mm is not None and _between(mm, kb.num("mismatch_cnt") or 0, ka.num("mismatch_cnt") or 0)
 
+    vm.set_speed_limits(1000, 1200)  # released to its own pace, to the end
     r = track(vm, fast=False, timeout=60)
     assert assert_views_match(r["rows"], "check") >= 3
     final = KernelMd.parse(MD, r["final"][MD])
@@ -250,6 +255,7 @@ def test_raid5_grow_reshape_is_watched(blank_vm: VM) -> None:
         timeout=120,
     )
     k = wait_sync_progress(vm, MD, min_done=1024, timeout=120)
+    hold_sync(vm)  # held running while report_bracket looks, however slow it is
     assert k.sync_action == "reshape"
     assert k.get("raid_disks") == "4 (3)"
 

@@ -15,13 +15,12 @@ import pytest
 
 from tests.vm.kernel import read_md
 from tests.vm.machine import VM
-from tests.vm.scenarios import FAST_KIB, create_array
+from tests.vm.scenarios import FAST_KIB, HOLD_KIB, create_array
 
 pytestmark = pytest.mark.vm
 MD = "md0"
 UNIT = 512_000  # bytes per NVMe data unit
 STATE = "/tmp/raidman-wear-test"
-HOLD_KIB = 20  # speed_limit_max while the monitor takes its sync-start snapshots
 
 
 def monitor(

@@ -18,7 +18,7 @@ import pytest
 
 from tests.vm.kernel import lvm_report, read_md, sectors_written
 from tests.vm.machine import VM
-from tests.vm.scenarios import FAST_KIB, create_array
+from tests.vm.scenarios import FAST_KIB, create_array, hold_sync
 
 pytestmark = pytest.mark.vm
 
@@ -171,7 +171,7 @@ def test_fail_remove_readd_member_through_the_tui(blank_vm: VM) -> None:
     vm.wait_idle("md127", timeout=300)
     victim = disks[1]
     state = _state_dir(vm, "members")
-    vm.set_speed_limits(1000, 1000)  # slow: the recovery the last step starts must be observable
+    hold_sync(vm)  # the recovery the last step starts is held until the test has seen it
     fail, remove, readd, add = _guest(
         vm,
         "member_actions",

@@ -16,7 +16,7 @@ from app.model.smart import SmartAttribute, SmartReading
 from app.wear.delta import sync_wear
 from app.wear.monitor import WearMonitor
 from app.wear.report import smart_json, syncs_json
-from app.wear.snapshots import SnapshotStore
+from app.wear.snapshots import SnapshotStore, SyncMember
 from backends.base import CommandResult
 
 EVO_850_500 = 500_107_862_016
@@ -190,3 +190,23 @@ def test_smart_json() -> None:
         and none["reason"] == "no SMART"
         and none["bytes_written"] is None
     )
+
+
+def test_a_sync_start_snapshot_read_after_the_sync_ended_is_not_its_start(
+    tmp_path: Path,
+) -> None:
+    """SMART is slow (seconds per disk under load): a sync of a few seconds can be over before
+    its start snapshot is read. That snapshot equals the end and would say "0 B"; the last
+    snapshot before the sync is the start instead (seen in the VM: a 7 s RAID-5 rebuild)."""
+    store = SnapshotStore.open(tmp_path / "state.db")
+    c = {"bytes_written": 1000, "capacity_bytes": 10_000}
+    store.record_snapshot("S", "sdd", c, ts=10.0, reason="start")
+    sid = store.start_sync("md0", "recover", [SyncMember("sdd", "sdd", "S")], 20.0)
+    store.end_sync(sid, 27.0)
+    late = {"bytes_written": 9000, "capacity_bytes": 10_000}
+    store.record_snapshot("S", "sdd", late, ts=30.0, reason="sync-start", sync_id=sid)
+    store.record_snapshot("S", "sdd", late, ts=31.0, reason="sync-end", sync_id=sid)
+    ev = store.sync(sid)
+    assert ev is not None
+    m = sync_wear(store, ev).member("sdd")
+    assert m is not None and m.bytes_written == 8000

@@ -9,7 +9,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer
-from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
@@ -93,9 +92,23 @@ class MainScreen(Screen[None]):
         if backend is not None:
             self.query_one(HeaderBanner).set_backend(backend.name, backend.read_only_reason)
         self.query_one(StorageTree).focus()
-        catch_up = getattr(app, "screen_ready", None)
-        if catch_up is not None:  # a probe may have finished before this screen was composed
-            catch_up(self)
+        if hasattr(app, "machine") and hasattr(app, "selected"):
+            # bound to the App's state: shown now (whatever arrived before this screen was
+            # composed) and at every change
+            self.watch(app, "machine", self._show_machine)
+            self.watch(app, "selected", self._show_selected)
+
+    def _show_machine(self, machine: Machine | None) -> None:
+        self.query_one(HeaderBanner).set_machine(machine)
+        if machine is None:
+            return
+        self.query_one(NotesBar).set_notes(machine.notes)
+        self.query_one(StorageTree).update_machine(machine)
+        self.query_one(MdstatView).set_machine(machine)
+        self._show_selected(getattr(self.app, "selected", None))
+
+    def _show_selected(self, ref: object) -> None:
+        self.query_one(DeviceDetail).show(getattr(self.app, "machine", None), ref)  # type: ignore[arg-type]
 
     def action_show_tab(self, tab: str) -> None:
         tabs = self.query_one(TabbedContent)
@@ -105,9 +118,3 @@ class MainScreen(Screen[None]):
             # hand the focus to the tab bar first
             tabs.query_one(Tabs).focus()
         tabs.active = tab
-
-    def broadcast(self, make: Callable[[], Message]) -> None:
-        """Post a fresh message from ``make()`` to the top widget of every right-hand pane."""
-        for pane in self.query(TabPane):
-            for child in pane.children:
-                child.post_message(make())

@@ -1,0 +1,278 @@
+"""The live session: one machine watched over time, the same for the TUI and ``raidman monitor``.
+
+Feed it what the backend returned and when — :meth:`Session.probed` (a probe),
+:meth:`Session.sampled` (a 1 Hz ``LiveSample``), :meth:`Session.tick` (the clock) — and read back
+an immutable :class:`SessionView` plus :class:`Effects`: what the caller should do next (re-probe,
+SMART reads to make, boost restores to run, an audit to start). No Textual, no threads, no
+backend calls: the TUI runs the effects in workers, the monitor in its loop and a SMART thread.
+
+It owns, once for both front ends:
+
+* the probed machine with the last live sample folded in (:func:`merge_live`);
+* the one sync-edge detector (:class:`~app.sync.tracker.SyncTracker`) and per-member throughput;
+* boost records whose sync has ended (their restore plans are effects);
+* the audit cadence;
+* wear recording (:class:`~app.wear.recorder.WearRecorder`): the tracker's sync edges open and
+  close the database records, with the kernel's per-disk write counters at the window's edges
+  and SMART reads asked for at both ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+from app.model.devices import Machine, MdArray
+from app.model.live import LiveSample, MdLive
+from app.plans.executor import ExecutionReport
+from app.sync.boost import BoostRecord, BoostStore, due_restores
+from app.sync.throughput import Rate, ThroughputMeter
+from app.sync.tracker import FinishedSync, SyncEvent, SyncTracker, SyncView
+from app.wear.recorder import SmartRead, WearRecorder
+from app.wear.snapshots import SnapshotStore
+
+AUDIT_EVERY_S = 60.0  # the audit runs tune2fs/xfs_info/...: not at every probe
+SMART_EVERY_S = 15 * 60.0  # periodic SMART snapshots of every disk
+SHAPE_EVENTS = frozenset({"array-appeared", "array-vanished", "member-added", "member-removed"})
+
+
+# ---- merging a live sample into the probed machine ---------------------------------------------
+def _merge_array(a: MdArray, live: MdLive) -> MdArray:
+    states = dict(live.member_states)
+    members = tuple(
+        replace(m, state=states[m.device]) if m.device in states else m for m in a.members
+    )
+    changes: dict[str, object] = {
+        "array_state": live.array_state if live.array_state is not None else a.array_state,
+        "degraded": live.degraded,
+        "sync": live.sync,
+        "members": members,
+    }
+    if live.stripe_cache_size is not None:
+        changes["stripe_cache_size"] = live.stripe_cache_size
+    if live.raid_disks is not None:
+        changes["raid_disks"] = live.raid_disks
+    if live.mismatch_cnt is not None:
+        changes["mismatch_cnt"] = live.mismatch_cnt
+    if live.last_sync_action is not None:
+        changes["last_sync_action"] = live.last_sync_action
+    if live.sync is not None and live.mismatch_cnt is not None and live.sync.mismatch_cnt is None:
+        changes["sync"] = replace(live.sync, mismatch_cnt=live.mismatch_cnt)
+    return replace(a, **changes)  # type: ignore[arg-type]
+
+
+def merge_live(machine: Machine, sample: LiveSample) -> Machine:
+    """``machine`` with each array's state, degraded count, sync and member states taken from
+    ``sample``. Arrays the sample does not mention are left as probed; new arrays wait for the
+    next probe (the tree's structure only changes on a probe)."""
+    by_name = {a.name: a for a in sample.arrays}
+    if not by_name:
+        return machine
+    arrays = tuple(
+        _merge_array(a, by_name[a.name]) if a.name in by_name else a for a in machine.arrays
+    )
+    return replace(machine, arrays=arrays)
+
+
+# ---- what the session hands back ---------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Effects:
+    """What the caller should do after feeding the session (all optional)."""
+
+    events: tuple[SyncEvent, ...] = ()  # to announce (notifications, the event log, the log)
+    reprobe: bool = False  # the stack changed shape: probe again now
+    smart_reads: tuple[SmartRead, ...] = ()  # run beside sampling, never in its way
+    restores: tuple[BoostRecord, ...] = ()  # boosts whose sync ended: run restore_plan(rec)
+    audit: bool = False  # start an audit of ``view.probed`` now
+    log: tuple[str, ...] = ()  # lines for a log (the monitor prints them)
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.events
+            or self.reprobe
+            or self.smart_reads
+            or self.restores
+            or self.audit
+            or self.log
+        )
+
+
+_EMPTY: Mapping[str, object] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class SessionView:
+    """Everything the widgets show, as of the last probe/sample. Immutable."""
+
+    machine: Machine | None = None  # the last probe with the last sample folded in
+    probed: Machine | None = None  # the last probe as it was
+    live: LiveSample | None = None
+    syncs: tuple[SyncView, ...] = ()
+    finished: tuple[FinishedSync, ...] = ()
+    rates: Mapping[str, Rate] = field(default_factory=lambda: MappingProxyType({}))
+    slow: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    boosted: frozenset[str] = frozenset()
+    # array -> ((disk, bytes the kernel wrote to it since the running sync began), ...)
+    sync_writes: Mapping[str, tuple[tuple[str, int], ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    probe_count: int = 0
+    sample_count: int = 0
+
+
+class Session:
+    """One watched machine. Not thread-safe: call it from one thread (the UI's, the monitor's)."""
+
+    def __init__(
+        self,
+        *,
+        store: SnapshotStore | None = None,
+        boosts: BoostStore | None = None,
+        audit_every_s: float | None = AUDIT_EVERY_S,
+        smart_every_s: float | None = SMART_EVERY_S,
+        restore_boosts: bool = True,
+    ) -> None:
+        self.tracker = SyncTracker()
+        self.meter = ThroughputMeter()
+        self.boosts = boosts
+        self.recorder = WearRecorder(store, smart_every_s=smart_every_s) if store else None
+        self._audit_every = audit_every_s
+        self._audited_at: float | None = None
+        self._audit_busy = False
+        self._restore = restore_boosts
+        self._restoring: set[str] = set()
+        self._rates: dict[str, Rate] = {}
+        self._view = SessionView()
+
+    # ---- reading ----------------------------------------------------------------------------
+    @property
+    def view(self) -> SessionView:
+        return self._view
+
+    # ---- feeding ----------------------------------------------------------------------------
+    def probed(self, machine: Machine, now: float) -> Effects:
+        v = self._view
+        merged = machine
+        if v.live is not None and v.live.taken_at >= machine.taken_at:
+            merged = merge_live(machine, v.live)
+        self._view = replace(v, machine=merged, probed=machine, probe_count=v.probe_count + 1)
+        reads: tuple[SmartRead, ...] = ()
+        if self.recorder is not None:
+            reads = self.recorder.probed(machine, now)
+        self._refresh()
+        return Effects(smart_reads=reads, audit=self._audit_due(now))
+
+    def sampled(self, sample: LiveSample, now: float | None = None) -> Effects:
+        """A live sample arrived; ``now`` defaults to when it was taken (its own clock), so
+        whoever feeds the session records the same times."""
+        if now is None:
+            now = sample.taken_at
+        v = self._view
+        events = tuple(self.tracker.update(sample))
+        self._rates = self.meter.update(sample)
+        machine = merge_live(v.probed, sample) if v.probed is not None else v.machine
+        self._view = replace(v, live=sample, machine=machine, sample_count=v.sample_count + 1)
+        reads: tuple[SmartRead, ...] = ()
+        log: tuple[str, ...] = ()
+        if self.recorder is not None:
+            reads, log = self.recorder.sampled(
+                sample, events, self.tracker.finished, v.probed, now, prev=v.live
+            )
+        restores: tuple[BoostRecord, ...] = ()
+        if self.boosts is not None and self._restore:
+            due = [r for r in due_restores(self.boosts, sample) if r.array not in self._restoring]
+            self._restoring.update(r.array for r in due)
+            restores = tuple(due)
+        self._refresh()
+        return Effects(
+            events=events,
+            reprobe=any(e.kind in SHAPE_EVENTS for e in events),
+            smart_reads=reads,
+            restores=restores,
+            log=log,
+        )
+
+    def tick(self, now: float) -> Effects:
+        """The clock moved: periodic SMART snapshots and the audit cadence."""
+        reads = self.recorder.tick(now) if self.recorder is not None else ()
+        return Effects(smart_reads=reads, audit=self._audit_due(now))
+
+    # ---- results of effects ------------------------------------------------------------------
+    def restored(self, record: BoostRecord, ok: bool) -> None:
+        """A restore plan ran; the record goes when it succeeded (else it is retried later)."""
+        self._restoring.discard(record.array)
+        if ok and self.boosts is not None:
+            self.boosts.forget(record.array)  # may raise StateFileError: retried next time
+        self._refresh()
+
+    def boost_starting(self, record: BoostRecord) -> None:
+        """Before a boost plan is offered to run: its restore record goes to disk as pending, so
+        a crash right after Run still leaves the limits to be put back. Raises StateFileError or
+        ValueError when it cannot be stored; then nothing may be raised."""
+        if self.boosts is None:
+            raise ValueError("no boost store: the limits could not be put back")
+        self.boosts.begin(record)
+        self._refresh()
+
+    def boost_ran(self, record: BoostRecord, report: ExecutionReport | None) -> BoostRecord | None:
+        """A boost plan ran (or was closed without running: ``report`` None or empty): keep what
+        to restore for every step that succeeded, even if a later one failed; drop the pending
+        record when nothing changed. Returns the record kept. Raises StateFileError when the
+        store cannot be written (the pending record still restores everything)."""
+        if self.boosts is None:
+            return None
+        ran = {o.step.argv for o in report.executed if o.exit_code == 0} if report else set()
+        kept = {
+            k: v
+            for k, v in record.previous.items()
+            if any(k.split(":", 1)[1] in " ".join(argv) for argv in ran)
+        }
+        if not kept:
+            self.boosts.forget(record.array)
+            self._refresh()
+            return None
+        rec = BoostRecord(record.array, record.action, record.started_at, kept, record.applied)
+        self.boosts.commit(rec)
+        self._refresh()
+        return rec
+
+    def audit_finished(self, now: float) -> None:
+        self._audit_busy = False
+        self._audited_at = now
+
+    def audit_now(self, now: float) -> bool:
+        """Force an audit (after a plan ran); False when one is already running."""
+        if self._audit_busy or self._view.probed is None:
+            return False
+        self._audit_busy = True
+        self._audited_at = now
+        return True
+
+    # ---- internals ---------------------------------------------------------------------------
+    def _audit_due(self, now: float) -> bool:
+        if self._audit_every is None or self._audit_busy or self._view.probed is None:
+            return False
+        if self._audited_at is not None and now - self._audited_at < self._audit_every:
+            return False
+        self._audit_busy = True
+        self._audited_at = now
+        return True
+
+    def _refresh(self) -> None:
+        v = self._view
+        slow: dict[str, tuple[str, ...]] = {}
+        if v.machine is not None:
+            for a in v.machine.arrays:
+                working = tuple(m.device for m in a.members if m.role not in ("faulty", "spare"))
+                slow[a.name] = self.meter.slowest(working)
+        writes = self.recorder.running_writes(v.live) if self.recorder is not None else {}
+        self._view = replace(
+            v,
+            syncs=tuple(self.tracker.views()),
+            finished=tuple(self.tracker.finished),
+            rates=MappingProxyType(dict(self._rates)),
+            slow=MappingProxyType(slow),
+            boosted=frozenset(r.array for r in self.boosts.records) if self.boosts else frozenset(),
+            sync_writes=MappingProxyType(writes),
+        )

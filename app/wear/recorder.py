@@ -1,0 +1,293 @@
+"""Wear recording driven by the session's sync edges (no sampler, no edge detector of its own).
+
+``WearRecorder`` is told by :class:`app.session.Session` what the one ``SyncTracker`` saw: a sync
+started → a database record (array UUID, members, the kernel's per-disk write counters from the
+last sample *before* it began) and SMART reads of its members; a sync ended → the record closed
+with the tracker's outcome and fraction, the write counters of the first sample *after* it ended,
+and SMART reads again. The kernel counters (``/proc/diskstats``, 512-byte sectors) give each
+member's exact writes at once; the SMART snapshots confirm them in the device's own unit.
+
+SMART reads are returned as :class:`SmartRead` effects and run by :func:`take_snapshot`, in a
+thread of their own in ``raidman monitor`` and in a worker in the TUI: never in the sampler's way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+from app.model import Machine
+from app.model.live import LiveSample
+from app.model.smart import SmartReading
+from app.sync.tracker import FinishedSync, SyncEvent
+from app.wear.snapshots import SnapshotStore, SyncMember
+from app.wear.snapshots import SyncEvent as StoredSync
+from app.wear.units import bytes_written, wear_used_percent
+from backends.base import Backend
+
+NOT_WATCHED = "ended while the monitor was not running"
+
+
+@dataclass(frozen=True, slots=True)
+class SmartRead:
+    """Read one disk's SMART and store it as a snapshot."""
+
+    disk: str
+    reason: str  # start, periodic, sync-start, sync-end
+    sync_id: int | None = None
+    serial_hint: str | None = None
+    capacity_bytes: int | None = None
+
+
+def counters_of(reading: SmartReading, capacity_bytes: int | None = None) -> dict[str, Any]:
+    """The JSON stored with a snapshot."""
+    w = bytes_written(reading)
+    wear = wear_used_percent(reading)
+    return {
+        "bytes_written": w.bytes if w else None,
+        "raw": w.raw if w else None,
+        "unit": w.unit if w else None,
+        "counter": w.source if w else None,
+        "wear_used": wear.used_percent if wear else None,
+        "power_on_hours": reading.power_on_hours,
+        "temperature_c": reading.temperature_c,
+        "capacity_bytes": reading.capacity_bytes or capacity_bytes,
+        "health": reading.health,
+    }
+
+
+def take_snapshot(
+    backend: Backend,
+    store: SnapshotStore,
+    read: SmartRead,
+    lock: AbstractContextManager[object] | None = None,
+) -> str | None:
+    """Run one :class:`SmartRead`: returns the serial stored under, or None (no SMART).
+    ``lock`` (the store's) is held only while writing, never during the slow read."""
+    reading = backend.smart(read.disk)
+    if not reading.available:
+        return None
+    serial = reading.serial or read.serial_hint or f"dev:{read.disk}"
+    with lock if lock is not None else nullcontext():
+        store.record_snapshot(
+            serial,
+            read.disk,
+            counters_of(reading, read.capacity_bytes),
+            ts=backend.now(),
+            reason=read.reason,
+            sync_id=read.sync_id,
+        )
+    return serial
+
+
+def kernel_writes(sample: LiveSample | None) -> dict[str, int]:
+    """Cumulative bytes written per device, from the sample's /proc/diskstats counters."""
+    return {d.name: d.write_bytes for d in sample.disk_io} if sample is not None else {}
+
+
+@dataclass
+class _Open:
+    sync_id: int
+    array: str
+    action: str
+    uuid: str | None
+    members: tuple[SyncMember, ...]
+    start: dict[str, int]
+    capacities: dict[str, int]
+
+
+def members_of(machine: Machine | None, array: str) -> tuple[SyncMember, ...]:
+    a = machine.array(array) if machine is not None else None
+    if machine is None or a is None:
+        return ()
+    out: list[SyncMember] = []
+    for mem in a.members:
+        for d in machine.disks_under(mem.device) or (mem.device,):
+            disk = machine.disk(d)
+            out.append(SyncMember(mem.device, d, disk.serial if disk else None))
+    return tuple(out)
+
+
+class WearRecorder:
+    def __init__(self, store: SnapshotStore, *, smart_every_s: float | None) -> None:
+        self.store = store
+        self._every = smart_every_s
+        self._machine: Machine | None = None
+        self._last_periodic: float | None = None
+        self._open: dict[str, _Open] = {}
+        self._adoptable: list[StoredSync] | None = None
+        self._closed_memberless: list[tuple[_Open, dict[str, int]]] = []
+
+    # ---- SMART reads of many disks -------------------------------------------------------------
+    def _all(self, machine: Machine, reason: str) -> list[SmartRead]:
+        return [
+            SmartRead(d.name, reason, None, d.serial, d.size_bytes)
+            for d in machine.disks
+            if d.kind == "disk"
+        ]
+
+    def _of(self, members: Sequence[SyncMember], reason: str, sync_id: int) -> list[SmartRead]:
+        seen: dict[str, SmartRead] = {}
+        for m in members:
+            if m.disk not in seen:
+                d = self._machine.disk(m.disk) if self._machine else None
+                seen[m.disk] = SmartRead(
+                    m.disk, reason, sync_id, m.serial, d.size_bytes if d else None
+                )
+        return list(seen.values())
+
+    def _capacities(self, members: Sequence[SyncMember]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for m in members:
+            d = self._machine.disk(m.disk) if self._machine else None
+            if d is not None and d.size_bytes:
+                out[m.disk] = d.size_bytes
+        return out
+
+    # ---- fed by the session -----------------------------------------------------------------
+    def probed(self, machine: Machine, now: float) -> tuple[SmartRead, ...]:
+        self._machine = machine
+        reads: list[SmartRead] = []
+        if self._last_periodic is None:
+            self._last_periodic = now
+            reads.extend(self._all(machine, "start"))
+        for o, end in self._closed_memberless:
+            a = machine.array(o.array)
+            if a is None or (o.uuid is not None and a.uuid != o.uuid):
+                continue
+            if o.uuid is None and a.uuid:
+                o.uuid = a.uuid
+                self.store.set_sync_uuid(o.sync_id, a.uuid)
+            o.members = members_of(machine, o.array)
+            o.capacities = self._capacities(o.members)
+            self.store.set_sync_members(o.sync_id, o.members)
+            self.store.set_kernel_writes(o.sync_id, o.start, end, o.capacities)
+            reads.extend(self._of(o.members, "sync-end", o.sync_id))
+        self._closed_memberless = []
+        for name, o in self._open.items():
+            a = machine.array(name)
+            if a is None:
+                continue
+            if o.uuid is None and a.uuid:
+                o.uuid = a.uuid
+                self.store.set_sync_uuid(o.sync_id, a.uuid)
+            if not o.members:  # the array appeared after the last probe: members known now
+                o.members = members_of(machine, name)
+                if o.members:
+                    o.capacities = self._capacities(o.members)
+                    self.store.set_sync_members(o.sync_id, o.members)
+                    self.store.set_kernel_writes(o.sync_id, o.start, {}, o.capacities)
+                    reads.extend(self._of(o.members, "sync-start", o.sync_id))
+        return tuple(reads)
+
+    def tick(self, now: float) -> tuple[SmartRead, ...]:
+        if (
+            self._every is None
+            or self._machine is None
+            or self._last_periodic is None
+            or now - self._last_periodic < self._every
+        ):
+            return ()
+        self._last_periodic = now
+        return tuple(self._all(self._machine, "periodic"))
+
+    def sampled(
+        self,
+        sample: LiveSample,
+        events: Sequence[SyncEvent],
+        finished: Sequence[FinishedSync],
+        machine: Machine | None,
+        now: float,
+        *,
+        prev: LiveSample | None,
+    ) -> tuple[tuple[SmartRead, ...], tuple[str, ...]]:
+        if machine is not None:
+            self._machine = machine
+        first = self._adoptable is None
+        if self._adoptable is None:
+            self._adoptable = self.store.running_syncs()
+        before = kernel_writes(prev if prev is not None else sample)
+        after = kernel_writes(sample)
+        live = {a.name: a for a in sample.arrays}
+        reads: list[SmartRead] = []
+        log: list[str] = []
+        for e in events:
+            if e.kind == "sync-ended" and e.array in self._open:
+                o = self._open.pop(e.array)
+                fin = next((f for f in reversed(finished) if f.array == e.array), None)
+                outcome = fin.outcome if fin is not None else "interrupted"
+                fraction = fin.fraction if fin is not None else None
+                self.store.set_kernel_writes(o.sync_id, o.start, after, o.capacities)
+                self.store.end_sync(o.sync_id, now, outcome, fraction)
+                if not o.members:  # over before a probe saw the array: members at the next
+                    self._closed_memberless.append((o, after))
+                reads.extend(self._of(o.members, "sync-end", o.sync_id))
+                log.append(e.message)
+            elif e.kind == "sync-started":
+                a = live.get(e.array)
+                action = e.action or (a.sync.action if a is not None and a.sync else None)
+                if action is None or action in ("pending", "delayed"):
+                    continue
+                at = min(now, e.t)  # one that began between two looks: at the earlier look
+                started = self._start(e.array, action, before, at, log)
+                if at == now:  # else SMART's start is the last snapshot before it (delta.py)
+                    reads.extend(started)
+        for o in self._open.values():  # running: the kernel's figure so far, every sample
+            if o.start:
+                self.store.set_kernel_writes(o.sync_id, o.start, after, o.capacities)
+        if first:
+            for ev in self._adoptable:
+                self.store.end_sync(ev.id, now, NOT_WATCHED)
+                reads.extend(self._of(ev.members, "sync-end", ev.id))
+                log.append(f"{ev.array}: {ev.action} {NOT_WATCHED}")
+            self._adoptable = []
+        return tuple(reads), tuple(log)
+
+    def _start(
+        self, name: str, action: str, before: dict[str, int], now: float, log: list[str]
+    ) -> list[SmartRead]:
+        a = self._machine.array(name) if self._machine else None
+        uuid = a.uuid if a is not None else None
+        for ev in list(self._adoptable or ()):
+            if (
+                ev.array == name
+                and ev.action == action
+                and (not ev.array_uuid or not uuid or ev.array_uuid == uuid)
+            ):
+                # left open by a run that stopped while it was going: the same sync, adopted
+                self._adoptable.remove(ev)  # type: ignore[union-attr]
+                start = dict(ev.kernel_start)
+                if any(before.get(d, -1) < v for d, v in start.items()):
+                    start = {}  # counters went back (a reboot): the kernel figure is unknown
+                caps = dict(ev.capacities) or self._capacities(ev.members)
+                self._open[name] = _Open(
+                    ev.id, name, action, ev.array_uuid or uuid, ev.members, start, caps
+                )
+                log.append(f"{name}: {action} still running (recorded since {ev.started_at:.0f})")
+                return []
+        members = members_of(self._machine, name)
+        caps = self._capacities(members)
+        sid = self.store.start_sync(
+            name, action, members, now, array_uuid=uuid, kernel_start=before, capacities=caps
+        )
+        self._open[name] = _Open(sid, name, action, uuid, members, dict(before), caps)
+        log.append(f"{name}: {action} started; members {', '.join(m.device for m in members)}")
+        return self._of(members, "sync-start", sid)
+
+    # ---- reading ----------------------------------------------------------------------------
+    def running_writes(self, live: LiveSample | None) -> dict[str, tuple[tuple[str, int], ...]]:
+        """Per running sync: each member disk's bytes written since it began (kernel counters)."""
+        now = kernel_writes(live)
+        out: dict[str, tuple[tuple[str, int], ...]] = {}
+        for name, o in self._open.items():
+            disks = dict.fromkeys(m.disk for m in o.members)
+            out[name] = tuple(
+                (d, max(0, now[d] - o.start[d])) for d in disks if d in now and d in o.start
+            )
+        return out
+
+    def open_sync_id(self, array: str) -> int | None:
+        o = self._open.get(array)
+        return o.sync_id if o is not None else None

@@ -1,0 +1,353 @@
+"""The live session without Textual: probes and samples in, an immutable view and effects out.
+
+A RAID-5 of four 256 MiB NVMe disks (the VM's layout): its initial sync is a recovery onto the
+last member, which md writes once over while the others are only read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import FrozenInstanceError, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.model import Disk, Machine, MdArray, MdMember, SyncStatus
+from app.model.live import DiskIO, LiveSample, MdLive
+from app.model.smart import SmartReading
+from app.session import Session
+from app.wear.monitor import WearMonitor
+from app.wear.recorder import SmartRead
+from app.wear.report import syncs_json
+from app.wear.snapshots import SnapshotStore
+
+MIB = 1 << 20
+DISKS = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")
+TOTAL = 256 * MIB // 512  # sectors per member
+
+
+def machine(uuid: str = "aaaa:1111", level: str = "raid5", t: float = 0.0) -> Machine:
+    disks = tuple(Disk(d, 256 * MIB, serial=f"SN-{d}", rotational=False) for d in DISKS)
+    members = tuple(MdMember(d, i, ("in_sync",)) for i, d in enumerate(DISKS))
+    arr = MdArray("md127", level, raid_disks=4, members=members, uuid=uuid)
+    return Machine(host="h", kernel="k", disks=disks, arrays=(arr,), taken_at=t)
+
+
+def sample(
+    t: float,
+    writes: dict[str, int],
+    sync: SyncStatus | None = None,
+    *,
+    degraded: int = 0,
+    mismatch: int | None = None,
+    present: bool = True,
+    last: str | None = None,
+) -> LiveSample:
+    arrays = (
+        (
+            MdLive(
+                "md127",
+                "active",
+                degraded,
+                sync,
+                tuple((d, ("in_sync",)) for d in DISKS),
+                level="raid5",
+                mismatch_cnt=mismatch,
+                last_sync_action=last,
+            ),
+        )
+        if present
+        else ()
+    )
+    return LiveSample(t, arrays, tuple(DiskIO(d, 0, writes.get(d, 0)) for d in DISKS))
+
+
+def recover(done: int) -> SyncStatus:
+    return SyncStatus("recover", done, TOTAL, 100_000, targets=("nvme3n1",))
+
+
+def check(done: int) -> SyncStatus:
+    return SyncStatus("check", done, TOTAL, 50_000)
+
+
+class Writes:
+    """Cumulative kernel write counters that move as the test says."""
+
+    def __init__(self) -> None:
+        self.w = dict.fromkeys(DISKS, 1_000_000)
+
+    def add(self, **by: int) -> dict[str, int]:
+        for d, n in by.items():
+            self.w[d] += n
+        return dict(self.w)
+
+
+def reads_of(effects: Iterable[Any]) -> list[SmartRead]:
+    return [r for e in effects for r in e.smart_reads]
+
+
+def run_rebuild(session: Session) -> list[Any]:
+    """Probe, one idle sample, a recovery over three samples, idle again."""
+    w = Writes()
+    out = [session.probed(machine(), 0.0)]
+    out.append(session.sampled(sample(1, w.add(nvme0n1=4096)), 1.0))  # the last look before
+    out.append(session.sampled(sample(2, w.add(nvme3n1=10 * MIB), recover(TOTAL // 10)), 2.0))
+    out.append(session.sampled(sample(3, w.add(nvme3n1=120 * MIB), recover(TOTAL // 2)), 3.0))
+    out.append(session.sampled(sample(4, w.add(nvme3n1=126 * MIB, nvme1n1=8192)), 4.0))
+    return out
+
+
+def test_a_rebuild_is_recorded_with_exact_kernel_writes_and_smart_reads_at_both_ends(
+    tmp_path: Path,
+) -> None:
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    effects = run_rebuild(s)
+
+    # the first probe: a "start" SMART read of every disk; then sync-start and sync-end reads
+    assert [r.disk for r in effects[0].smart_reads] == list(DISKS)
+    assert {r.reason for r in effects[0].smart_reads} == {"start"}
+    starts = [r for r in reads_of(effects) if r.reason == "sync-start"]
+    ends = [r for r in reads_of(effects) if r.reason == "sync-end"]
+    assert [r.disk for r in starts] == [r.disk for r in ends] == list(DISKS)
+    assert starts[0].sync_id == ends[0].sync_id is not None
+    assert [e.kind for e in effects[2].events] == ["sync-started"]
+    assert [e.kind for e in effects[4].events] == ["sync-ended"]
+
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert ev.action == "recover" and ev.outcome == "finished" and ev.fraction == 1.0
+    assert ev.started_at == 2.0 and ev.ended_at == 4.0
+    # the window runs from the last sample before the sync to the first after it: everything
+    # the kernel wrote in between, including the first second (10 MiB) and the last (126 MiB)
+    assert ev.kernel_written("nvme3n1") == 256 * MIB
+    assert ev.kernel_written("nvme1n1") == 8192
+    assert ev.kernel_written("nvme0n1") == 0  # its 4 KiB were written before the sync began
+
+    (js,) = syncs_json(store, "md127", "aaaa:1111")
+    assert js["array_uuid"] == "aaaa:1111" and js["outcome"] == "finished"
+    m3 = next(m for m in js["members"] if m["disk"] == "nvme3n1")
+    assert m3["kernel_bytes_written"] == 256 * MIB
+    assert m3["kernel_capacity_share"] == 1.0
+
+
+def test_the_view_is_immutable_and_follows_a_running_sync(tmp_path: Path) -> None:
+    s = Session(store=SnapshotStore.open(tmp_path / "state.db"), audit_every_s=None)
+    w = Writes()
+    s.probed(machine(), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)
+    s.sampled(sample(2, w.add(nvme3n1=10 * MIB), recover(TOTAL // 10)), 2.0)
+    v = s.view
+    assert dict(v.sync_writes["md127"])["nvme3n1"] == 10 * MIB
+    s.sampled(sample(3, w.add(nvme3n1=20 * MIB), recover(TOTAL // 5)), 3.0)
+    assert dict(s.view.sync_writes["md127"])["nvme3n1"] == 30 * MIB
+    assert dict(v.sync_writes["md127"])["nvme3n1"] == 10 * MIB  # the old view did not move
+    with pytest.raises(FrozenInstanceError):
+        v.machine = None  # type: ignore[misc]
+    assert [x.array for x in s.view.syncs] == ["md127"]
+    arr = s.view.machine.array("md127") if s.view.machine else None
+    assert arr is not None and arr.sync is not None and arr.sync.action == "recover"
+
+
+def test_a_check_stopped_part_way_is_interrupted_with_its_fraction(tmp_path: Path) -> None:
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine(), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)
+    s.sampled(sample(2, w.add(), check(TOTAL // 20)), 2.0)
+    s.sampled(sample(3, w.add(), check(TOTAL // 10)), 3.0)
+    eff = s.sampled(sample(4, w.add(), mismatch=0), 4.0)  # echo idle > sync_action
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert ev.outcome == "interrupted" and ev.fraction == pytest.approx(0.1, abs=1e-4)
+    assert any("interrupted at 10%" in e.message for e in eff.events)
+    (fin,) = s.view.finished
+    assert fin.outcome_text == "interrupted at 10%"
+
+
+def test_a_new_array_under_the_old_name_keeps_its_own_records(tmp_path: Path) -> None:
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine("aaaa:1111"), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)
+    s.sampled(sample(2, w.add(), check(TOTAL // 2)), 2.0)
+    eff = s.sampled(sample(3, w.add(), present=False), 3.0)  # mdadm --stop
+    assert eff.reprobe
+    s.probed(replace(machine("bbbb:2222", "raid10"), arrays=()), 3.5)
+    s.sampled(sample(4, w.add(), present=False), 4.0)
+    eff = s.sampled(
+        sample(5, w.add(nvme0n1=MIB), SyncStatus("resync", TOTAL - 10, TOTAL, 100_000)), 5.0
+    )
+    assert eff.reprobe  # array-appeared: its members are known after the probe
+    reads = s.probed(machine("bbbb:2222", "raid10"), 5.5).smart_reads
+    assert {r.reason for r in reads} == {"sync-start"}
+    s.sampled(sample(6, w.add(nvme0n1=MIB)), 6.0)
+
+    old = store.syncs_for("md127", "aaaa:1111")
+    new = store.syncs_for("md127", "bbbb:2222")
+    assert [(e.action, e.outcome) for e in old] == [("check", "array stopped")]
+    assert [(e.action, e.outcome) for e in new] == [("resync", "finished")]
+    assert {m.disk for m in new[0].members} == set(DISKS)
+    assert new[0].kernel_written("nvme0n1") == 2 * MIB
+    assert [j["array_uuid"] for j in syncs_json(store, "md127", "bbbb:2222")] == ["bbbb:2222"]
+
+
+def test_a_rebuild_over_between_two_looks_is_recorded_from_the_write_counters(
+    tmp_path: Path,
+) -> None:
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine(), 0.0)
+    s.sampled(sample(1, w.add(), last="none"), 1.0)
+    # md rebuilt all of nvme3n1 within one second: no sample saw it running
+    eff = s.sampled(sample(2, w.add(nvme3n1=256 * MIB), last="recovery"), 2.0)
+    assert [e.kind for e in eff.events] == ["sync-started", "sync-ended"]
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert (ev.action, ev.outcome, ev.started_at, ev.ended_at) == ("recover", "finished", 1.0, 2.0)
+    assert ev.kernel_written("nvme3n1") == 256 * MIB and ev.kernel_written("nvme0n1") == 0
+    # SMART now would be after the sync: only its end is read (its start is the last snapshot
+    # before it, see app/wear/delta.py)
+    assert {r.reason for r in eff.smart_reads} == {"sync-end"}
+
+
+def test_an_array_created_and_synced_between_two_looks_gets_its_members_at_the_next_probe(
+    tmp_path: Path,
+) -> None:
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(replace(machine(), arrays=()), 0.0)
+    s.sampled(sample(1, w.add(), present=False), 1.0)
+    eff = s.sampled(sample(2, w.add(nvme3n1=256 * MIB), last="recovery"), 2.0)
+    assert eff.reprobe
+    assert [e.kind for e in eff.events] == ["array-appeared", "sync-started", "sync-ended"]
+    eff = s.probed(machine(), 2.5)
+    assert {r.reason for r in eff.smart_reads} == {"sync-end"}
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert {m.disk for m in ev.members} == set(DISKS) and ev.outcome == "finished"
+    assert ev.kernel_written("nvme3n1") == ev.capacities["nvme3n1"] == 256 * MIB
+
+
+def test_degraded_at_first_sight_and_shape_changes() -> None:
+    s = Session(audit_every_s=60.0)
+    eff = s.probed(machine(), 0.0)
+    assert eff.audit and not s.probed(machine(), 1.0).audit  # the cadence
+    eff = s.sampled(sample(1, {}, degraded=1), 1.0)
+    assert [e.kind for e in eff.events] == ["degraded"]
+    assert s.tick(30.0).audit is False
+    assert s.tick(61.0).audit is False  # still running (never reported finished)
+    s.audit_finished(61.0)
+    assert s.tick(122.0).audit
+
+
+# ---- the TUI and the monitor record the same syncs ----------------------------------------------
+class ScriptedBackend:
+    """Replays one probe and a fixed sample sequence; SMART from fixed counters."""
+
+    name = "scripted"
+    read_only_reason = "test"
+
+    def __init__(self, samples: list[LiveSample]) -> None:
+        self.samples = samples
+        self.i = 0
+        self.t = 0.0
+
+    def now(self) -> float:
+        return self.t
+
+    def probe(self) -> Machine:
+        return machine(t=self.t)
+
+    def sample(self) -> LiveSample:
+        s = self.samples[min(self.i, len(self.samples) - 1)]
+        self.i += 1
+        self.t = s.taken_at
+        return s
+
+    def smart(self, disk: str) -> SmartReading:
+        return SmartReading(disk, True, protocol="NVMe", serial=f"SN-{disk}", taken_at=self.t)
+
+    def read_text(self, path: str) -> str | None:
+        return None
+
+
+def _sequence() -> list[LiveSample]:
+    w = Writes()
+    seq = [sample(1, w.add())]
+    seq.append(sample(2, w.add(nvme3n1=64 * MIB), recover(TOTAL // 4)))
+    seq.append(sample(3, w.add(nvme3n1=192 * MIB)))
+    seq.append(sample(4, w.add(), check(TOTAL // 10)))
+    seq.append(sample(5, w.add(), mismatch=0))
+    return seq
+
+
+def _records(store: SnapshotStore) -> list[tuple[Any, ...]]:
+    return [
+        (
+            e.array,
+            e.array_uuid,
+            e.action,
+            e.started_at,
+            e.ended_at,
+            e.outcome,
+            e.fraction,
+            *(e.kernel_written(d) for d in DISKS),
+        )
+        for e in store.syncs_for("md127", "aaaa:1111")
+    ]
+
+
+def test_the_tui_and_the_monitor_record_the_same_syncs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the monitor, as `raidman monitor` runs it
+    mstore = SnapshotStore.open(tmp_path / "monitor.db")
+    mon = WearMonitor(ScriptedBackend(_sequence()), mstore)  # type: ignore[arg-type]
+    for _ in _sequence():
+        mon.tick()
+    monitor_records = _records(mstore)
+
+    # the TUI, fed the same samples through its own timers and workers
+    from app.ui.app import RaidmanApp
+
+    monkeypatch.setenv("RAIDMAN_STATE_DIR", str(tmp_path / "tui"))
+    backend = ScriptedBackend(_sequence())
+    app = RaidmanApp(backend, probe_interval=0, sample_interval=0.01)  # type: ignore[arg-type]
+
+    async def drive() -> None:
+        async with app.run_test() as pilot:
+            for _ in range(500):
+                if app.sample_count > len(backend.samples) + 1:  # all seen, the last twice
+                    break
+                await pilot.pause(0.02)
+
+    asyncio.run(drive())
+    tstore = SnapshotStore.open(tmp_path / "tui" / "state.db")
+    tui_records = _records(tstore)
+
+    assert [r[2] for r in monitor_records] == ["recover", "check"]
+    assert monitor_records[0][5] == "finished" and monitor_records[1][5] == "interrupted"
+    assert monitor_records[0][7 + 3] == 256 * MIB
+    assert tui_records == monitor_records
+
+
+def test_the_threaded_monitor_records_the_same_and_reads_smart_beside_sampling(
+    tmp_path: Path,
+) -> None:
+    inline = SnapshotStore.open(tmp_path / "inline.db")
+    mon = WearMonitor(ScriptedBackend(_sequence()), inline)  # type: ignore[arg-type]
+    for _ in _sequence():
+        mon.tick()
+    threaded = SnapshotStore.open(tmp_path / "threaded.db")
+    tmon = WearMonitor(ScriptedBackend(_sequence()), threaded, threaded=True)  # type: ignore[arg-type]
+    for _ in _sequence():
+        tmon.tick()
+    tmon.close()  # the queued SMART reads are done
+    assert _records(threaded) == _records(inline)
+    (rec, _chk) = threaded.syncs_for("md127", "aaaa:1111")
+    for d in DISKS:
+        assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-start") is not None
+        assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-end") is not None
