@@ -16,8 +16,6 @@ raidman, three ways:
    to a terminal.
 3. pty: the same app on a real pseudo-terminal (200×60), its output read and discarded; CPU of
    the process (psutil, from outside) over the same kind of window, scaled to 60 s.
-   If ``app.ui`` does not show a Sync pane yet, the benchmark adds ``widgets.sync_pane.SyncPane``
-   as a tab and drives it from ``LiveUpdated`` the way the app is meant to (stated in the output).
 
 watch -n1 cat /proc/mdstat: this host has no /proc/mdstat, so the simulated machine's mdstat text
 is written to a file and
@@ -93,14 +91,9 @@ def domain_cpu(iterations: int = 60) -> float:
 def app_child(seconds: float, headless: bool, out: str | None) -> None:
     """Run RaidmanApp over the simulated machine; with ``headless`` measure our own CPU."""
     import psutil
-    from textual.widgets import TabbedContent, TabPane
 
-    from app.sync.throughput import ThroughputMeter
-    from app.sync.tracker import SyncTracker
     from app.ui.app import RaidmanApp
-    from app.ui.screens.main import MainScreen
     from backends.simulated import SimClock, SimulatedBackend
-    from widgets.sync_pane import SyncPane
 
     backend = SimulatedBackend.big(
         disks=DISKS, arrays=ARRAYS, syncing=SYNCING, clock=SimClock.realtime()
@@ -114,60 +107,28 @@ def app_child(seconds: float, headless: bool, out: str | None) -> None:
         CSS_PATH = str(
             Path(sys.modules[RaidmanApp.__module__].__file__ or "").with_name("app.tcss")
         )
-        driven = False
 
         def __init__(self) -> None:
             super().__init__(backend, sample_interval=1.0)
-            self.bench_tracker = SyncTracker()
-            self.bench_meter = ThroughputMeter()
 
         def on_mount(self) -> None:
             # RaidmanApp.on_mount runs too (Textual calls the handler of every class in the MRO)
             self.set_timer(seconds + 30, self.finish)  # a backstop; start_window ends it earlier
+            self.watch(self, "machine", self._first_machine, init=False)
 
-        def screen_ready(self, screen: MainScreen) -> None:
-            super().screen_ready(screen)
-            self.call_later(self.show_sync)
+        def _first_machine(self, machine: object) -> None:
+            if machine is None or "first_probe" in marks:
+                return
+            marks["first_probe"] = time.perf_counter()
+            self.set_timer(0.3, self.show_sync)  # after the tab bar has mounted
+            self.set_timer(1.0, self.start_window)
 
-        async def show_sync(self) -> None:
-            tabs = self.main.query_one(TabbedContent)
-            if not self.main.query(SyncPane):
-                await tabs.add_pane(TabPane("Sync", SyncPane(id="bench-sync"), id="bench-sync-tab"))
-                tabs.active = "bench-sync-tab"
-                BenchApp.driven = True
-            else:
-                pane = self.main.query_one(SyncPane)
-                for tab in pane.ancestors:
-                    if isinstance(tab, TabPane) and tab.id:
-                        tabs.active = tab.id
-                        break
-
-        def on_raidman_app_machine_updated(self, _event: RaidmanApp.MachineUpdated) -> None:
-            if "start" not in marks:
-                marks["first_probe"] = time.perf_counter()
-                self.set_timer(1.0, self.start_window)
+        def show_sync(self) -> None:
+            self.show_tab("sync")
 
         def start_window(self) -> None:
             marks["start"] = (time.perf_counter(), proc.cpu_times(), self.sample_count)
             self.set_timer(seconds, self.finish)
-
-        def on_raidman_app_live_updated(self, event: RaidmanApp.LiveUpdated) -> None:
-            if not BenchApp.driven:
-                return
-            self.bench_tracker.update(event.sample)
-            rates = self.bench_meter.update(event.sample)
-            slow = {
-                a.name: self.bench_meter.slowest(tuple(m.device for m in a.members))
-                for a in event.machine.arrays
-            }
-            self.main.query_one(SyncPane).refresh_views(
-                self.bench_tracker.views(),
-                list(self.bench_tracker.finished),
-                machine=event.machine,
-                rates=rates,
-                slow=slow,
-                boosted=set(),
-            )
 
         def finish(self) -> None:
             if "start" in marks:
@@ -177,7 +138,6 @@ def app_child(seconds: float, headless: bool, out: str | None) -> None:
                     "wall_s": time.perf_counter() - t0,
                     "cpu_s": (c1.user - c0.user) + (c1.system - c0.system),
                     "samples": self.sample_count - n0,
-                    "driven": BenchApp.driven,
                     "cards": len(self.main.query("SyncCard")),
                 }
             self.exit()
@@ -205,7 +165,7 @@ def headless_figures(seconds: float) -> list[Figure]:
         res = json.loads(out.read_text()) if out.exists() else {}
     if not res:
         raise RuntimeError(f"child failed (exit {p.returncode}): {p.stderr.strip()[-300:]}")
-    how = "benchmark-fed SyncPane tab" if res["driven"] else "the app's own Sync pane"
+    how = "the app's own Sync pane"
     return per_minute(
         "raidman, headless RaidmanApp",
         res["cpu_s"] / res["wall_s"] * 60,
