@@ -256,11 +256,14 @@ def create_array(
             await pilot.pause()
             await _type(pilot, "#ca-chunk", chunk)
             await _type(pilot, "#ca-name", name)
+            # the wizard's defaults changed (mdadm.conf and initramfs on, so a new array survives
+            # a reboot): set every checkbox to what this call asks, never toggle blindly
+            wiz.query_one("#ca-lvm", Checkbox).value = lvm
+            wiz.query_one("#ca-conf", Checkbox).value = conf
+            wiz.query_one("#ca-initramfs", Checkbox).value = False  # minutes under TCG
+            await pilot.pause()
             if lvm:
-                await _tick(pilot, "#ca-lvm")
                 await _type(pilot, "#ca-vg", vg)
-            if conf:
-                await _tick(pilot, "#ca-conf")
             await pilot.pause()
             out = await _preview_and_run(pilot, app, wiz, confirm=confirm, force=force, run=run)
             out["offered_devices"] = offered
@@ -292,7 +295,14 @@ def member_actions(state_dir: str, array: str, actions: list[dict[str, Any]]) ->
                 wiz.query_one("#mb-array", Select).value = array
                 wiz.query_one("#mb-action", Select).value = act["action"]
                 await pilot.pause()
-                await _type(pilot, "#mb-device", act["device"])
+                # the member is picked from the array's members; a new device from the picker
+                member_sel = wiz.query_one("#mb-device", Select)
+                members = {str(v) for _, v in member_sel._options if v is not Select.NULL}
+                if act["action"] not in ("add", "spare") and act["device"] in members:
+                    member_sel.value = act["device"]
+                else:
+                    wiz.query_one("#mb-new", SelectionList).select(act["device"])
+                await pilot.pause()
                 out = await _preview_and_run(
                     pilot,
                     app,
