@@ -94,14 +94,17 @@ WALKS = (
 )
 
 
-def _tmux(*args: str) -> str:
+# Each walk runs on its own tmux server (its own socket, named after the session): with one shared
+# default server, the previous walk's kill-session shuts that server down while the next walk's
+# new-session connects to it ("server exited unexpectedly", seen in CI).
+def _tmux(session: str, *args: str) -> str:
     return subprocess.run(
-        ["tmux", *args], check=True, capture_output=True, text=True, timeout=20
+        ["tmux", "-L", session, *args], check=True, capture_output=True, text=True, timeout=20
     ).stdout
 
 
 def _screen(session: str) -> str:
-    return _tmux("capture-pane", "-t", session, "-p")
+    return _tmux(session, "capture-pane", "-t", session, "-p")
 
 
 def _wait(session: str, text: str, timeout: float = 30.0) -> str:
@@ -127,7 +130,7 @@ def run_walk(walk: Walk) -> str:
         f"env -u COLUMNS -u LINES RAIDMAN_STATE_DIR={state} {RAIDMAN} --demo {walk.scenario};"
         " echo RAIDMAN-EXITED; sleep 30"
     )
-    _tmux("new-session", "-d", "-s", session, "-x", str(w), "-y", str(h), cmd)
+    _tmux(session, "new-session", "-d", "-s", session, "-x", str(w), "-y", str(h), cmd)
     try:
         _wait(session, "Disks", timeout=60)  # the first probe is in the tree
         time.sleep(1.0)
@@ -135,12 +138,12 @@ def run_walk(walk: Walk) -> str:
             if key.startswith("wait:"):
                 _wait(session, key.removeprefix("wait:"))
             else:
-                _tmux("send-keys", "-t", session, key)
+                _tmux(session, "send-keys", "-t", session, key)
                 time.sleep(0.4)
         time.sleep(0.8)
         return _screen(session)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
+        subprocess.run(["tmux", "-L", session, "kill-server"], capture_output=True, check=False)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
