@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from app.model import Disk, Machine, Partition
 from app.model.smart import SmartReading
 from app.plans.geometry import human_bytes
-from app.plans.in_use import write_refusals
+from app.plans.in_use import system_disk_warning, write_refusals
 
 # ATA attributes whose raw count > 0 is worth a warning on a new member (smartctl names)
 WATCHED_ATTRIBUTES: dict[int, str] = {
@@ -38,7 +38,8 @@ class Candidate:
     reason: str | None  # None = eligible; else the first reason it is not ("mounted on /", ...)
     kind: str = "disk"  # "disk" or "partition"
     reasons: tuple[str, ...] = ()  # every reason it is not eligible (reason is the first)
-    notes: tuple[str, ...] = ()  # warnings that do not make it ineligible (SMART counts > 0)
+    # warnings that do not make it ineligible (SMART counts > 0, "sda also holds / (sda2)")
+    notes: tuple[str, ...] = ()
 
     @property
     def eligible(self) -> bool:
@@ -146,6 +147,9 @@ def _candidate(
     size = dev.size_bytes if isinstance(dev, Disk | Partition) else 0
     reasons = ineligible_reasons(machine, name, smart=smart, min_size_bytes=min_size_bytes)
     notes = smart_warnings(smart.get(disk.name)) if smart is not None else ()
+    system = None if reasons else system_disk_warning(machine, name)
+    if system is not None:
+        notes = (system.brief, *notes)
     return Candidate(
         name=name,
         size_bytes=size,

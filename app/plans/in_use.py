@@ -139,31 +139,102 @@ def _device_use(machine: Machine, name: str) -> list[Issue]:
     return own + _kernel_use(machine, name, known)
 
 
-def boot_disks(machine: Machine) -> dict[str, str]:
-    """whole disk → what makes it the system disk ("/", "/boot", "active swap", ...): from the
-    model's filesystems and from the kernel's mounts and swaps (through partitions and slaves)."""
-    found: dict[str, list[str]] = {}
+def _on_disks(machine: Machine, dev: str) -> list[tuple[str, str]]:
+    """(whole disk, the device on that disk that carries ``dev``: a partition or the disk itself)
+    for every disk ``dev`` lives on, from the model's stack and the kernel's partitions/slaves."""
+    out: list[tuple[str, str]] = []
+    below = (dev, *machine.ancestors_of(dev))
+    for d in machine.disks_under(dev):
+        part = next(
+            (n for n in below if (p := machine.partition(n)) is not None and p.parent == d), d
+        )
+        out.append((d, part))
+    u = machine.usage
+    if u is not None:
+        seen: set[str] = set()
+        queue = [dev]
+        while queue:
+            n = queue.pop(0)
+            if n in seen:
+                continue
+            seen.add(n)
+            disk = u.disk_of(n)
+            slaves = u.slaves_of(n)
+            if disk is not None:
+                out.append((disk, n))
+            elif slaves:
+                queue.extend(slaves)
+            else:
+                out.append((n, n))
+    return out or [(dev, dev)]
+
+
+def system_uses(machine: Machine) -> dict[str, list[tuple[str, str]]]:
+    """whole disk → [(what makes it the system disk, the device carrying it)], e.g.
+    ``{"sda": [("/", "sda2"), ("active swap", "sda3")]}``: "/", "/boot", ... and active swap from
+    the model's filesystems and from the kernel's mounts and swaps (through partitions and
+    slaves). The carrying device is the partition of that disk (or the disk itself), with the
+    device on top when it differs ("md0 on sda1")."""
+    found: dict[str, list[tuple[str, str]]] = {}
+
+    def add(dev: str, what: str) -> None:
+        for disk, part in _on_disks(machine, dev):
+            via = part if part == dev else f"{dev} on {part}"
+            if (what, via) not in found.setdefault(disk, []):
+                found[disk].append((what, via))
+
     for fs in machine.filesystems:
         for mp in fs.mountpoints:
             if mp in BOOT_MOUNTS:
-                for d in machine.disks_under(fs.device) or (fs.device,):
-                    found.setdefault(d, []).append(mp)
+                add(fs.device, mp)
     u = machine.usage
     if u is not None:
         for dev, mp in u.mounts:
             if mp in BOOT_MOUNTS:
-                for d in u.whole_disks_under(dev):
-                    found.setdefault(d, []).append(mp)
+                add(dev, mp)
         for dev, f in u.swaps:
-            for d in u.whole_disks_under(dev):
-                found.setdefault(d, []).append(
-                    "active swap" if f == f"/dev/{dev}" else f"swap file {f}"
-                )
+            add(dev, "active swap" if f == f"/dev/{dev}" else f"swap file {f}")
 
-    def order(what: str) -> tuple[int, str]:
-        return (BOOT_MOUNTS.index(what) if what in BOOT_MOUNTS else len(BOOT_MOUNTS), what)
+    def order(item: tuple[str, str]) -> tuple[int, str, str]:
+        what, via = item
+        rank = BOOT_MOUNTS.index(what) if what in BOOT_MOUNTS else len(BOOT_MOUNTS)
+        return (rank, what, via)
 
-    return {d: ", ".join(sorted(set(w), key=order)) for d, w in found.items()}
+    return {d: sorted(uses, key=order) for d, uses in found.items()}
+
+
+def boot_disks(machine: Machine) -> dict[str, str]:
+    """whole disk → what makes it the system disk ("/", "/boot", "active swap", ...)."""
+    return {
+        d: ", ".join(dict.fromkeys(what for what, _ in uses))
+        for d, uses in system_uses(machine).items()
+    }
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def system_disk_warning(machine: Machine, name: str) -> Issue | None:
+    """A free partition of the disk holding "/", "/boot" or active swap: allowed, with a warning
+    naming what else the disk holds ("sda also holds / (sda2) and active swap (sda3)"). None for
+    a whole disk (refused by ``in_use``) or a partition of any other disk."""
+    dev = machine.device(name)
+    u = machine.usage
+    disk = dev.parent if isinstance(dev, Partition) else (u.disk_of(name) if u else None)
+    if disk is None:
+        return None
+    uses = system_uses(machine).get(disk)
+    if not uses:
+        return None
+    what = _listed([f"{w} ({via})" for w, via in uses])
+    return Issue(
+        "system-disk",
+        name,
+        f"is on the system disk: {disk} also holds {what}; a mistake in the partition number "
+        "destroys the system",
+        f"{disk} also holds {what}",
+    )
 
 
 def _dedupe(issues: list[Issue]) -> list[Issue]:
@@ -188,8 +259,10 @@ def in_use(machine: Machine, name: str) -> list[Issue]:
 
     Sources: the kernel (``Machine.usage``: mountinfo, /proc/swaps, sysfs holders) and the model
     (md membership, LVM PVs, dm-crypt, swap signatures). A disk is in use when it or any of its
-    partitions is; the disk holding "/", "/boot" or active swap is refused as a whole, and so is
-    each of its partitions. A check that could not be read refuses with the reason.
+    partitions is; the disk holding "/", "/boot" or active swap is refused as a whole (a create
+    over it destroys the system). A partition of that disk is refused only for its own use (mounted,
+    swap, held, member, PV); a free one is allowed with ``system_disk_warning``. A check that could
+    not be read refuses with the reason.
     """
     dev = machine.device(name)
     if dev is None:
@@ -210,15 +283,6 @@ def in_use(machine: Machine, name: str) -> list[Issue]:
                 issues.append(
                     Issue(i.code, name, f"its partition {part} {i.message}", f"{part} {i.brief}")
                 )
-    elif disk is not None and disk in boot:
-        issues.append(
-            Issue(
-                "boot",
-                name,
-                f"is on the system disk {disk} (holds {boot[disk]})",
-                f"on the disk holding {boot[disk]}",
-            )
-        )
     return _dedupe(issues)
 
 

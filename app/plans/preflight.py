@@ -2,7 +2,7 @@
 
 Refusals (never forcible):
   in use (``app.plans.in_use``, from the kernel's mountinfo, /proc/swaps and sysfs holders plus
-  md/LVM/dm-crypt membership): mounted, swap, held, on the disk holding "/", "/boot" or swap;
+  md/LVM/dm-crypt membership): mounted, swap, held, the whole disk holding "/", "/boot" or swap;
   ``unchecked`` a safety check could not run (the reason is named); ``unknown`` no such device;
   ``read-only`` / ``empty``; ``smart-failed`` SMART health FAILED on a new member or target;
   ``too-small`` smaller than the array's members use; ``device-count`` fewer devices than mdadm
@@ -18,6 +18,8 @@ executor records the forced codes in the audit log):
   ``sector-size``  members with different logical or physical sector sizes
   ``smart``        reallocated/pending/offline-uncorrectable/CRC counts above zero
   ``wipefs``       signatures could not be checked (wipefs missing or failed)
+  ``system-disk``  a free partition of the disk holding "/", "/boot" or active swap (the disk
+                   itself is refused): names what else the disk holds
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from app.model import Disk, Machine, Partition, levels
 from app.model.smart import SmartReading
 from app.plans.eligibility import disk_of, needed_member_bytes, smart_failed, smart_warnings
 from app.plans.geometry import PlanError, human_bytes, normalize_level
-from app.plans.in_use import Issue, write_refusals
+from app.plans.in_use import Issue, system_disk_warning, write_refusals
 from backends.base import Backend
 
 __all__ = [
@@ -225,6 +227,9 @@ def check(
         refusals.extend(issues)
         if dev is None:
             continue
+        system = None if issues else system_disk_warning(machine, name)
+        if system is not None:
+            warnings.append(system)
         if backend is not None and not issues:
             warnings.extend(check_signatures(backend, name))
         elif backend is None and isinstance(dev, Disk) and dev.partition_table:

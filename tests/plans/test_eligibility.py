@@ -72,3 +72,24 @@ def test_min_size_from_the_array_marks_small_devices() -> None:
         "too small (needs 1.1 TiB"
     )
     assert c["sdc"].reason == "member of md126"
+
+
+def test_free_partition_of_the_system_disk_is_eligible_with_its_warning() -> None:
+    """Article 000 (/work/shared/seeds/000_d5848e1cef7805d7.txt, "Schritt 3") builds its array
+    from the second partitions of disks whose first is the EFI partition: the picker offers such
+    a partition, naming what else its disk holds; the disk itself stays ineligible."""
+    from dataclasses import replace
+
+    from app.model import Partition
+    from tests.plans.fakes import with_usage
+
+    m = blank_machine()
+    sda4 = Partition(name="sda4", parent="sda", number=4, start_sector=2**30, size_bytes=50 * GIB)
+    m = with_usage(replace(m, partitions=(*m.partitions, sda4), edges=(*m.edges, ("sda", "sda4"))))
+    c = _by_name(candidates(m))
+    assert c["sda4"].eligible
+    assert c["sda4"].notes == ("sda also holds / (sda2) and /boot/efi (sda1)",)
+    assert c["sda"].reason == "holds /, /boot/efi"
+    assert c["sda2"].reason == "mounted on /" and c["sda2"].notes == ()
+    assert c["nvme0n1"].notes == ()
+    assert check(m, ["sda4"]).warning_codes == ("system-disk",)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from app.model import MdMember, SyncStatus
+from app.model import Machine, MdMember, Partition, SyncStatus
 from app.model.smart import SmartAttribute, SmartReading
 from app.model.usage import MOUNTS, KernelUsage
 from app.plans.plan import Plan, Step
@@ -15,7 +15,14 @@ from app.plans.wizards.members import build_add, build_re_add, build_replace
 from backends.base import CommandResult
 from backends.replay import ReplayBackend
 from tests.corpus import FIXTURES
-from tests.plans.fakes import GIB, FakeBackend, array_machine, blank_machine, nvme
+from tests.plans.fakes import (
+    GIB,
+    FakeBackend,
+    array_machine,
+    blank_machine,
+    nvme,
+    with_usage,
+)
 
 
 def _codes(issues: tuple[Issue, ...]) -> list[tuple[str, str]]:
@@ -30,18 +37,86 @@ def test_blank_nvme_disks_pass_clean() -> None:
     assert be.argvs == [("wipefs", "--no-act", "--json", f"/dev/nvme{i}n1") for i in range(4)]
 
 
-def test_root_boot_disk_and_its_partitions_are_refused() -> None:
+def test_root_boot_disk_and_its_used_partitions_are_refused() -> None:
     m = blank_machine()
     pf = check(m, ["sda", "sda2", "sda3"])
     refused = _codes(pf.refusals)
     assert ("boot", "sda") in refused
     assert ("mounted", "sda2") in refused  # "/" itself
-    assert ("boot", "sda2") in refused
     assert ("swap", "sda3") in refused
+    # a used partition is refused for its own use, not for the disk it is on
+    assert [c for c, d in refused if d in ("sda2", "sda3")] == ["mounted", "swap"]
+    assert "system-disk" not in pf.warning_codes
     msgs = " | ".join(str(r) for r in pf.refusals)
-    assert "sda: is the system disk" in msgs
+    assert "sda: is the system disk (holds /, /boot/efi)" in msgs
     assert "its partition sda2 is mounted on /" in msgs
-    assert not pf.allows(["signatures", "size-mismatch", "mixed-media", "too-few"])
+    assert not pf.allows(["signatures", "size-mismatch", "mixed-media", "too-few", "system-disk"])
+
+
+def _with_free_partitions(m: Machine, *parts: tuple[str, str, int]) -> Machine:
+    """``m`` plus free partitions (name, disk, number) of 100 GiB, the kernel's tables redone."""
+    new = tuple(
+        Partition(name=n, parent=d, number=k, start_sector=k * 2**30, size_bytes=100 * GIB)
+        for n, d, k in parts
+    )
+    m = replace(
+        m,
+        disks=tuple(replace(d, partition_table=d.partition_table or "gpt") for d in m.disks),
+        partitions=(*m.partitions, *new),
+        edges=(*m.edges, *((d, n) for n, d, _ in parts)),
+    )
+    return with_usage(m)
+
+
+def test_free_partition_of_the_system_disk_is_allowed_with_a_warning() -> None:
+    """Article 000 (/work/shared/seeds/000_d5848e1cef7805d7.txt, "Schritt 3"): the md array is
+    created from partitions of the same disks that hold the EFI partition
+    (``mdadm --create ... /dev/sda2 /dev/sdb2 /dev/sdc2 /dev/sdd2``, sdb1 "EFI System"): a
+    free partition next to the system is the common first setup, not a refusal."""
+    m = blank_machine()
+    swap_on = tuple(  # sda3 as active swap ("[SWAP]" in lsblk, listed in /proc/swaps)
+        replace(f, mountpoints=("[SWAP]",)) if f.device == "sda3" else f for f in m.filesystems
+    )
+    m = _with_free_partitions(
+        replace(m, filesystems=swap_on), ("sda4", "sda", 4), ("sdb1", "sdb", 1)
+    )
+    pf = check(m, ["sda4", "sdb1"], level="raid1")
+    assert pf.refusals == ()
+    assert [(w.code, w.device) for w in pf.warnings if w.code == "system-disk"] == [
+        ("system-disk", "sda4")
+    ]
+    w = next(w for w in pf.warnings if w.code == "system-disk")
+    assert w.brief == "sda also holds / (sda2), /boot/efi (sda1) and active swap (sda3)"
+    assert str(w).startswith("sda4: is on the system disk: sda also holds / (sda2)")
+    assert not pf.allows(["size-mismatch", "mixed-media"])  # the warning must be forced
+    assert pf.allows(["system-disk", "size-mismatch", "mixed-media"])
+    # the whole disk is still refused: a create over it would destroy the system
+    whole = check(m, ["sda", "sdb1"], level="raid1")
+    assert ("boot", "sda") in _codes(whole.refusals)
+
+
+def test_system_disk_partition_from_the_kernel_tables_names_the_stack() -> None:
+    """ "/" on md0 built from sda1 (the model knows nothing of it: kernel tables only): sda2 is
+    free and allowed; the warning names what carries "/" on sda."""
+    m = _with_free_partitions(blank_machine(), ("sdb1", "sdb", 1), ("sdb2", "sdb", 2))
+    m = replace(
+        m,
+        usage=KernelUsage(
+            mounts=(("md0", "/"),),
+            swaps=(),
+            holders=(("sdb1", "md0"),),
+            partitions=(("sdb1", "sdb"), ("sdb2", "sdb")),
+        ),
+        filesystems=(),
+    )
+    pf = check(m, ["sdb2"])
+    assert pf.refusals == ()
+    assert [str(w) for w in pf.warnings if w.code == "system-disk"] == [
+        "sdb2: is on the system disk: sdb also holds / (md0 on sdb1); a mistake in the "
+        "partition number destroys the system"
+    ]
+    assert ("boot", "sdb") in _codes(check(m, ["sdb"]).refusals)
+    assert ("held", "sdb1") in _codes(check(m, ["sdb1"]).refusals)
 
 
 def test_mounted_array_and_members_and_pv_refused_with_reason() -> None:
