@@ -31,7 +31,7 @@ from app.rules.finding import Finding
 from app.rules.inputs import gather
 from app.wear.delta import MemberWear, sync_wear
 from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent
-from app.wear.units import bytes_written, wear_used_percent
+from app.wear.units import bytes_written, endurance_used_percent
 from backends.base import Backend
 
 TEXTFILE_NAME = "raidman.prom"  # node_exporter reads DIR/*.prom
@@ -128,18 +128,14 @@ class DiskHealth:
         if not r.available:
             return cls(False)
         w = bytes_written(r)
-        wear = wear_used_percent(r)
-        return cls(
-            True,
-            _healthy(r.health),
-            w.bytes if w else None,
-            wear.used_percent if wear else None,
-        )
+        return cls(True, _healthy(r.health), w.bytes if w else None, endurance_used_percent(r))
 
     @classmethod
     def from_snapshot(cls, s: Snapshot) -> DiskHealth:
         h = s.counters.get("health")
-        return cls(True, _healthy(h if isinstance(h, str) else None), s.bytes_written, s.wear_used)
+        e = s.counters.get("endurance_used")  # older snapshots have only wear_used
+        used = e if isinstance(e, int) else s.wear_used
+        return cls(True, _healthy(h if isinstance(h, str) else None), s.bytes_written, used)
 
 
 def _healthy(word: str | None) -> bool | None:
@@ -256,7 +252,8 @@ def collect(inp: MetricsInput) -> list[Family]:
     )
     f_wear = Family(
         "raidman_disk_endurance_used_ratio",
-        "Share of the rated endurance used, as the device reports it (1 = 100 %).",
+        "Share of the rated endurance used (1 = 100 %): NVMe percentage_used, else the larger of "
+        "the ATA wear attribute and bytes written against the model's rated TBW.",
     )
     for d in m.disks:
         if d.kind != "disk":

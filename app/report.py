@@ -61,7 +61,7 @@ from app.rules.finding import Finding
 from app.rules.inputs import gather
 from app.wear.report import smart_json, syncs_json
 from app.wear.snapshots import SnapshotStore
-from app.wear.units import bytes_written, wear_used_percent
+from app.wear.units import bytes_written, tbw_used, wear_used_percent
 from backends.base import Backend
 
 
@@ -187,6 +187,9 @@ def smart_line(reading: SmartReading | None) -> str:
     wear = wear_used_percent(reading)
     if wear is not None:
         parts.append(f"wear {wear.used_percent}% used ({_clean(wear.source)})")
+    tbw = tbw_used(reading)
+    if tbw is not None:
+        parts.append(f"{tbw.rating.tbw} TBW rated: {tbw.used_percent}% used")
     if reading.temperature_c is not None:
         parts.append(f"{reading.temperature_c} °C")
     return "  ".join(parts)

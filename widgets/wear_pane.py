@@ -125,6 +125,11 @@ def smart_text(disk: Disk, reading: SmartReading | None) -> Text:
             extra += f" (normalized {wear.normalized})"
         v.append(f" · {extra}", style=MUTED)
         _field(t, "wear used", v)
+    tbw = units.tbw_used(reading)
+    if tbw is not None:
+        v = Text(tbw.text, style=STATE_COLOURS["error"] if tbw.used_percent >= 100 else "")
+        v.append(f" · {tbw.rating.family} {tbw.rating.capacity_gb} GB", style=MUTED)
+        _field(t, "rated TBW", v)
     if reading.reason:
         t.append(f"smartctl: {reading.reason}\n", style=STATE_COLOURS["warning"])
     _exit_bits(t, reading.exit_status)

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 from app.model.devices import Machine
 from app.model.smart import SmartReading
-from app.rules.finding import Finding
+from app.rules.finding import Finding, FindingSeverity
 from app.rules.inputs import AuditInputs
-from app.wear.units import wear_used_percent
+from app.wear.units import tbw_used, wear_used_percent
 
 # ATA attributes that count sectors the drive could not handle; any non-zero raw is a warning
 PREFAIL_COUNTS = {
@@ -25,6 +25,12 @@ PREFAIL_COUNTS = {
 }
 CRC_ERRORS = 199  # UDMA_CRC_Error_Count: the link (cable, backplane), not the media
 WEAR_WARN = 80
+# bytes written against the model's rated TBW (app.model.endurance): share -> severity
+TBW_LEVELS: tuple[tuple[int, FindingSeverity], ...] = (
+    (100, "error"),
+    (80, "warning"),
+    (50, "advice"),
+)
 
 
 def _role(machine: Machine, disk: str) -> str:
@@ -113,8 +119,37 @@ def _reading(machine: Machine, r: SmartReading) -> Iterator[Finding]:
         )
 
 
+def _tbw(machine: Machine, r: SmartReading) -> Iterator[Finding]:
+    """Host writes against the rated TBW, for drives without NVMe's own percentage_used."""
+    if r.nvme.get("percentage_used") is not None:
+        return
+    used = tbw_used(r)
+    if used is None:
+        return
+    pct = used.used_percent
+    severity = next((sev for limit, sev in TBW_LEVELS if pct >= limit), None)
+    if severity is None:
+        return
+    d = r.device
+    beyond = (
+        "past its rated endurance: the maker's warranty ends here and the flash may wear out"
+        if pct >= 100
+        else "plan its replacement before it reaches the rating"
+    )
+    yield Finding(
+        severity,
+        "smart-tbw",
+        d,
+        f"{d}: {used.text}",
+        f"{d}{_role(machine, d)} ({used.rating.family} {used.rating.capacity_gb} GB) has "
+        f"{used.text} ({used.counter}); {beyond}. Each full resync or rebuild without a "
+        f"bitmap writes a whole member (article 000). Rating: {used.rating.source}.",
+    )
+
+
 def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
     for name in sorted(inputs.smart):
         r = inputs.smart[name]
         if r.available:
             yield from _reading(machine, r)
+            yield from _tbw(machine, r)

@@ -24,7 +24,7 @@ from app.model.smart import SmartReading
 from app.sync.tracker import FinishedSync, SyncEvent
 from app.wear.snapshots import SnapshotStore, SyncMember
 from app.wear.snapshots import SyncEvent as StoredSync
-from app.wear.units import bytes_written, wear_used_percent
+from app.wear.units import bytes_written, endurance_used_percent, wear_used_percent
 from backends.base import Backend
 
 NOT_WATCHED = "ended while the monitor was not running"
@@ -51,6 +51,8 @@ def counters_of(reading: SmartReading, capacity_bytes: int | None = None) -> dic
         "unit": w.unit if w else None,
         "counter": w.source if w else None,
         "wear_used": wear.used_percent if wear else None,
+        # wear_used, or bytes written against the model's rated TBW where that is larger
+        "endurance_used": endurance_used_percent(reading),
         "power_on_hours": reading.power_on_hours,
         "temperature_c": reading.temperature_c,
         "capacity_bytes": reading.capacity_bytes or capacity_bytes,

@@ -7,19 +7,25 @@ from typing import Any
 from app.model.smart import SmartReading
 from app.wear.delta import sync_wear
 from app.wear.snapshots import SnapshotStore
-from app.wear.units import bytes_written, wear_used_percent
+from app.wear.units import bytes_written, tbw_used, wear_used_percent
 
 
 def smart_json(reading: SmartReading) -> dict[str, Any]:
-    """{"available","reason","health","bytes_written","wear_used_percent","temperature_c","power_on_hours"}."""
+    """{"available","reason","health","bytes_written","wear_used_percent","rated_tbw",
+    "rated_tbw_used_percent","rated_tbw_source","temperature_c","power_on_hours"}."""
     w = bytes_written(reading) if reading.available else None
     wear = wear_used_percent(reading) if reading.available else None
+    tbw = tbw_used(reading)
     return {
         "available": reading.available,
         "reason": reading.reason,
         "health": reading.health,
         "bytes_written": w.bytes if w else None,
         "wear_used_percent": wear.used_percent if wear else None,
+        # bytes written against the model's rated TBW (app.model.endurance); null = not listed
+        "rated_tbw": tbw.rating.tbw if tbw else None,
+        "rated_tbw_used_percent": tbw.used_percent if tbw else None,
+        "rated_tbw_source": tbw.rating.source if tbw else None,
         "temperature_c": reading.temperature_c,
         "power_on_hours": reading.power_on_hours,
     }

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from app.model.endurance import Rating, rated_tbw
 from app.model.smart import SmartAttribute, SmartReading
 
 KiB = 1024
@@ -212,6 +213,53 @@ def wear_used_percent(reading: SmartReading) -> WearCounter | None:
             if how == "raw" and a.raw is not None and 0 <= a.raw <= 200:
                 return WearCounter(a.raw, f"{a.id} {a.name}", a.value)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class TbwUsed:
+    """Host bytes written against the model's rated TBW (``app.model.endurance``)."""
+
+    bytes_written: int
+    rating: Rating
+    counter: str  # the SMART counter the bytes come from ("241 Total_LBAs_Written")
+
+    @property
+    def used_percent(self) -> int:
+        return round(100 * self.bytes_written / self.rating.bytes)
+
+    @property
+    def text(self) -> str:
+        """ "412 TB written of 150 TBW rated = 275 %"."""
+        return (
+            f"{human_bytes(self.bytes_written)} written of {self.rating.tbw} TBW rated = "
+            f"{self.used_percent} %"
+        )
+
+
+def tbw_used(reading: SmartReading) -> TbwUsed | None:
+    """The disk's host writes against its model's rated TBW; None when the model is not in the
+    table or the drive has no host-write counter in a known unit (NAND writes do not count)."""
+    if not reading.available:
+        return None
+    rating = rated_tbw(reading.model)
+    if rating is None:
+        return None
+    w = bytes_written(reading)
+    if w is None or w.bytes is None or w.kind != "host":
+        return None
+    return TbwUsed(w.bytes, rating, w.source)
+
+
+def endurance_used_percent(reading: SmartReading) -> int | None:
+    """Share of the rated endurance used, one number: NVMe's own percentage_used when the drive
+    reports it; otherwise the larger of the ATA wear attribute and bytes written against the
+    model's rated TBW (either may be missing). None when neither is known."""
+    wear = wear_used_percent(reading)
+    if wear is not None and wear.source == "nvme:percentage_used":
+        return wear.used_percent
+    tbw = tbw_used(reading)
+    values = [x.used_percent for x in (wear, tbw) if x is not None]
+    return max(values) if values else None
 
 
 def human_bytes(n: int | None, *, decimal: bool = True) -> str:

@@ -416,6 +416,9 @@ def usb_bridge(t: float) -> SimState:
 
 
 # ---- (e) imsm -------------------------------------------------------------------------------
+WORN_EVO_LBAS = 128 * 10**12 // 512
+
+
 def imsm(t: float) -> SimState:
     """Intel IMSM (iRST) container md127 with a RAID-1 (md126) and a RAID-0 (md125) volume."""
     st = new_state("mytux", t)
@@ -423,6 +426,11 @@ def imsm(t: float) -> SimState:
         d = evo850(dn, f"S2RBNX0H7000{i}1Q", 700000000 + i * 1234567)
         d.partition_table = None
         st.disks[dn] = d
+    # sdb is a worn SSD: 128 TB of host writes (250 billion 512-byte LBAs) against the 150 TBW
+    # Samsung rates the 850 EVO 500 GB for (85 %: the smart-tbw warning), about 384 P/E cycles
+    # of its 600 on Wear_Leveling_Count
+    st.disks["sdb"].smart.lbas_written = WORN_EVO_LBAS
+    st.disks["sdb"].smart.wlc_raw = 384
     cont = add_array(
         st,
         SimArray(

@@ -84,10 +84,13 @@ def test_raid10_evo_resync_figures_are_the_models() -> None:
         assert w is not None
         assert one(samples, "raidman_disk_device_written_bytes_total", **dl) == w.bytes
         wear = wear_used_percent(r)
-        if wear is not None:
-            assert (
-                one(samples, "raidman_disk_endurance_used_ratio", **dl) == wear.used_percent / 100
-            )
+        assert wear is not None and w.bytes is not None and d.model == "Samsung SSD 850 EVO 500GB"
+        # the larger of Wear_Leveling_Count and host writes against the 150 TBW Samsung's
+        # warranty table rates the 850 EVO 500 GB for (app.model.endurance)
+        tbw = round(100 * w.bytes / (150 * 10**12))
+        assert one(samples, "raidman_disk_endurance_used_ratio", **dl) == (
+            max(wear.used_percent, tbw) / 100
+        )
         assert one(samples, "raidman_disk_smart_healthy", **dl) == (r.health == "PASSED")
     io = {d.name: d.write_bytes for d in be.sample().disk_io}
     kern = find(samples, "raidman_disk_kernel_written_bytes_total")

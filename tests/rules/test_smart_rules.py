@@ -5,6 +5,8 @@ rewrote the whole SSD."""
 
 from __future__ import annotations
 
+import pytest
+
 from app.model.smart import SmartAttribute, SmartReading
 from app.rules import AuditInputs, Finding, audit
 from tests.rules.machines import Stack
@@ -62,3 +64,101 @@ def test_endurance_used_from_nvme_and_ata_wear_levelling() -> None:
     assert (g.code, g.severity) == ("smart-wear", "error")
     fresh = _ata("sdd", SmartAttribute(177, "Wear_Leveling_Count", 99, 99, 0, 12))
     assert _findings(fresh) == []
+
+
+# ---- bytes written against the model's rated TBW (app.model.endurance) ---------------------------
+
+
+def _evo(device: str, lbas: int, model: str = "Samsung SSD 850 EVO 500GB") -> SmartReading:
+    """An 850 EVO 500 GB (article 000's drives; Samsung's warranty table rates it 150 TBW)."""
+    return SmartReading(
+        device,
+        True,
+        protocol="ATA",
+        model=model,
+        health="PASSED",
+        attributes=(SmartAttribute(241, "Total_LBAs_Written", 99, 99, 0, lbas),),
+    )
+
+
+def test_bytes_written_past_rated_tbw_is_an_error_with_the_figures() -> None:
+    # 412 TB in 512-byte LBAs against 150 TBW: 275 %
+    r = _evo("sda", 412 * 10**12 // 512)
+    (f,) = [f for f in _findings(r) if f.code == "smart-tbw"]
+    assert f.severity == "error"
+    assert f.title == "sda: 412 TB written of 150 TBW rated = 275 %"
+    assert "Samsung 850 EVO 500 GB" in f.detail and "241 Total_LBAs_Written" in f.detail
+    assert "member of md0" in f.detail and "semiconductor.samsung.com" in f.detail
+
+
+@pytest.mark.parametrize(
+    ("tb", "severity"),
+    [
+        (40, None),
+        (75, "advice"),
+        (119, "advice"),
+        (120, "warning"),
+        (149, "warning"),
+        (150, "error"),
+    ],
+)
+def test_tbw_thresholds(tb: int, severity: str | None) -> None:
+    r = _evo("sdb", tb * 10**12 // 512 + 1)
+    got = [f.severity for f in _findings(r) if f.code == "smart-tbw"]
+    assert got == ([severity] if severity else [])
+
+
+def test_unknown_model_or_unit_gives_no_tbw_finding() -> None:
+    assert not [
+        f for f in _findings(_evo("sda", 10**12, "Samsung SSD 840 Series")) if f.code == "smart-tbw"
+    ]
+    no_unit = SmartReading(
+        "sdb",
+        True,
+        model="Samsung SSD 850 EVO 500GB",
+        attributes=(SmartAttribute(241, "Host_Writes", 99, 99, 0, 10**12),),  # unit unknown
+    )
+    assert not [f for f in _findings(no_unit) if f.code == "smart-tbw"]
+
+
+def test_nvme_with_percentage_used_is_judged_by_it_not_by_tbw() -> None:
+    r = SmartReading(
+        "nvme0n1",
+        True,
+        protocol="NVMe",
+        model="Samsung SSD 970 EVO Plus 250GB",
+        nvme={"data_units_written": 400 * 10**12 // 512_000, "percentage_used": 12},
+    )
+    assert [f.code for f in _findings(r)] == []
+
+
+def test_imsm_demo_has_one_worn_ssd_in_report_json_text_and_metrics(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The imsm demo's sdb (850 EVO 500 GB, 128 TB written, 150 TBW rated) shows the finding."""
+    import json
+
+    from app.cli import main
+
+    assert main(["--demo", "imsm", "report", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    tbw = [f for f in data["findings"] if f["code"] == "smart-tbw"]
+    assert [(f["device"], f["severity"], f["title"]) for f in tbw] == [
+        ("sdb", "warning", "sdb: 128 TB written of 150 TBW rated = 85 %")
+    ]
+    disks = {d["name"]: d["smart"] for d in data["disks"]}
+    assert (disks["sdb"]["rated_tbw"], disks["sdb"]["rated_tbw_used_percent"]) == (150, 85)
+    assert disks["sda"]["rated_tbw_used_percent"] == 0
+    main(["--demo", "imsm", "report"])
+    text = capsys.readouterr().out
+    assert "150 TBW rated: 85% used" in text
+    assert "[warning] sdb: 128 TB written of 150 TBW rated = 85 %" in text
+    main(["--demo", "imsm", "metrics"])
+    metrics = capsys.readouterr().out
+    assert 'raidman_disk_endurance_used_ratio{disk="sdb"' in metrics
+    line = next(
+        x
+        for x in metrics.splitlines()
+        if x.startswith('raidman_disk_endurance_used_ratio{disk="sdb"')
+    )
+    assert line.endswith(" 0.85")

@@ -338,3 +338,21 @@ async def test_plot_follows_the_pane_width(store: SnapshotStore) -> None:
         await pilot.pause()
         await pilot.pause()
         assert pane.plot is not None and pane.plot.width < wide and pane.plot.width <= 78
+
+
+def test_smart_text_shows_rated_tbw_used_where_the_model_is_known() -> None:
+    """850 EVO 500 GB: Samsung's warranty table rates it 150 TBW (app.model.endurance)."""
+    from widgets.wear_pane import smart_text
+
+    disk = Disk(name="sdb", size_bytes=500 * 10**9, model="Samsung SSD 850 EVO 500GB")
+    worn = SmartReading(
+        "sdb",
+        True,
+        model="Samsung SSD 850 EVO 500GB",
+        health="PASSED",
+        attributes=(SmartAttribute(241, "Total_LBAs_Written", 99, 99, 0, 412 * 10**12 // 512),),
+    )
+    text = smart_text(disk, worn).plain
+    assert "rated TBW     412 TB written of 150 TBW rated = 275 % · Samsung 850 EVO 500 GB" in text
+    unknown = SmartReading("sdb", True, model="Samsung SSD 840 Series", attributes=worn.attributes)
+    assert "rated TBW" not in smart_text(disk, unknown).plain

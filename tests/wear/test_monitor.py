@@ -181,6 +181,9 @@ def test_smart_json() -> None:
         "health": "PASSED",
         "bytes_written": 603302987 * 512,
         "wear_used_percent": 5,
+        "rated_tbw": None,  # the fake disk has no model: no rating is guessed
+        "rated_tbw_used_percent": None,
+        "rated_tbw_source": None,
         "temperature_c": None,
         "power_on_hours": None,
     }

@@ -284,3 +284,51 @@ def test_4k_sector_lbas() -> None:
     )
     c = bytes_written(r)
     assert c is not None and c.bytes == 40960 and c.unit == "LBA×4096"
+
+
+# ---- bytes written against the model's rated TBW ------------------------------------------------
+
+
+def test_tbw_used_from_host_lbas_and_the_models_rating() -> None:
+    """Samsung's warranty table rates the 850 EVO 500 GB (article 000's drives) 150 TBW."""
+    from app.wear.units import endurance_used_percent, tbw_used
+
+    r = SmartReading(
+        "sda",
+        True,
+        model="Samsung SSD 850 EVO 500GB",
+        attributes=(
+            SmartAttribute(177, "Wear_Leveling_Count", 36, 36, 0, 384),
+            SmartAttribute(241, "Total_LBAs_Written", 99, 99, 0, 412 * 10**12 // 512),
+        ),
+    )
+    used = tbw_used(r)
+    assert used is not None and used.rating.tbw == 150 and used.counter == "241 Total_LBAs_Written"
+    assert used.used_percent == 275
+    assert used.text == "412 TB written of 150 TBW rated = 275 %"
+    assert endurance_used_percent(r) == 275  # larger than Wear_Leveling_Count's 64
+    # unknown model: the wear attribute alone, nothing invented
+    other = SmartReading("sdb", True, model="Samsung SSD 840 Series", attributes=r.attributes)
+    assert tbw_used(other) is None and endurance_used_percent(other) == 64
+    # NAND writes are not host writes: no TBW figure from them
+    nand = SmartReading(
+        "sdc",
+        True,
+        model="Samsung SSD 850 EVO 500GB",
+        attributes=(SmartAttribute(249, "NAND_Writes_1GiB", 100, 100, 0, 5000),),
+    )
+    assert tbw_used(nand) is None
+
+
+def test_nvme_percentage_used_is_the_endurance_figure() -> None:
+    from app.wear.units import endurance_used_percent, tbw_used
+
+    r = SmartReading(
+        "nvme0n1",
+        True,
+        model="Samsung SSD 970 EVO Plus 250GB",
+        nvme={"data_units_written": 300 * 10**12 // 512_000, "percentage_used": 7},
+    )
+    used = tbw_used(r)
+    assert used is not None and used.used_percent == 200  # reported in JSON, not the metric
+    assert endurance_used_percent(r) == 7
