@@ -33,7 +33,7 @@ _970_PRESS = (
 _860_EVO = (
     "Samsung 860 EVO specification: 150 TBW per 250 GB, 150-2400 TB over 250 GB-4 TB "
     "(geektopia.es 2018-01-23 via AnandTech; hardwareluxx.de endurance table 250 GB 150 TB, "
-    "500 GB 300 TB)"
+    "500 GB 300 TB; MZ-76E500 500 GB 300 TBW at syspartsdirect.com)"
 )
 
 
