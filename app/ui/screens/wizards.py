@@ -635,7 +635,8 @@ class FilesystemWizard(_WizardBase):
         super().__init__(machine, backend, audit=audit)
         choices = [v for _, v in filesystem_array_choices(machine)]
         free = [v for v in choices if not array_refusals(machine, v)]
-        self.array = array if array in choices else (free or choices or [None])[0]
+        pick = [array] if array in choices else free or choices
+        self.array: str | None = pick[0] if pick else None
 
     def form(self) -> ComposeResult:
         arrays = filesystem_array_choices(self.machine)
