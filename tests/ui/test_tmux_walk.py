@@ -126,7 +126,7 @@ WALKS = (
             "C-r",
             "wait:pick one new device",
         ),
-    ),  # fmt: skip
+    ),
     # a → "re-add this member" on sdb2 of md127 (no bitmap): fail + remove + add in one preview,
     # with the cost of the missing bitmap (a full recovery, 1.00 × the member's capacity)
     Walk(
@@ -148,7 +148,7 @@ WALKS = (
             "C-r",
             "wait:DESTROYS DATA",
         ),
-    ),  # fmt: skip
+    ),
 )
 
 
