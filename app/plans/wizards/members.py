@@ -1,6 +1,9 @@
 """Member wizard: add, add spare, fail, remove, re-add, replace, grow raid-devices.
 
-All act on an existing array (kernel name, e.g. "md127") found in the Machine.
+All act on an existing array (kernel name, e.g. "md127") found in the Machine. "Replace this
+member" and "re-add this member" are one plan each (issue 16): the fail and remove they need are
+steps of the same plan, and the plan's notes say what the rebuild costs with and without a
+write-intent bitmap (``rebuild_cost``).
 """
 
 from __future__ import annotations
