@@ -6,10 +6,11 @@ from dataclasses import replace
 
 import pytest
 
-from app.model import Machine
+from app.model import Filesystem, Machine
 from app.plans.geometry import KIB, Geometry, PlanError, data_disks, parse_size
+from app.plans.render import preflight_for
 from app.plans.wizards.create_array import CreateArrayParams, build_create_array, conf_diff
-from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
+from app.plans.wizards.filesystem import FilesystemParams, array_refusals, build_filesystem
 from app.plans.wizards.members import (
     build_fail,
     build_grow,
@@ -18,7 +19,7 @@ from app.plans.wizards.members import (
     build_replace,
 )
 from app.plans.wizards.sync_actions import build_stripe_cache, build_sync_action
-from tests.plans.fakes import array_machine, blank_machine
+from tests.plans.fakes import array_machine, blank_machine, with_usage
 
 NVME4 = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")
 
@@ -364,3 +365,22 @@ def test_bitmap_to_a_file_outside_the_array() -> None:
     assert rechunk.steps[-1].argv[-1] == "--bitmap-chunk=262144K"
     with pytest.raises(PlanError, match="power of two"):
         build_bitmap(m, "md127", "internal", chunk="3M")
+
+
+def test_filesystem_refuses_an_array_that_carries_something() -> None:
+    """Issue 16 point 5: the filesystem wizard refuses an array with a PV, a mounted or an
+    unmounted filesystem, a holder; a free array has no refusal."""
+    m = array_machine()
+    assert [i.brief for i in array_refusals(m, "md127")] == ["PV of vg127"]
+    assert [i.brief for i in array_refusals(m, "md126")] == ["mounted on /srv"]
+    unmounted = with_usage(replace(m, filesystems=(Filesystem(device="md126", fstype="xfs"),)))
+    (why,) = array_refusals(unmounted, "md126")
+    assert why.code == "filesystem" and "carries an xfs filesystem (not mounted)" in why.message
+    free = with_usage(replace(m, pvs=(), vgs=(), filesystems=()))
+    assert array_refusals(free, "md127") == () and array_refusals(free, "md126") == ()
+    assert array_refusals(m, "md9")[0].code == "unknown"
+    # pre-flight (also at Run) refuses the plan on the PV from the kernel's truth, whoever built it
+    plan = build_filesystem(m, "md127", FilesystemParams(fstype="xfs"))
+    assert ("held", "md127") in {(i.code, i.device) for i in preflight_for(plan, m, None).refusals}
+    plan_free = build_filesystem(free, "md127", FilesystemParams(fstype="xfs"))
+    assert preflight_for(plan_free, free, None).refusals == ()
