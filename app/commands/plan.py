@@ -32,6 +32,7 @@ from app.plans.render import format_plan, preflight_for, preflight_json
 from app.plans.wizards.create_array import CreateArrayParams, build_create_array
 from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
 from app.plans.wizards.members import (
+    REPLACE_METHODS,
     build_add,
     build_fail,
     build_grow,
@@ -119,6 +120,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     m.add_argument("--array", required=True)
     m.add_argument("--device", help="the member (or new device for add/spare)")
     m.add_argument("--with", dest="with_", metavar="NEW", help="replace: the new device")
+    m.add_argument(
+        "--method",
+        choices=REPLACE_METHODS,
+        default="auto",
+        help="replace: hot (--replace, keeps redundancy), fail-remove-add, or auto (hot while "
+        "the member works)",
+    )
     m.add_argument("--raid-devices", type=int, help="grow: the new number of raid devices")
     m.add_argument("--add", type=_csv, default=(), help="grow: devices to add first")
     m.add_argument("--backup-file", help="grow: reshape backup file (outside the array)")
@@ -199,7 +207,11 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
             return build_re_add(machine, a, _need(args.device, "--device"))
         if act == "replace":
             return build_replace(
-                machine, a, _need(args.device, "--device"), _need(args.with_, "--with")
+                machine,
+                a,
+                _need(args.device, "--device"),
+                _need(args.with_, "--with"),
+                method=args.method,
             )
         return build_grow(
             machine,

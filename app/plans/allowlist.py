@@ -340,6 +340,12 @@ def _resolve(machine: Machine | None, path: str) -> str:
     return strip_dev(path)
 
 
+def _is_member(machine: Machine | None, array: str, dev: str) -> bool:
+    """``dev`` is a member of ``array`` on the machine as it is now (unknown without one)."""
+    a = machine.array(array) if machine is not None else None
+    return a is not None and a.member(dev) is not None
+
+
 def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
     overwrites: list[str] = []
     names: set[str] = set()
@@ -348,6 +354,7 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
     created: set[str] = set()  # arrays and LVs the plan itself makes: nothing on them to lose
     written: list[str] = []
     array: str | None = None
+    removed: set[tuple[str, str]] = set()  # (array, device) an earlier step removes
 
     def named(p: str) -> None:
         names.update({p, p.rsplit("/", 1)[-1], _resolve(machine, p)})
@@ -373,9 +380,17 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
                 elif k == "--layout":
                     layout = v
             raid_devices = _int_opt(opts, "--raid-devices")
+        elif prog == "mdadm" and len(argv) == 4 and argv[2] == "--remove":
+            removed.add((_resolve(machine, argv[1]), _resolve(machine, argv[3])))
         elif prog == "mdadm" and len(argv) == 4 and argv[2] in ("--add", "--add-spare"):
-            overwrites.append(argv[3])
             array = _resolve(machine, argv[1])
+            dev = _resolve(machine, argv[3])
+            if (array, dev) in removed and _is_member(machine, array, dev):
+                # a member this plan takes out and puts back (re-add without a bitmap): in use
+                # by this very array until then, so its health is checked, not its emptiness
+                written.append(argv[3])
+            else:
+                overwrites.append(argv[3])
         elif prog == "mdadm" and len(argv) == 4 and argv[2] == "--re-add":
             written.append(argv[3])
             array = _resolve(machine, argv[1])

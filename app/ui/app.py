@@ -72,7 +72,12 @@ from app.ui.screens.audit_log import AuditLogScreen
 from app.ui.screens.help import HELP_EXTRA, HelpScreen, key_rows
 from app.ui.screens.main import MainScreen
 from app.ui.screens.plan_preview import PlanPreviewScreen
-from app.ui.screens.wizards import CreateArrayWizard, MemberWizard, SyncWizard
+from app.ui.screens.wizards import (
+    CreateArrayWizard,
+    FilesystemWizard,
+    MemberWizard,
+    SyncWizard,
+)
 from app.wear.delta import array_wear
 from app.wear.plot import disk_serial, load_disk_history
 from app.wear.recorder import SmartRead, take_snapshot
@@ -100,6 +105,7 @@ class RaidmanApp(App[None]):
         Binding("n", "create_array", "New array"),
         Binding("a", "member_actions", "Members"),
         Binding("t", "sync_actions", "Sync/tune"),
+        Binding("v", "filesystem", "FS/LVM"),
         Binding("b", "boost", "Boost sync"),
         Binding("L", "audit_log", "Audit log"),
         Binding("question_mark", "help", "Help"),
@@ -107,7 +113,16 @@ class RaidmanApp(App[None]):
     # app-wide letters that belong to the main screen: inside a wizard, preview, dialog or the
     # help they must not fire (no quitting from a half-filled form, no second wizard on top)
     MAIN_SCREEN_ACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {"quit", "refresh", "create_array", "member_actions", "sync_actions", "boost", "audit_log"}
+        {
+            "quit",
+            "refresh",
+            "create_array",
+            "member_actions",
+            "sync_actions",
+            "filesystem",
+            "boost",
+            "audit_log",
+        }
     )
 
     view: reactive[SessionView] = reactive(SessionView, always_update=True, init=False)
@@ -364,6 +379,8 @@ class RaidmanApp(App[None]):
             if name and m.array(name) is not None:
                 return m.array(name)
         arrays = m.arrays_of_disk(ref.name) if ref.name else ()
+        if not arrays and ref.name:  # a member partition selected as itself, not as a link
+            arrays = tuple(a for a in m.arrays if a.member(ref.name) is not None)
         return arrays[0] if len(arrays) == 1 else None
 
     def action_boost(self) -> None:
@@ -527,6 +544,17 @@ class RaidmanApp(App[None]):
         a = self.selected_array()
         self.push_screen(
             SyncWizard(m, self.backend, array=a.name if a else None), self._after_wizard
+        )
+
+    def action_filesystem(self) -> None:
+        if (m := self._probed_or_say("filesystem / LVM")) is None:
+            return
+        if not any(not a.is_container for a in m.arrays):
+            self.notify("no md arrays on this machine: n creates one", title="filesystem / LVM")
+            return
+        a = self.selected_array()
+        self.push_screen(
+            FilesystemWizard(m, self.backend, array=a.name if a else None), self._after_wizard
         )
 
     def action_audit_log(self) -> None:

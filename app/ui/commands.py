@@ -79,6 +79,7 @@ _ACTIONS = (
     ("New array", "create_array", "n: create an md array (devices picked from a list)"),
     ("Member actions", "member_actions", "a: add, re-add, replace, grow, fail, remove"),
     ("Sync actions and tuning", "sync_actions", "t: check/repair, speed limits, stripe cache"),
+    ("Filesystem / LVM", "filesystem", "v: LVM and ext4/XFS on an existing array, aligned"),
     ("Boost sync", "boost", "b: raise the sync limits until the sync ends"),
     ("Audit log", "audit_log", "L: what raidman ran, newest first"),
     ("Refresh", "refresh", "r: probe the machine again now"),
@@ -95,7 +96,12 @@ class ActionsProvider(Provider):
         array = selected() if callable(selected) else None
         out = []
         for title, action, help_text in _ACTIONS:
-            if array is not None and action in ("member_actions", "sync_actions", "boost"):
+            if array is not None and action in (
+                "member_actions",
+                "sync_actions",
+                "filesystem",
+                "boost",
+            ):
                 title = f"{title} on {array.name}"
             out.append((title, action, help_text))
         return out

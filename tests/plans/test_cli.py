@@ -192,3 +192,58 @@ def test_demo_blank_end_to_end(
     out = tmp_path / "plan.json"
     assert main([*KEY, "--demo", "blank", "--out", str(out)]) == 0
     assert "mdadm --create /dev/md/127" in capsys.readouterr().out
+
+
+@pytest.fixture
+def fake_arrays(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeBackend:
+    be = FakeBackend(array_machine())  # md127: RAID-10 without a bitmap; nvme4n1 free
+    monkeypatch.setattr(plan_cmd, "make_backend", lambda args: be)
+    monkeypatch.setattr(apply_cmd, "make_backend", lambda args: be)
+    monkeypatch.setenv("RAIDMAN_STATE_DIR", str(tmp_path / "state"))
+    return be
+
+
+@pytest.mark.parametrize(
+    ("args", "confirm", "want"),
+    [
+        # issue 16: re-add this member, one plan; no bitmap → --add (a full recovery)
+        (
+            ["re-add", "--device", "nvme2n1"],
+            "nvme2n1",
+            [("--fail", "/dev/nvme2n1"), ("--remove", "/dev/nvme2n1"), ("--add", "/dev/nvme2n1")],
+        ),
+        # replace this member by fail + remove + add, when asked for
+        (
+            ["replace", "--device", "nvme2n1", "--with", "nvme4n1", "--method", "fail-remove-add"],
+            "nvme4n1",
+            [("--fail", "/dev/nvme2n1"), ("--remove", "/dev/nvme2n1"), ("--add", "/dev/nvme4n1")],
+        ),
+        # replace a working member: hot (--replace keeps the redundancy)
+        (
+            ["replace", "--device", "nvme2n1", "--with", "nvme4n1"],
+            "nvme4n1",
+            [
+                ("--add-spare", "/dev/nvme4n1"),
+                ("--replace", "/dev/nvme2n1", "--with", "/dev/nvme4n1"),
+            ],
+        ),
+    ],
+)
+def test_replace_and_re_add_plans_pass_apply_and_run_as_previewed(
+    fake_arrays: FakeBackend,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    confirm: str,
+    want: list[tuple[str, ...]],
+) -> None:
+    out = tmp_path / "plan.json"
+    assert main(["plan", "member", *args, "--array", "md127", "--json", "--out", str(out)]) == 0
+    saved = json.loads(out.read_text())
+    assert saved["preflight"]["refusals"] == []
+    assert [tuple(s["argv"][2:]) for s in saved["steps"]] == want
+    fake_arrays.calls.clear()
+    # apply re-checks the allowlist, argv/params agreement and pre-flight, then runs exactly this
+    assert main(["apply", str(out), "--confirm", confirm]) == 0, capsys.readouterr()
+    ran = [a for a in fake_arrays.argvs if a[0] == "mdadm"]
+    assert ran == [tuple(s["argv"]) for s in saved["steps"]]

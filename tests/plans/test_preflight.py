@@ -8,6 +8,7 @@ from dataclasses import replace
 from app.model import Machine, MdMember, Partition, SyncStatus
 from app.model.smart import SmartAttribute, SmartReading
 from app.model.usage import MOUNTS, KernelUsage
+from app.plans.allowlist import plan_problems
 from app.plans.plan import Plan, Step
 from app.plans.preflight import Issue, check
 from app.plans.render import preflight_for
@@ -411,3 +412,69 @@ def test_smart_failed_re_add_target_refused() -> None:
     assert be.smart_asked == ["nvme3n1"]
     healthy = FakeBackend(m)
     assert preflight_for(build_re_add(m, "md127", "nvme3n1"), m, healthy).refusals == ()
+
+
+def _member_faulty(m: Machine, dev: str) -> Machine:
+    a = m.arrays[0]
+    members = tuple(
+        replace(x, state=("faulty",), slot=None) if x.device == dev else x for x in a.members
+    )
+    return replace(m, arrays=(replace(a, members=members, degraded=1), m.arrays[1]))
+
+
+def test_re_add_as_add_of_a_member_the_plan_removes_is_checked_for_health_not_emptiness() -> None:
+    """Issue 16 point 5: fail + remove + add of the same member in one plan. The member is in
+    use by this very array until the plan takes it out: pre-flight must not refuse it as held,
+    but a SMART-FAILED member is still refused."""
+    m = array_machine(bitmap=None)
+    plan = build_re_add(m, "md127", "nvme2n1")
+    assert [s.argv[2] for s in plan.steps] == ["--fail", "--remove", "--add"]
+    assert plan_problems(plan, m) == []
+    assert preflight_for(plan, m, FakeBackend(m)).refusals == ()
+    be = FakeBackend(m, smart_readings={"nvme2n1": _failed("nvme2n1")})
+    assert _codes(preflight_for(plan, m, be).refusals) == [("smart-failed", "nvme2n1")]
+
+
+def test_a_remove_then_add_of_a_device_that_is_no_member_is_still_checked() -> None:
+    """A tampered plan cannot launder a device through --remove: sdc is in md126, not md127."""
+    m = array_machine()
+    plan = Plan(
+        "re-add",
+        (
+            Step(("mdadm", "/dev/md127", "--remove", "/dev/sdc"), "x"),
+            Step(("mdadm", "/dev/md127", "--add", "/dev/sdc"), "x", destructive=True),
+        ),
+        target="sdc",
+        kind="member-re-add",
+        params={"array": "md127", "action": "re-add", "device": "sdc"},
+    )
+    pf = preflight_for(plan, m, None)
+    assert ("held", "sdc") in _codes(pf.refusals)
+
+
+def test_replace_of_a_faulty_member_checks_the_new_device() -> None:
+    """Replace = remove + add NEW: NEW eligible (not in use), big enough, not SMART FAILED."""
+    m = _member_faulty(array_machine(), "nvme2n1")
+    plan = build_replace(m, "md127", "nvme2n1", "nvme4n1")
+    assert [s.argv[2] for s in plan.steps] == ["--remove", "--add"]
+    assert plan_problems(plan, m) == []
+    assert preflight_for(plan, m, FakeBackend(m)).refusals == ()
+    be = FakeBackend(m, smart_readings={"nvme4n1": _failed("nvme4n1")})
+    assert _codes(preflight_for(plan, m, be).refusals) == [("smart-failed", "nvme4n1")]
+    # a new device in use elsewhere (a member of md126)
+    held = build_replace(m, "md127", "nvme2n1", "sdc")
+    assert ("held", "sdc") in _codes(preflight_for(held, m, None).refusals)
+    # too small for md127's members
+    a = m.arrays[0]
+    sized = tuple(replace(x, size_kib=900 * 1024 * 1024) for x in a.members)
+    small = replace(m.disks[4], size_bytes=800 * GIB)
+    m2 = replace(
+        m,
+        arrays=(replace(a, members=sized), m.arrays[1]),
+        disks=(*m.disks[:4], small, *m.disks[5:]),
+    )
+    pf = preflight_for(build_replace(m2, "md127", "nvme2n1", "nvme4n1"), m2, None)
+    assert ("too-small", "nvme4n1") in _codes(pf.refusals)
+    # the hot replace of a working member: its steps pass the allowlist as well
+    hot = build_replace(array_machine(), "md127", "nvme2n1", "nvme4n1")
+    assert plan_problems(hot, array_machine()) == []

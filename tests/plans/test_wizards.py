@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from app.model import Filesystem, Machine
 from app.plans.geometry import KIB, Geometry, PlanError, data_disks, parse_size
+from app.plans.render import preflight_for
 from app.plans.wizards.create_array import CreateArrayParams, build_create_array, conf_diff
-from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
-from app.plans.wizards.members import build_fail, build_grow, build_re_add, build_remove
+from app.plans.wizards.filesystem import FilesystemParams, array_refusals, build_filesystem
+from app.plans.wizards.members import (
+    build_fail,
+    build_grow,
+    build_re_add,
+    build_remove,
+    build_replace,
+)
 from app.plans.wizards.sync_actions import build_stripe_cache, build_sync_action
-from tests.plans.fakes import array_machine, blank_machine
+from tests.plans.fakes import array_machine, blank_machine, with_usage
 
 NVME4 = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")
 
@@ -138,12 +148,106 @@ def test_filesystem_on_raid1_has_no_stride() -> None:
 def test_re_add_without_bitmap_says_full_rebuild() -> None:
     m = array_machine(bitmap=None, degraded_member="nvme1n1")
     plan = build_re_add(m, "md127", "nvme1n1")
-    assert "whole device" in plan.steps[0].why
-    assert any("full rebuild" in w for w in plan.warnings)
+    # mdadm refuses --re-add without a bitmap (tests/vm/test_recovery.py): the plan adds instead
+    (step,) = plan.steps
+    assert step.argv == ("mdadm", "/dev/md127", "--add", "/dev/nvme1n1") and step.destructive
+    assert "full recovery writing the whole member" in step.why
+    assert "1.00 × its capacity, measured on a real kernel" in step.why
+    assert plan.target == "nvme1n1" and plan.params["method"] == "add"
+    assert any("no write-intent bitmap" in w and "rebuilt in full" in w for w in plan.warnings)
+    assert any(n.startswith("cost without a write-intent bitmap") for n in plan.notes)
     m2 = array_machine(bitmap="internal", degraded_member="nvme1n1")
     plan2 = build_re_add(m2, "md127", "nvme1n1")
     assert "bitmap" in plan2.steps[0].why and "quick" in plan2.steps[0].why
+    assert plan2.steps[0].argv[2] == "--re-add" and not plan2.destructive
     assert plan2.warnings == ()
+    assert any("only the bitmap chunks written while nvme1n1 was out" in n for n in plan2.notes)
+
+
+def _sized(m: Machine, member_gib: int = 900) -> Machine:
+    """``m`` with md/dev-*/size known for md127's members."""
+    a = m.arrays[0]
+    members = tuple(replace(x, size_kib=member_gib * 1024 * 1024) for x in a.members)
+    return replace(m, arrays=(replace(a, members=members), *m.arrays[1:]))
+
+
+def _faulty(m: Machine, dev: str) -> Machine:
+    a = m.arrays[0]
+    members = tuple(
+        replace(x, state=("faulty",), slot=None) if x.device == dev else x for x in a.members
+    )
+    return replace(m, arrays=(replace(a, members=members, degraded=1), *m.arrays[1:]))
+
+
+def test_re_add_an_active_member_is_fail_remove_re_add_in_one_plan() -> None:
+    m = _sized(array_machine(bitmap="internal"))
+    plan = build_re_add(m, "md127", "nvme2n1")
+    assert [s.argv[2] for s in plan.steps] == ["--fail", "--remove", "--re-add"]
+    assert all(s.argv[1] == "/dev/md127" and s.argv[-1] == "/dev/nvme2n1" for s in plan.steps)
+    assert any("loses redundancy" in w for w in plan.warnings)
+    # the cost with the bitmap, and what it would be without: the member's size (900 GiB)
+    assert any("900 GiB (1.00 × its capacity" in n for n in plan.notes), plan.notes
+    # without a bitmap: the same trip ends in --add, a full recovery of the member's 900 GiB
+    nob = build_re_add(_sized(array_machine(bitmap=None)), "md127", "nvme2n1")
+    assert [s.argv[2] for s in nob.steps] == ["--fail", "--remove", "--add"]
+    assert any("the whole member, 900 GiB (1.00 × its capacity" in n for n in nob.notes)
+    # a faulty member is not failed again
+    faulty = build_re_add(_faulty(array_machine(bitmap="internal"), "nvme2n1"), "md127", "nvme2n1")
+    assert [s.argv[2] for s in faulty.steps] == ["--remove", "--re-add"]
+    assert not any("loses redundancy" in w for w in faulty.warnings)
+
+
+def test_re_add_refusals() -> None:
+    degraded = array_machine(bitmap="internal", degraded_member="nvme1n1")
+    with pytest.raises(PlanError, match="would stop md127"):
+        build_re_add(degraded, "md127", "nvme0n1")  # nvme0n1's mirror half is out already
+    with pytest.raises(PlanError, match="spare of md126: it holds no data to re-add"):
+        build_re_add(array_machine(), "md126", "sdf")
+    with pytest.raises(PlanError, match="no device"):
+        build_re_add(degraded, "md127", "nvme9n1")
+
+
+def test_replace_a_working_member_is_hot_replace() -> None:
+    m = array_machine()
+    plan = build_replace(m, "md127", "nvme2n1", "nvme4n1")
+    assert [s.argv[2] for s in plan.steps] == ["--add-spare", "--replace"]
+    assert plan.steps[1].argv[2:] == ("--replace", "/dev/nvme2n1", "--with", "/dev/nvme4n1")
+    assert plan.params["method"] == "hot" and plan.target == "nvme4n1"
+    assert "redundancy is kept" in plan.steps[1].why
+    assert not any("loses redundancy" in w for w in plan.warnings)
+    assert any("onto nvme4n1" in n and "does not shorten" in n for n in plan.notes)
+
+
+def test_replace_a_faulty_member_is_remove_and_add() -> None:
+    m = _faulty(array_machine(), "nvme2n1")
+    plan = build_replace(m, "md127", "nvme2n1", "nvme4n1")
+    assert [s.argv[2:] for s in plan.steps] == [
+        ("--remove", "/dev/nvme2n1"),
+        ("--add", "/dev/nvme4n1"),
+    ]
+    assert plan.params["method"] == "fail-remove-add" and plan.destructive
+    assert any("nothing to copy from it" in n for n in plan.notes)
+    with pytest.raises(PlanError, match="copies from a working member"):
+        build_replace(m, "md127", "nvme2n1", "nvme4n1", method="hot")
+    # asked for: fail + remove + add of a working member, saying what --replace would keep
+    forced = build_replace(array_machine(), "md127", "nvme2n1", "nvme4n1", method="fail-remove-add")
+    assert [s.argv[2] for s in forced.steps] == ["--fail", "--remove", "--add"]
+    assert any("loses redundancy" in w for w in forced.warnings)
+    assert any("--replace would keep" in n for n in forced.notes)
+
+
+def test_replace_refusals() -> None:
+    m = array_machine()
+    with pytest.raises(PlanError, match="with itself"):
+        build_replace(m, "md127", "nvme2n1", "nvme2n1")
+    with pytest.raises(PlanError, match="already an active member"):
+        build_replace(m, "md127", "nvme2n1", "nvme3n1")
+    with pytest.raises(PlanError, match="is a spare of md126"):
+        build_replace(m, "md126", "sdf", "nvme4n1")
+    with pytest.raises(PlanError, match="not a member"):
+        build_replace(m, "md127", "nvme4n1", "sdf")
+    with pytest.raises(PlanError, match="unknown replace method"):
+        build_replace(m, "md127", "nvme2n1", "nvme4n1", method="yolo")
 
 
 def test_member_refusals() -> None:
@@ -261,3 +365,22 @@ def test_bitmap_to_a_file_outside_the_array() -> None:
     assert rechunk.steps[-1].argv[-1] == "--bitmap-chunk=262144K"
     with pytest.raises(PlanError, match="power of two"):
         build_bitmap(m, "md127", "internal", chunk="3M")
+
+
+def test_filesystem_refuses_an_array_that_carries_something() -> None:
+    """Issue 16 point 5: the filesystem wizard refuses an array with a PV, a mounted or an
+    unmounted filesystem, a holder; a free array has no refusal."""
+    m = array_machine()
+    assert [i.brief for i in array_refusals(m, "md127")] == ["PV of vg127"]
+    assert [i.brief for i in array_refusals(m, "md126")] == ["mounted on /srv"]
+    unmounted = with_usage(replace(m, filesystems=(Filesystem(device="md126", fstype="xfs"),)))
+    (why,) = array_refusals(unmounted, "md126")
+    assert why.code == "filesystem" and "carries an xfs filesystem (not mounted)" in why.message
+    free = with_usage(replace(m, pvs=(), vgs=(), filesystems=()))
+    assert array_refusals(free, "md127") == () and array_refusals(free, "md126") == ()
+    assert array_refusals(m, "md9")[0].code == "unknown"
+    # pre-flight (also at Run) refuses the plan on the PV from the kernel's truth, whoever built it
+    plan = build_filesystem(m, "md127", FilesystemParams(fstype="xfs"))
+    assert ("held", "md127") in {(i.code, i.device) for i in preflight_for(plan, m, None).refusals}
+    plan_free = build_filesystem(free, "md127", FilesystemParams(fstype="xfs"))
+    assert preflight_for(plan_free, free, None).refusals == ()

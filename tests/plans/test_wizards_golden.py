@@ -129,6 +129,17 @@ CASES: dict[str, Callable[[], Plan]] = {
     "member_remove": lambda: build_remove(_degraded(), "md127", "nvme1n1"),
     "member_re_add_bitmap": lambda: build_re_add(_removed("internal"), "md127", "nvme1n1"),
     "member_replace": lambda: build_replace(array_machine(), "md127", "nvme2n1", "nvme4n1"),
+    # issue 16: one plan each. Re-add of a working member: fail + remove + --re-add (bitmap) or
+    # --add (no bitmap: mdadm refuses --re-add, a full recovery); replace of a faulty member:
+    # remove + add (nothing to copy from, so no --replace)
+    "member_re_add_active_bitmap": lambda: build_re_add(
+        array_machine(bitmap="internal"), "md127", "nvme2n1"
+    ),
+    "member_re_add_no_bitmap": lambda: build_re_add(array_machine(), "md127", "nvme2n1"),
+    "member_replace_faulty": lambda: build_replace(_degraded(), "md127", "nvme1n1", "nvme4n1"),
+    "member_replace_fail_remove_add": lambda: build_replace(
+        array_machine(), "md127", "nvme2n1", "nvme4n1", method="fail-remove-add"
+    ),
     "member_grow_raid5": lambda: build_grow(array_machine(), "md126", 5, add=("nvme4n1",)),
     "sync_check": lambda: build_sync_action(array_machine(), "md127", "check"),
     "sync_idle": lambda: build_sync_action(array_machine(), "md126", "idle"),

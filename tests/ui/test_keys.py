@@ -128,7 +128,7 @@ async def test_wizard_keys_stay_inside(scenario: str) -> None:
         await pilot.pause()
         wiz = app.screen
         assert isinstance(wiz, CreateArrayWizard)
-        for key in ("q", "n", "a", "t", "b", "L", "r"):
+        for key in ("q", "n", "a", "t", "v", "b", "L", "r"):
             await pilot.press(key)
             await pilot.pause()
             assert app.is_running and app.screen is wiz, key
@@ -196,7 +196,7 @@ async def test_help_lists_the_current_screens_keys() -> None:
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         text = " | ".join(f"{k} {w}" for k, w in app.screen.rows)
-        for expect in ("n New array", "a Members", "f Findings", "q Quit"):
+        for expect in ("n New array", "a Members", "v FS/LVM", "f Findings", "q Quit"):
             assert expect in text, text
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))

@@ -91,6 +91,64 @@ WALKS = (
     Walk("raid10-evo-80x24-help", "raid10-evo", (80, 24), ("?", "wait:Keys:")),
     # a on a syncing RAID-10: the array pre-filled, no action chosen, members not offered as new
     Walk("raid10-evo-200x60-members", "raid10-evo", (200, 60), ("a", "wait:Member actions")),
+    # issue 16 point 5. v on an array that is an LVM PV: shown with the reason, refused
+    Walk(
+        "raid10-evo-80x24-filesystem",
+        "raid10-evo",
+        (80, 24),
+        ("v", "wait:Filesystem / LVM", "C-r", "wait:refused:"),
+    ),
+    # v on big's md0 (RAID-6 of 4, 512K chunk, nothing on it) → the aligned mkfs in the preview
+    Walk(
+        "big-80x24-filesystem-preview",
+        "big",
+        (80, 24),
+        ("v", "wait:Filesystem / LVM", "wait:stride=128", "C-r", "wait:DESTROYS DATA"),
+    ),
+    # a → "replace this member" (first action, chosen with the keyboard), the member from the
+    # list; no new device fits md127 (too small / in use, each with the reason): no plan, why
+    Walk(
+        "raid10-evo-200x60-replace",
+        "raid10-evo",
+        (200, 60),
+        (
+            "a",
+            "wait:Member actions",
+            "Enter",
+            "Down",
+            "Enter",
+            "Tab",
+            "Enter",
+            "Down",
+            "Enter",
+            "Tab",
+            "Space",
+            "C-r",
+            "wait:pick one new device",
+        ),
+    ),
+    # a → "re-add this member" on sdb2 of md127 (no bitmap): fail + remove + add in one preview,
+    # with the cost of the missing bitmap (a full recovery, 1.00 × the member's capacity)
+    Walk(
+        "raid10-evo-200x60-re-add-preview",
+        "raid10-evo",
+        (200, 60),
+        (
+            "a",
+            "wait:Member actions",
+            "Enter",
+            "Down",
+            "Down",
+            "Enter",
+            "Tab",
+            "Enter",
+            "Down",
+            "Down",
+            "Enter",
+            "C-r",
+            "wait:DESTROYS DATA",
+        ),
+    ),
 )
 
 

@@ -17,6 +17,7 @@ from app.ui.screens.wizards import (
     SYNC_ACTIONS,
     CreateArrayWizard,
     DevicePicker,
+    FilesystemWizard,
     MemberWizard,
     SyncWizard,
 )
@@ -24,7 +25,7 @@ from backends.simulated import SimClock, SimulatedBackend
 from tests.ui.helpers import wait_ready
 
 FIELDS = (Input, Select, SelectionList, Checkbox, Button)
-WIZARD_KEYS = {"n": CreateArrayWizard, "a": MemberWizard, "t": SyncWizard}
+WIZARD_KEYS = {"n": CreateArrayWizard, "a": MemberWizard, "t": SyncWizard, "v": FilesystemWizard}
 SIZES = ((80, 24), (200, 60))
 
 
@@ -73,6 +74,11 @@ async def test_every_field_inside_the_screen(key: str, width: int, height: int) 
                 wiz.query_one(action_id, Select).value = value
                 await pilot.pause()
                 assert await _every_field_visible(pilot, wiz) >= 4, value
+        if isinstance(wiz, FilesystemWizard):  # the LVM fields (VG, LV, size) once LVM is on
+            wiz.query_one("#fs-lvm", Checkbox).value = True
+            await pilot.pause()
+            assert wiz.query_one("#fs-size", Input).display
+            assert await _every_field_visible(pilot, wiz) >= 8
 
 
 async def test_member_wizard_opens_on_the_selected_member_with_no_action() -> None:

@@ -1,6 +1,6 @@
 """Snapshot pictures of the wizards and the help screen (issue 11), at 80×24 and 200×60, written
 to ``screenshots/`` too (``snap_save`` of test_snapshots): what an admin sees after ``n``, ``a``,
-``t`` and ``?`` on the syncing RAID-10 demo."""
+``t``, ``v`` and ``?`` on the syncing RAID-10 demo."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from tests.ui.test_snapshots import SIZES, SnapSave, _ready, _scenario_app, snap
 
 __all__ = ["snap_save"]  # the fixture, imported for pytest
 
-SCREENS = {"n": "create", "a": "members", "t": "sync", "question_mark": "help"}
+SCREENS = {"n": "create", "a": "members", "t": "sync", "v": "filesystem", "question_mark": "help"}
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])

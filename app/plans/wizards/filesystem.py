@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from app.model import Machine, MdArray, levels
 from app.plans.geometry import Geometry, PlanError, human_kib
+from app.plans.in_use import Issue, write_refusals
 from app.plans.plan import Plan, Step
 
 FSTYPES = ("ext4", "xfs")
@@ -37,6 +38,42 @@ def geometry_of(array: MdArray) -> Geometry | None:
     if array.level not in levels.STRIPED:
         return None
     return Geometry(array.level, array.raid_disks, array.chunk_bytes, array.layout)
+
+
+def array_refusals(machine: Machine, array: str) -> tuple[Issue, ...]:
+    """Why a filesystem or LVM must not be put on ``array``; () when it may.
+
+    From the kernel's truth first (``in_use.write_refusals``: mounted, held by dm/md, an LVM PV,
+    swap, checks that could not run), plus a filesystem the model knows that is not mounted
+    (blkid's word: an unmounted filesystem still holds data) and arrays that cannot hold one."""
+    name = array.removeprefix("/dev/")
+    a = machine.array(name)
+    if a is None:
+        return (Issue("unknown", name, "no such md array on this machine", "unknown array"),)
+    if a.is_container:
+        return (
+            Issue(
+                "container",
+                name,
+                "is a container: put the filesystem on one of its volumes",
+                "container",
+            ),
+        )
+    out: list[Issue] = []
+    if a.array_state in ("inactive", "clear"):
+        out.append(Issue("inactive", name, f"is {a.array_state}: not running", a.array_state))
+    out += write_refusals(machine, name)
+    fs = machine.filesystem(name)
+    if fs is not None and not fs.mounted and fs.fstype != "swap":
+        out.append(
+            Issue(
+                "filesystem",
+                name,
+                f"carries an {fs.fstype} filesystem (not mounted): mkfs would destroy it",
+                f"{fs.fstype} on it",
+            )
+        )
+    return tuple(out)
 
 
 def _check_name(kind: str, name: str) -> None:

@@ -1,12 +1,16 @@
 """Member wizard: add, add spare, fail, remove, re-add, replace, grow raid-devices.
 
-All act on an existing array (kernel name, e.g. "md127") found in the Machine.
+All act on an existing array (kernel name, e.g. "md127") found in the Machine. "Replace this
+member" and "re-add this member" are one plan each (issue 16): the fail and remove they need are
+steps of the same plan, and the plan's notes say what the rebuild costs with and without a
+write-intent bitmap (``rebuild_cost``).
 """
 
 from __future__ import annotations
 
-from app.model import Machine, MdArray, levels
-from app.plans.geometry import PlanError
+from app.model import Machine, MdArray, MdMember, levels
+from app.plans.eligibility import needed_member_bytes
+from app.plans.geometry import PlanError, human_bytes
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
 
@@ -122,86 +126,248 @@ def build_remove(machine: Machine, array: str, device: str) -> Plan:
     )
 
 
+# what a full recovery costs, measured: a re-add or add without a bitmap rewrote 1.00 × the
+# member's capacity on a real kernel (tests/vm/test_recovery.py, article 000's RAID-5 after a loose
+# cable: 1.62 TB written to one SSD)
+FULL_RECOVERY = "1.00 × its capacity, measured on a real kernel"
+
+
+def member_bytes(machine: Machine, a: MdArray, dev: str) -> int | None:
+    """What a full recovery writes to ``dev``: its used size in the array (md/dev-*/size), else
+    the largest member's, else the device's own size."""
+    m = a.member(dev)
+    if m is not None and m.size_kib:
+        return m.size_kib * 1024
+    need = needed_member_bytes(machine, a.name)
+    if need:
+        return need
+    d = machine.device(dev)
+    size = getattr(d, "size_bytes", None)
+    return size if isinstance(size, int) and size > 0 else None
+
+
+def _size(n: int | None) -> str:
+    return human_bytes(n) if n else "the whole member"
+
+
+def rebuild_cost(
+    machine: Machine, a: MdArray, dev: str, *, how: str, onto: str | None = None
+) -> str:
+    """The bitmap's effect on what putting the member ``dev`` (back) into ``a`` writes, for the
+    plan's notes (shown in the preview). ``how``: "re-add" (old member, bitmap used), "add" (old
+    member, full recovery), "replace" / "recover" (the member's data copied / rebuilt ``onto`` a
+    new device)."""
+    size = _size(member_bytes(machine, a, dev))
+    if how == "re-add":
+        return (
+            f"cost with the write-intent bitmap ({a.bitmap}): only the bitmap chunks written while "
+            f"{dev} was out are resynced (seconds after a short drop-out); without a bitmap the "
+            f"same re-add would be a full recovery writing {size} ({FULL_RECOVERY})"
+        )
+    if how == "add":
+        return (
+            f"cost without a write-intent bitmap: a full recovery writing the whole member, {size} "
+            f"({FULL_RECOVERY}); with a bitmap (mdadm --grow --bitmap=internal {a.path}, once no "
+            "sync runs) a re-add after a short drop-out resyncs only the chunks written meanwhile"
+        )
+    verb = "copies" if how == "replace" else "rebuilds"
+    bitmap = f"its bitmap ({a.bitmap})" if a.bitmap else "a bitmap"
+    return (
+        f"cost: md {verb} the whole member onto {onto or dev}, {size} written ({FULL_RECOVERY}); "
+        f"{bitmap} does not shorten this: it only spares a re-add of the old member"
+    )
+
+
+def _take_out(a: MdArray, dev: str, m: MdMember, action: str) -> tuple[list[Step], list[str]]:
+    """fail (unless faulty already) + remove: ``dev`` leaves ``a``; refused when failing it
+    would stop the array."""
+    steps: list[Step] = []
+    warnings: list[str] = []
+    if m.role == "in_sync":
+        if a.degraded + 1 > tolerance(a):
+            raise PlanError(
+                f"failing {dev} would stop {a.name} ({a.level}, {a.degraded} already missing): "
+                f"refused; {action} it when the array has redundancy to spare"
+            )
+        warnings.append(f"{a.name} loses redundancy from the fail until {dev}'s slot is rebuilt")
+    if m.role != "faulty":
+        state = "rebuilding " if m.role == "rebuilding" else ""
+        steps.append(
+            Step(
+                ("mdadm", a.path, "--fail", f"/dev/{dev}"),
+                f"mark the {state}member /dev/{dev} faulty (mdadm removes only faulty members)",
+            )
+        )
+    steps.append(
+        Step(
+            ("mdadm", a.path, "--remove", f"/dev/{dev}"),
+            f"detach the faulty /dev/{dev} from {a.path}",
+        )
+    )
+    return steps, warnings
+
+
+def _refuse_role(a: MdArray, dev: str, m: MdMember, action: str) -> None:
+    if m.role == "spare":
+        raise PlanError(
+            f"{dev} is a spare of {a.name}: it holds no data to {action}"
+            + ("; remove it, then add the new device" if action == "replace" else "")
+        )
+    if m.role not in ("in_sync", "rebuilding", "faulty"):
+        raise PlanError(f"{dev} is a {m.role} member of {a.name}: {action} is not offered for it")
+
+
 def build_re_add(machine: Machine, array: str, device: str) -> Plan:
+    """Re-add this member, in one plan: fail (if it is still active) + remove + ``--re-add``.
+
+    Without a write-intent bitmap mdadm refuses ``--re-add`` in most states (and even where it
+    accepts, md rebuilds the whole member), so the plan puts the member back with ``--add`` and
+    says so: a full recovery writing the whole member."""
     a = _array(machine, array)
     dev = strip_dev(device)
     m = a.member(dev)
-    if m is not None and m.role != "faulty":
-        raise PlanError(f"{dev} is still in {a.name} ({m.role})")
     notes: list[str] = []
     warnings: list[str] = []
+    steps: list[Step] = []
     if m is not None:
-        raise PlanError(f"{dev} is still in {a.name} as faulty: remove it first")
+        _refuse_role(a, dev, m, "re-add")
+        steps, warnings = _take_out(a, dev, m, "re-add")
+    elif machine.device(dev) is None:
+        raise PlanError(f"no device {dev!r} on this machine")
+    elif not a.is_degraded:
+        warnings.append(
+            f"{a.name} is not degraded: there is no vacant slot, so {dev} would only become a spare"
+        )
     if a.bitmap:
         why = (
-            f"put /dev/{dev} back into {a.path} in its old slot; the write-intent bitmap "
-            "means only blocks written since it left are resynced (quick)"
+            f"put /dev/{dev} back into {a.path} in its old slot; the write-intent bitmap means "
+            "only blocks written since it left are resynced (quick)"
         )
+        steps.append(Step(("mdadm", a.path, "--re-add", f"/dev/{dev}"), why))
+        notes.append(rebuild_cost(machine, a, dev, how="re-add"))
+        target = a.name
     else:
         why = (
-            f"put /dev/{dev} back into {a.path}; without a bitmap md rebuilds the whole device "
-            "(as long as adding a new disk) unless no write happened meanwhile"
+            f"put /dev/{dev} back into {a.path} with --add, not --re-add: {a.name} has no "
+            "write-intent bitmap, so mdadm refuses a re-add, and a re-add without a bitmap is a "
+            f"full recovery writing the whole member ({FULL_RECOVERY})"
         )
+        steps.append(Step(("mdadm", a.path, "--add", f"/dev/{dev}"), why, destructive=True))
         warnings.append(
-            f"{a.name} has no write-intent bitmap: a re-add means a full rebuild of {dev}, and "
-            'mdadm usually refuses --re-add outright ("not possible"); then use the add '
-            "action, which rebuilds the whole device"
+            f"{a.name} has no write-intent bitmap: the member is rebuilt in full (--add); "
+            "mdadm refuses --re-add without one"
         )
+        notes.append(rebuild_cost(machine, a, dev, how="add"))
         notes.append(
-            "re-add without a bitmap only makes sense when the drop-out had a fixed cause "
-            "(cable, timeout) and you keep the disk; for a failing disk use replace"
+            "re-adding makes sense when the drop-out had a fixed cause (cable, timeout) and you "
+            "keep the disk; for a failing disk use replace"
         )
-    if not a.is_degraded:
-        warnings.append(f"{a.name} is not degraded: mdadm will refuse the re-add (no vacant slot)")
+        target = dev
     return _plan(
         a,
         "re-add",
-        [Step(("mdadm", a.path, "--re-add", f"/dev/{dev}"), why)],
+        steps,
         device=dev,
+        target=target,
         what=f"/dev/{dev}",
         notes=notes,
         warnings=warnings,
+        method="re-add" if a.bitmap else "add",
     )
 
 
-def build_replace(machine: Machine, array: str, old: str, new: str) -> Plan:
+REPLACE_METHODS = ("auto", "hot", "fail-remove-add")
+
+
+def build_replace(
+    machine: Machine, array: str, old: str, new: str, *, method: str = "auto"
+) -> Plan:
+    """Replace this member, in one plan.
+
+    * the member still works (in sync) and the level has redundancy: ``mdadm --replace OLD --with
+      NEW`` (NEW added as a spare first): md copies OLD onto NEW while OLD stays active, so the
+      array keeps its redundancy during the copy; OLD is marked faulty when done.
+    * the member is faulty or rebuilding (or ``method="fail-remove-add"``): fail (unless faulty
+      already) + remove + ``--add NEW``: a recovery onto NEW.
+    Pre-flight checks NEW (in use, big enough, SMART)."""
+    if method not in REPLACE_METHODS:
+        raise PlanError(f"unknown replace method {method!r}; choose {', '.join(REPLACE_METHODS)}")
     a = _array(machine, array)
     o, n = strip_dev(old), strip_dev(new)
+    if o == n:
+        raise PlanError(f"replace {o} with itself? pick another device (re-add puts it back)")
     mo = a.member(o)
     if mo is None:
         raise PlanError(f"{o} is not a member of {a.name}")
-    if mo.slot is None or mo.role not in ("in_sync", "rebuilding"):
-        raise PlanError(f"{o} is {mo.role}: --replace copies from an active member")
+    _refuse_role(a, o, mo, "replace")
     if not a.has_redundancy:
-        raise PlanError(f"{a.level} has no redundancy: --replace is not supported")
-    steps: list[Step] = []
+        raise PlanError(f"{a.level} has no redundancy: a member cannot be replaced in place")
     mn = a.member(n)
-    if mn is None:
+    if mn is not None and mn.role != "spare":
+        raise PlanError(f"{n} is already an active member of {a.name}")
+    working = mo.role == "in_sync"
+    if method == "hot" and not working:
+        raise PlanError(f"{o} is {mo.role}: --replace copies from a working member")
+    hot = working and method != "fail-remove-add"
+    steps: list[Step] = []
+    warnings: list[str] = []
+    notes: list[str] = []
+    if hot:
+        if mn is None:
+            steps.append(
+                Step(
+                    ("mdadm", a.path, "--add-spare", f"/dev/{n}"),
+                    f"add /dev/{n} as a spare: --replace needs the new device in the array first",
+                    destructive=True,
+                )
+            )
         steps.append(
             Step(
-                ("mdadm", a.path, "--add-spare", f"/dev/{n}"),
-                f"add /dev/{n} as a spare: --replace needs the new device in the array first",
+                ("mdadm", a.path, "--replace", f"/dev/{o}", "--with", f"/dev/{n}"),
+                f"copy /dev/{o} onto /dev/{n} while {o} stays active (redundancy is kept); "
+                f"{o} is marked faulty when done",
+            )
+        )
+        notes.append(rebuild_cost(machine, a, o, how="replace", onto=n))
+        notes.append(
+            f"when the copy finishes, remove the old device: mdadm {a.path} --remove /dev/{o}"
+        )
+    else:
+        if mn is not None:
+            raise PlanError(
+                f"{n} is already a spare of {a.name}: md rebuilds onto a spare by itself once "
+                f"{o} fails; use fail and remove"
+            )
+        steps, warnings = _take_out(a, o, mo, "replace")
+        steps.append(
+            Step(
+                ("mdadm", a.path, "--add", f"/dev/{n}"),
+                f"add /dev/{n} to {a.path}: recovery onto it starts at once",
                 destructive=True,
             )
         )
-    elif mn.role != "spare":
-        raise PlanError(f"{n} is already an active member of {a.name}")
-    steps.append(
-        Step(
-            ("mdadm", a.path, "--replace", f"/dev/{o}", "--with", f"/dev/{n}"),
-            f"copy /dev/{o} onto /dev/{n} while {o} stays active (redundancy is kept); "
-            f"{o} is marked faulty when done",
-        )
-    )
+        if working:
+            notes.append(
+                f"fail + remove + add by request: mdadm --replace would keep {a.name}'s "
+                "redundancy during the copy"
+            )
+        else:
+            notes.append(
+                f"{o} is {mo.role}: nothing to copy from it, so the plan is fail/remove + add "
+                "(a recovery from the other members), not --replace"
+            )
+        notes.append(rebuild_cost(machine, a, o, how="recover", onto=n))
     return _plan(
         a,
         "replace",
         steps,
         old=o,
         new=n,
+        method="hot" if hot else "fail-remove-add",
         target=n,
         what=f"/dev/{o} with /dev/{n}",
-        notes=[f"when the copy finishes, remove the old device: mdadm {a.path} --remove /dev/{o}"],
+        notes=notes,
+        warnings=warnings,
     )
 
 
