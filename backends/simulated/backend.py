@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from app.model import Machine
 from app.model.live import LiveSample
 from app.model.smart import SmartReading
-from backends.base import CommandResult
+from backends.base import CommandResult, OutputCallback, emit_output
 from backends.simulated.clock import SimClock
 from backends.simulated.commands import dispatch
 from backends.simulated.scenarios import SCENARIOS, big
@@ -111,3 +111,17 @@ class SimulatedBackend:
             except Exception as e:  # a simulation bug must not crash the caller
                 rc, out, err = 70, "", f"demo: internal error running {args[:1]}: {e!r}\n"
         return CommandResult(args, rc, out, err, time.perf_counter() - t0)
+
+    def run_streaming(
+        self,
+        argv: Sequence[str],
+        *,
+        on_output: OutputCallback,
+        stdin: str | None = None,
+        timeout: float | None = None,
+    ) -> CommandResult:
+        """A simulated program changes the state at once; its output lines follow (outside the
+        state lock, so a listener that reads the backend cannot dead-lock)."""
+        result = self.run(argv, stdin=stdin, timeout=timeout)
+        emit_output(result, on_output)
+        return result
