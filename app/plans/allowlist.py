@@ -453,3 +453,9 @@ def plan_problems(plan: Plan, machine: Machine | None = None) -> list[str]:
     elif plan.destructive:
         out.append("a plan that destroys data needs a target to confirm")
     return [escape_controls(x) for x in out]
+
+
+def resolve_device(machine: Machine | None, path: str) -> str:
+    """The kernel name of the array or LV at ``path`` on ``machine`` (/dev/md/127 → md127),
+    else the path without /dev/ (for the preview's sync bar of an array a plan created)."""
+    return _resolve(machine, path)
