@@ -14,9 +14,9 @@ from textual.widgets import Input, Label, Static
 from app.cli import main
 from app.plans.audit_log import AuditLog
 from app.plans.plan import Plan, Step, load_plan_file
+from app.ui.screens.plan_preview import PlanPreviewScreen
 from backends.simulated import SimulatedBackend
 from backends.simulated.clock import SimClock
-from app.ui.screens.plan_preview import PlanPreviewScreen
 from tests.plans.fakes import FakeBackend, array_machine
 from widgets.plan_view import PlanView
 
