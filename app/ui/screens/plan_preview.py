@@ -119,6 +119,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         Binding("escape", "close", "Close"),
         Binding("c", "copy_script", "Copy"),
         Binding("s", "save", "Save"),
+        Binding("ctrl+r", "run", "Run"),
     ]
     DEFAULT_CSS = """
     PlanPreviewScreen { layout: vertical; }
