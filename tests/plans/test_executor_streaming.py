@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, StepEvent, execute
 from app.plans.plan import Plan, Step
@@ -182,3 +184,19 @@ def test_an_array_named_by_its_md_name_resolves_to_its_kernel_name() -> None:
     assert resolve_device(m, "/dev/md127") == "md127"
     assert resolve_device(m, "/dev/md/99") == "/dev/md/99"  # unknown: the path, not a guess
     assert resolve_device(None, "/dev/md/127") == "/dev/md/127"
+
+
+def test_cli_apply_prints_each_steps_output_as_it_comes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.cli import main
+
+    out = tmp_path / "limits.json"
+    args = ["plan", "sync", "limits", "--array", "md127", "--max", "200000"]
+    assert main([*args, "--demo", "raid10-evo", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["apply", str(out), "--yes", "--demo", "raid10-evo"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    i = next(k for k, x in enumerate(lines) if "sync_speed_max" in x and x.startswith("["))
+    # tee writes what it wrote to sysfs: streamed under its step, before the step's ✓
+    assert lines[i + 1 : i + 3] == ["      | 200000", "      ✓ ok"]

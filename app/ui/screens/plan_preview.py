@@ -221,6 +221,10 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         if hasattr(type(self.app), "view"):  # the live session's view (RaidmanApp)
             self.watch(self.app, "view", self._view_changed, init=False)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # after a run there is nothing left to run: the footer stops offering it
+        return not (action == "run" and self.report is not None)
+
     # ---- state -----------------------------------------------------------------
     @property
     def forced(self) -> tuple[str, ...]:
@@ -484,3 +488,4 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             text += f"\n{report.audit_error}"
         self.query_one("#pp-status", Static).update(Text(escape_controls(text, keep_newlines=True)))
         self._update_run_button()
+        self.refresh_bindings()
