@@ -4,8 +4,11 @@ replay/simulated backends handing the whole output over at the end."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 from backends.base import LineSplitter, Stream
 from backends.linux import LinuxBackend
@@ -114,3 +117,32 @@ def test_replay_hands_over_a_recorded_output_and_refuses_the_rest() -> None:
         ["mkfs.ext4", "/dev/md0"], on_output=lambda s, line: got.append((s, line))
     )
     assert res.not_recorded and got == [("stderr", res.stderr.strip())]
+
+
+@pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="e2fsprogs not installed")
+def test_real_mke2fs_counters_are_read_through_the_pipe(tmp_path: Path) -> None:
+    """mke2fs on a sparse image file (not a device): its "Writing inode tables:  0/32" counters
+    come through a pipe and ``StepProgress`` reads them as figures of a phase."""
+    from app.plans.progress import StepProgress
+
+    img = tmp_path / "img"
+    with img.open("wb") as f:
+        f.truncate(1 << 30)
+    seen: list[tuple[str, int, int]] = []
+    progress = StepProgress()
+
+    def on_output(stream: Stream, line: str) -> None:
+        progress.feed(line)
+        if progress.counter is not None:
+            c = progress.counter
+            seen.append((c.label, c.done, c.total))
+
+    argv = [shutil.which("mkfs.ext4") or "", "-F", "-q", "-E", "nodiscard", str(img)]
+    assert run_streaming(argv, on_output).ok  # -q: quiet, no counters
+    assert seen == []
+    res = run_streaming(argv[:2] + argv[3:], on_output)
+    assert res.ok, res.stderr
+    labels = {label for label, _, _ in seen}
+    assert "Writing inode tables" in labels
+    assert all(0 <= done <= total == 8 for _, done, total in seen)  # 1 GiB: 8 groups
+    assert progress.counter is None  # "done" ended the last phase
