@@ -146,3 +146,26 @@ def test_real_mke2fs_counters_are_read_through_the_pipe(tmp_path: Path) -> None:
     assert "Writing inode tables" in labels
     assert all(0 <= done <= total == 8 for _, done, total in seen)  # 1 GiB: 8 groups
     assert progress.counter is None  # "done" ended the last phase
+
+
+def test_simulated_mkfs_writes_counters_like_mke2fs() -> None:
+    """The demo's mkfs.ext4 redraws "done/total" per phase with backspaces as mke2fs does (see
+    test_real_mke2fs_counters_are_read_through_the_pipe), so the preview's bar has a figure."""
+    from app.plans.progress import StepProgress
+
+    be = SimulatedBackend.from_scenario("blank", clock=SimClock.manual())
+    create = ["mdadm", "--create", "/dev/md/127", "--level=1", "--raid-devices=2", "--run"]
+    assert be.run([*create, "/dev/nvme0n1", "/dev/nvme1n1"]).ok
+    progress = StepProgress()
+    seen: list[tuple[str, int, int]] = []
+
+    def on_output(stream: Stream, line: str) -> None:
+        progress.feed(line)
+        if progress.counter is not None:
+            seen.append((progress.counter.label, progress.counter.done, progress.counter.total))
+
+    assert be.run_streaming(["mkfs.ext4", "/dev/md127"], on_output=on_output).ok
+    tables = [d for label, d, t in seen if label == "Writing inode tables"]
+    assert tables == sorted(tables) and tables[0] == 0 and len(tables) == 4
+    assert {t for _, _, t in seen} == {7452}  # 931.5 GiB / 128 MiB per group
+    assert progress.counter is None
