@@ -17,7 +17,6 @@ from backends.simulated.snapshot import StaticCache, build_machine, build_sample
 from backends.simulated.state import SimState
 from backends.simulated.sysfs import read_path
 
-
 DEMO_LINE_PACE_S = 0.2  # the demo's streamed output: one line per this many seconds
 
 
