@@ -437,7 +437,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self._show_sync()
 
     def _view_changed(self, _view: object) -> None:
-        if self._sync_paths:
+        if self._sync_paths and self.is_attached:
             self._show_sync()
 
     def _show_sync(self) -> None:
