@@ -11,9 +11,10 @@ Nothing above this layer opens a file under /sys or /proc or starts a process it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from app.model import Machine
 from app.model.live import LiveSample
@@ -41,6 +42,43 @@ class CommandResult:
     def not_recorded(self) -> bool:
         """A replay never recorded this command (the program may well exist there)."""
         return self.returncode == 127 and NOT_IN_CAPTURE in self.stderr
+
+
+Stream = Literal["stdout", "stderr"]
+# called with each line a running program writes, as it writes it: (which stream, the line
+# without its terminator). A progress counter redrawn in place (``\r``, or backspaces as mke2fs
+# does) counts as a line of its own.
+OutputCallback = Callable[[Stream, str], None]
+
+_LINE_BREAK = re.compile(r"\r\n|\n|\r|\x08+")
+
+
+class LineSplitter:
+    """Cuts a stream of text chunks into lines at ``\n``, ``\r`` or a run of backspaces;
+    ``feed`` returns the complete lines so far, ``close`` the unterminated rest (if any). Blank
+    lines are dropped (so a ``\r\n`` cut between two chunks makes no empty line)."""
+
+    def __init__(self) -> None:
+        self._rest = ""
+
+    def feed(self, chunk: str) -> list[str]:
+        parts = _LINE_BREAK.split(self._rest + chunk)
+        self._rest = parts.pop()
+        return [p for p in parts if p.strip()]
+
+    def close(self) -> list[str]:
+        rest, self._rest = self._rest, ""
+        return [p for p in _LINE_BREAK.split(rest) if p.strip()]
+
+
+def emit_output(result: CommandResult, on_output: OutputCallback) -> None:
+    """For a backend that only has the whole output at the end (a replay): each line of it,
+    stdout first, through ``on_output``."""
+    out, err = LineSplitter(), LineSplitter()
+    for line in [*out.feed(result.stdout), *out.close()]:
+        on_output("stdout", line)
+    for line in [*err.feed(result.stderr), *err.close()]:
+        on_output("stderr", line)
 
 
 class BackendError(Exception):
@@ -87,4 +125,17 @@ class Backend(Protocol):
     ) -> CommandResult:
         """Run one program with an argv list (never a shell). Used by read-only helpers
         (tune2fs -l, xfs_info, mdadm --detail --scan, wipefs --no-act) and by the plan executor."""
+        ...
+
+    def run_streaming(
+        self,
+        argv: Sequence[str],
+        *,
+        on_output: OutputCallback,
+        stdin: str | None = None,
+        timeout: float | None = None,
+    ) -> CommandResult:
+        """``run``, calling ``on_output`` with each output line while the program runs (from
+        the calling thread), for the executor's live progress. The result still holds the whole
+        stdout and stderr. A backend that cannot stream calls ``on_output`` at the end."""
         ...

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from backends.base import BackendError, CommandResult
+from backends.base import BackendError, CommandResult, OutputCallback, emit_output
 from backends.linux import LinuxBackend
 from backends.linux.source import CaptureError, ReplaySource
 
@@ -44,3 +44,16 @@ class ReplayBackend(LinuxBackend):
         # only what was recorded; a write (stdin / tee / sysctl) was never recorded, so it is
         # answered "not in capture" and nothing is touched
         return self.source.run(argv, stdin=stdin, timeout=timeout)
+
+    def run_streaming(
+        self,
+        argv: Sequence[str],
+        *,
+        on_output: OutputCallback,
+        stdin: str | None = None,
+        timeout: float | None = None,
+    ) -> CommandResult:
+        # a capture holds each command's output whole: it is handed over line by line at once
+        result = self.run(argv, stdin=stdin, timeout=timeout)
+        emit_output(result, on_output)
+        return result

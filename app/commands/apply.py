@@ -158,14 +158,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"raidman apply: {why_not}", file=sys.stderr)
         return 3
 
+    streamed: set[int] = set()  # steps whose output was printed as it came
+
     def on_event(ev: StepEvent) -> None:
         n = ev.index + 1
         if ev.kind == "started":
             print(f"[{n}/{len(plan.steps)}] {ev.step.escaped().shell()}", flush=True)
+        elif ev.kind == "output":
+            streamed.add(ev.index)
+            print(f"      | {escape_controls(ev.line)}", flush=True)
         elif ev.status == "ok":
             print("      ✓ ok", flush=True)
         else:
             print(f"      ✗ {escape_controls(ev.message)}", flush=True)
+            if ev.index in streamed:
+                return  # its stderr is above already
             if ev.result is not None and ev.result.stderr.strip():
                 for line in ev.result.stderr.strip().splitlines():
                     print(f"        {escape_controls(line)}", flush=True)

@@ -20,7 +20,6 @@ Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refus
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -28,7 +27,7 @@ from app.cli import add_backend_options, make_backend
 from app.model import Machine
 from app.plans.geometry import PlanError, parse_size
 from app.plans.plan import Plan
-from app.plans.render import format_plan, preflight_for, preflight_json
+from app.plans.render import format_plan, plan_file_text, preflight_for
 from app.plans.wizards.create_array import CreateArrayParams, build_create_array
 from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
 from app.plans.wizards.members import (
@@ -254,13 +253,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"raidman plan: {e}", file=sys.stderr)
         return 2
     pf = preflight_for(plan, machine, backend)
-    data = plan.to_json()
-    data["preflight"] = preflight_json(pf)
+    text = plan_file_text(plan, pf)
     if args.out:
         try:
             with open(args.out, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=2)
-                fh.write("\n")
+                fh.write(text)
         except OSError as e:
             print(f"raidman plan: cannot write {args.out}: {e.strerror}", file=sys.stderr)
             return 1
@@ -269,8 +266,7 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stdout.write(playbook(plan, machine, pf, hosts=args.hosts, become=args.become))
     elif args.json or args.format == "json":
-        json.dump(data, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(text)
     else:
         sys.stdout.write(format_plan(plan, pf))
         if args.out:

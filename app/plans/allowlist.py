@@ -334,6 +334,10 @@ def _resolve(machine: Machine | None, path: str) -> str:
         for a in machine.arrays:
             if path in (a.path, f"/dev/{a.name}"):
                 return a.name
+        if path.startswith("/dev/md/"):  # the --name: /dev/md/127 of "host:127" is md127
+            for a in machine.arrays:
+                if a.array_name and a.array_name.rsplit(":", 1)[-1] == path[8:]:
+                    return a.name
         for lv in machine.lvs:  # /dev/vg0/data or /dev/mapper/vg0-data → dm-0
             if lv.kernel_name and path in (lv.path, f"/dev/mapper/{lv.dm_name}"):
                 return lv.kernel_name
@@ -468,3 +472,9 @@ def plan_problems(plan: Plan, machine: Machine | None = None) -> list[str]:
     elif plan.destructive:
         out.append("a plan that destroys data needs a target to confirm")
     return [escape_controls(x) for x in out]
+
+
+def resolve_device(machine: Machine | None, path: str) -> str:
+    """The kernel name of the array or LV at ``path`` on ``machine`` (/dev/md/127 → md127),
+    else the path without /dev/ (for the preview's sync bar of an array a plan created)."""
+    return _resolve(machine, path)

@@ -10,6 +10,8 @@ Rules:
 * before each step starts, a ``started`` entry (argv, stdin value, producer, forced codes, plan
   digest) is written; if that write fails the step does not start. When it ends, an ``executed``
   entry (exit code, duration, stderr tail, the piped stdin value) follows;
+* while a step runs, each line its program writes comes to ``on_event`` as an ``output`` event
+  (``backend.run_streaming``; a backend without it runs the step with ``run``, no lines);
 * a step whose program is missing (exit 127) is a failure with a clear message;
 * after a failure the remaining steps are reported "not-run".
 """
@@ -26,10 +28,10 @@ from typing import Literal
 from app.plans.allowlist import plan_step_problems
 from app.plans.audit_log import AuditLog
 from app.plans.plan import Plan, Step
-from backends.base import Backend, CommandResult
+from backends.base import Backend, CommandResult, OutputCallback, Stream
 
 StepStatus = Literal["ok", "failed", "not-run"]
-EventKind = Literal["started", "finished"]
+EventKind = Literal["started", "output", "finished"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,9 @@ class StepEvent:
     status: StepStatus | None = None  # set on "finished"
     result: CommandResult | None = None
     message: str = ""
+    stream: Stream | None = None  # set on "output": the line and where it was written
+    line: str = ""
+    producer: bool = False  # "output" of the program feeding the step's stdin
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +112,19 @@ def _failure_message(step: Step, result: CommandResult, producer: bool = False) 
     return f"{prog} {what}exited with {result.returncode}{tail}"
 
 
-def _run(backend: Backend, argv: tuple[str, ...], stdin: str | None) -> CommandResult:
+def _run(
+    backend: Backend,
+    argv: tuple[str, ...],
+    stdin: str | None,
+    on_output: OutputCallback | None = None,
+) -> CommandResult:
     t0 = time.monotonic()
+    streaming = getattr(backend, "run_streaming", None) if on_output is not None else None
     try:
-        res = backend.run(list(argv), stdin=stdin)
+        if streaming is not None:
+            res = streaming(list(argv), on_output=on_output, stdin=stdin)
+        else:
+            res = backend.run(list(argv), stdin=stdin)
     except Exception as e:  # a backend must not raise, but the executor never does either
         return CommandResult(
             argv, 1, "", f"{type(e).__name__}: {e}", duration_s=time.monotonic() - t0
@@ -188,15 +202,25 @@ def execute(
         stdin = step.stdin
         result: CommandResult | None = None
         message = ""
+
+        def lines(i: int = i, step: Step = step, producer: bool = False) -> OutputCallback | None:
+            if on_event is None:
+                return None
+
+            def on_output(stream: Stream, line: str) -> None:
+                emit(StepEvent("output", i, step, stream=stream, line=line, producer=producer))
+
+            return on_output
+
         if step.stdin_from is not None:
-            prod = _run(backend, step.stdin_from, None)
+            prod = _run(backend, step.stdin_from, None, lines(producer=True))
             if not prod.ok:
                 result = prod
                 message = _failure_message(step, prod, producer=True)
             else:
                 stdin = prod.stdout
         if result is None:
-            result = _run(backend, step.argv, stdin)
+            result = _run(backend, step.argv, stdin, lines())
             if not result.ok:
                 message = _failure_message(step, result)
         if not audit.record_finish(

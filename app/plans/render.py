@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from app.model import Machine
 from app.model.smart import SmartReading
 from app.plans.allowlist import argv_devices
@@ -49,6 +51,14 @@ def preflight_json(pf: Preflight) -> dict[str, list[dict[str, str]]]:
             {"code": i.code, "device": i.device, "message": i.message} for i in pf.warnings
         ],
     }
+
+
+def plan_file_text(plan: Plan, preflight: Preflight) -> str:
+    """The plan file ``raidman plan --json``/``--out`` and the TUI's save write, and
+    ``raidman apply`` reads: ``Plan.to_json()`` (with its digest) plus the pre-flight found."""
+    data = plan.to_json()
+    data["preflight"] = preflight_json(preflight)
+    return json.dumps(data, indent=2) + "\n"
 
 
 def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Preflight:

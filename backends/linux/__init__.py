@@ -9,7 +9,7 @@ from app.model import Machine
 from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartReading
 from app.parsers.fsinfo import FsInfo
-from backends.base import CommandResult
+from backends.base import CommandResult, OutputCallback, emit_output
 from backends.linux.events import MdEvents
 from backends.linux.md import md_names, read_live
 from backends.linux.probe import probe_with_fs_info
@@ -98,3 +98,19 @@ class LinuxBackend:
         self, argv: Sequence[str], *, stdin: str | None = None, timeout: float | None = None
     ) -> CommandResult:
         return self.source.run(argv, stdin=stdin, timeout=timeout)
+
+    def run_streaming(
+        self,
+        argv: Sequence[str],
+        *,
+        on_output: OutputCallback,
+        stdin: str | None = None,
+        timeout: float | None = None,
+    ) -> CommandResult:
+        """The live machine streams each line as it comes; a recording or a replay has the
+        output only at the end and hands it over then."""
+        if isinstance(self.source, HostSource):
+            return self.source.run_streaming(argv, on_output, stdin=stdin, timeout=timeout)
+        result = self.source.run(argv, stdin=stdin, timeout=timeout)
+        emit_output(result, on_output)
+        return result

@@ -32,12 +32,11 @@ from typing import Any, Protocol, runtime_checkable
 
 from app.model.devices import ProbeNote
 from app.model.live import DiskIO
-from backends.base import NOT_IN_CAPTURE, CommandResult
+from backends.base import NOT_IN_CAPTURE, CommandResult, OutputCallback
 from backends.linux.io import read_disk_io
+from backends.linux.stream import NOT_FOUND, TIMED_OUT, run_streaming
 
 FORMAT = 1
-NOT_FOUND = 127
-TIMED_OUT = 124
 
 
 def _note_source(path: str) -> str:
@@ -85,6 +84,13 @@ class Source(Protocol):
     def take_notes(self) -> tuple[ProbeNote, ...]:
         """Notes gathered since the last call (permission denied, odd errors), then forgets them."""
         ...
+
+
+def _command_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["LC_ALL"] = "C"
+    env["LVM_SUPPRESS_FD_WARNINGS"] = "1"
+    return env
 
 
 class _Notes:
@@ -155,9 +161,7 @@ class HostSource(_Notes):
         args = tuple(str(a) for a in argv)
         if not args:
             return CommandResult(args, NOT_FOUND, "", "empty command")
-        env = dict(os.environ)
-        env["LC_ALL"] = "C"
-        env["LVM_SUPPRESS_FD_WARNINGS"] = "1"
+        env = _command_env()
         t0 = time.monotonic()
         try:
             p = subprocess.run(
@@ -189,6 +193,16 @@ class HostSource(_Notes):
         except OSError as e:
             return CommandResult(args, 126, "", f"{args[0]}: {e.strerror or e}")
         return CommandResult(args, p.returncode, p.stdout, p.stderr, time.monotonic() - t0)
+
+    def run_streaming(
+        self,
+        argv: Sequence[str],
+        on_output: OutputCallback,
+        stdin: str | None = None,
+        timeout: float | None = None,
+    ) -> CommandResult:
+        """``run``, with each output line to ``on_output`` as the program writes it."""
+        return run_streaming(argv, on_output, stdin=stdin, timeout=timeout, env=_command_env())
 
     def disk_io(self) -> tuple[DiskIO, ...]:
         return read_disk_io()

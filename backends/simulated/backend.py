@@ -9,13 +9,15 @@ from collections.abc import Sequence
 from app.model import Machine
 from app.model.live import LiveSample
 from app.model.smart import SmartReading
-from backends.base import CommandResult
+from backends.base import CommandResult, OutputCallback, Stream, emit_output
 from backends.simulated.clock import SimClock
 from backends.simulated.commands import dispatch
 from backends.simulated.scenarios import SCENARIOS, big
 from backends.simulated.snapshot import StaticCache, build_machine, build_sample, build_smart
 from backends.simulated.state import SimState
 from backends.simulated.sysfs import read_path
+
+DEMO_LINE_PACE_S = 0.2  # the demo's streamed output: one line per this many seconds
 
 
 def scenario_names() -> tuple[str, ...]:
@@ -111,3 +113,27 @@ class SimulatedBackend:
             except Exception as e:  # a simulation bug must not crash the caller
                 rc, out, err = 70, "", f"demo: internal error running {args[:1]}: {e!r}\n"
         return CommandResult(args, rc, out, err, time.perf_counter() - t0)
+
+    def run_streaming(
+        self,
+        argv: Sequence[str],
+        *,
+        on_output: OutputCallback,
+        stdin: str | None = None,
+        timeout: float | None = None,
+    ) -> CommandResult:
+        """A simulated program changes the state at once; its output lines follow (outside the
+        state lock, so a listener that reads the backend cannot dead-lock). On a real-time
+        clock (the demo) the lines come ``DEMO_LINE_PACE_S`` apart, so a plan's steps can be
+        watched running; a manual clock (tests) hands them over at once."""
+        result = self.run(argv, stdin=stdin, timeout=timeout)
+        if self._clock.is_manual:
+            emit_output(result, on_output)
+            return result
+
+        def paced(stream: Stream, line: str) -> None:
+            time.sleep(DEMO_LINE_PACE_S)
+            on_output(stream, line)
+
+        emit_output(result, paced)
+        return result

@@ -1072,6 +1072,16 @@ def fs_target_check(st: SimState, p: str, prog: str) -> tuple[str | None, Result
     return dev, None
 
 
+def _e2fs_counter(label: str, total: int) -> str:
+    """A phase as mke2fs writes it (e2fsprogs lib/ext2fs/progress.c): the label, "done/total"
+    redrawn in place with backspaces, blanked, then "done"."""
+    w = len(str(total))
+    back = "\b" * (2 * w + 1)
+    steps = sorted({0, total // 4, total // 2, 3 * total // 4})
+    redraws = "".join(f"{i:>{w}}/{total:>{w}}{back}" for i in steps)
+    return f"{label}: {redraws}{' ' * (2 * w + 1)}{back}done                            \n"
+
+
 def mkfs_ext4(st: SimState, args: Sequence[str], stdin: str | None, fstype: str = "ext4") -> Result:
     parsed = split_opts(list(args), {"E": "extended", "b": "blocksize", "L": "label", "m": "reserved",
                                      "t": "type", "T": "usage", "O": "features", "i": "inode"},
@@ -1136,7 +1146,9 @@ def mkfs_ext4(st: SimState, args: Sequence[str], stdin: str | None, fstype: str 
     if stride or width:
         out = f"Stride={stride or 0} blocks, Stripe width={width or 0} blocks\n" + out
     out = "Discarding device blocks: done\n" + out
-    out += "Allocating group tables: done\nWriting inode tables: done\n"
+    groups = max(1, -(-blocks // (8 * bs)))  # one block group per 8 × block-size blocks
+    out += _e2fs_counter("Allocating group tables", groups)
+    out += _e2fs_counter("Writing inode tables", groups)
     out += "Creating journal (262144 blocks): done\nWriting superblocks and filesystem accounting information: done\n\n"
     return 0, out if "quiet" not in od else "", f"{E2FS_VERSION}\n" if "quiet" not in od else ""
 

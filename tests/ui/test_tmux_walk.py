@@ -87,6 +87,31 @@ WALKS = (
             "wait:Disks",
         ),
     ),
+    # create at 80x24, type the target, ctrl+r: each step's account, then md127's resync
+    # (the sync the plan started, from the live session) under the plan
+    Walk(
+        "blank-80x24-create-run",
+        "blank",
+        (80, 24),
+        (
+            "n",
+            "wait:Create an md array",
+            "Tab",
+            "Down",
+            "Space",
+            "Down",
+            "Space",
+            "C-r",
+            "wait:DESTROYS DATA",
+            "Tab",
+            "1",
+            "2",
+            "7",
+            "C-r",
+            "wait:all 3 steps ran successfully",
+            "wait:md127 resync",
+        ),
+    ),
     # ? on the main screen: its keys, the footer's first
     Walk("raid10-evo-80x24-help", "raid10-evo", (80, 24), ("?", "wait:Keys:")),
     # a on a syncing RAID-10: the array pre-filled, no action chosen, members not offered as new

@@ -5,39 +5,111 @@
   read as markup; the digest of the steps (what ``apply`` checks) under the title;
 * warnings, notes and the pre-flight result (refusals disable Run; warnings need the explicit
   "force past warnings" checkbox, whose codes go to the audit log);
-* "Copy as shell script": ``Plan.shell_script()`` to the clipboard and to a file (path shown),
-  and the plan file (``Plan.to_json()`` with its digest) next to it for ``raidman apply``;
+* ``c`` copies ``Plan.shell_script()`` (each argv ``shlex.join``-ed, the digest and each step's
+  reason as comments, control characters escaped) to the clipboard with OSC 52
+  (``App.copy_to_clipboard``: works over SSH when the terminal allows it);
+* ``s`` saves the plan where the user types (default: the current directory): ``.sh`` the shell
+  script (mode 0700), ``.json`` the plan file ``raidman apply`` reads (``render.plan_file_text``,
+  mode 0600); atomically, never through a symlink, never over an existing file
+  (``app.statefiles.write_text``);
 * destructive plans: an Input where the user types the target's name;
-* Run: the executor in a thread worker; each step turns ✓ / ✗ / not run, the failing step's
-  stderr is shown under it.
+* Run: the executor in a thread worker whose events come back as messages (``StepStarted``,
+  ``StepOutput``, ``StepFinished``, ``PlanFinished``); the running step shows its elapsed time
+  (ticking each second), its last output lines and, where the program or the kernel gives a
+  figure, a bar: mke2fs's own counters, or the sync of an array a step started, as the live
+  session sees it. Each step turns ✓ / ✗ / not run; at the end the account of the run
+  (``progress.result_lines``): what ran (exit code, duration), what failed (stderr tail), what
+  did not run.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import time
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Input, Label, Static
+from textual.timer import Timer
+from textual.widgets import Button, Checkbox, Footer, Input, Label, ProgressBar, Static
 
+from app import statefiles
+from app.format import duration, percent, speed
+from app.plans.allowlist import resolve_device
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, StepEvent, execute
 from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import Preflight
-from app.plans.render import confirmation_matches, preflight_now
+from app.plans.progress import StepProgress, result_lines, sync_target
+from app.plans.render import confirmation_matches, plan_file_text, preflight_now
 from backends.base import Backend
 from widgets.plan_view import PlanView
 
+REFRESH_S = 0.25  # the running panel is redrawn at most this often (output may come in floods)
 
-def scripts_dir(audit: AuditLog) -> Path:
-    return audit.path.parent / "plans"
+
+class StepStarted(Message):
+    def __init__(self, event: StepEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+class StepOutput(Message):
+    def __init__(self, event: StepEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+class StepFinished(Message):
+    def __init__(self, event: StepEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+class PlanFinished(Message):
+    def __init__(self, report: ExecutionReport) -> None:
+        super().__init__()
+        self.report = report
+
+
+_MESSAGES: dict[str, type[StepStarted | StepOutput | StepFinished]] = {
+    "started": StepStarted,
+    "output": StepOutput,
+    "finished": StepFinished,
+}
+
+
+def default_save_name(plan: Plan, now: float | None = None) -> str:
+    kind = "".join(c if c.isalnum() or c in "-_" else "-" for c in plan.kind) or "plan"
+    return f"{kind}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}.sh"
+
+
+def save_plan(plan: Plan, preflight: Preflight, typed: str, cwd: str | None = None) -> Path:
+    """Write ``plan`` to ``typed`` (relative to ``cwd``): ``.sh`` the shell script (0700),
+    ``.json`` the plan file (0600). Raises ``statefiles.StateFileError`` / ``ValueError`` with a
+    message for the user; never replaces an existing file."""
+    name = typed.strip()
+    if not name:
+        raise ValueError("type a file name ending in .sh or .json")
+    path = Path(cwd or os.getcwd()) / os.path.expanduser(name)
+    if path.suffix == ".sh":
+        text, mode = plan.shell_script(), 0o700
+    elif path.suffix == ".json":
+        text, mode = plan_file_text(plan, preflight), 0o600
+    else:
+        raise ValueError(
+            f"{escape_controls(name)}: name it .sh (shell script) or .json (plan file)"
+        )
+    if os.path.lexists(path):
+        raise ValueError(f"{escape_controls(str(path))} exists: type another name")
+    statefiles.write_text(path, text, mode=mode)
+    return path
 
 
 class PlanPreviewScreen(Screen[ExecutionReport | None]):
@@ -45,7 +117,9 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
-        Binding("y", "copy_script", "Copy as shell script"),
+        Binding("c", "copy_script", "Copy"),
+        Binding("s", "save", "Save"),
+        Binding("ctrl+r", "run", "Run"),
     ]
     DEFAULT_CSS = """
     PlanPreviewScreen { layout: vertical; }
@@ -58,6 +132,14 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     PlanPreviewScreen #pp-buttons { height: auto; padding: 0 1; }
     PlanPreviewScreen #pp-buttons Button { margin-right: 1; }
     PlanPreviewScreen #pp-status { padding: 0 1; height: auto; }
+    PlanPreviewScreen #pp-progress { height: auto; max-height: 10; padding: 0 1; }
+    PlanPreviewScreen #pp-running { text-style: bold; }
+    PlanPreviewScreen #pp-output { color: $text-muted; }
+    PlanPreviewScreen ProgressBar { height: 1; }
+    PlanPreviewScreen #pp-result { padding: 0 1; height: auto; }
+    PlanPreviewScreen #pp-save-row { height: auto; padding: 0 1; }
+    PlanPreviewScreen #pp-save-row Label { padding: 1 1 0 0; }
+    PlanPreviewScreen #pp-save-path { width: 1fr; }
     """
 
     def __init__(
@@ -76,14 +158,22 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self.audit = audit or AuditLog()
         self.dry_run = dry_run
         self.report: ExecutionReport | None = None
-        self.script_path: Path | None = None
+        self.saved_path: Path | None = None
         self.running = False
+        # the running step: its index, when it started (monotonic), its output and counter
+        self._step: int | None = None
+        self._step_t0 = 0.0
+        self._progress = StepProgress(keep=4)
+        self._dirty = False
+        self._timer: Timer | None = None
+        self._sync_paths: list[str] = []  # arrays a finished step set syncing (argv paths)
 
     def compose(self) -> ComposeResult:
         p = self.plan.escaped()  # for display only: Run executes self.plan
         yield Label(Text(p.title + ("   — DESTROYS DATA" if p.destructive else "")), id="pp-title")
         yield Static(Text(f"digest {self.plan.digest}"), id="pp-digest")
         with VerticalScroll(id="pp-body"):
+            yield Static("", id="pp-result")
             yield PlanView(p, id="pp-plan")
             for r in self.preflight.refusals:
                 yield Static(Text(escape_controls(f"REFUSED {r} [{r.code}]")), classes="pp-refused")
@@ -106,15 +196,34 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             if p.destructive:
                 yield Label(Text(f"Type the target's name to confirm: {p.target}"))
                 yield Input(placeholder=p.target, id="pp-confirm")
+        with Vertical(id="pp-progress"):
+            yield Static("", id="pp-running")
+            yield Static("", id="pp-counter")
+            yield ProgressBar(id="pp-bar", show_eta=False)
+            yield Static("", id="pp-output")
+            yield Static("", id="pp-sync")
+            yield ProgressBar(id="pp-sync-bar", show_eta=False)
+        with Horizontal(id="pp-save-row"):
+            yield Label("Save as (.sh or .json):")
+            yield Input(id="pp-save-path")
         with Horizontal(id="pp-buttons"):
-            yield Button("Copy as shell script", id="pp-copy")
+            yield Button("Copy (c)", id="pp-copy")
+            yield Button("Save… (s)", id="pp-save")
             yield Button("Run", id="pp-run", variant="error" if p.destructive else "primary")
             yield Button("Close", id="pp-close")
         yield Static("", id="pp-status")
         yield Footer()
 
     def on_mount(self) -> None:
+        for wid in ("#pp-result", "#pp-progress", "#pp-save-row"):
+            self.query_one(wid).display = False
         self._update_run_button()
+        if hasattr(type(self.app), "view"):  # the live session's view (RaidmanApp)
+            self.watch(self.app, "view", self._view_changed, init=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # after a run there is nothing left to run: the footer stops offering it
+        return not (action == "run" and self.report is not None)
 
     # ---- state -----------------------------------------------------------------
     @property
@@ -155,6 +264,11 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     # ---- actions ---------------------------------------------------------------
     @on(Button.Pressed, "#pp-close")
     def action_close(self) -> None:
+        row = self.query_one("#pp-save-row")
+        if row.display and self.query_one("#pp-save-path", Input).has_focus:
+            row.display = False  # Esc in the save box: cancel the save, not the screen
+            self.query_one("#pp-status", Static).update("not saved")
+            return
         if not self.running:
             self.dismiss(self.report)
 
@@ -162,20 +276,42 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     def action_copy_script(self) -> None:
         script = self.plan.shell_script()
         self.app.copy_to_clipboard(script)
-        d = scripts_dir(self.audit)
-        path = d / f"{self.plan.kind or 'plan'}-{time.strftime('%Y%m%d-%H%M%S')}.sh"
-        try:
-            d.mkdir(parents=True, exist_ok=True)
-            path.write_text(script, encoding="utf-8")
-            self.script_path = path
-            # the plan file for `raidman apply`, with the digest shown above
-            data = json.dumps(self.plan.to_json(), indent=2) + "\n"
-            path.with_suffix(".json").write_text(data, encoding="utf-8")
-            msg = f"copied to the clipboard and saved: {path} (plan file: {path.with_suffix('.json')})"
-        except OSError as e:
-            msg = f"copied to the clipboard (could not save {path}: {e.strerror})"
+        n = len(self.plan.steps)
+        msg = (
+            f"copied the shell script ({n} step{'s' if n != 1 else ''}) to the clipboard "
+            "(OSC 52: the terminal must allow it; s saves it to a file)"
+        )
         self.query_one("#pp-status", Static).update(msg)
-        self.notify(msg, title="Shell script")
+        self.notify(msg, title="Copy")
+
+    @on(Button.Pressed, "#pp-save")
+    def action_save(self) -> None:
+        row = self.query_one("#pp-save-row")
+        box = self.query_one("#pp-save-path", Input)
+        if not box.value:
+            box.value = default_save_name(self.plan)
+        row.display = True
+        box.focus()
+        self.query_one("#pp-status", Static).update(
+            f"Enter saves into {escape_controls(os.getcwd())} (or the path typed); "
+            ".sh = shell script, .json = plan file for raidman apply; Esc cancels"
+        )
+
+    @on(Input.Submitted, "#pp-save-path")
+    def _save_submitted(self, event: Input.Submitted) -> None:
+        try:
+            path = save_plan(self.plan, self.preflight, event.value)
+        except (ValueError, statefiles.StateFileError) as e:
+            msg = f"not saved: {e}"
+            self.query_one("#pp-status", Static).update(Text(escape_controls(msg)))
+            self.notify(escape_controls(msg), severity="error", markup=False)
+            return
+        self.saved_path = path
+        self.query_one("#pp-save-row").display = False
+        what = "plan file (raidman apply)" if path.suffix == ".json" else "shell script"
+        msg = escape_controls(f"saved the {what}: {path}")
+        self.query_one("#pp-status", Static).update(Text(msg))
+        self.notify(msg, title="Save", markup=False)
 
     @on(Button.Pressed, "#pp-run")
     def action_run(self) -> None:
@@ -186,12 +322,17 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self.running = True
         self._update_run_button()
         self.query_one("#pp-status", Static).update("running…")
+        self.query_one("#pp-progress").display = True
+        self.query_one("#pp-bar").display = False
+        self.query_one("#pp-sync").display = False
+        self.query_one("#pp-sync-bar").display = False
+        self._timer = self.set_interval(REFRESH_S, self._refresh_running)
         self._execute()
 
     @work(thread=True, exclusive=True, group="plan-execute")
     def _execute(self) -> None:
         def on_event(ev: StepEvent) -> None:
-            self.app.call_from_thread(self._on_step_event, ev)
+            self.post_message(_MESSAGES[ev.kind](ev))  # thread-safe; the UI never waits for us
 
         # pre-flight again on the machine as it is now: the preview may be minutes old
         again = preflight_now(self.plan, self.backend)
@@ -206,40 +347,145 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             audit=self.audit,
             forced=self.forced,
         )
-        self.app.call_from_thread(self._finished, report)
+        self.post_message(PlanFinished(report))
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
 
     def _refused_at_run(self, again: Preflight) -> None:
         self.running = False
         self.preflight = again
+        self.query_one("#pp-progress").display = False
+        self._stop_timer()
         lines = [f"REFUSED {r} [{r.code}]" for r in again.refusals]
         lines += [f"warning {w} [{w.code}] (not forced)" for w in again.unforced(self.forced)]
         msg = "pre-flight at Run stopped the plan, nothing was run:\n" + "\n".join(lines)
-        self.query_one("#pp-status", Static).update(Text(msg))
-        self.notify(lines[0] if lines else msg, title="Pre-flight refused", severity="error")
+        self.query_one("#pp-status", Static).update(Text(escape_controls(msg, keep_newlines=True)))
+        self.notify(
+            escape_controls(lines[0] if lines else msg),
+            title="Pre-flight refused",
+            severity="error",
+            markup=False,
+        )
         self._update_run_button()
 
-    def _on_step_event(self, ev: StepEvent) -> None:
+    # ---- the running plan, as messages from the worker ---------------------------------
+    def on_step_started(self, message: StepStarted) -> None:
+        ev = message.event
+        self._step = ev.index
+        self._step_t0 = time.monotonic()
+        self._progress = StepProgress(keep=4)
+        self._dirty = True
+        self.query_one("#pp-plan", PlanView).set_status(ev.index, "running")
+        self._refresh_running()
+
+    def on_step_output(self, message: StepOutput) -> None:
+        if message.event.index == self._step:
+            self._progress.feed(message.event.line)
+            self._dirty = True
+
+    def on_step_finished(self, message: StepFinished) -> None:
+        ev = message.event
         view = self.query_one("#pp-plan", PlanView)
-        if ev.kind == "started":
-            view.set_status(ev.index, "running")
-        else:
-            detail = ""
-            if ev.status == "failed":
-                stderr = ev.result.stderr.strip() if ev.result is not None else ""
-                detail = escape_controls(
-                    ev.message + (f"\n{stderr}" if stderr else ""), keep_newlines=True
-                )
-            view.set_status(ev.index, ev.status or "ok", detail)
+        detail = ""
+        took = f"{ev.result.duration_s:.1f} s" if ev.result is not None else ""
+        if ev.status == "failed":
+            stderr = ev.result.stderr.strip() if ev.result is not None else ""
+            detail = escape_controls(
+                ev.message + (f"\n{stderr}" if stderr else ""), keep_newlines=True
+            )
+        elif ev.result is not None:
+            detail = f"exit {ev.result.returncode}, {took}"
+            target = sync_target(ev.step)
+            if target is not None and target not in self._sync_paths:
+                self._sync_paths.append(target)
+        view.set_status(ev.index, ev.status or "ok", detail)
+        self._step = None
+        self._dirty = True
+        self._refresh_running()
+
+    def on_plan_finished(self, message: PlanFinished) -> None:
+        self._finished(message.report)
+
+    def _refresh_running(self) -> None:
+        """The elapsed time of the running step (each tick), its counter and last lines (when
+        new output came), and the sync of the arrays the plan set syncing."""
+        running = self.query_one("#pp-running", Static)
+        if self._step is not None:
+            n = len(self.plan.steps)
+            prog = escape_controls(self.plan.steps[self._step].argv[0])
+            elapsed = duration(time.monotonic() - self._step_t0)
+            running.update(Text(f"▶ step {self._step + 1}/{n}: {prog} — {elapsed} elapsed"))
+        elif self.running:
+            running.update("")
+        if self._dirty:
+            self._dirty = False
+            c = self._progress.counter if self._step is not None else None
+            bar = self.query_one("#pp-bar", ProgressBar)
+            bar.display = c is not None
+            counter = self.query_one("#pp-counter", Static)
+            counter.display = c is not None
+            if c is not None:
+                counter.update(Text(escape_controls(f"{c.label}: {c.done}/{c.total}")))
+                bar.update(total=c.total, progress=c.done)
+            tail = list(self._progress.tail) if self._step is not None else []
+            out = self.query_one("#pp-output", Static)
+            out.display = bool(tail)
+            out.update(Text("\n".join(f"  {line}" for line in tail)))
+        self._show_sync()
+
+    def _view_changed(self, _view: object) -> None:
+        if self._sync_paths and self.is_attached:
+            self._show_sync()
+
+    def _show_sync(self) -> None:
+        """The array a finished step set syncing, with the sync figure the live session has
+        (nothing is shown until the session has seen that sync)."""
+        view: Any = getattr(self.app, "view", None)
+        label = self.query_one("#pp-sync", Static)
+        bar = self.query_one("#pp-sync-bar", ProgressBar)
+        if not self._sync_paths or view is None:
+            return
+        machine = getattr(view, "machine", None)
+        syncs = {s.array: s for s in getattr(view, "syncs", ())}
+        lines: list[str] = []
+        first = None
+        for path in self._sync_paths:
+            s = syncs.get(resolve_device(machine, path))
+            if s is None:
+                continue
+            first = first or s
+            rate = f" · {speed(s.speed_kib_s)}" if s.speed_kib_s else ""
+            eta = f" · ETA {duration(s.eta_s)}" if s.eta_s is not None else ""
+            lines.append(f"{escape_controls(s.array)} {s.action} {percent(s.fraction)}{rate}{eta}")
+        self.query_one("#pp-progress").display = bool(lines) or self.running
+        label.display = bool(lines)
+        label.update(Text("\n".join(lines)))
+        bar.display = first is not None and first.fraction is not None
+        if first is not None and first.fraction is not None:
+            bar.update(total=1000, progress=round(first.fraction * 1000))
 
     def _finished(self, report: ExecutionReport) -> None:
         self.report = report
         self.running = False
+        self._step = None
         view = self.query_one("#pp-plan", PlanView)
         for o in report.outcomes:
             if o.status == "not-run":
                 view.set_status(o.index, "not-run")
+        for wid in ("#pp-running", "#pp-counter", "#pp-bar", "#pp-output"):
+            self.query_one(wid).display = False
+        self.query_one("#pp-progress").display = bool(self._sync_paths)
+        self._stop_timer()
+        result = self.query_one("#pp-result", Static)
+        result.update(Text("\n".join(result_lines(report)) + "\n"))
+        result.display = True
+        self.query_one("#pp-body", VerticalScroll).scroll_home(animate=False)
         text = report.summary()
         if report.audit_error:
             text += f"\n{report.audit_error}"
         self.query_one("#pp-status", Static).update(Text(escape_controls(text, keep_newlines=True)))
         self._update_run_button()
+        self.refresh_bindings()
