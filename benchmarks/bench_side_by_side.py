@@ -49,6 +49,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import contextlib
+
 from _common import (
     BENCH_DIR,
     Figure,
@@ -211,10 +213,8 @@ def quit_all(contestants: list[Contestant]) -> None:
         if c.proc is None or c.proc.poll() is not None:
             continue
         if c.master is not None and c.quit_keys:
-            try:
+            with contextlib.suppress(OSError):
                 os.write(c.master, c.quit_keys)
-            except OSError:
-                pass
         else:
             c.proc.send_signal(signal.SIGTERM)
     end = time.perf_counter() + 5.0
@@ -222,22 +222,20 @@ def quit_all(contestants: list[Contestant]) -> None:
         if c.proc is None:
             continue
         while c.proc.poll() is None and time.perf_counter() < end:
-            if c.master is not None:
-                ready, _, _ = select.select([c.master], [], [], 0.05)
+            if (fd := c.master) is not None:
+                ready, _, _ = select.select([fd], [], [], 0.05)
                 try:
-                    if ready and not os.read(c.master, 65536):
-                        os.close(c.master)
-                        c.master = None
+                    gone = bool(ready) and not os.read(fd, 65536)
                 except OSError:
-                    os.close(c.master)
+                    gone = True
+                if gone:
+                    os.close(fd)
                     c.master = None
             else:
                 time.sleep(0.05)
         if c.proc.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(c.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         c.proc.wait(timeout=5)
         if c.master is not None:
             os.close(c.master)
@@ -365,7 +363,12 @@ def pilot_child() -> dict[str, Any]:
                 done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
                 t0 = time.perf_counter()
                 action()
-                app.call_after_refresh(lambda: done.done() or done.set_result(None))
+
+                def painted() -> None:
+                    if not done.done():
+                        done.set_result(None)
+
+                app.call_after_refresh(painted)
                 await done
                 took = time.perf_counter() - t0
                 await pilot.pause()
