@@ -351,3 +351,34 @@ def test_the_threaded_monitor_records_the_same_and_reads_smart_beside_sampling(
     for d in DISKS:
         assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-start") is not None
         assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-end") is not None
+
+
+def test_merge_live_keeps_what_the_sample_did_not_change_by_identity() -> None:
+    """Only the arrays a sample changed are new objects (widgets skip the rest by identity); a
+    sample that changes nothing gives back the probed machine itself."""
+    from app.session import merge_live
+    from backends.simulated import SimClock, SimulatedBackend
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.big(disks=40, arrays=10, syncing=3, clock=clock)
+    probed = backend.probe()
+    clock.advance(1.0)
+    merged = merge_live(probed, backend.sample())
+    moved = {a.name for a in probed.arrays if a.sync is not None and a.sync.active}
+    assert len(moved) == 3
+    for old, new in zip(probed.arrays, merged.arrays, strict=True):
+        assert (new is old) == (old.name not in moved), old.name
+    pairs = list(_synced_pairs(merged, probed))
+    assert len(pairs) == 3
+    assert all(a.sync.done_sectors > b.sync.done_sectors for a, b in pairs)
+
+    idle = SimulatedBackend.big(disks=40, arrays=10, syncing=0, clock=SimClock.manual())
+    still = idle.probe()
+    assert merge_live(still, idle.sample()) is still
+
+
+def _synced_pairs(after: Machine, before: Machine) -> Iterable[tuple[Any, Any]]:
+    old = {a.name: a for a in before.arrays}
+    for a in after.arrays:
+        if a.sync is not None and old[a.name].sync is not None:
+            yield a, old[a.name]
