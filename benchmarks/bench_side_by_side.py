@@ -349,7 +349,7 @@ def pilot_child() -> dict[str, Any]:
     out: dict[str, Any] = {"tabs": {}, "jumps": {}}
 
     async def drive() -> None:
-        app = RaidmanApp(backend)
+        app = RaidmanApp(backend, tune_gc=True)  # as the CLI runs it
         async with app.run_test(size=(COLS, ROWS)) as pilot:
             while app.probe_count < 1:
                 await pilot.pause(0.05)
