@@ -404,3 +404,15 @@ def test_a_running_sync_stores_only_its_members_counters_each_second(tmp_path: P
     assert set(ev.kernel_end) == disks
     assert set(ev.kernel_start) == disks
     assert all(ev.kernel_end[d] > ev.kernel_start[d] for d in disks)
+
+
+def test_a_batch_of_store_writes_commits_together_or_not_at_all(tmp_path: Path) -> None:
+    store = SnapshotStore.open(tmp_path / "w.db")
+    sid = store.start_sync("md0", "resync", (), 1.0, kernel_start={"sda": 1})
+    with store.batch():
+        store.set_kernel_writes(sid, {"sda": 1}, {"sda": 5})
+    with pytest.raises(RuntimeError), store.batch():
+        store.set_kernel_writes(sid, {"sda": 1}, {"sda": 9})
+        raise RuntimeError("half-way")
+    (ev,) = store.running_syncs()
+    assert dict(ev.kernel_end) == {"sda": 5}  # the failed batch left nothing behind
