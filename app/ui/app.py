@@ -271,10 +271,7 @@ class RaidmanApp(App[None]):
         with self._store_lock:  # the session writes the wear database
             effects = self.session.probed(machine, self.backend.now())
         self._publish()
-        if self.probe_count == 1:  # the first frame first: the audit and SMART sweep after it
-            self.call_after_refresh(self._run, effects)
-        else:
-            self._run(effects)
+        self._run(effects)
 
     def _sample_done(self, sample: LiveSample) -> None:
         self._sample_busy = False
