@@ -243,8 +243,8 @@ class WearRecorder:
                     disks = {m.disk for m in o.members}
                     start, end = o.start, after
                     if disks:
-                        start = {d: w for d, w in start.items() if d in disks}
-                        end = {d: w for d, w in end.items() if d in disks}
+                        start = {d: start[d] for d in disks if d in start}
+                        end = {d: end[d] for d in disks if d in end}
                     self.store.set_kernel_writes(o.sync_id, start, end, o.capacities)
         if first:
             for ev in self._adoptable:
