@@ -111,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     backend = make_backend(args)
     from app.ui.app import RaidmanApp
 
-    RaidmanApp(backend).run()
+    RaidmanApp(backend, tune_gc=True).run()
     return 0
 
 

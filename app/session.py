@@ -39,9 +39,14 @@ SHAPE_EVENTS = frozenset({"array-appeared", "array-vanished", "member-added", "m
 
 # ---- merging a live sample into the probed machine ---------------------------------------------
 def _merge_array(a: MdArray, live: MdLive) -> MdArray:
+    """``a`` with ``live`` folded in; ``a`` itself when the sample changes nothing in it (so
+    that whoever shows it can skip it by identity)."""
     states = dict(live.member_states)
     members = tuple(
-        replace(m, state=states[m.device]) if m.device in states else m for m in a.members
+        replace(m, state=states[m.device])
+        if m.device in states and states[m.device] != m.state
+        else m
+        for m in a.members
     )
     changes: dict[str, object] = {
         "array_state": live.array_state if live.array_state is not None else a.array_state,
@@ -59,6 +64,8 @@ def _merge_array(a: MdArray, live: MdLive) -> MdArray:
         changes["last_sync_action"] = live.last_sync_action
     if live.sync is not None and live.mismatch_cnt is not None and live.sync.mismatch_cnt is None:
         changes["sync"] = replace(live.sync, mismatch_cnt=live.mismatch_cnt)
+    if all(getattr(a, k) == v for k, v in changes.items()):
+        return a
     return replace(a, **changes)  # type: ignore[arg-type]
 
 
@@ -72,6 +79,8 @@ def merge_live(machine: Machine, sample: LiveSample) -> Machine:
     arrays = tuple(
         _merge_array(a, by_name[a.name]) if a.name in by_name else a for a in machine.arrays
     )
+    if all(x is y for x, y in zip(arrays, machine.arrays, strict=True)):
+        return machine
     return replace(machine, arrays=arrays)
 
 

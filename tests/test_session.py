@@ -351,3 +351,68 @@ def test_the_threaded_monitor_records_the_same_and_reads_smart_beside_sampling(
     for d in DISKS:
         assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-start") is not None
         assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-end") is not None
+
+
+def test_merge_live_keeps_what_the_sample_did_not_change_by_identity() -> None:
+    """Only the arrays a sample changed are new objects (widgets skip the rest by identity); a
+    sample that changes nothing gives back the probed machine itself."""
+    from app.session import merge_live
+    from backends.simulated import SimClock, SimulatedBackend
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.big(disks=40, arrays=10, syncing=3, clock=clock)
+    probed = backend.probe()
+    clock.advance(1.0)
+    merged = merge_live(probed, backend.sample())
+    moved = {a.name for a in probed.arrays if a.sync is not None and a.sync.active}
+    assert len(moved) == 3
+    for old, new in zip(probed.arrays, merged.arrays, strict=True):
+        assert (new is old) == (old.name not in moved), old.name
+    pairs = list(_synced_pairs(merged, probed))
+    assert len(pairs) == 3
+    assert all(a.sync.done_sectors > b.sync.done_sectors for a, b in pairs)
+
+    idle = SimulatedBackend.big(disks=40, arrays=10, syncing=0, clock=SimClock.manual())
+    still = idle.probe()
+    assert merge_live(still, idle.sample()) is still
+
+
+def _synced_pairs(after: Machine, before: Machine) -> Iterable[tuple[Any, Any]]:
+    old = {a.name: a for a in before.arrays}
+    for a in after.arrays:
+        if a.sync is not None and old[a.name].sync is not None:
+            yield a, old[a.name]
+
+
+def test_a_running_sync_stores_only_its_members_counters_each_second(tmp_path: Path) -> None:
+    """On a big machine the per-second record of a running sync holds its members' write
+    counters, not every disk's (issue 13: ~30 KB of JSON per sync per second on 1,000 disks)."""
+    from backends.simulated import SimClock, SimulatedBackend
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.big(disks=40, arrays=10, syncing=1, clock=clock)
+    store = SnapshotStore.open(tmp_path / "w.db")
+    session = Session(store=store, audit_every_s=None, smart_every_s=None)
+    machine = backend.probe()
+    session.probed(machine, clock.now())
+    for _ in range(3):
+        clock.advance(1.0)
+        session.sampled(backend.sample())
+    syncing = next(a for a in machine.arrays if a.sync is not None and a.sync.active)
+    disks = {m.device for m in syncing.members}
+    (ev,) = [e for e in store.running_syncs() if e.array == syncing.name]
+    assert set(ev.kernel_end) == disks
+    assert set(ev.kernel_start) == disks
+    assert all(ev.kernel_end[d] > ev.kernel_start[d] for d in disks)
+
+
+def test_a_batch_of_store_writes_commits_together_or_not_at_all(tmp_path: Path) -> None:
+    store = SnapshotStore.open(tmp_path / "w.db")
+    sid = store.start_sync("md0", "resync", (), 1.0, kernel_start={"sda": 1})
+    with store.batch():
+        store.set_kernel_writes(sid, {"sda": 1}, {"sda": 5})
+    with pytest.raises(RuntimeError), store.batch():
+        store.set_kernel_writes(sid, {"sda": 1}, {"sda": 9})
+        raise RuntimeError("half-way")
+    (ev,) = store.running_syncs()
+    assert dict(ev.kernel_end) == {"sda": 5}  # the failed batch left nothing behind

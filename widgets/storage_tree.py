@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -36,6 +36,7 @@ from app.model.devices import (
     LogicalVolume,
     Machine,
     MdArray,
+    MdMember,
     Partition,
     PhysicalVolume,
 )
@@ -78,6 +79,81 @@ def dev_key(name: str) -> str:
 
 def lv_key(lv: LogicalVolume) -> str:
     return dev_key(lv.kernel_name) if lv.kernel_name else f"lv:{lv.vg}/{lv.name}"
+
+
+def member_key(array: str, device: str) -> str:
+    return f"member:{array}:{device}"
+
+
+def member_of_key(device: str, array: str) -> str:
+    return f"memberof:{device}>{array}"
+
+
+# ---- the labels that follow the live state (a sample changes only these) -----------------------
+def array_label(a: MdArray) -> Text:
+    t = Text(a.name, style="bold")
+    if a.is_container:
+        t.append(f"  container {a.metadata or ''}".rstrip(), array_state_colour(a))
+        return t
+    t.append(f"  {array_summary(a)}", array_state_colour(a))
+    return t
+
+
+def member_label(a: MdArray, mem: MdMember) -> Text:
+    """A member link under its array: ``◦ sda  slot 0  in_sync``."""
+    t = Text("◦ ", "bright_black")
+    t.append(mem.device, "bold")
+    if a.is_container:  # container members have no role of their own
+        t.append("  container member", "bright_black")
+        return t
+    slot = f"slot {mem.slot}" if mem.slot is not None else "no slot"
+    t.append(f"  {slot}  ")
+    t.append(mem.role, member_colour(mem))
+    marks = member_marks(mem)
+    if marks:
+        t.append(f" {marks}", "bold")
+    return t
+
+
+def member_of_label(a: MdArray, device: str) -> Text:
+    """The link under a device to the array it belongs to: ``→ md127 slot 0  in_sync``."""
+    mem = a.member(device)
+    t = Text("→ ", "bright_black")
+    t.append(a.name, "bold")
+    if a.is_container:
+        t.append("  container", "bright_black")
+    elif mem is not None:
+        t.append(f" slot {mem.slot}" if mem.slot is not None else " (no slot)")
+        t.append(f"  {mem.role}", member_colour(mem))
+        marks = member_marks(mem)
+        if marks:
+            t.append(f" {marks}", "bold")
+    return t
+
+
+def live_labels(old: Machine, new: Machine) -> dict[str, Text] | None:
+    """The labels that differ between ``old`` and ``new`` when ``new`` is ``old`` with a live
+    sample folded in (``merge_live``: the same objects but for the arrays it changed), by node
+    key; None when ``new`` differs otherwise (a probe: the whole tree is built again). Keys
+    that are not in the tree are simply not found there."""
+    if old is new:
+        return {}
+    for f in fields(Machine):
+        if f.name != "arrays" and getattr(old, f.name) is not getattr(new, f.name):
+            return None
+    if len(old.arrays) != len(new.arrays):
+        return None
+    out: dict[str, Text] = {}
+    for a, b in zip(old.arrays, new.arrays, strict=True):
+        if a is b:
+            continue
+        if a.name != b.name or [m.device for m in a.members] != [m.device for m in b.members]:
+            return None
+        out[dev_key(b.name)] = array_label(b)
+        for mem in b.members:
+            out[member_key(b.name, mem.device)] = member_label(b, mem)
+            out[member_of_key(mem.device, b.name)] = member_of_label(b, mem.device)
+    return out
 
 
 @dataclass
@@ -149,12 +225,7 @@ class _Builder:
         return t
 
     def array_label(self, a: MdArray) -> Text:
-        t = self._name(a.name)
-        if a.is_container:
-            t.append(f"  container {a.metadata or ''}".rstrip(), array_state_colour(a))
-            return t
-        t.append(f"  {array_summary(a)}", array_state_colour(a))
-        return t
+        return array_label(a)
 
     # ---- structure -------------------------------------------------------------------
     def build(self) -> list[NodeSpec]:
@@ -224,22 +295,11 @@ class _Builder:
     def array_children(self, a: MdArray, key: str) -> None:
         m = self.m
         for mem in sorted(a.members, key=lambda x: (x.slot is None, x.slot or 0, x.device)):
-            t = Text("◦ ", "bright_black")
-            t.append(mem.device, "bold")
-            if a.is_container:  # container members have no role of their own
-                t.append("  container member", "bright_black")
-            else:
-                slot = f"slot {mem.slot}" if mem.slot is not None else "no slot"
-                t.append(f"  {slot}  ")
-                t.append(mem.role, member_colour(mem))
-                marks = member_marks(mem)
-                if marks:
-                    t.append(f" {marks}", "bold")
             target = dev_key(mem.device) if m.device(mem.device) is not None else None
             self.add(
-                NodeRef(f"member:{a.name}:{mem.device}", "member", mem.device, target, a.name),
+                NodeRef(member_key(a.name, mem.device), "member", mem.device, target, a.name),
                 key,
-                t,
+                member_label(a, mem),
             )
         for vol in self.volumes.get(a.name, ()):
             self.device_node(vol.name, key)
@@ -268,23 +328,12 @@ class _Builder:
             if isinstance(obj, MdArray):
                 if obj.container == name:
                     continue  # a volume inside its container: listed by array_children
-                mem = obj.member(name)
-                t = Text("→ ", "bright_black")
-                t.append(obj.name, "bold")
-                if obj.is_container:
-                    t.append("  container", "bright_black")
-                elif mem is not None:
-                    t.append(f" slot {mem.slot}" if mem.slot is not None else " (no slot)")
-                    t.append(f"  {mem.role}", member_colour(mem))
-                    marks = member_marks(mem)
-                    if marks:
-                        t.append(f" {marks}", "bold")
                 self.add(
                     NodeRef(
-                        f"memberof:{name}>{obj.name}", "member", name, dev_key(obj.name), obj.name
+                        member_of_key(name, obj.name), "member", name, dev_key(obj.name), obj.name
                     ),
                     key,
-                    t,
+                    member_of_label(obj, name),
                 )
             elif isinstance(obj, LogicalVolume):
                 if pv is None:
@@ -561,9 +610,27 @@ class StorageTree(Tree[NodeRef]):
         return node.data if node is not None else None
 
     def update_machine(self, machine: Machine) -> None:
-        """Show ``machine``. Same structure: labels updated in place; otherwise rebuilt, keeping
-        the cursor (by key) and what the user collapsed or expanded."""
+        """Show ``machine``. A live sample folded into the machine shown (``live_labels``):
+        only the labels of the arrays it changed are made again. Same structure: labels updated
+        in place; otherwise rebuilt, keeping the cursor (by key) and what the user collapsed or
+        expanded. Only a label whose text changed is set again (each costs a redraw)."""
+        old = self._machine
+        # (the same object again: a filter changed, or a caller asks for a rebuild)
+        fast = old is not None and old is not machine and not self._filter
+        live = live_labels(old, machine) if fast and old is not None else None
         self._machine = machine
+        if live is not None:
+            for key, label in live.items():
+                spec = self._spec_by_key.get(key)
+                if spec is None or spec.label == label:
+                    continue
+                spec.label = label
+                node = self._by_key.get(key)
+                if node is not None:
+                    decorated = self._decorate(spec)
+                    if node.label != decorated:
+                        node.set_label(decorated)
+            return
         specs = build_tree_spec(machine)
         if self._filter:
             specs, n = filter_specs(specs, self._filter, machine, self._badges)

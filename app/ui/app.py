@@ -67,6 +67,7 @@ from app.sync.boost import BoostRecord, BoostStore, members_rotational, plan_boo
 from app.sync.throughput import Rate
 from app.sync.tracker import SyncEvent, SyncTracker
 from app.ui.commands import ActionsProvider, GoToDeviceProvider
+from app.ui.gc_policy import settle_after_start
 from app.ui.hangup import watch_terminal
 from app.ui.screens.audit_log import AuditLogScreen
 from app.ui.screens.help import HELP_EXTRA, HelpScreen, key_rows
@@ -136,8 +137,12 @@ class RaidmanApp(App[None]):
         *,
         probe_interval: float = 10.0,
         sample_interval: float = 1.0,
+        tune_gc: bool = False,
     ) -> None:
+        """``tune_gc``: the process is this app's alone (the CLI): after the first frame, set
+        the garbage collector up for a long watch (``app.ui.gc_policy``)."""
         super().__init__()
+        self.tune_gc = tune_gc
         self.backend = backend
         self.probe_interval = probe_interval
         self.sample_interval = sample_interval
@@ -276,6 +281,8 @@ class RaidmanApp(App[None]):
     def _probe_done(self, machine: Machine) -> None:
         self._probe_busy = False
         self.probe_count += 1
+        if self.probe_count == 1 and self.tune_gc:
+            self.call_after_refresh(settle_after_start)  # see app.ui.gc_policy
         with self._store_lock:  # the session writes the wear database
             effects = self.session.probed(machine, self.backend.now())
         self._publish()

@@ -236,9 +236,18 @@ class WearRecorder:
                 started = self._start(e.array, action, before, at, log)
                 if at == now:  # else SMART's start is the last snapshot before it (delta.py)
                     reads.extend(started)
-        for o in self._open.values():  # running: the kernel's figure so far, every sample
-            if o.start:
-                self.store.set_kernel_writes(o.sync_id, o.start, after, o.capacities)
+        with self.store.batch():  # one commit for all running syncs, not one each
+            for o in self._open.values():  # running: the kernel's figure so far, every sample
+                if o.start:
+                    # only the members' counters once they are known (the end of the sync
+                    # writes them all): on a machine of 1,000 disks the whole map is ~30 KB of
+                    # JSON per running sync per second
+                    disks = {m.disk for m in o.members}
+                    start, end = o.start, after
+                    if disks:
+                        start = {d: start[d] for d in disks if d in start}
+                        end = {d: end[d] for d in disks if d in end}
+                    self.store.set_kernel_writes(o.sync_id, start, end, o.capacities)
         if first:
             for ev in self._adoptable:
                 self.store.end_sync(ev.id, now, NOT_WATCHED)

@@ -18,7 +18,8 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -256,6 +257,21 @@ class SnapshotStore:
         cols = {r[1] for r in conn.execute("PRAGMA table_info(snapshots)")}
         if not {"ts", "serial", "device", "counters", "reason", "sync_id"} <= cols:
             raise sqlite3.DatabaseError("snapshots table has an unexpected layout")
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """The writes inside go in one transaction (one commit, one sync of the WAL, instead of
+        one per statement); rolled back if one of them fails."""
+        if self._conn.in_transaction:
+            yield
+            return
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
 
     def close(self) -> None:
         self._conn.close()

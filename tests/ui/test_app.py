@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Log, Static, TabbedContent
 
 from app.session import SessionView
 from app.ui.app import RaidmanApp
@@ -243,8 +243,8 @@ async def test_mdstat_tab() -> None:
         await pilot.press("m")
         await pilot.pause()
         assert app.main.query_one(TabbedContent).active == "mdstat"
-        body = app.main.query_one("#mdstat-body", Static)
-        assert "resync = 16.3%" in plain(body)
+        body = app.main.query_one("#mdstat-body", Log)
+        assert "resync = 16.3%" in "\n".join(body.lines)
 
 
 class Listener(Static):

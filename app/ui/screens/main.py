@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, ScrollableContainer
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Footer, Log, TabbedContent, TabPane, Tabs
 
 from app.model.devices import Machine
 from widgets.device_detail import DeviceDetail
@@ -22,16 +21,20 @@ from widgets.sync_pane import EventLog, SyncPane
 from widgets.wear_pane import WearPane
 
 
-class MdstatView(ScrollableContainer):
-    """The raw /proc/mdstat of the last probe (``Machine.mdstat``)."""
+class MdstatView(Vertical):
+    """The raw /proc/mdstat of the last probe (``Machine.mdstat``). A ``Log``: only the lines on
+    screen are rendered (on a machine of 250 arrays mdstat has ~1,000 lines)."""
 
     DEFAULT_CSS = """
     MdstatView { padding: 0 1; }
-    MdstatView > Static { width: auto; }
+    MdstatView > Log { height: 1fr; background: transparent; scrollbar-size-vertical: 1; }
     """
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("probing…", "bright_black"), id="mdstat-body")
+        body = Log(id="mdstat-body", auto_scroll=False)
+        body.can_focus = False
+        body.write("probing…")
+        yield body
 
     def on_mount(self) -> None:
         # Mounted after the first probe (an inactive tab): show what the App already has.
@@ -42,13 +45,17 @@ class MdstatView(ScrollableContainer):
         if machine is not None and text == getattr(self, "_text", 0):
             return  # unchanged since the last probe: no redraw
         self._text = text
-        body = self.query_one("#mdstat-body", Static)
+        body = self.query_one("#mdstat-body", Log)
         if machine is None:
-            body.update(Text("probing…", "bright_black"))
+            shown = "probing…"
         elif machine.mdstat is None:
-            body.update(Text("/proc/mdstat not available (no md driver loaded?)", "bright_black"))
+            shown = "/proc/mdstat not available (no md driver loaded?)"
         else:
-            body.update(Text(machine.mdstat.rstrip("\n"), no_wrap=True))
+            shown = machine.mdstat.rstrip("\n")
+        y = body.scroll_y
+        body.clear()
+        body.write(shown)
+        body.scroll_to(y=y, animate=False)  # a new probe keeps where the admin scrolled to
 
 
 PaneFactory = Callable[[], Widget]

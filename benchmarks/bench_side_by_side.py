@@ -1,0 +1,485 @@
+"""Issue 13: what watching costs, side by side in one run, as ratios to the floor.
+
+Started together, each on its own 200×60 pseudo-terminal (output read and discarded, as a
+terminal would), and measured over the same window:
+
+* ``floor``: ``benchmarks/floor_app.py``, a minimal Textual app (header + footer + a 16-line
+  Static updated at 1 Hz);
+* ``watch``: ``watch -n1 -t cat /proc/mdstat`` (where /proc/mdstat is missing: a file with the
+  simulated ``big`` machine's mdstat);
+* ``raidman --demo raid10-evo`` (one array syncing) and ``raidman --demo big`` (1,000 disks,
+  250 arrays, 16 syncing);
+* ``raidman monitor --demo big``: the headless service (stdout to /dev/null, no pty).
+
+CPU is that of the whole process tree (psutil: the process, its live descendants and the
+children it reaped), between the start and the end of the window, which opens ``--warmup``
+seconds after every terminal has shown its first frame. RSS of ``big`` is read at the end of the
+window (``--long``: a 10-minute window). Then, alone:
+
+* first paint of ``raidman --demo big``: spawn → first frame showing the tree (the bytes "sda");
+* tab switches and tree jumps on ``big``, in-process: ``RaidmanApp`` under ``run_test``
+  (200×60), each action timed until the refresh after it (``call_after_refresh``);
+* the simulated backend's own cost on ``big`` (``sample()`` each second, ``probe()`` every 10 s,
+  manual clock, ``process_time``), so the table says what is the app and what the simulator.
+
+Nothing is asserted; "NOT MET" is information.
+
+Run: ``.venv/bin/python benchmarks/bench_side_by_side.py [--quick | --long] [--json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import json
+import os
+import pty
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import contextlib
+
+from _common import (
+    BENCH_DIR,
+    ROOT,
+    Figure,
+    at_most,
+    child_env,
+    emit,
+    guard,
+    info,
+    median,
+    python,
+    run_in_pty,
+)
+
+RAIDMAN = str(Path(sys.executable).with_name("raidman"))
+COLS, ROWS = 200, 60
+EVO_FLOOR_TARGET = 2.0
+BIG_FLOOR_TARGET = 4.0
+MONITOR_WATCH_TARGET = 1.0
+RSS_TARGET_MB = 150.0
+FIRST_PAINT_TARGET_S = 1.0
+INTERACTION_TARGET_MS = 100.0
+PROBE_EVERY_S = 10.0  # the TUI's default probe interval (RaidmanApp.probe_interval)
+
+
+# ---- running several programs at once -------------------------------------------------------
+@dataclass
+class Contestant:
+    name: str
+    argv: list[str]
+    marker: str | None  # bytes that show it drew its first real frame; None: no pty
+    quit_keys: bytes = b"q"  # b"": SIGTERM (a pty that is not its controlling tty sends no ^C)
+    proc: subprocess.Popen[bytes] | None = None
+    master: int | None = None
+    seen_at: float | None = None
+    cpu: list[float] = field(default_factory=list)  # CPU seconds at window start and end
+    rss_mb: float = float("nan")
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of ``pid``, its live descendants and the children each of them reaped."""
+    import psutil
+
+    total = 0.0
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return float("nan")
+    for p in procs:
+        try:
+            t = p.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def tree_rss_mb(pid: int) -> float:
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        return sum(p.memory_info().rss for p in [root, *root.children(recursive=True)]) / 2**20
+    except psutil.Error:
+        return float("nan")
+
+
+def spawn(c: Contestant) -> None:
+    if c.marker is None:
+        c.proc = subprocess.Popen(
+            c.argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=child_env(),
+            start_new_session=True,
+        )
+        return
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+    c.proc = subprocess.Popen(
+        c.argv,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=child_env(),
+        start_new_session=True,
+        close_fds=True,
+    )
+    os.close(slave)
+    c.master = master
+
+
+def side_by_side(
+    contestants: list[Contestant], window: float, warmup: float, timeout: float = 90.0
+) -> float:
+    """Start every contestant, wait for every first frame, read on ``warmup`` s, then measure
+    each one's tree CPU over ``window`` s; quit them. Returns the window's wall time."""
+    t0 = time.perf_counter()
+    for c in contestants:
+        spawn(c)
+    tails = {c.name: b"" for c in contestants}
+
+    def pump(until: float) -> None:
+        while (left := until - time.perf_counter()) > 0:
+            fds = [c.master for c in contestants if c.master is not None]
+            if not fds:
+                time.sleep(min(left, 0.1))
+                continue
+            ready, _, _ = select.select(fds, [], [], min(left, 0.1))
+            for c in contestants:
+                if c.master is None or c.master not in ready:
+                    continue
+                try:
+                    chunk = os.read(c.master, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    os.close(c.master)
+                    c.master = None
+                    continue
+                if c.seen_at is None and c.marker is not None:
+                    tail = tails[c.name] + chunk
+                    if c.marker.encode() in tail:
+                        c.seen_at = time.perf_counter() - t0
+                    tails[c.name] = tail[-256:]
+            if all(c.seen_at is not None or c.marker is None for c in contestants):
+                return
+
+    try:
+        pump(t0 + timeout)
+        missing = [c.name for c in contestants if c.marker is not None and c.seen_at is None]
+        if missing:
+            raise RuntimeError(f"no first frame within {timeout:.0f} s from {', '.join(missing)}")
+
+        def read_for(seconds: float) -> None:
+            end = time.perf_counter() + seconds
+            while time.perf_counter() < end:
+                pump(end)
+                if all(c.master is None for c in contestants if c.marker is not None):
+                    time.sleep(max(0.0, end - time.perf_counter()))
+
+        read_for(warmup)
+        w0 = time.perf_counter()
+        for c in contestants:
+            assert c.proc is not None
+            c.cpu.append(tree_cpu(c.proc.pid))
+        read_for(window)
+        for c in contestants:
+            assert c.proc is not None
+            c.cpu.append(tree_cpu(c.proc.pid))
+            c.rss_mb = tree_rss_mb(c.proc.pid)
+        return time.perf_counter() - w0
+    finally:
+        quit_all(contestants)
+
+
+def quit_all(contestants: list[Contestant]) -> None:
+    for c in contestants:
+        if c.proc is None or c.proc.poll() is not None:
+            continue
+        if c.master is not None and c.quit_keys:
+            with contextlib.suppress(OSError):
+                os.write(c.master, c.quit_keys)
+        else:
+            c.proc.send_signal(signal.SIGTERM)
+    end = time.perf_counter() + 5.0
+    for c in contestants:
+        if c.proc is None:
+            continue
+        while c.proc.poll() is None and time.perf_counter() < end:
+            if (fd := c.master) is not None:
+                ready, _, _ = select.select([fd], [], [], 0.05)
+                try:
+                    gone = bool(ready) and not os.read(fd, 65536)
+                except OSError:
+                    gone = True
+                if gone:
+                    os.close(fd)
+                    c.master = None
+            else:
+                time.sleep(0.05)
+        if c.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(c.proc.pid, signal.SIGKILL)
+        c.proc.wait(timeout=5)
+        if c.master is not None:
+            os.close(c.master)
+            c.master = None
+
+
+# ---- what watch shows ---------------------------------------------------------------------
+def mdstat_source(tmp: Path) -> tuple[str, str]:
+    """/proc/mdstat if this machine has one, else a file with the simulated big machine's."""
+    if Path("/proc/mdstat").exists():
+        return "/proc/mdstat", "this machine's /proc/mdstat"
+    from backends.simulated import SimClock, SimulatedBackend
+
+    text = SimulatedBackend.big(clock=SimClock.manual()).read_text("/proc/mdstat") or ""
+    path = tmp / "mdstat"
+    path.write_text(text)
+    return str(path), f"no /proc/mdstat here: a file with big's mdstat ({len(text):,} B)"
+
+
+def pct(c: Contestant, wall: float) -> float:
+    return (c.cpu[1] - c.cpu[0]) / wall * 100.0 if len(c.cpu) == 2 and wall > 0 else float("nan")
+
+
+def ratio(a: float, b: float) -> float:
+    return a / b if b > 0 else float("nan")
+
+
+def watching_figures(window: float, warmup: float) -> list[Figure]:
+    with tempfile.TemporaryDirectory() as tmp:
+        mdstat, what = mdstat_source(Path(tmp))
+        contestants = [
+            Contestant("floor", [python(), str(BENCH_DIR / "floor_app.py")], "line 15"),
+            Contestant("watch", ["watch", "-n1", "-t", "cat", mdstat], "Personalities", b""),
+            Contestant("raid10-evo", [RAIDMAN, "--demo", "raid10-evo"], "md127"),
+            Contestant("big", [RAIDMAN, "--demo", "big"], "sda"),
+            Contestant("monitor big", [RAIDMAN, "monitor", "--demo", "big"], None),
+        ]
+        wall = side_by_side(contestants, window, warmup)
+    by = {c.name: c for c in contestants}
+    p = {name: pct(c, wall) for name, c in by.items()}
+    how = f"{wall:.1f} s window after {warmup:g} s warm-up, {COLS}×{ROWS} pty"
+    figs = [
+        info("floor: minimal Textual app, 16-line Static at 1 Hz", p["floor"], "% core", how),
+        info("watch -n1 cat mdstat", p["watch"], "% core", what),
+        info("raidman --demo raid10-evo", p["raid10-evo"], "% core", how),
+        info("raidman --demo big", p["big"], "% core", how),
+        info("raidman monitor --demo big", p["monitor big"], "% core", "headless, no pty"),
+        at_most(
+            "raid10-evo / floor",
+            ratio(p["raid10-evo"], p["floor"]),
+            "×",
+            EVO_FLOOR_TARGET,
+            "CPU ratio, same window",
+        ),
+        at_most("big / floor", ratio(p["big"], p["floor"]), "×", BIG_FLOOR_TARGET, "same window"),
+        at_most(
+            "monitor big / watch",
+            ratio(p["monitor big"], p["watch"]),
+            "×",
+            MONITOR_WATCH_TARGET,
+            "same window",
+        ),
+        at_most(
+            f"RSS of big after {wall / 60:.1f} min",
+            by["big"].rss_mb,
+            "MB",
+            RSS_TARGET_MB,
+            "psutil rss at the window's end (issue's figure: after 10 min, --long)",
+        ),
+    ]
+    return figs
+
+
+# ---- first paint, alone -----------------------------------------------------------------------
+def first_paint(runs: int) -> list[Figure]:
+    # as installed (pip writes the .pyc files): this environment may set
+    # PYTHONDONTWRITEBYTECODE, which would compile raidman's own modules at every start
+    dirs = [str(ROOT / d) for d in ("app", "widgets", "backends")]
+    subprocess.run([python(), "-m", "compileall", "-q", *dirs], check=False, capture_output=True)
+    times = []
+    for _ in range(runs):
+        r = run_in_pty(
+            [RAIDMAN, "--demo", "big"], markers=["sda"], cols=COLS, rows=ROWS, timeout=30
+        )
+        if "sda" not in r.seen:
+            raise RuntimeError(f"big drew no tree within 30 s (exit {r.returncode})")
+        times.append(r.seen["sda"])
+    return [
+        at_most(
+            "first paint of big",
+            median(times),
+            "s",
+            FIRST_PAINT_TARGET_S,
+            f"spawn → first frame with the tree, {COLS}×{ROWS} pty, median of {runs}, .pyc present",
+        )
+    ]
+
+
+# ---- tab switches and tree jumps, in-process --------------------------------------------------
+def pilot_child() -> dict[str, Any]:
+    from app.ui.app import RaidmanApp
+    from app.ui.screens.main import DETAIL_PANES
+    from backends.simulated import SimulatedBackend
+
+    backend = SimulatedBackend.big()
+    machine = backend.probe()
+    targets = [
+        machine.disks[-1].name,  # the last disk: collapsed, materialised on the way
+        machine.arrays[len(machine.arrays) // 2].name,
+        machine.arrays[-1].name,
+        machine.vgs[-1].name if machine.vgs else machine.disks[0].name,
+        machine.disks[0].name,
+    ]
+    tabs = [pane_id for _, pane_id, _ in DETAIL_PANES]
+    out: dict[str, Any] = {"tabs": {}, "jumps": {}}
+
+    async def drive() -> None:
+        app = RaidmanApp(backend, tune_gc=True)  # as the CLI runs it
+        async with app.run_test(size=(COLS, ROWS)) as pilot:
+            while app.probe_count < 1:
+                await pilot.pause(0.05)
+            # start-up work (the first SMART sweep of 1,000 disks, the audit) done first: the
+            # timings are of the interactions, not of what happens to run beside them
+            while any(w.group in ("smart", "audit") and not w.is_finished for w in app.workers):
+                await pilot.pause(0.1)
+            await pilot.pause(1.0)
+
+            async def timed(action: Any) -> float:
+                done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                t0 = time.perf_counter()
+                action()
+
+                def painted() -> None:
+                    if not done.done():
+                        done.set_result(None)
+
+                app.call_after_refresh(painted)
+                await done
+                took = time.perf_counter() - t0
+                await pilot.pause()
+                return took * 1000
+
+            for tab in [*tabs[1:], tabs[0]]:
+                out["tabs"][tab] = await timed(lambda t=tab: app.main.action_show_tab(t))
+            for name in targets:
+                out["jumps"][name] = await timed(lambda n=name: app.go_to(n))
+
+    asyncio.run(drive())
+    return out
+
+
+def interaction_figures() -> list[Figure]:
+    p = subprocess.run(
+        [python(), __file__, "--pilot-child"],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=300,
+        check=False,
+    )
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr.strip()[-300:] or f"exit {p.returncode}")
+    res = json.loads(p.stdout.strip().splitlines()[-1])
+    tabs, jumps = res["tabs"], res["jumps"]
+    worst_tab = max(tabs, key=tabs.get)
+    worst_jump = max(jumps, key=jumps.get)
+    return [
+        at_most(
+            "slowest tab switch on big",
+            tabs[worst_tab],
+            "ms",
+            INTERACTION_TARGET_MS,
+            f"to {worst_tab}; all: " + ", ".join(f"{k} {v:.0f}" for k, v in tabs.items()),
+        ),
+        at_most(
+            "slowest tree jump on big",
+            jumps[worst_jump],
+            "ms",
+            INTERACTION_TARGET_MS,
+            f"to {worst_jump}; all: " + ", ".join(f"{k} {v:.0f}" for k, v in jumps.items()),
+        ),
+    ]
+
+
+# ---- the simulator's own cost ------------------------------------------------------------------
+def simulator_cost(seconds: int) -> float:
+    """CPU seconds per second the simulated big machine costs a 1 Hz watcher."""
+    from backends.simulated import SimClock, SimulatedBackend
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.big(clock=clock)
+    backend.probe()
+    t0 = time.process_time()
+    for _ in range(3):
+        backend.probe()
+    probe_s = (time.process_time() - t0) / 3
+    t0 = time.process_time()
+    for _ in range(seconds):
+        clock.advance(1.0)
+        backend.sample()
+    sample_s = (time.process_time() - t0) / seconds
+    return sample_s + probe_s / PROBE_EVERY_S
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--quick", action="store_true", help="a 4 s window (for the smoke test)")
+    ap.add_argument("--long", action="store_true", help="a 10-minute window (the RSS figure)")
+    ap.add_argument("--window", type=float, default=None, help="window in s (default 25)")
+    ap.add_argument("--warmup", type=float, default=None, help="s after the first frames")
+    ap.add_argument("--json", action="store_true", help="end with a JSON line (for run_all.py)")
+    ap.add_argument("--pilot-child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.pilot_child:
+        print(json.dumps(pilot_child()))
+        return 0
+    window = args.window or (4.0 if args.quick else 600.0 if args.long else 25.0)
+    warmup = args.warmup if args.warmup is not None else (1.0 if args.quick else 5.0)
+    figs: list[Figure] = []
+    sim: list[float] = []
+
+    def sim_part() -> list[Figure]:
+        s = simulator_cost(5 if args.quick else 20)
+        sim.append(s * 100)
+        return [
+            info(
+                "simulator's own cost on big",
+                s * 100,
+                "% core",
+                f"sample() each s + probe() every {PROBE_EVERY_S:g} s, process_time",
+            )
+        ]
+
+    figs += guard("simulator", sim_part)
+    figs += guard("side by side", lambda: watching_figures(window, warmup))
+    big = [f.value for f in figs if f.name == "raidman --demo big"]
+    if sim and big:
+        figs.append(info("  big minus the simulator (the app's own)", big[0] - sim[0], "% core"))
+    figs += guard("first paint", lambda: first_paint(1 if args.quick else 3))
+    figs += guard("interactions", interaction_figures)
+    emit(figs, "bench_side_by_side: watching, side by side in one run (issue 13)", args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,80 @@
+"""StorageTree at 1 Hz (issue 13): a live sample relabels only the lines whose text changed, and
+what it shows is exactly what a full build of the same machine shows; a probe that finds the
+same machine changes nothing on screen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets.tree import TreeNode
+
+from app.session import merge_live
+from backends.simulated import SimClock, SimulatedBackend
+from widgets.storage_tree import StorageTree, build_tree_spec, live_labels
+
+
+class TreeApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield StorageTree(id="tree")
+
+
+@pytest.fixture
+def relabelled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Keys of the tree nodes whose label was set again."""
+    seen: list[str] = []
+    original = TreeNode.set_label
+
+    def spy(self: TreeNode[Any], label: Any) -> None:
+        seen.append(self.data.key if self.data is not None else "?")
+        original(self, label)
+
+    monkeypatch.setattr(TreeNode, "set_label", spy)
+    return seen
+
+
+async def test_a_sample_relabels_only_the_arrays_it_moved(relabelled: list[str]) -> None:
+    clock = SimClock.manual()
+    backend = SimulatedBackend.big(disks=40, arrays=10, syncing=3, clock=clock)
+    probed = backend.probe()
+    syncing = {a.name for a in probed.arrays if a.sync is not None and a.sync.active}
+    assert len(syncing) == 3
+    app = TreeApp()
+    async with app.run_test(size=(120, 60)) as pilot:
+        tree = app.query_one(StorageTree)
+        tree.update_machine(probed)
+        await pilot.pause()
+        relabelled.clear()
+
+        clock.advance(30.0)
+        sample = backend.sample()
+        merged = merge_live(probed, sample)
+        assert live_labels(probed, merged) is not None  # the live path, not a rebuild
+        tree.update_machine(merged)
+        await pilot.pause()
+        # the same text as a full build of that machine, for every node
+        for spec in build_tree_spec(merged):
+            assert tree.label_for(spec.ref.key) == spec.label, spec.ref.key
+        # and only the syncing arrays' lines were touched: their own line at least
+        assert {f"dev:{name}" for name in syncing} <= set(relabelled)
+        assert all(any(name in key for name in syncing) for key in relabelled), relabelled
+
+        relabelled.clear()
+        tree.update_machine(merge_live(probed, sample))  # the same sample again
+        await pilot.pause()
+        assert relabelled == []
+
+        tree.update_machine(backend.probe())  # a full probe of the same moment
+        await pilot.pause()
+        assert relabelled == []
+
+
+def test_live_labels_gives_up_when_more_than_the_arrays_changed() -> None:
+    clock = SimClock.manual()
+    backend = SimulatedBackend.big(disks=20, arrays=5, syncing=1, clock=clock)
+    first = backend.probe()
+    clock.advance(1.0)
+    second = backend.probe()  # a probe: new objects everywhere
+    assert live_labels(first, second) is None
+    assert live_labels(first, first) == {}
