@@ -203,7 +203,15 @@ def _wait(session: str, text: str, timeout: float = 30.0) -> str:
     raise AssertionError(f"{text!r} not on screen:\n{screen}")
 
 
-def run_walk(walk: Walk) -> str:
+def _missing(screen: str, pins: list[str]) -> list[str]:
+    have = {ln.strip() for ln in screen.splitlines()}
+    flat = " ".join(screen.split())
+    return [ln for ln in pins if ln not in have and " ".join(ln.split()) not in flat]
+
+
+def run_walk(walk: Walk, pins: list[str] | None = None, settle: float = 15.0) -> str:
+    """Walk the keys; then the screen once every pinned line is on it (a loaded machine paints
+    late: the last key's effect is waited for, up to ``settle`` seconds, not assumed)."""
     session = f"raidman-walk-{uuid.uuid4().hex[:8]}"
     w, h = walk.size
     # COLUMNS/LINES (set under pytest) would override the pane's size for Textual; the state dir
@@ -224,7 +232,14 @@ def run_walk(walk: Walk) -> str:
                 _tmux(session, "send-keys", "-t", session, key)
                 time.sleep(0.4)
         time.sleep(0.8)
-        return _screen(session)
+        screen = _screen(session)
+        end = time.monotonic() + settle
+        while pins and _missing(screen, pins) and time.monotonic() < end:
+            if "RAIDMAN-EXITED" in screen or "Traceback" in screen:
+                break
+            time.sleep(0.5)
+            screen = _screen(session)
+        return screen
     finally:
         subprocess.run(["tmux", "-L", session, "kill-server"], capture_output=True, check=False)
 
@@ -233,15 +248,13 @@ def run_walk(walk: Walk) -> str:
 @pytest.mark.skipif(not RAIDMAN.exists(), reason="raidman entry point not installed")
 @pytest.mark.parametrize("walk", WALKS, ids=[w.name for w in WALKS])
 def test_walk_in_tmux(walk: Walk) -> None:
-    screen = run_walk(walk)
-    assert "Traceback" not in screen and "RAIDMAN-EXITED" not in screen, screen
-    full = CAPTURES / f"{walk.name}.screen.txt"
-    if os.environ.get("RAIDMAN_UPDATE_CAPTURES"):
-        full.write_text(screen, encoding="utf-8")
     pinned = CAPTURES / f"{walk.name}.pinned.txt"
     lines = [ln.strip() for ln in pinned.read_text(encoding="utf-8").splitlines() if ln.strip()]
     assert lines, f"{pinned} pins nothing"
-    have = {ln.strip() for ln in screen.splitlines()}
-    flat = " ".join(screen.split())
-    missing = [ln for ln in lines if ln not in have and " ".join(ln.split()) not in flat]
+    update = bool(os.environ.get("RAIDMAN_UPDATE_CAPTURES"))
+    screen = run_walk(walk, pins=None if update else lines)
+    assert "Traceback" not in screen and "RAIDMAN-EXITED" not in screen, screen
+    if update:
+        (CAPTURES / f"{walk.name}.screen.txt").write_text(screen, encoding="utf-8")
+    missing = _missing(screen, lines)
     assert not missing, f"missing on screen: {missing}\n{screen}"
