@@ -54,12 +54,12 @@ class SyncLimits:
         return self.boost is not None
 
     def limits_text(self) -> str:
-        """ "limits 976.6 KiB/s … 195.3 MiB/s per member · this resync: 187.6 MiB/s per member" """
+        """ "limits 1000.0 KiB/s … 195.3 MiB/s per member; now 187.6 MiB/s per member" """
         lo = speed(self.min_kib_s)
         hi = speed(self.max_kib_s)
-        s = f"limits {lo} … {hi} per member · this {self.action}: {speed(self.member_kib_s)} per member"
+        s = f"limits {lo} … {hi} per member; now {speed(self.member_kib_s)} per member"
         if self.why_factor:
-            s += f" ({speed(self.progress_kib_s)} array progress ÷ {self.factor:g}: {self.why_factor})"
+            s += f" ({speed(self.progress_kib_s)} progress ÷ {self.factor:g}: {self.why_factor})"
         return s
 
     def state_text(self) -> str:
@@ -81,16 +81,15 @@ class SyncLimits:
                 "?",
             )
             raised.append(f"stripe cache {old} → {cache[0]}")
-        what = "; ".join(raised) if raised else "nothing needed raising"
-        s = f"boosted ({what} per member)"
-        if self.at_ceiling:
-            s += ": still at the boosted ceiling"
-        elif self.max_kib_s is not None:
-            s += ": now below its ceiling, limited by the disks"
-        s += (
-            f". The limits are restored when this {self.boost.action} of {self.array} ends "
-            "(also after a restart of raidman)"
+        what = ", ".join(raised) if raised else "nothing needed raising"
+        s = (
+            f"boosted ({what}): limits are restored when this {self.boost.action} of "
+            f"{self.array} ends, even after a restart of raidman"
         )
+        if self.at_ceiling:
+            s += "; still at the boosted ceiling"
+        elif self.max_kib_s is not None:
+            s += "; now below its ceiling (the disks limit it)"
         return s
 
 

@@ -67,8 +67,8 @@ def test_raid10_resync_compares_per_member_speed_with_the_per_member_limit() -> 
     assert lim.at_ceiling
     text = lim.limits_text()
     assert "limits 1000.0 KiB/s … 195.3 MiB/s per member" in text
-    assert "this resync: 187.6 MiB/s per member" in text
-    assert "375.2 MiB/s array progress ÷ 2" in text
+    assert "now 187.6 MiB/s per member" in text
+    assert "375.2 MiB/s progress ÷ 2" in text
     assert "RAID-10 n2 resync of 4 counts array sectors" in text
     assert "raising the limit (b: boost)" in lim.state_text()
 
@@ -77,7 +77,7 @@ def test_same_speed_on_raid1_is_not_doubled() -> None:
     lim = sync_limits(view(speed=150_000), array("raid1", 2, None), None)
     assert lim.factor == 1 and lim.member_kib_s == 150_000
     assert not lim.at_ceiling  # 150000 < 95 % of 200000
-    assert "array progress" not in lim.limits_text()
+    assert "progress" not in lim.limits_text()
     assert lim.state_text() == ""
 
 
@@ -88,10 +88,10 @@ def test_after_a_boost_the_card_says_boosted_not_raise_the_limit() -> None:
     state = lim.state_text()
     assert "b: boost" not in state and "raising the limit" not in state
     assert state.startswith(
-        "boosted (min 1000.0 KiB/s → 195.3 MiB/s; max 195.3 MiB/s → 488.3 MiB/s"
+        "boosted (min 1000.0 KiB/s → 195.3 MiB/s, max 195.3 MiB/s → 488.3 MiB/s)"
     )
     assert "below its ceiling" in state
-    assert "restored when this resync of md127 ends" in state
+    assert "limits are restored when this resync of md127 ends" in state
     assert "limits 195.3 MiB/s" not in lim.limits_text()  # min in force is the view's 1000
     assert "… 488.3 MiB/s per member" in lim.limits_text()
 

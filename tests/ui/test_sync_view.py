@@ -46,7 +46,7 @@ async def test_sync_card_shows_progress_speed_eta_and_history() -> None:
         assert "ETA" in text and "elapsed" in text
         # 384214 progress of a RAID-10 n2 resync of 4 = 192107 per member ≥ 95 % of 200000
         assert "at its ceiling" in text
-        assert "this resync: 187.6 MiB/s per member" in text
+        assert "now 187.6 MiB/s per member" in text
         assert "195.3 MiB/s per member" in text
         (view,) = app.tracker.views()
         assert len(view.speeds) == 6  # one point per sample taken
@@ -116,7 +116,9 @@ async def test_after_a_boost_the_card_says_boosted_in_full(width: int) -> None:
         assert "max 195.3 MiB/s → 488.3 MiB/s" in text
         assert "… 488.3 MiB/s per member" in text  # the limit now in force
         state = app.main.query_one("#sync-md127 #limit-state", WrapLine)
-        sentence = "restored when this resync of md127 ends (also after a restart of raidman)"
+        sentence = (
+            "limits are restored when this resync of md127 ends, even after a restart of raidman"
+        )
         r = state.region  # the rows and columns of the screen the state line occupies
         rows = [line[r.x : r.right] for line in screen_lines(app)[r.y : r.bottom]]
         shown = " ".join(" ".join(rows).split())
