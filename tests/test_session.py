@@ -351,3 +351,24 @@ def test_the_threaded_monitor_records_the_same_and_reads_smart_beside_sampling(
     for d in DISKS:
         assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-start") is not None
         assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-end") is not None
+
+
+def test_view_carries_the_boost_records_for_the_sync_card(tmp_path: Path) -> None:
+    """The Sync card says "boosted" from the record the session holds: there from the moment
+    the record is written (before anything is raised), gone when nothing ran."""
+    from app.sync.boost import BoostRecord, BoostStore
+
+    session = Session(boosts=BoostStore(tmp_path / "boost.json"), audit_every_s=None)
+    rec = BoostRecord(
+        "md127",
+        "resync",
+        0.0,
+        previous={"sysctl:dev.raid.speed_limit_max": "200000"},
+        applied={"sysctl:dev.raid.speed_limit_max": "500000"},
+    )
+    assert dict(session.view.boost_records) == {}
+    session.boost_starting(rec)
+    shown = session.view.boost_records["md127"]
+    assert shown.applied == rec.applied and shown.pending
+    assert session.boost_ran(rec, None) is None  # closed without running
+    assert dict(session.view.boost_records) == {}
