@@ -122,6 +122,9 @@ class SessionView:
     rates: Mapping[str, Rate] = field(default_factory=lambda: MappingProxyType({}))
     slow: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     boosted: frozenset[str] = frozenset()
+    boost_records: Mapping[str, BoostRecord] = field(  # array -> its boost (what was raised)
+        default_factory=lambda: MappingProxyType({})
+    )
     # array -> ((disk, bytes the kernel wrote to it since the running sync began), ...)
     sync_writes: Mapping[str, tuple[tuple[str, int], ...]] = field(
         default_factory=lambda: MappingProxyType({})
@@ -283,5 +286,8 @@ class Session:
             rates=MappingProxyType(dict(self._rates)),
             slow=MappingProxyType(slow),
             boosted=frozenset(r.array for r in self.boosts.records) if self.boosts else frozenset(),
+            boost_records=MappingProxyType(
+                {r.array: r for r in self.boosts.records} if self.boosts else {}
+            ),
             sync_writes=MappingProxyType(writes),
         )

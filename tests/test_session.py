@@ -416,3 +416,24 @@ def test_a_batch_of_store_writes_commits_together_or_not_at_all(tmp_path: Path) 
         raise RuntimeError("half-way")
     (ev,) = store.running_syncs()
     assert dict(ev.kernel_end) == {"sda": 5}  # the failed batch left nothing behind
+
+
+def test_view_carries_the_boost_records_for_the_sync_card(tmp_path: Path) -> None:
+    """The Sync card says "boosted" from the record the session holds: there from the moment
+    the record is written (before anything is raised), gone when nothing ran."""
+    from app.sync.boost import BoostRecord, BoostStore
+
+    session = Session(boosts=BoostStore(tmp_path / "boost.json"), audit_every_s=None)
+    rec = BoostRecord(
+        "md127",
+        "resync",
+        0.0,
+        previous={"sysctl:dev.raid.speed_limit_max": "200000"},
+        applied={"sysctl:dev.raid.speed_limit_max": "500000"},
+    )
+    assert dict(session.view.boost_records) == {}
+    session.boost_starting(rec)
+    shown = session.view.boost_records["md127"]
+    assert shown.applied == rec.applied and shown.pending
+    assert session.boost_ran(rec, None) is None  # closed without running
+    assert dict(session.view.boost_records) == {}

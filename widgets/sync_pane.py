@@ -7,7 +7,9 @@ Fed by the app once a second with the tracker's views; never reads the system it
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 
+from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -19,6 +21,8 @@ from textual.widgets import DataTable, RichLog, Static
 from app.format import duration, human_bytes, percent, speed
 from app.model import Machine
 from app.model.devices import SECTOR
+from app.sync.boost import BoostRecord
+from app.sync.limits import SyncLimits, sync_limits
 from app.sync.throughput import Rate
 from app.sync.tracker import FinishedSync, SyncEvent, SyncView
 
@@ -62,22 +66,20 @@ def progress_line(v: SyncView) -> str:
         [
             percent(v.fraction),
             f"ETA {duration(v.eta_s)}",
-            speed(v.speed_kib_s),
+            f"{speed(v.speed_kib_s)} progress",
             f"{done} / {total}",
             f"elapsed {duration(v.elapsed_s)}",
         ]
     )
 
 
-def limits_line(v: SyncView, boosted: bool) -> str:
-    lo = speed(v.min_speed_kib_s) if v.min_speed_kib_s is not None else "?"
-    hi = speed(v.max_speed_kib_s) if v.max_speed_kib_s is not None else "?"
-    s = f"limits {lo} … {hi}"
-    if v.throttled:
-        s += "  [yellow]at its ceiling: raising the limit (b: boost) would make it faster[/]"
-    if boosted:
-        s += "  [cyan]boosted: limits are restored when this sync ends[/]"
-    return s
+def limits_lines(lim: SyncLimits) -> tuple[str, str]:
+    """The limits (per member, with the sync's speed in the same unit) and the boost/ceiling
+    state, as markup; the second is empty when there is nothing to say."""
+    state = escape(lim.state_text())
+    if state:
+        state = f"[cyan]{state}[/]" if lim.boosted else f"[yellow]{state}[/]"
+    return escape(lim.limits_text()), state
 
 
 def members_line(
@@ -114,6 +116,19 @@ class Line(Widget):
         return t
 
 
+class WrapLine(Line):
+    """A Line that wraps instead of cutting (the limits and the boost state must be read in
+    full at any width); its height follows its text, so an update re-lays-out the card — rare,
+    as the card sets it only when the text changed."""
+
+    DEFAULT_CSS = "WrapLine { height: auto; width: 1fr; }"
+
+    text: reactive[str] = reactive("", layout=True)
+
+    def render(self) -> Text:
+        return Text.from_markup(self.text)
+
+
 class SyncCard(Vertical):
     """One array's running sync."""
 
@@ -131,7 +146,8 @@ class SyncCard(Vertical):
         yield Line(classes="title", id="title")
         yield Line(id="bar")
         yield Line(id="progress")
-        yield Line(id="limits")
+        yield WrapLine(id="limits")
+        yield WrapLine(id="limit-state")
         yield Line(id="speeds")
         yield Line(id="members")
 
@@ -144,16 +160,19 @@ class SyncCard(Vertical):
         self.query_one(f"#{widget_id}", Line).text = content
         self._texts[widget_id] = content
 
-    def show(self, v: SyncView, line_members: str, boosted: bool) -> None:
+    def show(self, v: SyncView, line_members: str, limits: SyncLimits) -> None:
         with contextlib.suppress(NoMatches):  # mounted but not composed yet: next sample shows it
-            self._show(v, line_members, boosted)
+            self._show(v, line_members, limits)
 
-    def _show(self, v: SyncView, line_members: str, boosted: bool) -> None:
+    def _show(self, v: SyncView, line_members: str, limits: SyncLimits) -> None:
         target = f" onto {', '.join(v.targets)}" if v.targets else ""
         self._set("title", f"{v.array}: {ACTION_WORDS.get(v.action, v.action)}{target}")
         self._set("bar", bar_markup(v.fraction, max(10, self.size.width - 4)))
         self._set("progress", progress_line(v))
-        self._set("limits", limits_line(v, boosted))
+        text, state = limits_lines(limits)
+        self._set("limits", text)
+        self._set("limit-state", state)
+        self.query_one("#limit-state", WrapLine).display = bool(state)
         self._set("speeds", spark_markup(v.speeds, max(10, self.size.width - 24)))
         self._set("members", line_members)
 
@@ -186,7 +205,7 @@ class SyncPane(VerticalScroll):
         machine: Machine | None,
         rates: dict[str, Rate],
         slow: dict[str, tuple[str, ...]],
-        boosted: set[str],
+        boosts: Mapping[str, BoostRecord],
     ) -> None:
         cards = self.query_one("#cards", Vertical)
         present = {c.array: c for c in cards.query(SyncCard)}
@@ -196,13 +215,16 @@ class SyncPane(VerticalScroll):
                 card.remove()
         for v in views:
             line = members_line(v.array, machine, rates, slow.get(v.array, ()))
+            limits = sync_limits(
+                v, machine.array(v.array) if machine else None, boosts.get(v.array)
+            )
             existing = present.get(v.array)
             if existing is None:
                 card = SyncCard(v.array)
                 cards.mount(card)
-                card.call_after_refresh(card.show, v, line, v.array in boosted)
+                card.call_after_refresh(card.show, v, line, limits)
             else:
-                existing.show(v, line, v.array in boosted)
+                existing.show(v, line, limits)
         self.query_one("#idle", Static).display = not views
         table = self.query_one("#finished", DataTable)
         if table.row_count != len(finished):

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from app.model import levels
+from app.model.devices import MdArray
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -144,3 +145,12 @@ class Geometry:
 def stripe_cache_memory(pages: int, members: int) -> int:
     """Bytes the md stripe cache takes: entries × 4 KiB page × member count."""
     return pages * PAGE * members
+
+
+def stripe_cache_devices(array: MdArray) -> int:
+    """The devices a stripe holds a page for: ``raid5.c`` gives every stripe_head one buffer
+    per raid device slot (``grow_buffers()`` allocates ``conf->pool_size`` pages, the number of
+    raid disks), so a spare or a faulty member that lost its slot costs nothing."""
+    if array.raid_disks:
+        return array.raid_disks
+    return sum(1 for m in array.members if m.slot is not None and m.role not in ("faulty", "spare"))

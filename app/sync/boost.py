@@ -20,6 +20,7 @@ from app import statefiles
 from app.model import Machine, levels
 from app.model.live import LiveSample
 from app.paths import BOOST_FILE, state_file
+from app.plans.geometry import stripe_cache_memory
 from app.plans.plan import Plan, Step
 from app.statefiles import StateFileError
 
@@ -30,7 +31,6 @@ SYSCTL_MAX = "dev.raid.speed_limit_max"
 DEFAULT_BOOST_MIN_KIB = 200_000  # the source article's values (echo 200000 > speed_limit_min)
 DEFAULT_BOOST_MAX_KIB = 500_000  # (echo 500000 > speed_limit_max)
 DEFAULT_BOOST_STRIPE_CACHE = 8192  # seed 001: 256 -> 8192 raised RAID-6 rebuild 25 -> 66 MB/s
-PAGE = 4096
 
 
 def sysctl_path(key: str) -> str:
@@ -39,11 +39,6 @@ def sysctl_path(key: str) -> str:
 
 def stripe_cache_path(array: str) -> str:
     return f"/sys/block/{array}/md/stripe_cache_size"
-
-
-def stripe_cache_cost_bytes(pages: int, members: int) -> int:
-    """Memory the stripe cache takes: pages × 4 KiB × member devices (md.rst)."""
-    return pages * PAGE * members
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,6 +318,9 @@ def plan_boost(
 ) -> tuple[Plan, BoostRecord]:
     """The plan that raises the limits, and the record that will undo it.
 
+    ``members``: the devices the stripe cache holds a page for
+    (:func:`app.plans.geometry.stripe_cache_devices`), for its memory cost.
+
     ``rotational``: whether any member is a spinning disk (``None``: not known). Unless
     ``raise_min`` says otherwise, ``speed_limit_min`` is raised only on arrays known to be all
     SSD/NVMe; on others the plan raises the max and the stripe cache and its notes say why.
@@ -361,7 +359,7 @@ def plan_boost(
     )
     cache = bool(stripe_cache and level in levels.PARITY)
     if cache and stripe_cache:
-        cost = stripe_cache_cost_bytes(stripe_cache, members)
+        cost = stripe_cache_memory(stripe_cache, members)
         wanted.append(
             (
                 Setting("sysfs", stripe_cache_path(array)),

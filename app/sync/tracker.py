@@ -108,6 +108,7 @@ class SyncView:
     elapsed_s: float
     targets: tuple[str, ...]
     speeds: tuple[float, ...]  # kernel speed history, oldest first (KiB/s)
+    # the limits in force (sync_speed_min/max), per member: compare with app.sync.limits
     min_speed_kib_s: int | None
     max_speed_kib_s: int | None
 
@@ -116,13 +117,6 @@ class SyncView:
         if self.done_sectors is None or not self.total_sectors:
             return None
         return min(1.0, self.done_sectors / self.total_sectors)
-
-    @property
-    def throttled(self) -> bool:
-        """Running at (within 5 % of) its ceiling: raising the limit would make it faster."""
-        if self.speed_kib_s is None or not self.max_speed_kib_s:
-            return False
-        return self.speed_kib_s >= 0.95 * self.max_speed_kib_s
 
 
 def _near_done(done: int | None, total: int | None) -> bool:

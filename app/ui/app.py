@@ -56,6 +56,7 @@ from app.model.live import LiveSample
 from app.model.smart import SmartReading
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, execute
+from app.plans.geometry import stripe_cache_devices
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
 from app.rules.engine import audit
@@ -374,7 +375,7 @@ class RaidmanApp(App[None]):
             machine=view.machine,
             rates=dict(view.rates),
             slow=dict(view.slow),
-            boosted=set(view.boosted),
+            boosts=view.boost_records,
         )
 
     def selected_array(self) -> MdArray | None:
@@ -411,7 +412,7 @@ class RaidmanApp(App[None]):
             target.name,
             target.sync.action,
             level=target.level,
-            members=len(target.members),
+            members=stripe_cache_devices(target),
             store=self.boosts,
             rotational=members_rotational(m, target.name),
         )
@@ -440,6 +441,7 @@ class RaidmanApp(App[None]):
         if kept is None:
             return
         record = kept
+        self.refresh_sample()  # the Sync card shows the raised limits (and "boosted") at once
         self.notify(
             f"{record.array}: limits raised; they will be put back when the {record.action} ends "
             "(even if raidman is closed and reopened meanwhile)",

@@ -407,9 +407,7 @@ class SimState:
 
     def progress_multiplier(self, a: SimArray, action: str) -> float:
         """Members' worth of data per progress unit (RAID-10 resync counts array sectors)."""
-        if a.level == "raid10" and action in ("resync", "check", "repair"):
-            return a.raid_disks / a.copies
-        return 1.0
+        return levels.progress_per_member(a.level, a.raid_disks, a.layout, action)
 
     def ceiling(self, a: SimArray, action: str) -> float:
         """What the hardware sustains for this sync, in progress KiB/s."""

@@ -6,13 +6,14 @@ from pathlib import Path
 
 from app.model import SyncStatus
 from app.model.live import LiveSample, MdLive
+from app.plans.geometry import stripe_cache_devices, stripe_cache_memory
 from app.sync.boost import (
     BoostStore,
     due_restores,
     plan_boost,
     restore_plan,
-    stripe_cache_cost_bytes,
 )
+from backends.simulated import SimClock, SimulatedBackend
 
 KERNEL_DEFAULTS = {
     "/proc/sys/dev/raid/speed_limit_min": "1000\n",
@@ -138,5 +139,12 @@ def test_corrupt_store_is_moved_aside_with_a_note(tmp_path: Path) -> None:
     assert list(tmp_path.glob("boost.json.corrupt-*"))
 
 
-def test_stripe_cache_cost() -> None:
-    assert stripe_cache_cost_bytes(8192, 5) == 8192 * 4096 * 5
+def test_stripe_cache_cost_counts_only_the_raid_device_slots() -> None:
+    """Seed 001's RAID-6: five slots, plus the faulty sdb1 (no slot) and the spare sdf1 listed as
+    members. raid5.c gives each stripe one page per slot (pool_size = raid_disks): 5, not 6."""
+    wd = SimulatedBackend.from_scenario("raid6-wd", clock=SimClock.manual()).probe()
+    md0 = wd.array("md0")
+    assert md0 is not None and len(md0.members) == 6
+    assert any(m.role == "faulty" for m in md0.members)
+    assert stripe_cache_devices(md0) == 5
+    assert stripe_cache_memory(8192, stripe_cache_devices(md0)) == 8192 * 4096 * 5

@@ -42,3 +42,11 @@ def plain(widget: object, width: int = 160) -> str:
     console = Console(file=StringIO(), width=width, color_system=None, record=True)
     console.print(content)
     return console.export_text()
+
+
+def screen_lines(app: object) -> list[str]:
+    """The text of the screen as the terminal shows it, one string per row."""
+    from textual.app import App
+
+    assert isinstance(app, App)
+    return [strip.text for strip in app.screen._compositor.render_strips()]

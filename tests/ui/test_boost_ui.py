@@ -36,6 +36,9 @@ async def test_boost_on_rotational_array_keeps_min_and_writes_record_first(
             ("tee", "/sys/block/md0/md/stripe_cache_size"),
         ]
         assert any("starves foreground I/O" in note for note in preview.plan.notes)
+        # the stripe cache costs a page per raid device slot: 5, not the 6 listed members
+        # (the faulty sdb1 and the spare sdf1 hold no slot): 8192 × 4 KiB × 5 = 160 MiB
+        assert "costs 160 MiB RAM" in preview.plan.steps[1].why
         # nothing raised yet, but the record that undoes it is already on disk
         assert backend.read_text("/proc/sys/dev/raid/speed_limit_max") == "200000\n"
         (rec,) = json.loads((tmp_path / "boost.json").read_text())

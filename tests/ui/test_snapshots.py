@@ -109,3 +109,39 @@ def test_sync_view(snap_save: SnapSave, width: int, height: int) -> None:
         terminal_size=(width, height),
         run_before=_sync_tab_after_samples,
     )
+
+
+async def _boosted_sync_tab(pilot: Pilot[None]) -> None:
+    """raid10-evo's resync boosted (b, Run), then ten 1-second samples: the card says boosted,
+    with the limits in force per member and when they are restored."""
+    app = pilot.app
+    assert isinstance(app, RaidmanApp)
+    backend = app.backend
+    assert isinstance(backend, SimulatedBackend)
+    await wait_ready(pilot)
+    app.show_tab("sync")
+    await pilot.press("b")
+    await pilot.pause()
+    await pilot.click("#pp-run")
+    await app.workers.wait_for_complete()
+    await pilot.press("escape")
+    for _ in range(10):
+        backend.clock.advance(1)
+        n = app.sample_count
+        app.refresh_sample()
+        for _ in range(100):
+            if app.sample_count > n:
+                break
+            await pilot.pause(0.02)
+    await pilot.pause(0.2)
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_sync_view_boosted(snap_save: SnapSave, width: int, height: int) -> None:
+    app = _scenario_app("raid10-evo")
+    assert snap_save(
+        app,
+        f"sync-boosted-raid10-evo-{width}x{height}",
+        terminal_size=(width, height),
+        run_before=_boosted_sync_tab,
+    )

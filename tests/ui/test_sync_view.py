@@ -3,13 +3,14 @@ key through its plan preview, the limits restored by the App when the sync ends,
 
 from __future__ import annotations
 
+import pytest
 from textual.pilot import Pilot
 
 from app.ui.app import RaidmanApp
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from backends.simulated import SimClock, SimulatedBackend
-from tests.ui.helpers import wait_for, wait_ready
-from widgets.sync_pane import EventLog, Line, SyncCard
+from tests.ui.helpers import screen_lines, wait_for, wait_ready
+from widgets.sync_pane import EventLog, Line, SyncCard, WrapLine
 
 
 def _app(scenario: str = "raid10-evo") -> tuple[RaidmanApp, SimClock, SimulatedBackend]:
@@ -43,7 +44,10 @@ async def test_sync_card_shows_progress_speed_eta_and_history() -> None:
         assert "md127: resync" in text
         assert "375.2 MiB/s" in text  # 384214 KiB/s, the article's first figure
         assert "ETA" in text and "elapsed" in text
-        assert "at its ceiling" in text  # 384214 ≥ 95 % of speed_limit_max 200000
+        # 384214 progress of a RAID-10 n2 resync of 4 = 192107 per member ≥ 95 % of 200000
+        assert "at its ceiling" in text
+        assert "now 187.6 MiB/s per member" in text
+        assert "195.3 MiB/s per member" in text
         (view,) = app.tracker.views()
         assert len(view.speeds) == 6  # one point per sample taken
         assert view.fraction is not None and f"{view.fraction * 100:.1f}%" in text
@@ -85,6 +89,42 @@ async def test_boost_key_previews_raises_and_app_restores_at_the_end() -> None:
         assert any("resync finished" in line for line in log.entries)
         (fin,) = app.tracker.finished
         assert fin.completed and fin.action == "resync"
+
+
+@pytest.mark.parametrize("width", [80, 200])
+async def test_after_a_boost_the_card_says_boosted_in_full(width: int) -> None:
+    """Seed 000's boost (speed_limit_max 200000 → 500000): the card no longer offers the boost,
+    says what was raised and when it is restored — in full at 200 columns, wrapped at 80."""
+    app, clock, _ = _app()
+    async with app.run_test(size=(width, 40)) as pilot:
+        await wait_ready(pilot)
+        app.show_tab("sync")
+        await _tick(pilot, app, clock)
+        await wait_for(pilot, lambda: bool(app.main.query("#sync-md127")))
+        await _tick(pilot, app, clock)
+        assert "b: boost" in _card_text(app, "md127")
+        await pilot.press("b")
+        await pilot.pause()
+        await pilot.click("#pp-run")
+        await app.workers.wait_for_complete()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "boosted" in _card_text(app, "md127"))
+        for _ in range(3):
+            await _tick(pilot, app, clock)
+        text = _card_text(app, "md127")
+        assert "b: boost" not in text and "raising the limit" not in text
+        assert "max 195.3 MiB/s → 488.3 MiB/s" in text
+        assert "… 488.3 MiB/s per member" in text  # the limit now in force
+        state = app.main.query_one("#sync-md127 #limit-state", WrapLine)
+        sentence = (
+            "limits are restored when this resync of md127 ends, even after a restart of raidman"
+        )
+        r = state.region  # the rows and columns of the screen the state line occupies
+        rows = [line[r.x : r.right] for line in screen_lines(app)[r.y : r.bottom]]
+        shown = " ".join(" ".join(rows).split())
+        assert sentence in shown  # every word on screen, none cut off
+        assert "…" not in state.render().plain
+        assert state.size.height >= 2  # wrapped, not cut: the text is longer than the card
 
 
 async def test_member_failure_is_announced() -> None:

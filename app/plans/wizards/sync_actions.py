@@ -10,7 +10,13 @@ None of these survive a reboot; the notes say so.
 from __future__ import annotations
 
 from app.model import Machine, MdArray, levels
-from app.plans.geometry import PlanError, human_bytes, parse_size, stripe_cache_memory
+from app.plans.geometry import (
+    PlanError,
+    human_bytes,
+    parse_size,
+    stripe_cache_devices,
+    stripe_cache_memory,
+)
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
 
@@ -155,7 +161,7 @@ def build_stripe_cache(machine: Machine, array: str, entries: int) -> Plan:
         raise PlanError(f"stripe_cache_size exists only for RAID-4/5/6, not {a.level}")
     if not 17 <= entries <= 32768:
         raise PlanError("stripe_cache_size: 17 … 32768 entries")
-    members = a.raid_disks or len(a.members)
+    members = stripe_cache_devices(a)
     mem = stripe_cache_memory(entries, members)
     notes = [f"memory: {entries} entries × 4 KiB × {members} members = {human_bytes(mem)} of RAM"]
     if a.stripe_cache_size:

@@ -5,17 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Log, TabbedContent, TabPane, Tabs
+from textual.widgets import Log, TabbedContent, TabPane, Tabs
 
 from app.model.devices import Machine
 from widgets.device_detail import DeviceDetail
 from widgets.findings import FindingsView
 from widgets.header_banner import HeaderBanner, NotesBar
+from widgets.keys_footer import KeysFooter
 from widgets.storage_tree import StorageTree
 from widgets.sync_pane import EventLog, SyncPane
 from widgets.wear_pane import WearPane
@@ -70,9 +72,40 @@ DETAIL_PANES: list[tuple[str, str, PaneFactory]] = [
     ("Events", "events", lambda: EventLog(id="event-log")),
     ("mdstat", "mdstat", lambda: MdstatView(id="mdstat")),
 ]
+# Below this width the tab bar uses short names, so every tab is named at 80 columns.
+NARROW_WIDTH = 100
+SHORT_TITLES = {"details": "Dev", "findings": "Find"}
+
+# The footer at 80 columns: short labels, and which keys stay when not all fit (higher stays
+# longer; negative: left out, as the tab bar names the tabs). `?` lists every key.
+FOOTER_SHORT = {
+    "create_array": "New",
+    "sync_actions": "Tune",
+    "boost": "Boost",
+    "audit_log": "Audit",
+    "jump": "Link",
+    "clear_filter": "Clear",
+}
+FOOTER_PRIORITY = {
+    "quit": 100,
+    "help": 100,
+    "create_array": 90,
+    "member_actions": 90,
+    "sync_actions": 90,
+    "boost": 90,
+    "audit_log": 90,
+    "filter": 60,
+    "jump": 55,
+    "back": 52,
+    "refresh": 40,
+    "clear_filter": 30,
+    "show_tab": -1,
+}
 
 
 class MainScreen(Screen[None]):
+    # Screen declares it "ClassVar[...] | None" (an instance variable to mypy): no ClassVar here
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_WIDTH, "-wide")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "show_tab('details')", "Details"),
         Binding("s", "show_tab('sync')", "Sync"),
@@ -91,7 +124,7 @@ class MainScreen(Screen[None]):
                     with TabPane(title, id=pane_id):
                         yield factory()
         yield NotesBar(id="notes")
-        yield Footer()
+        yield KeysFooter(short=FOOTER_SHORT, priorities=FOOTER_PRIORITY)
 
     def on_mount(self) -> None:
         app = self.app
@@ -104,6 +137,15 @@ class MainScreen(Screen[None]):
             # composed) and at every change
             self.watch(app, "machine", self._show_machine)
             self.watch(app, "selected", self._show_selected)
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = event.size.width < NARROW_WIDTH
+        if narrow == getattr(self, "_narrow", None):
+            return
+        self._narrow = narrow
+        tabs = self.query_one(TabbedContent)
+        for title, pane_id, _ in DETAIL_PANES:
+            tabs.get_tab(pane_id).label = SHORT_TITLES.get(pane_id, title) if narrow else title
 
     def _show_machine(self, machine: Machine | None) -> None:
         self.query_one(HeaderBanner).set_machine(machine)
