@@ -378,6 +378,25 @@ class Machine:
     def _fs_by_device(self) -> dict[str, Filesystem]:
         return {f.device: f for f in self.filesystems}
 
+    @cached_property
+    def _member_of(self) -> dict[str, tuple[MdArray, ...]]:
+        out: dict[str, list[MdArray]] = {}
+        for a in self.arrays:
+            for dev in dict.fromkeys(m.device for m in a.members):  # once per array
+                out.setdefault(dev, []).append(a)
+        return {k: tuple(v) for k, v in out.items()}
+
+    @cached_property
+    def _pv_by_device(self) -> dict[str, PhysicalVolume]:
+        out: dict[str, PhysicalVolume] = {}
+        for pv in self.pvs:
+            out.setdefault(pv.device, pv)
+        return out
+
+    def arrays_with_member(self, device: str) -> tuple[MdArray, ...]:
+        """The arrays that list ``device`` among their members (in the order of ``arrays``)."""
+        return self._member_of.get(device, ())
+
     def device(self, name: str) -> DeviceObject | None:
         return self._by_name.get(name)
 
@@ -397,10 +416,7 @@ class Machine:
         return self._fs_by_device.get(device)
 
     def pv(self, device: str) -> PhysicalVolume | None:
-        for pv in self.pvs:
-            if pv.device == device:
-                return pv
-        return None
+        return self._pv_by_device.get(device)
 
     def vg(self, name: str) -> VolumeGroup | None:
         for vg in self.vgs:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 # the names used in ``KernelUsage.unread``
 MOUNTS = "mounts"
@@ -18,7 +19,17 @@ SWAPS = "swaps"
 HOLDERS = "holders"
 
 
-@dataclass(frozen=True, slots=True)
+def _index(
+    pairs: tuple[tuple[str, str], ...], *, reverse: bool = False
+) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for a, b in pairs:
+        k, v = (b, a) if reverse else (a, b)
+        out.setdefault(k, []).append(v)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+@dataclass(frozen=True)  # not slots: the lookups below are indexed once (1,000 disks on a picker)
 class KernelUsage:
     mounts: tuple[tuple[str, str], ...] = ()  # (kernel name, mountpoint)
     swaps: tuple[tuple[str, str], ...] = ()  # (kernel name, /proc/swaps file name) active swap
@@ -26,26 +37,50 @@ class KernelUsage:
     partitions: tuple[tuple[str, str], ...] = ()  # (partition, whole disk)
     unread: tuple[tuple[str, str], ...] = ()  # (MOUNTS | SWAPS | HOLDERS, why it was not read)
 
+    @cached_property
+    def _mounts(self) -> dict[str, tuple[str, ...]]:
+        return {k: tuple(dict.fromkeys(v)) for k, v in _index(self.mounts).items()}
+
+    @cached_property
+    def _swaps(self) -> dict[str, tuple[str, ...]]:
+        return _index(self.swaps)
+
+    @cached_property
+    def _holders(self) -> dict[str, tuple[str, ...]]:
+        return _index(self.holders)
+
+    @cached_property
+    def _slaves(self) -> dict[str, tuple[str, ...]]:
+        return _index(self.holders, reverse=True)
+
+    @cached_property
+    def _partitions(self) -> dict[str, tuple[str, ...]]:
+        return _index(self.partitions, reverse=True)
+
+    @cached_property
+    def _disk_of(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for p, d in self.partitions:
+            out.setdefault(p, d)
+        return out
+
     def mountpoints(self, name: str) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(mp for n, mp in self.mounts if n == name))
+        return self._mounts.get(name, ())
 
     def swap_files(self, name: str) -> tuple[str, ...]:
-        return tuple(f for n, f in self.swaps if n == name)
+        return self._swaps.get(name, ())
 
     def holders_of(self, name: str) -> tuple[str, ...]:
-        return tuple(h for d, h in self.holders if d == name)
+        return self._holders.get(name, ())
 
     def slaves_of(self, name: str) -> tuple[str, ...]:
-        return tuple(d for d, h in self.holders if h == name)
+        return self._slaves.get(name, ())
 
     def partitions_of(self, disk: str) -> tuple[str, ...]:
-        return tuple(p for p, d in self.partitions if d == disk)
+        return self._partitions.get(disk, ())
 
     def disk_of(self, partition: str) -> str | None:
-        for p, d in self.partitions:
-            if p == partition:
-                return d
-        return None
+        return self._disk_of.get(partition)
 
     def stacked_on(self, name: str) -> Iterator[tuple[str, tuple[str, ...]]]:
         """Every device built on ``name`` through holders, each once, with the path to it."""

@@ -41,12 +41,11 @@ def _own_use(machine: Machine, name: str) -> list[Issue]:
         mps = ", ".join(fs.mountpoints)
         out.append(Issue("mounted", name, f"is mounted on {mps}", f"mounted on {mps}"))
     member_of = []
-    for a in machine.arrays:
-        if a.member(name) is not None:
-            member_of.append(a.name)
-            out.append(
-                Issue("held", name, f"is a member of the md array {a.name}", f"member of {a.name}")
-            )
+    for a in machine.arrays_with_member(name):
+        member_of.append(a.name)
+        out.append(
+            Issue("held", name, f"is a member of the md array {a.name}", f"member of {a.name}")
+        )
     pv = machine.pv(name)
     if pv is not None:
         vg = f" of volume group {pv.vg}" if pv.vg else ""
@@ -133,7 +132,7 @@ def _kernel_use(machine: Machine, name: str, known_holders: set[str]) -> list[Is
 
 def _device_use(machine: Machine, name: str) -> list[Issue]:
     own = _own_use(machine, name)
-    known = {a.name for a in machine.arrays if a.member(name) is not None}
+    known = {a.name for a in machine.arrays_with_member(name)}
     known |= {c.kernel_name for c in machine.crypts if c.backing == name}
     known |= set(machine.children_of(name))
     return own + _kernel_use(machine, name, known)

@@ -138,6 +138,7 @@ class _WizardBase(Screen[ExecutionReport | None]):
         self.audit = audit
         self.last_plan: Plan | None = None
         self.smart: dict[str, SmartReading] | None = None
+        self._cands: tuple[object, int | None, tuple[Candidate, ...]] | None = None
 
     def compose(self) -> ComposeResult:
         yield Label(self.TITLE_TEXT, classes="wz-title")
@@ -166,7 +167,12 @@ class _WizardBase(Screen[ExecutionReport | None]):
         return None
 
     def candidates(self) -> tuple[Candidate, ...]:
-        return candidates(self.machine, smart=self.smart, min_size_bytes=self.min_size_bytes())
+        """Worked out once per SMART readings and size floor (1,000 disks on ``big``)."""
+        key = (self.smart, self.min_size_bytes())
+        if self._cands is None or self._cands[0] is not key[0] or self._cands[1] != key[1]:
+            found = candidates(self.machine, smart=self.smart, min_size_bytes=key[1])
+            self._cands = (key[0], key[1], found)
+        return self._cands[2]
 
     def refresh_pickers(self) -> None:
         cands = self.candidates()
