@@ -337,9 +337,11 @@ MEMBER_ACTIONS = [
     ("fail (loses redundancy)", "fail"),
     ("remove (faulty or spare)", "remove"),
 ]
-# which fields each action uses: the member of the array, a new device, the new count
+# which fields each action uses: the member of the array, a device outside it, the new count.
+# re-add takes a device OUTSIDE the array: mdadm --re-add refuses a device still in it (a failed
+# member is removed first), so the member that dropped out is picked from the device picker
 _USES = {
-    "add": {"new"}, "spare": {"new"}, "re-add": {"member"}, "replace": {"member", "new"},
+    "add": {"new"}, "spare": {"new"}, "re-add": {"new"}, "replace": {"member", "new"},
     "grow": {"new", "count"}, "fail": {"member"}, "remove": {"member"},
 }  # fmt: skip
 
@@ -430,7 +432,7 @@ class MemberWizard(_WizardBase):
             yield Select(members, value=member or Select.NULL, prompt="choose a member",
                          id="mb-device")  # fmt: skip
         with Vertical(classes="wz-field", id="mb-f-new"):
-            yield Label("New device (add, spare, replace --with; grow: the devices to add)")
+            yield Label("Device not in the array (add, spare, re-add, replace --with, grow)")
             yield DevicePicker(self.candidates(), id="mb-new")
         with Vertical(classes="wz-field", id="mb-f-count"):
             yield Label("grow: new number of raid devices")
@@ -479,6 +481,8 @@ class MemberWizard(_WizardBase):
             return build_grow(m, array, count, add=self._picked("mb-new"))
         if act in ("add", "spare"):
             return build_add(m, array, self._one_new(act), spare=act == "spare")
+        if act == "re-add":
+            return build_re_add(m, array, self._one_new(act))
         dev = self._select("mb-device")
         if not dev:
             raise PlanError(f"{act}: choose the member")
@@ -486,8 +490,6 @@ class MemberWizard(_WizardBase):
             return build_fail(m, array, dev)
         if act == "remove":
             return build_remove(m, array, dev)
-        if act == "re-add":
-            return build_re_add(m, array, dev)
         return build_replace(m, array, dev, self._one_new("replace"))
 
 
