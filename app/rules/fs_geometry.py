@@ -18,13 +18,11 @@ from collections.abc import Iterator
 
 from app.model import levels
 from app.model.devices import Machine
+from app.plans.geometry import XFS_AUTO_STRIPE_MIN_BYTES
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 from app.rules.stack import array_below, device_path, human, striped_geometry
-
-# below this data size mkfs.xfs does not take the stripe geometry from the device by itself
-XFS_AUTO_STRIPE_MIN_BYTES = 1 << 30
 
 
 def _data_disks_text(level: str, n: int | None, layout: str | None, dd: int) -> str:
