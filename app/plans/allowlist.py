@@ -47,7 +47,7 @@ SYSCTL = re.compile(r"dev\.raid\.speed_limit_(min|max)=[0-9]{1,10}")
 MDADM_CONF = ("/etc/mdadm/mdadm.conf", "/etc/mdadm.conf")
 SIZE = re.compile(r"[0-9]{1,12}[KMGTkmgt]?")
 STRIDE = re.compile(r"stride=[0-9]{1,9},stripe_width=[0-9]{1,9}")
-XFS_D = re.compile(r"su=[0-9]{1,9}[kmgKMG]?,sw=[0-9]{1,4}")
+XFS_D = re.compile(r"su=[0-9]{1,9}[kmgKMG]?,sw=[0-9]{1,4}(?:,agcount=[0-9]{1,4})?")
 ABS_PATH = re.compile(r"/[A-Za-z0-9._+-]+(/[A-Za-z0-9._+-]+)*")
 
 KNOWN_KINDS = frozenset(

@@ -90,6 +90,14 @@ def data_disks_explained(level: str, raid_devices: int, layout: str | None = Non
     return levels.data_disks_rule(normalize_level(level), raid_devices, layout)
 
 
+# mkfs.xfs (xfsprogs >= 5.19) takes no stripe geometry from the device below 1 GiB of data
+# ("small data volume, ignoring data volume stripe unit"), and with su/sw given there it picks
+# more, smaller allocation groups than the 64 MiB minimum log fits in ("Log size must be at
+# least 64MB", seen on a 510 MiB RAID-10 in the VM): xfsprogs mkfs/xfs_mkfs.c
+XFS_AUTO_STRIPE_MIN_BYTES = 1 << 30
+XFS_SMALL_AGCOUNT = 4  # mkfs.xfs's own count there; its 300 MB minimum assumes 4 AGs
+
+
 @dataclass(frozen=True, slots=True)
 class Geometry:
     """What filesystem alignment needs to know about an array (existing or about to be created)."""

@@ -7,7 +7,9 @@ from dataclasses import replace
 import pytest
 
 from app.model import Filesystem, Machine
-from app.plans.geometry import KIB, Geometry, PlanError, data_disks, parse_size
+from app.plans.allowlist import plan_problems
+from app.plans.geometry import KIB, MIB, Geometry, PlanError, data_disks, parse_size
+from app.plans.plan import Plan
 from app.plans.render import preflight_for
 from app.plans.wizards.create_array import CreateArrayParams, build_create_array, conf_diff
 from app.plans.wizards.filesystem import FilesystemParams, array_refusals, build_filesystem
@@ -384,3 +386,43 @@ def test_filesystem_refuses_an_array_that_carries_something() -> None:
     assert ("held", "md127") in {(i.code, i.device) for i in preflight_for(plan, m, None).refusals}
     plan_free = build_filesystem(free, "md127", FilesystemParams(fstype="xfs"))
     assert preflight_for(plan_free, free, None).refusals == ()
+
+
+def _small_disks(size: int) -> Machine:
+    m = blank_machine()
+    return replace(
+        m, disks=tuple(replace(d, size_bytes=size) if d.name in NVME4 else d for d in m.disks)
+    )
+
+
+def _xfs_d(plan: Plan) -> str:
+    [argv] = [s.argv for s in plan.steps if s.argv[0] == "mkfs.xfs"]
+    return argv[argv.index("-d") + 1]
+
+
+def test_small_xfs_gets_four_allocation_groups() -> None:
+    """Under 1 GiB, mkfs.xfs given su/sw makes allocation groups too small for its 64 MiB minimum
+    log and refuses ("Log size must be at least 64MB", seen in the VM on a 510 MiB RAID-10 n2 of
+    4 x 256 MiB with su=32k,sw=2); agcount=4 (its own count there) makes room. From 1 GiB on,
+    su/sw alone, as before."""
+    small = build_create_array(
+        _small_disks(256 * MIB),
+        CreateArrayParams(level="10", devices=NVME4, chunk_bytes=32 * KIB, layout="n2",
+                          name="127", filesystem=FilesystemParams(fstype="xfs")),
+    )  # fmt: skip
+    assert _xfs_d(small) == "su=32k,sw=2,agcount=4"
+    assert any("Log size must be at least 64MB" in n for n in small.notes)
+    assert plan_problems(small) == []  # apply's allowlist takes the shape
+    big = build_create_array(
+        _small_disks(512 * MIB),  # 2 data disks x 512 MiB = 1 GiB
+        CreateArrayParams(level="10", devices=NVME4, chunk_bytes=32 * KIB, layout="n2",
+                          name="127", filesystem=FilesystemParams(fstype="xfs")),
+    )  # fmt: skip
+    assert _xfs_d(big) == "su=32k,sw=2"
+    m = array_machine()
+    a = m.array("md127")
+    assert a is not None
+    m510 = replace(m, arrays=(replace(a, size_bytes=510 * MIB), *m.arrays[1:]))
+    fs = build_filesystem(m510, "md127", FilesystemParams(fstype="xfs"))
+    assert _xfs_d(fs) == "su=32k,sw=2,agcount=4"
+    assert _xfs_d(build_filesystem(m, "md127", FilesystemParams(fstype="xfs"))) == "su=32k,sw=2"

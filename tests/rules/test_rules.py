@@ -203,6 +203,23 @@ def test_xfs_matching_and_mismatching() -> None:
     assert "sunit=64,swidth=128" in f.detail  # 32 KiB and 64 KiB in 512-byte units
 
 
+def test_xfs_under_1gib_without_stripe_is_mkfs_default() -> None:
+    """mkfs.xfs ignores the device's stripe hints on a data volume under 1 GiB (seen in the VM:
+    "small data volume, ignoring data volume stripe unit 64 and stripe width 128" on a 510 MiB
+    RAID-10, sample xfs_info-md127-510m-default.txt): no stripe unit there is mkfs's own default,
+    not a mismatch; no stripe unit on 2 GiB, or a wrong one on a small volume, still is."""
+    m = Stack(fstype="xfs").machine()
+    small = parse_xfs_info(sample("xfs_info-md127-510m-default.txt"))
+    assert (small.sunit_blocks, small.swidth_blocks, small.size_bytes) == (0, 0, 130560 * 4096)
+    base = replace(healthy_inputs(m), ext4={})
+    assert not codes(audit(m, replace(base, xfs={"dm-0": small})), "xfs-stripe-mismatch")
+    big = parse_xfs_info(sample("xfs_info-no-stripe.txt"))  # 2 GiB, no stripe unit
+    [f] = codes(audit(m, replace(base, xfs={"dm-0": big})), "xfs-stripe-mismatch")
+    assert "no stripe unit" in f.detail
+    wrong = replace(small, sunit_blocks=16, swidth_blocks=48)  # set, but not md0's geometry
+    assert codes(audit(m, replace(base, xfs={"dm-0": wrong})), "xfs-stripe-mismatch")
+
+
 def test_pe_start_against_full_stripe() -> None:
     # RAID-5 of 4 with 64 KiB chunk: full stripe 192 KiB; LVM's usual 1 MiB is not a multiple
     m = Stack(level="raid5", layout="left-symmetric", n=4, chunk=64 * 1024).machine()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Button, Input, Select, Static
+from textual.widgets import Button, Input, Select, SelectionList, Static
 
 from app.plans.audit_log import AuditLog
 from app.ui.screens.plan_preview import PlanPreviewScreen
@@ -92,3 +92,59 @@ async def test_sync_wizard_stripe_cache_shows_memory(tmp_path: Path) -> None:
         notes = " ".join(str(s.render()) for s in prev.query(".pp-note"))
         assert "= 96 MiB of RAM" in notes
         assert not prev.query_one("#pp-run", Button).disabled
+
+
+async def test_re_add_picks_the_dropped_out_device_outside_the_array(tmp_path: Path) -> None:
+    """mdadm --re-add refuses a device still in the array, so the member that dropped out (here
+    nvme1n1, removed from the degraded md127) is picked from the device picker; the member Select
+    (for a member still in the array: fail, remove, re-add) is shown beside it."""
+    be = FakeBackend(array_machine(bitmap="internal", degraded_member="nvme1n1"))
+    app = Host(lambda: MemberWizard(be.machine, be, "md127", audit=AuditLog(tmp_path / "a.log")))
+    async with app.run_test(size=(140, 60)) as pilot:
+        wiz = app.screen
+        wiz.query_one("#mb-action", Select).value = "re-add"
+        await pilot.pause()
+        assert wiz.query_one("#mb-f-member").display
+        assert wiz.query_one("#mb-f-new").display
+        picker = wiz.query_one("#mb-new", SelectionList)
+        [i] = [
+            i
+            for i in range(picker.option_count)
+            if picker.get_option_at_index(i).value == "nvme1n1"
+        ]
+        assert not picker.get_option_at_index(i).disabled
+        picker.focus()
+        picker.highlighted = i
+        await pilot.press("space")
+        assert picker.selected == ["nvme1n1"]
+        await pilot.click("#wz-preview")
+        await pilot.pause()
+        prev = app.screen
+        assert isinstance(prev, PlanPreviewScreen), wiz.query_one("#wz-error", Static).render()
+        assert [s.argv for s in prev.plan.steps] == [
+            ("mdadm", "/dev/md127", "--re-add", "/dev/nvme1n1")
+        ]
+
+
+async def test_re_add_of_a_device_still_in_the_array_is_not_offered(tmp_path: Path) -> None:
+    """A member still in the array is greyed out in the picker (member of md127): re-add cannot
+    be planned for it."""
+    be = FakeBackend(array_machine(bitmap="internal"))
+    app = Host(lambda: MemberWizard(be.machine, be, "md127"))
+    async with app.run_test(size=(140, 60)) as pilot:
+        wiz = app.screen
+        wiz.query_one("#mb-action", Select).value = "re-add"
+        await pilot.pause()
+        picker = wiz.query_one("#mb-new", SelectionList)
+        [opt] = [
+            picker.get_option_at_index(i)
+            for i in range(picker.option_count)
+            if picker.get_option_at_index(i).value == "nvme0n1"
+        ]
+        assert opt.disabled and "member of md127" in str(opt.prompt)
+        await pilot.click("#wz-preview")
+        await pilot.pause()
+        assert isinstance(app.screen, MemberWizard)
+        assert "re-add: choose the member, or pick the device that dropped out" in str(
+            wiz.query_one("#wz-error", Static).render()
+        )

@@ -19,7 +19,7 @@ import os
 import time
 from typing import Any
 
-from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static
+from textual.widgets import Button, Checkbox, Input, OptionList, Select, SelectionList, Static
 
 from app.plans.audit_log import AuditLog
 from app.ui.app import RaidmanApp
@@ -66,6 +66,63 @@ async def _tick(pilot: Any, selector: str) -> None:
     await pilot.pause()
     await pilot.press("space")
     await pilot.pause()
+
+
+def _plain(prompt: Any) -> str:
+    return str(getattr(prompt, "plain", prompt))
+
+
+def _rows(picker: SelectionList[str]) -> dict[str, dict[str, Any]]:
+    """Every line of a device picker as shown: name -> greyed out or not, and its text (size,
+    media, the reasons it cannot be used)."""
+    out = {}
+    for i in range(picker.option_count):
+        opt = picker.get_option_at_index(i)
+        out[str(opt.value)] = {"disabled": opt.disabled, "label": _plain(opt.prompt)}
+    return out
+
+
+async def _smart_read(pilot: Any, wiz: Any) -> None:
+    """The pickers are rebuilt once the wizard's SMART readings arrive: pick after that."""
+    await _until(pilot, lambda: wiz.smart is not None, "the wizard's SMART readings")
+    await pilot.pause()
+
+
+async def _pick(pilot: Any, selector: str, names: list[str]) -> dict[str, Any]:
+    """Tick ``names`` in a device picker as a user does: highlight the line, press space. A
+    greyed-out line does not take the tick. Returns the picker's rows and what is ticked."""
+    picker: SelectionList[str] = pilot.app.screen.query_one(selector, SelectionList)
+    rows = _rows(picker)
+    picker.focus()
+    await pilot.pause()
+    for name in names:
+        index = list(rows).index(name)
+        picker.highlighted = index
+        await pilot.pause()
+        await pilot.press("space")
+        await pilot.pause()
+    return {"rows": rows, "picked": [str(v) for v in picker.selected]}
+
+
+async def _choose(pilot: Any, selector: str, name: str) -> list[str]:
+    """Choose the option whose text starts with ``name`` in a Select as a user does: open it,
+    highlight the line, press enter. Returns the Select's option texts (without the prompt)."""
+    sel: Select[str] = pilot.app.screen.query_one(selector, Select)
+    sel.focus()
+    await pilot.pause()
+    await pilot.press("enter")  # opens the overlay (an OptionList)
+    await pilot.pause()
+    overlay = sel.query_one(OptionList)
+    texts = [_plain(overlay.get_option_at_index(i).prompt) for i in range(overlay.option_count)]
+    hits = [i for i, t in enumerate(texts) if t.split()[:1] == [name]]
+    if hits:
+        overlay.highlighted = hits[0]
+        await pilot.pause()
+        await pilot.press("enter")
+    else:
+        await pilot.press("escape")
+    await pilot.pause()
+    return [t for t in texts if t != sel.prompt]
 
 
 def _md_sysfs(array: str) -> dict[str, Any]:
@@ -229,8 +286,15 @@ def create_array(
     confirm: str | None = None,
     force: bool = False,
     run: bool = True,
+    bypass_picker: bool = False,
 ) -> dict[str, Any]:
-    """Key ``n`` → CreateArrayWizard → preview → (type ``confirm``) → Run."""
+    """Key ``n`` → CreateArrayWizard → tick ``devices`` in the picker (space on each line) →
+    preview → (type ``confirm``) → Run.
+
+    Greyed-out devices do not take the tick; with ``bypass_picker`` the wizard is first asked
+    for a preview with what the keys ticked (``keys_wizard_error``: the inline refusal), then the
+    greyed-out ones are ticked through the widget's API behind the user's back, so that
+    pre-flight (the second line of defence) is what refuses them."""
     _state_dir(state_dir)
 
     async def main() -> dict[str, Any]:
@@ -241,13 +305,10 @@ def create_array(
             await pilot.pause()
             wiz = app.screen
             assert isinstance(wiz, CreateArrayWizard), type(wiz).__name__
-            devs: SelectionList[str] = wiz.query_one("#ca-devices", SelectionList)
-            offered = [str(devs.get_option_at_index(i).value) for i in range(devs.option_count)]
-            for d in devices:
-                devs.select(d)
-            sp = wiz.query_one("#ca-spares", SelectionList)
-            for d in spares or ():
-                sp.select(d)
+            await _smart_read(pilot, wiz)
+            picked = await _pick(pilot, "#ca-devices", devices)
+            offered = list(picked["rows"])
+            spared = await _pick(pilot, "#ca-spares", spares or [])
             wiz.query_one("#ca-level", Select).value = level
             wiz.query_one("#ca-chunk", Input).value = ""
             wiz.query_one("#ca-layout", Select).value = layout
@@ -265,8 +326,22 @@ def create_array(
             if lvm:
                 await _type(pilot, "#ca-vg", vg)
             await pilot.pause()
+            keys_error = None
+            if bypass_picker:
+                await pilot.click("#wz-preview")
+                await pilot.pause()
+                assert app.screen is wiz, "the wizard made a plan with the keys' picks"
+                keys_error = _text(wiz.query_one("#wz-error", Static))
+                devs = wiz.query_one("#ca-devices", SelectionList)
+                for d in devices:
+                    devs.select(d)
+                await pilot.pause()
             out = await _preview_and_run(pilot, app, wiz, confirm=confirm, force=force, run=run)
             out["offered_devices"] = offered
+            out["picker"] = picked["rows"]
+            out["picked"] = picked["picked"]
+            out["spares_picked"] = spared["picked"]
+            out["keys_wizard_error"] = keys_error
             return out
 
     return asyncio.run(main())
@@ -291,17 +366,18 @@ def member_actions(state_dir: str, array: str, actions: list[dict[str, Any]]) ->
                 await pilot.pause()
                 wiz = app.screen
                 assert isinstance(wiz, MemberWizard), type(wiz).__name__
-                preselected = wiz._select("mb-array")
+                await _smart_read(pilot, wiz)
+                preselected = wiz.query_one("#mb-array", Select).value
                 wiz.query_one("#mb-array", Select).value = array
                 wiz.query_one("#mb-action", Select).value = act["action"]
                 await pilot.pause()
-                # the member is picked from the array's members; a new device from the picker
-                member_sel = wiz.query_one("#mb-device", Select)
-                members = {str(v) for _, v in member_sel._options if v is not Select.NULL}
-                if act["action"] not in ("add", "spare") and act["device"] in members:
-                    member_sel.value = act["device"]
-                else:
-                    wiz.query_one("#mb-new", SelectionList).select(act["device"])
+                # the fields the action shows: the array's member (a Select) and/or a device
+                # outside the array (the picker); drive the one(s) on screen
+                member_choices = picker = None
+                if wiz.query_one("#mb-f-member").display:
+                    member_choices = await _choose(pilot, "#mb-device", act["device"])
+                if wiz.query_one("#mb-f-new").display:
+                    picker = await _pick(pilot, "#mb-new", [act["device"]])
                 await pilot.pause()
                 out = await _preview_and_run(
                     pilot,
@@ -316,7 +392,9 @@ def member_actions(state_dir: str, array: str, actions: list[dict[str, Any]]) ->
                     await pilot.pause()
                 out["kernel"] = _md_sysfs(array)
                 out["cursor_on_array"] = went
-                out["preselected_array"] = preselected
+                out["preselected_array"] = None if preselected is Select.NULL else preselected
+                out["member_choices"] = member_choices
+                out["picker"] = picker
                 out["seconds"] = round(time.monotonic() - t0, 1)
                 results.append(out)
         return results

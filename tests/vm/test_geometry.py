@@ -4,8 +4,9 @@ For each array (32 KiB chunk) the ext4 and XFS plans of ``raidman plan filesyste
 must match the kernel's ``queue/optimal_io_size`` (drivers/md/raid10.c raid10_nr_stripes: far and
 offset layouts and odd disk counts stripe over all members): stride × block = chunk,
 stripe_width × block = optimal I/O, su × sw = optimal I/O. Filesystems made with mkfs's own
-defaults (which read the same hints) raise no stride/stripe finding. And a PV label left by an
-earlier, bigger array on the same disks is flagged.
+defaults (which read the same hints; mkfs.xfs ignores them under 1 GiB) or with raidman's plan
+raise no stride/stripe finding; an XFS one chunk short of the optimal I/O does. And a PV label
+left by an earlier, bigger array on the same disks is flagged.
 """
 
 from __future__ import annotations
@@ -82,8 +83,9 @@ def test_plan_geometry_is_the_kernels_optimal_io(
     assert int(m.group(1)) * BLOCK == CHUNK
     assert int(m.group(2)) * BLOCK == opt
     # XFS: su × sw = optimal I/O
-    argv = _plan_argv(vm, "xfs")
-    m = re.fullmatch(r"su=(\d+)k,sw=(\d+)", argv[argv.index("-d") + 1])
+    # (under 1 GiB, as every array here, with agcount=4 so that mkfs.xfs has room for its log)
+    argv = xfs_argv = _plan_argv(vm, "xfs")
+    m = re.fullmatch(r"su=(\d+)k,sw=(\d+),agcount=4", argv[argv.index("-d") + 1])
     assert m, argv
     assert int(m.group(1)) * 1024 == CHUNK
     assert int(m.group(1)) * 1024 * int(m.group(2)) == opt
@@ -96,13 +98,27 @@ def test_plan_geometry_is_the_kernels_optimal_io(
     assert width and int(width.group(1)) * BLOCK == opt, tune
     assert _codes(_findings(vm), "ext4-stride-mismatch") == []
 
-    # XFS with mkfs's defaults: no sunit/swidth finding either
-    vm.run(["mkfs.xfs", "-q", "-f", f"/dev/{MD}"], check=True, timeout=300)
+    # XFS with mkfs's defaults: no finding either. Under 1 GiB (every array here: 256 MiB disks)
+    # mkfs.xfs ignores the hints on purpose ("small data volume, ignoring data volume stripe
+    # unit", xfsprogs calc_stripe_factors) and makes no stripe unit: mkfs's default, not a
+    # mismatch (app/rules/fs_geometry.py). Once the cause of a known failure of this step.
+    made = vm.run(["mkfs.xfs", "-f", f"/dev/{MD}"], check=True, timeout=300)
     vm.run(["udevadm", "settle"], timeout=60)
-    if _codes(_findings(vm), "xfs-stripe-mismatch"):
-        # seen in the full merged suite for n2/4, f2/4 and RAID-6, never when run alone: a stale
-        # filesystem reading between the ext4 and XFS checks; everything above is enforced
-        pytest.xfail("xfs-stripe-mismatch on mkfs.xfs defaults in the full suite (stale reading?)")
+    info = vm.run(["xfs_info", f"/dev/{MD}"], check=True).stdout
+    if "small data volume" in made.stderr:
+        assert re.search(r"^\s+=\s+sunit=0\s+swidth=0 blks", info, re.M), info
+    vm.note(f"geometry: mkfs.xfs defaults on {level} {layout or ''} of {n}: {made.stderr.strip()}")
+    assert _codes(_findings(vm), "xfs-stripe-mismatch") == [], info
+    # XFS made with raidman's own plan (mkfs.xfs takes it: without agcount=4 it refused with "Log
+    # size must be at least 64MB" on all but the RAID-5): no finding; one chunk short of the
+    # optimal I/O: a finding
+    vm.run([xfs_argv[0], "-q", "-f", *xfs_argv[1:]], check=True, timeout=300)
+    vm.run(["udevadm", "settle"], timeout=60)
+    assert _codes(_findings(vm), "xfs-stripe-mismatch") == [], xfs_argv
+    short = f"su={CHUNK // 1024}k,sw={chunks - 1},agcount=4"
+    vm.run(["mkfs.xfs", "-q", "-f", "-d", short, f"/dev/{MD}"], check=True, timeout=300)
+    vm.run(["udevadm", "settle"], timeout=60)
+    assert _codes(_findings(vm), "xfs-stripe-mismatch") == [("xfs-stripe-mismatch", MD)], short
 
 
 def test_stale_pv_label_from_a_bigger_array_is_flagged(blank_vm: VM) -> None:

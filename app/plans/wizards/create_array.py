@@ -177,6 +177,15 @@ def conf_diff(current_conf: str | None, scan: str | None) -> list[str]:
     return out
 
 
+def _estimated_size(machine: Machine, devices: tuple[str, ...], geo: Geometry | None) -> int | None:
+    """About what the new striped array holds (smallest device × data disks, before the md
+    superblock and data offset); None when a size is unknown."""
+    sizes = [getattr(machine.device(d), "size_bytes", None) for d in devices]
+    if geo is None or not sizes or not all(isinstance(x, int) and x > 0 for x in sizes):
+        return None
+    return min(x for x in sizes if isinstance(x, int)) * geo.data_disks
+
+
 def build_create_array(
     machine: Machine,
     params: CreateArrayParams,
@@ -313,7 +322,9 @@ def build_create_array(
             if striped
             else None
         )
-        fs_steps, fs_notes = filesystem_steps(dev_path, geo, params.filesystem)
+        fs_steps, fs_notes = filesystem_steps(
+            dev_path, geo, params.filesystem, _estimated_size(machine, devices, geo)
+        )
         steps += fs_steps
         notes += fs_notes
     return Plan(

@@ -13,7 +13,13 @@ import re
 from dataclasses import dataclass
 
 from app.model import Machine, MdArray, levels
-from app.plans.geometry import Geometry, PlanError, human_kib
+from app.plans.geometry import (
+    XFS_AUTO_STRIPE_MIN_BYTES,
+    XFS_SMALL_AGCOUNT,
+    Geometry,
+    PlanError,
+    human_kib,
+)
 from app.plans.in_use import Issue, write_refusals
 from app.plans.plan import Plan, Step
 
@@ -87,9 +93,13 @@ def default_vg(device_path: str) -> str:
 
 
 def filesystem_steps(
-    device_path: str, geometry: Geometry | None, params: FilesystemParams
+    device_path: str,
+    geometry: Geometry | None,
+    params: FilesystemParams,
+    size_bytes: int | None = None,
 ) -> tuple[list[Step], list[str]]:
-    """The steps (and notes) that put LVM and/or a filesystem on ``device_path``."""
+    """The steps (and notes) that put LVM and/or a filesystem on ``device_path`` (of about
+    ``size_bytes``, when known: an XFS under 1 GiB needs its allocation group count)."""
     if params.fstype not in (*FSTYPES, "none"):
         raise PlanError(f"unknown filesystem {params.fstype!r}; choose ext4 or xfs")
     if params.fstype == "none" and not params.lvm:
@@ -150,8 +160,18 @@ def filesystem_steps(
         argv = ("mkfs.xfs",)
         if geometry is not None and geometry.striped:
             su, sw = geometry.xfs()
-            argv += ("-d", f"su={su},sw={sw}")
+            data = f"su={su},sw={sw}"
             why = f"XFS on {target}, aligned: {geometry.xfs_explained()}"
+            if size_bytes is not None and size_bytes < XFS_AUTO_STRIPE_MIN_BYTES:
+                data += f",agcount={XFS_SMALL_AGCOUNT}"
+                why += f"; agcount={XFS_SMALL_AGCOUNT} (under 1 GiB)"
+                notes.append(
+                    f"under 1 GiB mkfs.xfs would not align to the stripe by itself, and with "
+                    f"su/sw alone it makes allocation groups too small for its 64 MiB minimum "
+                    f"log (it refuses: 'Log size must be at least 64MB'); agcount="
+                    f"{XFS_SMALL_AGCOUNT}, its own count for this size, leaves room for the log"
+                )
+            argv += ("-d", data)
         else:
             why = f"XFS on {target} (no striping underneath: no su/sw needed)"
         steps.append(Step((*argv, *label, target), why, destructive=True))
@@ -165,7 +185,7 @@ def build_filesystem(machine: Machine, array: str, params: FilesystemParams) -> 
     if a is None:
         raise PlanError(f"no md array {name!r} on this machine")
     geo = geometry_of(a)
-    steps, notes = filesystem_steps(a.path, geo, params)
+    steps, notes = filesystem_steps(a.path, geo, params, a.size_bytes or None)
     if not steps:
         raise PlanError("nothing to do: choose a filesystem or LVM")
     what = " + ".join(

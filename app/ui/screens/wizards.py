@@ -345,16 +345,18 @@ class CreateArrayWizard(_WizardBase):
 
 MEMBER_ACTIONS = [
     ("replace this member (--replace, or fail/remove/add)", "replace"),
-    ("re-add this member (fail, remove, re-add)", "re-add"),
+    ("re-add (this member: fail, remove, re-add; or a device that dropped out)", "re-add"),
     ("add (becomes a spare on a complete array)", "add"),
     ("add as hot spare", "spare"),
     ("grow raid-devices", "grow"),
     ("fail (loses redundancy)", "fail"),
     ("remove (faulty or spare)", "remove"),
 ]
-# which fields each action uses: the member of the array, a new device, the new count
+# which fields each action uses: the member of the array, a device outside it, the new count.
+# re-add: a member of the array (the plan fails and removes it first: mdadm --re-add refuses a
+# device still in it), or a device that already dropped out, picked from the device picker
 _USES = {
-    "add": {"new"}, "spare": {"new"}, "re-add": {"member"}, "replace": {"member", "new"},
+    "add": {"new"}, "spare": {"new"}, "re-add": {"member", "new"}, "replace": {"member", "new"},
     "grow": {"new", "count"}, "fail": {"member"}, "remove": {"member"},
 }  # fmt: skip
 
@@ -445,7 +447,7 @@ class MemberWizard(_WizardBase):
             yield Select(members, value=member or Select.NULL, prompt="choose a member",
                          id="mb-device")  # fmt: skip
         with Vertical(classes="wz-field", id="mb-f-new"):
-            yield Label("New device (add, spare, replace --with; grow: the devices to add)")
+            yield Label("Device not in the array (add, spare, re-add, replace --with, grow)")
             yield DevicePicker(self.candidates(), id="mb-new")
         with Vertical(classes="wz-field", id="mb-f-count"):
             yield Label("grow: new number of raid devices")
@@ -495,14 +497,18 @@ class MemberWizard(_WizardBase):
         if act in ("add", "spare"):
             return build_add(m, array, self._one_new(act), spare=act == "spare")
         dev = self._select("mb-device")
+        if act == "re-add":  # a device that dropped out (picked) first, else the member chosen
+            if self._picked("mb-new"):
+                return build_re_add(m, array, self._one_new(act))
+            if not dev:
+                raise PlanError("re-add: choose the member, or pick the device that dropped out")
+            return build_re_add(m, array, dev)
         if not dev:
             raise PlanError(f"{act}: choose the member")
         if act == "fail":
             return build_fail(m, array, dev)
         if act == "remove":
             return build_remove(m, array, dev)
-        if act == "re-add":
-            return build_re_add(m, array, dev)
         return build_replace(m, array, dev, self._one_new("replace"))
 
 
