@@ -351,3 +351,59 @@ def test_the_threaded_monitor_records_the_same_and_reads_smart_beside_sampling(
     for d in DISKS:
         assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-start") is not None
         assert threaded.sync_snapshot(rec.id, f"SN-{d}", "sync-end") is not None
+
+
+def test_a_readded_member_is_in_the_record_of_the_rebuild_it_gets(tmp_path: Path) -> None:
+    """mdadm --re-add: the probe saw the array without nvme1n1, the sample that shows the
+    recovery shows it back; the record (kernel window and SMART reads) includes it."""
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    m = machine()
+    (arr,) = m.arrays
+    without = replace(arr, members=tuple(x for x in arr.members if x.device != "nvme1n1"))
+    s.probed(replace(m, arrays=(without,)), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)
+    rebuild = SyncStatus("recover", TOTAL // 50, TOTAL, 100_000, targets=("nvme1n1",))
+    eff = s.sampled(sample(2, w.add(nvme1n1=MIB), rebuild), 2.0)
+    assert "nvme1n1" in {r.disk for r in eff.smart_reads if r.reason == "sync-start"}
+    eff = s.sampled(sample(3, w.add(nvme1n1=2 * MIB)), 3.0)
+    assert "nvme1n1" in {r.disk for r in eff.smart_reads if r.reason == "sync-end"}
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert {x.disk for x in ev.members} == set(DISKS)
+    assert next(x for x in ev.members if x.disk == "nvme1n1").serial == "SN-nvme1n1"
+    assert ev.kernel_written("nvme1n1") == 3 * MIB
+
+
+def test_a_member_only_the_next_probe_shows_joins_the_running_record(tmp_path: Path) -> None:
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    m = machine()
+    (arr,) = m.arrays
+    s.probed(replace(m, arrays=(replace(arr, members=arr.members[:3]),)), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)
+    # a sample whose member list does not have it yet either (md's sysfs lagging)
+    live = sample(2, w.add(nvme3n1=MIB), recover(TOTAL // 50))
+    live = replace(live, arrays=(replace(live.arrays[0], member_states=()),))
+    s.sampled(live, 2.0)
+    reads = s.probed(m, 2.5).smart_reads
+    assert [(r.disk, r.reason) for r in reads] == [("nvme3n1", "sync-start")]
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert {x.disk for x in ev.members} == set(DISKS)
+
+
+def test_the_sample_gate_never_overlaps_and_coalesces_events() -> None:
+    from app.session import SampleGate
+
+    g = SampleGate()
+    assert g.want() is True  # the timer starts one
+    assert g.want() is False  # a timer tick while it is in flight: dropped
+    assert g.done() is False and not g.busy
+    assert g.want() is True
+    assert g.want(event=True) is False  # an md event while in flight ...
+    assert g.want(event=True) is False  # ... and another: one more sample for both
+    assert g.done() is True and g.busy  # the coalesced sample starts at once
+    assert g.want(event=True) is False
+    assert g.done() is True
+    assert g.done() is False and not g.busy

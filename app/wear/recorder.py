@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.model import Machine
-from app.model.live import LiveSample
+from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartReading
 from app.sync.tracker import FinishedSync, SyncEvent
 from app.wear.snapshots import SnapshotStore, SyncMember
@@ -98,15 +98,22 @@ class _Open:
     capacities: dict[str, int]
 
 
-def members_of(machine: Machine | None, array: str) -> tuple[SyncMember, ...]:
+def members_of(
+    machine: Machine | None, array: str, live: MdLive | None = None
+) -> tuple[SyncMember, ...]:
+    """The array's members with their whole disks: as probed, and those the live sample shows
+    that the probe did not (a member re-added since: the sync rebuilds exactly that one)."""
     a = machine.array(array) if machine is not None else None
     if machine is None or a is None:
-        return ()
+        return ()  # an array the probe has not seen yet: its members come with the next probe
+    devices = [mem.device for mem in a.members]
+    if live is not None and live.name == array:
+        devices += [dev for dev, _flags in live.member_states if dev not in devices]
     out: list[SyncMember] = []
-    for mem in a.members:
-        for d in machine.disks_under(mem.device) or (mem.device,):
+    for dev in devices:
+        for d in machine.disks_under(dev) or (dev,):
             disk = machine.disk(d)
-            out.append(SyncMember(mem.device, d, disk.serial if disk else None))
+            out.append(SyncMember(dev, d, disk.serial if disk else None))
     return tuple(out)
 
 
@@ -173,13 +180,15 @@ class WearRecorder:
             if o.uuid is None and a.uuid:
                 o.uuid = a.uuid
                 self.store.set_sync_uuid(o.sync_id, a.uuid)
-            if not o.members:  # the array appeared after the last probe: members known now
-                o.members = members_of(machine, name)
-                if o.members:
-                    o.capacities = self._capacities(o.members)
-                    self.store.set_sync_members(o.sync_id, o.members)
-                    self.store.set_kernel_writes(o.sync_id, o.start, {}, o.capacities)
-                    reads.extend(self._of(o.members, "sync-start", o.sync_id))
+            # the array appeared after the last probe, or a member joined it: known now
+            known = {m.device for m in o.members}
+            new = [m for m in members_of(machine, name) if m.device not in known]
+            if new:
+                o.members = (*o.members, *new)
+                o.capacities = self._capacities(o.members)
+                self.store.set_sync_members(o.sync_id, o.members)
+                self.store.set_kernel_writes(o.sync_id, o.start, {}, o.capacities)
+                reads.extend(self._of(new, "sync-start", o.sync_id))
         return tuple(reads)
 
     def tick(self, now: float) -> tuple[SmartRead, ...]:
@@ -231,7 +240,7 @@ class WearRecorder:
                 if action is None or action in ("pending", "delayed"):
                     continue
                 at = min(now, e.t)  # one that began between two looks: at the earlier look
-                started = self._start(e.array, action, before, at, log)
+                started = self._start(e.array, action, before, at, log, live=a)
                 if at == now:  # else SMART's start is the last snapshot before it (delta.py)
                     reads.extend(started)
         for o in self._open.values():  # running: the kernel's figure so far, every sample
@@ -246,7 +255,14 @@ class WearRecorder:
         return tuple(reads), tuple(log)
 
     def _start(
-        self, name: str, action: str, before: dict[str, int], now: float, log: list[str]
+        self,
+        name: str,
+        action: str,
+        before: dict[str, int],
+        now: float,
+        log: list[str],
+        *,
+        live: MdLive | None = None,
     ) -> list[SmartRead]:
         a = self._machine.array(name) if self._machine else None
         uuid = a.uuid if a is not None else None
@@ -267,7 +283,7 @@ class WearRecorder:
                 )
                 log.append(f"{name}: {action} still running (recorded since {ev.started_at:.0f})")
                 return []
-        members = members_of(self._machine, name)
+        members = members_of(self._machine, name, live)
         caps = self._capacities(members)
         sid = self.store.start_sync(
             name, action, members, now, array_uuid=uuid, kernel_start=before, capacities=caps
