@@ -50,6 +50,7 @@ def counters_of(reading: SmartReading, capacity_bytes: int | None = None) -> dic
         "raw": w.raw if w else None,
         "unit": w.unit if w else None,
         "counter": w.source if w else None,
+        "unit_bytes": w.unit_bytes if w else None,
         "wear_used": wear.used_percent if wear else None,
         "power_on_hours": reading.power_on_hours,
         "temperature_c": reading.temperature_c,
@@ -122,18 +123,34 @@ class WearRecorder:
         self.store = store
         self._every = smart_every_s
         self._machine: Machine | None = None
-        self._last_periodic: float | None = None
+        # disk -> when its SMART was last asked for: every disk keeps a recent snapshot, the
+        # "before" of a sync too short for a read at its start (read when first seen, on the
+        # cadence, at every sync start and end)
+        self._asked: dict[str, float] = {}
         self._open: dict[str, _Open] = {}
         self._adoptable: list[StoredSync] | None = None
         self._closed_memberless: list[tuple[_Open, dict[str, int]]] = []
 
     # ---- SMART reads of many disks -------------------------------------------------------------
-    def _all(self, machine: Machine, reason: str) -> list[SmartRead]:
+    def _due(self, machine: Machine, reason: str, now: float) -> list[SmartRead]:
+        """``start``: the disks never read (all at the first probe, a new disk later);
+        ``periodic``: those not read for the cadence."""
+        every = self._every
         return [
             SmartRead(d.name, reason, None, d.serial, d.size_bytes)
             for d in machine.disks
             if d.kind == "disk"
+            and (
+                d.name not in self._asked
+                if reason == "start"
+                else every is not None and now - self._asked.get(d.name, now - every) >= every
+            )
         ]
+
+    def _asking(self, reads: Sequence[SmartRead], now: float) -> tuple[SmartRead, ...]:
+        for r in reads:
+            self._asked[r.disk] = now
+        return tuple(reads)
 
     def _of(self, members: Sequence[SyncMember], reason: str, sync_id: int) -> list[SmartRead]:
         seen: dict[str, SmartRead] = {}
@@ -156,10 +173,7 @@ class WearRecorder:
     # ---- fed by the session -----------------------------------------------------------------
     def probed(self, machine: Machine, now: float) -> tuple[SmartRead, ...]:
         self._machine = machine
-        reads: list[SmartRead] = []
-        if self._last_periodic is None:
-            self._last_periodic = now
-            reads.extend(self._all(machine, "start"))
+        reads: list[SmartRead] = self._due(machine, "start", now)
         for o, end in self._closed_memberless:
             a = machine.array(o.array)
             if a is None or (o.uuid is not None and a.uuid != o.uuid):
@@ -189,18 +203,12 @@ class WearRecorder:
                 self.store.set_sync_members(o.sync_id, o.members)
                 self.store.set_kernel_writes(o.sync_id, o.start, {}, o.capacities)
                 reads.extend(self._of(new, "sync-start", o.sync_id))
-        return tuple(reads)
+        return self._asking(reads, now)
 
     def tick(self, now: float) -> tuple[SmartRead, ...]:
-        if (
-            self._every is None
-            or self._machine is None
-            or self._last_periodic is None
-            or now - self._last_periodic < self._every
-        ):
+        if self._every is None or self._machine is None or not self._asked:
             return ()
-        self._last_periodic = now
-        return tuple(self._all(self._machine, "periodic"))
+        return self._asking(self._due(self._machine, "periodic", now), now)
 
     def sampled(
         self,
@@ -252,7 +260,7 @@ class WearRecorder:
                 reads.extend(self._of(ev.members, "sync-end", ev.id))
                 log.append(f"{ev.array}: {ev.action} {NOT_WATCHED}")
             self._adoptable = []
-        return tuple(reads), tuple(log)
+        return self._asking(reads, now), tuple(log)
 
     def _start(
         self,
