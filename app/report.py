@@ -20,8 +20,10 @@ Shape (every key always present; unknown values are ``null``)::
                  "read_only", "mismatch_cnt", "last_sync_action",
                  "syncs": [{"array", "array_uuid", "action", "start", "end", "outcome",
                             "fraction", "members": [{"device", "disk", "serial",
-                            "kernel_bytes_written", "kernel_capacity_share", "bytes_written",
-                            "smart_unit", "capacity_share", "wear_points"}]}]  (with the wear
+                            "kernel_bytes_written", "kernel_capacity_share", "kernel_counter",
+                            "bytes_written", "smart_counter", "smart_unit", "smart_unit_bytes",
+                            "smart_coarser_than_written", "smart_pair", "capacity_share",
+                            "wear_points"}]}]  (with the wear
                             database only)}],
      "lvm": {"pvs": [{"device", "vg", "size_bytes", "free_bytes", "pe_start", "uuid", "missing"}],
              "vgs": [{"name", "size_bytes", "free_bytes", "extent_size", "extent_count",

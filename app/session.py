@@ -84,6 +84,34 @@ def merge_live(machine: Machine, sample: LiveSample) -> Machine:
     return replace(machine, arrays=arrays)
 
 
+# ---- when to sample -----------------------------------------------------------------------------
+class SampleGate:
+    """Polling never overlaps: one sample in flight at a time. A wake-up (an md event) that comes
+    while a sample is in flight is kept, and one more sample is taken as soon as that one lands
+    (it may have been read before the event); any number of wake-ups meanwhile make one sample.
+    A timer tick while busy is simply dropped (the next tick comes anyway)."""
+
+    def __init__(self) -> None:
+        self.busy = False
+        self._again = False
+
+    def want(self, *, event: bool = False) -> bool:
+        """True: start a sample now (and call :meth:`done` when it lands or fails)."""
+        if self.busy:
+            self._again = self._again or event
+            return False
+        self.busy = True
+        return True
+
+    def done(self) -> bool:
+        """The sample in flight landed (or failed). True: start the coalesced one now."""
+        if self._again:
+            self._again = False
+            return True  # still busy: the next one is in flight
+        self.busy = False
+        return False
+
+
 # ---- what the session hands back ---------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Effects:

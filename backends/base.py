@@ -86,6 +86,18 @@ class BackendError(Exception):
 
 
 @runtime_checkable
+class EventSource(Protocol):
+    """Optional beside ``Backend``: a backend that can wake its caller on storage events (md
+    array/sync start and end, member changes). A backend without it is polled on a timer only
+    (simulated, replay); the timer stays the fallback either way."""
+
+    def wait_event(self, timeout: float) -> bool | None:
+        """Block until an event (True) or ``timeout`` seconds (False, also when the event source
+        is not there yet: no md loaded); None at once when this backend never has events."""
+        ...
+
+
+@runtime_checkable
 class Backend(Protocol):
     """What every backend offers. All methods may block; the UI calls them from workers."""
 

@@ -7,6 +7,7 @@ last member, which md writes once over while the others are only read.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterable
 from dataclasses import FrozenInstanceError, replace
 from pathlib import Path
@@ -437,3 +438,162 @@ def test_view_carries_the_boost_records_for_the_sync_card(tmp_path: Path) -> Non
     assert shown.applied == rec.applied and shown.pending
     assert session.boost_ran(rec, None) is None  # closed without running
     assert dict(session.view.boost_records) == {}
+
+
+def test_a_readded_member_is_in_the_record_of_the_rebuild_it_gets(tmp_path: Path) -> None:
+    """mdadm --re-add: the probe saw the array without nvme1n1, the sample that shows the
+    recovery shows it back; the record (kernel window and SMART reads) includes it."""
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    m = machine()
+    (arr,) = m.arrays
+    without = replace(arr, members=tuple(x for x in arr.members if x.device != "nvme1n1"))
+    s.probed(replace(m, arrays=(without,)), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)
+    rebuild = SyncStatus("recover", TOTAL // 50, TOTAL, 100_000, targets=("nvme1n1",))
+    eff = s.sampled(sample(2, w.add(nvme1n1=MIB), rebuild), 2.0)
+    assert "nvme1n1" in {r.disk for r in eff.smart_reads if r.reason == "sync-start"}
+    eff = s.sampled(sample(3, w.add(nvme1n1=2 * MIB)), 3.0)
+    assert "nvme1n1" in {r.disk for r in eff.smart_reads if r.reason == "sync-end"}
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert {x.disk for x in ev.members} == set(DISKS)
+    assert next(x for x in ev.members if x.disk == "nvme1n1").serial == "SN-nvme1n1"
+    assert ev.kernel_written("nvme1n1") == 3 * MIB
+
+
+def test_a_member_only_the_next_probe_shows_joins_the_running_record(tmp_path: Path) -> None:
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    m = machine()
+    (arr,) = m.arrays
+    s.probed(replace(m, arrays=(replace(arr, members=arr.members[:3]),)), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)
+    # a sample whose member list does not have it yet either (md's sysfs lagging)
+    live = sample(2, w.add(nvme3n1=MIB), recover(TOTAL // 50))
+    live = replace(live, arrays=(replace(live.arrays[0], member_states=()),))
+    s.sampled(live, 2.0)
+    reads = s.probed(m, 2.5).smart_reads
+    assert [(r.disk, r.reason) for r in reads] == [("nvme3n1", "sync-start")]
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert {x.disk for x in ev.members} == set(DISKS)
+
+
+def test_the_sample_gate_never_overlaps_and_coalesces_events() -> None:
+    from app.session import SampleGate
+
+    g = SampleGate()
+    assert g.want() is True  # the timer starts one
+    assert g.want() is False  # a timer tick while it is in flight: dropped
+    assert g.done() is False and not g.busy
+    assert g.want() is True
+    assert g.want(event=True) is False  # an md event while in flight ...
+    assert g.want(event=True) is False  # ... and another: one more sample for both
+    assert g.done() is True and g.busy  # the coalesced sample starts at once
+    assert g.want(event=True) is False
+    assert g.done() is True
+    assert g.done() is False and not g.busy
+
+
+def test_a_syncs_smart_reads_wait_for_one_start_read_not_for_all(tmp_path: Path) -> None:
+    """The threaded monitor queues its start snapshot one disk at a time: a sync that begins
+    and ends while smartctl works through the disks gets its reads after the one in progress
+    (issue 15: a 15 s start snapshot of 5 disks let a whole initial sync go by)."""
+    gate, busy = threading.Event(), threading.Event()
+
+    class Slow(ScriptedBackend):
+        def smart(self, disk: str) -> SmartReading:
+            busy.set()
+            gate.wait(5)  # the first smartctl run is slow
+            return super().smart(disk)
+
+    store = SnapshotStore.open(tmp_path / "state.db")
+    lines: list[str] = []
+    mon = WearMonitor(Slow(_sequence()[:3]), store, threaded=True, log=lines.append)  # type: ignore[arg-type]
+    mon.tick()  # idle: the start snapshot is queued, its first disk being read
+    assert busy.wait(5)
+    mon.tick()  # the recovery running
+    mon.tick()  # over
+    gate.set()
+    mon.close()
+    snaps = sorted(
+        (x for sn in store.serials() for x in store.snapshots_for(sn)), key=lambda x: x.id
+    )
+    order = [x.reason for x in snaps]
+    assert order == ["start"] + ["sync-start"] * 4 + ["sync-end"] * 4 + ["start"] * 3, order
+    assert "start snapshot of 4 disk(s)" in lines
+    (rec,) = store.syncs_for("md127", "aaaa:1111")
+    assert rec.outcome == "finished"
+
+
+def _nvme(disk: str, units: int) -> dict[str, Any]:
+    from app.wear.recorder import counters_of
+
+    r = SmartReading(
+        disk, True, protocol="NVMe", serial=f"SN-{disk}", nvme={"data_units_written": units}
+    )
+    return counters_of(r, 256 * MIB)
+
+
+def test_a_short_sync_has_a_smart_pair_and_says_which_figure_is_whose(tmp_path: Path) -> None:
+    """A rebuild of 100 KiB over between two looks (a bitmap re-add): no read at its start,
+    the before is the disk's recent snapshot, the after is read at its end; the NVMe counter's
+    step (512,000 B, NVMe base spec "Data Units Written") is coarser than what was written."""
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    start = s.probed(machine(), 0.0).smart_reads
+    assert {r.reason for r in start} == {"start"}
+    for r in start:  # the recent "before" of every disk
+        store.record_snapshot(f"SN-{r.disk}", r.disk, _nvme(r.disk, 1000), ts=0.5, reason=r.reason)
+    s.sampled(sample(1, w.add(), last="none"), 1.0)
+    eff = s.sampled(sample(2, w.add(nvme3n1=100 * 1024), last="recovery"), 2.0)
+    ends = [r for r in eff.smart_reads if r.reason == "sync-end"]
+    assert {r.disk for r in ends} == set(DISKS)
+    for r in ends:
+        units = 1001 if r.disk == "nvme3n1" else 1000
+        store.record_snapshot(
+            f"SN-{r.disk}", r.disk, _nvme(r.disk, units), ts=2.5, reason=r.reason, sync_id=r.sync_id
+        )
+    (js,) = syncs_json(store, "md127", "aaaa:1111")
+    by = {m["disk"]: m for m in js["members"]}
+    t = by["nvme3n1"]
+    assert t["smart_pair"] and t["bytes_written"] == 512_000 and t["kernel_bytes_written"] == 102400
+    assert (t["kernel_counter"], t["smart_counter"]) == (
+        "/proc/diskstats",
+        "nvme:data_units_written",
+    )
+    assert t["smart_unit_bytes"] == 512_000 and t["smart_coarser_than_written"] is True
+    o = by["nvme0n1"]
+    assert o["smart_pair"] and o["bytes_written"] == 0 and o["kernel_bytes_written"] == 0
+    assert o["smart_coarser_than_written"] is False  # nothing written: both say so
+
+    from app.wear.delta import sync_wear
+
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    lines = sync_wear(store, ev).lines()
+    assert (
+        "SMART counter: this rebuild wrote 512 kB to nvme3n1 = 0.0 × its capacity (the device "
+        "counts in steps of 512,000 B, coarser than the 102 kB written: the kernel's figure is "
+        "the exact one)"
+    ) in lines, lines
+    assert any(
+        ln.startswith("kernel counter: this rebuild wrote 102 kB to nvme3n1") for ln in lines
+    )
+
+
+def test_every_disk_keeps_a_recent_smart_snapshot(tmp_path: Path) -> None:
+    """Read when first seen (a disk added later: at the probe that shows it), then on the
+    cadence per disk; a sync's own reads count as that disk's refresh."""
+    s = Session(
+        store=SnapshotStore.open(tmp_path / "state.db"), audit_every_s=None, smart_every_s=100
+    )
+    m = machine()
+    three = replace(m, disks=m.disks[:3])
+    assert [r.disk for r in s.probed(three, 0.0).smart_reads] == list(DISKS[:3])
+    assert s.probed(three, 10.0).smart_reads == ()
+    assert [(r.disk, r.reason) for r in s.probed(m, 20.0).smart_reads] == [("nvme3n1", "start")]
+    assert s.tick(99.0).smart_reads == ()
+    assert [r.disk for r in s.tick(100.0).smart_reads] == list(DISKS[:3])
+    assert [r.disk for r in s.tick(120.0).smart_reads] == ["nvme3n1"]

@@ -17,6 +17,7 @@ from app.metrics import TextfileWriter
 from app.sync.boost import BoostStore
 from app.wear.monitor import DEFAULT_INTERVAL_S, WearMonitor
 from app.wear.snapshots import SnapshotStore, is_transient
+from backends.base import EventSource
 
 POLL_S = 1.0  # how often md state is sampled (cheap sysfs + /proc/diskstats reads), as the TUI
 
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, on_signal)
     # wake on md events (array/sync start and end, member changes) as mdadm --monitor does;
     # the poll interval is the fallback (and all there is on simulated/replay backends)
-    wait_event = getattr(backend, "wait_event", None)
+    events: EventSource | None = backend if isinstance(backend, EventSource) else None
     try:
         while not stop.is_set():
             try:
@@ -102,11 +103,14 @@ def run(args: argparse.Namespace) -> int:
                 out(f"error: {e.__class__.__name__}: {e}")
             t0 = time.monotonic()
             woke = False
-            if wait_event is not None:
+            if events is not None:
                 try:
-                    woke = bool(wait_event(args.poll))
+                    got = events.wait_event(args.poll)
                 except Exception:
-                    woke = False
+                    got = False
+                if got is None:  # this backend never has events: the timer only
+                    events = None
+                woke = bool(got)
             if not woke and not stop.is_set():
                 stop.wait(max(0.0, args.poll - (time.monotonic() - t0)))
     finally:

@@ -8,7 +8,9 @@ notification, never a crash.
 Data flow
 ---------
 * ``probe()`` at start, every ``probe_interval`` seconds (10) and on ``r``;
-  ``sample()`` every ``sample_interval`` seconds (1).
+  ``sample()`` every ``sample_interval`` seconds (1), and at once on an md event when the
+  backend has events (``backends.base.EventSource``: a worker waits on them; an event while a
+  sample is in flight is coalesced into one more sample, ``app.session.SampleGate``).
 * The App holds timers and workers only: what probes and samples mean — the merged machine, the
   sync tracker, throughput, boost restores, audit cadence, wear recording — is worked out by one
   ``app.session.Session`` (the same that ``raidman monitor`` runs), which returns an immutable
@@ -50,6 +52,7 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widgets import TabbedContent
+from textual.worker import get_current_worker
 
 from app.model.devices import Disk, Machine, MdArray
 from app.model.live import LiveSample
@@ -62,7 +65,7 @@ from app.plans.render import preflight_for
 from app.rules.engine import audit
 from app.rules.finding import Finding, badges
 from app.rules.inputs import gather
-from app.session import Effects, Session, SessionView
+from app.session import Effects, SampleGate, Session, SessionView
 from app.statefiles import StateFileError
 from app.sync.boost import BoostRecord, BoostStore, members_rotational, plan_boost, restore_plan
 from app.sync.throughput import Rate
@@ -84,7 +87,7 @@ from app.wear.delta import array_wear
 from app.wear.plot import disk_serial, load_disk_history
 from app.wear.recorder import SmartRead, take_snapshot
 from app.wear.snapshots import SnapshotStore
-from backends.base import Backend
+from backends.base import Backend, EventSource
 from widgets.findings import FindingsPane
 from widgets.header_banner import HeaderBanner
 from widgets.storage_tree import NodeRef, StorageTree
@@ -93,6 +96,7 @@ from widgets.wear_pane import WearPane
 
 SMART_VIEW_S = 60.0  # a disk's SMART figures in the Wear tab are re-read at most this often
 CLOCK_EVERY_S = 10.0  # the session's clock tick (periodic SMART snapshots, audit cadence)
+EVENT_WAIT_S = 1.0  # the event watcher's longest block (so that quitting never waits longer)
 
 
 class RaidmanApp(App[None]):
@@ -148,7 +152,7 @@ class RaidmanApp(App[None]):
         self.probe_interval = probe_interval
         self.sample_interval = sample_interval
         self._probe_busy = False
-        self._sample_busy = False
+        self._sampling = SampleGate()
         self.probe_count = 0
         self.sample_count = 0
         self.boosts = BoostStore()
@@ -194,6 +198,8 @@ class RaidmanApp(App[None]):
         if self.sample_interval > 0:
             self.set_interval(self.sample_interval, self.refresh_sample)
             self.set_interval(CLOCK_EVERY_S, self._clock_tick)
+            if isinstance(self.backend, EventSource):
+                self._event_worker(self.backend)
         for note in self.boosts.notes:
             self.notify(note, title="boost", severity="warning", timeout=10)
         for note in self._store.notes if self._store is not None else ():
@@ -225,11 +231,33 @@ class RaidmanApp(App[None]):
         self._probe_busy = True
         self._probe_worker()
 
-    def refresh_sample(self) -> None:
-        if self._sample_busy or self.probed is None:
+    def refresh_sample(self, *, event: bool = False) -> None:
+        if self.probed is None:
             return
-        self._sample_busy = True
-        self._sample_worker()
+        if self._sampling.want(event=event):
+            self._sample_worker()
+
+    def _sample_landed(self) -> None:
+        if self._sampling.done():  # an md event came while it was in flight: sample again
+            self._sample_worker()
+
+    @work(thread=True, exclusive=True, group="md-events", exit_on_error=False)
+    def _event_worker(self, source: EventSource) -> None:
+        """Wake on md events (sync start/end, array and member changes): sample at once, by
+        the timer's path. Returns when the backend has no events (the timer is all there is)."""
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            t0 = time.monotonic()
+            try:
+                woke = source.wait_event(EVENT_WAIT_S)
+            except Exception:
+                woke = False
+            if woke is None:
+                return
+            if woke:
+                self._from_thread(self.refresh_sample, event=True)
+            else:  # timed out, or no md yet (returned at once): not a busy loop
+                worker.cancelled_event.wait(max(0.0, EVENT_WAIT_S - (time.monotonic() - t0)))
 
     @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
     def _probe_worker(self) -> None:
@@ -249,13 +277,13 @@ class RaidmanApp(App[None]):
         else:
             self._from_thread(self._sample_done, sample)
 
-    def _from_thread(self, callback: Any, *args: Any) -> None:
+    def _from_thread(self, callback: Any, *args: Any, **kwargs: Any) -> None:
         """Run ``callback(*args)`` on the UI thread. An exception there would otherwise vanish
         into the worker (exit_on_error=False): it becomes a visible notification instead."""
 
         def guarded() -> None:
             try:
-                callback(*args)
+                callback(*args, **kwargs)
             except Exception as e:
                 self.log.error(f"{getattr(callback, '__name__', callback)} failed: {e!r}")
                 self.notify(
@@ -276,7 +304,7 @@ class RaidmanApp(App[None]):
         self.notify(f"probe failed: {error}", title="backend error", severity="error", timeout=8)
 
     def _sample_failed(self, error: Exception) -> None:
-        self._sample_busy = False
+        self._sample_landed()
         self.notify(f"live sample failed: {error}", title="backend error", severity="warning")
 
     def _probe_done(self, machine: Machine) -> None:
@@ -290,7 +318,7 @@ class RaidmanApp(App[None]):
         self._run(effects)
 
     def _sample_done(self, sample: LiveSample) -> None:
-        self._sample_busy = False
+        self._sample_landed()  # a coalesced next sample lands after this one is fed
         self.sample_count += 1
         with self._store_lock:
             effects = self.session.sampled(sample)

@@ -33,6 +33,22 @@ class MemberWear:
             return None
         return self.bytes_written / self.capacity_bytes
 
+    @property
+    def unit_bytes(self) -> int | None:
+        """The SMART counter's step in bytes (NVMe data units: 512,000)."""
+        for snap in (self.end, self.start):
+            if snap is not None and snap.unit_bytes:
+                return snap.unit_bytes
+        return None
+
+    @property
+    def counter(self) -> str | None:
+        """The SMART counter the figure comes from."""
+        for snap in (self.end, self.start):
+            if snap is not None and snap.counter:
+                return snap.counter
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class SyncWear:
@@ -65,7 +81,23 @@ class SyncWear:
             text += f" = {share:.1f} × its capacity"
         if m.wear_points:
             text += f", {m.wear_points} wear point{'s' if m.wear_points != 1 else ''}"
+        if self.smart_coarse(m):
+            text += (
+                f" (the device counts in steps of {m.unit_bytes:,} B, coarser than the "
+                f"{human_bytes(self._written(m))} written: the kernel's figure is the exact one)"
+            )
         return text
+
+    def _written(self, m: MemberWear) -> int | None:
+        """The amount written, the kernel's figure where known (exact), else SMART's."""
+        k = self.sync.kernel_written(m.member.disk)
+        return k if k is not None else m.bytes_written
+
+    def smart_coarse(self, m: MemberWear) -> bool:
+        """The SMART counter's step is larger than what was written: it cannot confirm the
+        amount (a sync that wrote a few hundred KB to an NVMe disk: 512,000-byte data units)."""
+        n = self._written(m)
+        return m.unit_bytes is not None and n is not None and 0 < n < m.unit_bytes
 
     def kernel_line(self, m: MemberWear) -> str | None:
         """The kernel's own count (/proc/diskstats, exact to the sector), said as such:

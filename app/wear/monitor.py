@@ -25,8 +25,18 @@ from backends.base import Backend
 __all__ = ["DEFAULT_INTERVAL_S", "WearMonitor", "counters_of"]
 
 DEFAULT_INTERVAL_S = 15 * 60.0
-_Batch = tuple[tuple[SmartRead, ...], tuple[int, ...]]
+_Batch = tuple[tuple[SmartRead, ...], tuple[int, ...], "_Tally | None"]
 _Item = tuple[int, int, _Batch | None]
+
+
+class _Tally:
+    """A start/periodic snapshot queued one disk at a time (so that a sync's reads go between
+    them, not after all of them): said once, when its last disk is done."""
+
+    def __init__(self, reason: str, left: int) -> None:
+        self.reason = reason
+        self.left = left
+        self.ok = 0
 
 
 class WearMonitor:
@@ -55,7 +65,8 @@ class WearMonitor:
         for note in boosts.notes if boosts is not None else ():
             self._log(f"note: boost: {note}")
         self._lock = threading.RLock()  # one SnapshotStore user at a time
-        # (priority, order, batch): a sync's start/end reads go before start/periodic ones
+        # (priority, order, batch): a sync's start/end reads go before start/periodic ones,
+        # which are queued one disk each: a sync's reads wait for at most one smartctl run
         self._queue: queue.PriorityQueue[_Item] | None = None
         self._order = 0
         self._thread: threading.Thread | None = None
@@ -111,9 +122,12 @@ class WearMonitor:
             sync_reads = tuple(r for r in eff.smart_reads if r.sync_id is not None)
             other = tuple(r for r in eff.smart_reads if r.sync_id is None)
             if sync_reads:
-                self._queue.put((0, self._next(), (sync_reads, ended)))
-            if other:
-                self._queue.put((1, self._next(), (other, ())))
+                self._queue.put((0, self._next(), (sync_reads, ended, None)))
+            for reason in dict.fromkeys(r.reason for r in other):
+                mine = [r for r in other if r.reason == reason]
+                tally = _Tally(reason, len(mine))
+                for r in mine:
+                    self._queue.put((1, self._next(), ((r,), (), tally)))
         else:
             self._run_reads(eff.smart_reads, ended)
 
@@ -156,7 +170,9 @@ class WearMonitor:
             except Exception as e:  # keep the thread alive; the next batch retries
                 self.log(f"error: SMART: {e.__class__.__name__}: {e}")
 
-    def _run_reads(self, reads: Sequence[SmartRead], ended: Sequence[int]) -> None:
+    def _run_reads(
+        self, reads: Sequence[SmartRead], ended: Sequence[int], tally: _Tally | None = None
+    ) -> None:
         n = 0
         for r in reads:
             reading_ok = False
@@ -170,10 +186,16 @@ class WearMonitor:
                 continue
             else:
                 self.log(f"{r.disk}: no SMART ({r.reason})")
-        kinds = {r.reason for r in reads}
-        for reason in ("start", "periodic"):
-            if reason in kinds:
-                self.log(f"{reason} snapshot of {n} disk(s)")
+        if tally is not None:
+            tally.ok += n
+            tally.left -= len(reads)
+            if tally.left <= 0:
+                self.log(f"{tally.reason} snapshot of {tally.ok} disk(s)")
+        else:
+            kinds = {r.reason for r in reads}
+            for reason in ("start", "periodic"):
+                if reason in kinds:
+                    self.log(f"{reason} snapshot of {n} disk(s)")
         with self._lock:
             for sid in ended:
                 ev = self.store.sync(sid)

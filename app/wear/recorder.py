@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.model import Machine
-from app.model.live import LiveSample
+from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartReading
 from app.sync.tracker import FinishedSync, SyncEvent
 from app.wear.snapshots import SnapshotStore, SyncMember
@@ -50,6 +50,7 @@ def counters_of(reading: SmartReading, capacity_bytes: int | None = None) -> dic
         "raw": w.raw if w else None,
         "unit": w.unit if w else None,
         "counter": w.source if w else None,
+        "unit_bytes": w.unit_bytes if w else None,
         "wear_used": wear.used_percent if wear else None,
         # wear_used, or bytes written against the model's rated TBW where that is larger
         "endurance_used": endurance_used_percent(reading),
@@ -100,15 +101,22 @@ class _Open:
     capacities: dict[str, int]
 
 
-def members_of(machine: Machine | None, array: str) -> tuple[SyncMember, ...]:
+def members_of(
+    machine: Machine | None, array: str, live: MdLive | None = None
+) -> tuple[SyncMember, ...]:
+    """The array's members with their whole disks: as probed, and those the live sample shows
+    that the probe did not (a member re-added since: the sync rebuilds exactly that one)."""
     a = machine.array(array) if machine is not None else None
     if machine is None or a is None:
-        return ()
+        return ()  # an array the probe has not seen yet: its members come with the next probe
+    devices = [mem.device for mem in a.members]
+    if live is not None and live.name == array:
+        devices += [dev for dev, _flags in live.member_states if dev not in devices]
     out: list[SyncMember] = []
-    for mem in a.members:
-        for d in machine.disks_under(mem.device) or (mem.device,):
+    for dev in devices:
+        for d in machine.disks_under(dev) or (dev,):
             disk = machine.disk(d)
-            out.append(SyncMember(mem.device, d, disk.serial if disk else None))
+            out.append(SyncMember(dev, d, disk.serial if disk else None))
     return tuple(out)
 
 
@@ -117,18 +125,34 @@ class WearRecorder:
         self.store = store
         self._every = smart_every_s
         self._machine: Machine | None = None
-        self._last_periodic: float | None = None
+        # disk -> when its SMART was last asked for: every disk keeps a recent snapshot, the
+        # "before" of a sync too short for a read at its start (read when first seen, on the
+        # cadence, at every sync start and end)
+        self._asked: dict[str, float] = {}
         self._open: dict[str, _Open] = {}
         self._adoptable: list[StoredSync] | None = None
         self._closed_memberless: list[tuple[_Open, dict[str, int]]] = []
 
     # ---- SMART reads of many disks -------------------------------------------------------------
-    def _all(self, machine: Machine, reason: str) -> list[SmartRead]:
+    def _due(self, machine: Machine, reason: str, now: float) -> list[SmartRead]:
+        """``start``: the disks never read (all at the first probe, a new disk later);
+        ``periodic``: those not read for the cadence."""
+        every = self._every
         return [
             SmartRead(d.name, reason, None, d.serial, d.size_bytes)
             for d in machine.disks
             if d.kind == "disk"
+            and (
+                d.name not in self._asked
+                if reason == "start"
+                else every is not None and now - self._asked.get(d.name, now - every) >= every
+            )
         ]
+
+    def _asking(self, reads: Sequence[SmartRead], now: float) -> tuple[SmartRead, ...]:
+        for r in reads:
+            self._asked[r.disk] = now
+        return tuple(reads)
 
     def _of(self, members: Sequence[SyncMember], reason: str, sync_id: int) -> list[SmartRead]:
         seen: dict[str, SmartRead] = {}
@@ -151,10 +175,7 @@ class WearRecorder:
     # ---- fed by the session -----------------------------------------------------------------
     def probed(self, machine: Machine, now: float) -> tuple[SmartRead, ...]:
         self._machine = machine
-        reads: list[SmartRead] = []
-        if self._last_periodic is None:
-            self._last_periodic = now
-            reads.extend(self._all(machine, "start"))
+        reads: list[SmartRead] = self._due(machine, "start", now)
         for o, end in self._closed_memberless:
             a = machine.array(o.array)
             if a is None or (o.uuid is not None and a.uuid != o.uuid):
@@ -175,25 +196,21 @@ class WearRecorder:
             if o.uuid is None and a.uuid:
                 o.uuid = a.uuid
                 self.store.set_sync_uuid(o.sync_id, a.uuid)
-            if not o.members:  # the array appeared after the last probe: members known now
-                o.members = members_of(machine, name)
-                if o.members:
-                    o.capacities = self._capacities(o.members)
-                    self.store.set_sync_members(o.sync_id, o.members)
-                    self.store.set_kernel_writes(o.sync_id, o.start, {}, o.capacities)
-                    reads.extend(self._of(o.members, "sync-start", o.sync_id))
-        return tuple(reads)
+            # the array appeared after the last probe, or a member joined it: known now
+            known = {m.device for m in o.members}
+            new = [m for m in members_of(machine, name) if m.device not in known]
+            if new:
+                o.members = (*o.members, *new)
+                o.capacities = self._capacities(o.members)
+                self.store.set_sync_members(o.sync_id, o.members)
+                self.store.set_kernel_writes(o.sync_id, o.start, {}, o.capacities)
+                reads.extend(self._of(new, "sync-start", o.sync_id))
+        return self._asking(reads, now)
 
     def tick(self, now: float) -> tuple[SmartRead, ...]:
-        if (
-            self._every is None
-            or self._machine is None
-            or self._last_periodic is None
-            or now - self._last_periodic < self._every
-        ):
+        if self._every is None or self._machine is None or not self._asked:
             return ()
-        self._last_periodic = now
-        return tuple(self._all(self._machine, "periodic"))
+        return self._asking(self._due(self._machine, "periodic", now), now)
 
     def sampled(
         self,
@@ -233,7 +250,7 @@ class WearRecorder:
                 if action is None or action in ("pending", "delayed"):
                     continue
                 at = min(now, e.t)  # one that began between two looks: at the earlier look
-                started = self._start(e.array, action, before, at, log)
+                started = self._start(e.array, action, before, at, log, live=a)
                 if at == now:  # else SMART's start is the last snapshot before it (delta.py)
                     reads.extend(started)
         with self.store.batch():  # one commit for all running syncs, not one each
@@ -254,10 +271,17 @@ class WearRecorder:
                 reads.extend(self._of(ev.members, "sync-end", ev.id))
                 log.append(f"{ev.array}: {ev.action} {NOT_WATCHED}")
             self._adoptable = []
-        return tuple(reads), tuple(log)
+        return self._asking(reads, now), tuple(log)
 
     def _start(
-        self, name: str, action: str, before: dict[str, int], now: float, log: list[str]
+        self,
+        name: str,
+        action: str,
+        before: dict[str, int],
+        now: float,
+        log: list[str],
+        *,
+        live: MdLive | None = None,
     ) -> list[SmartRead]:
         a = self._machine.array(name) if self._machine else None
         uuid = a.uuid if a is not None else None
@@ -278,7 +302,7 @@ class WearRecorder:
                 )
                 log.append(f"{name}: {action} still running (recorded since {ev.started_at:.0f})")
                 return []
-        members = members_of(self._machine, name)
+        members = members_of(self._machine, name, live)
         caps = self._capacities(members)
         sid = self.store.start_sync(
             name, action, members, now, array_uuid=uuid, kernel_start=before, capacities=caps

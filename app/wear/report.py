@@ -31,6 +31,9 @@ def smart_json(reading: SmartReading) -> dict[str, Any]:
     }
 
 
+KERNEL_COUNTER = "/proc/diskstats"  # sectors written per device, read at every sample
+
+
 def _share(n: int | None, cap: int | None) -> float | None:
     return None if n is None or not cap else n / cap
 
@@ -44,7 +47,12 @@ def syncs_json(
     ``kernel_bytes_written`` from the kernel's per-device write counters (/proc/diskstats,
     exact to the sector, the sync's window from the last sample before to the first after) and
     ``bytes_written`` from the device's own SMART counter (in its unit, ``smart_unit``: NVMe
-    data units of 512,000 B, ATA LBAs or vendor units); null when unknown."""
+    data units of 512,000 B, ATA LBAs or vendor units); null when unknown. Which is which is
+    said per member: ``kernel_counter`` ("/proc/diskstats"), ``smart_counter`` (the device's
+    counter, e.g. "nvme:data_units_written"), ``smart_unit_bytes`` (its step) and
+    ``smart_coarser_than_written`` (the step is larger than what was written: SMART cannot
+    confirm the amount, the kernel's figure stands); ``smart_pair`` whether SMART was read on
+    both sides of the sync."""
     out: list[dict[str, Any]] = []
     for ev in store.syncs_for(array, array_uuid):
         sw = sync_wear(store, ev)
@@ -59,8 +67,13 @@ def syncs_json(
                     "serial": m.member.serial,
                     "kernel_bytes_written": k,
                     "kernel_capacity_share": _share(k, cap),
+                    "kernel_counter": KERNEL_COUNTER,
                     "bytes_written": m.bytes_written,
+                    "smart_counter": m.counter,
                     "smart_unit": m.end.counters.get("unit") if m.end is not None else None,
+                    "smart_unit_bytes": m.unit_bytes,
+                    "smart_coarser_than_written": sw.smart_coarse(m),
+                    "smart_pair": m.start is not None and m.end is not None,
                     "capacity_share": m.capacity_share,
                     "wear_points": m.wear_points,
                 }

@@ -106,6 +106,24 @@ class Snapshot:
         v = self.counters.get("capacity_bytes")
         return v if isinstance(v, int) else None
 
+    @property
+    def unit_bytes(self) -> int | None:
+        """Bytes per step of the write counter (NVMe: 512,000); for snapshots stored before
+        it was kept, bytes ÷ raw count."""
+        v = self.counters.get("unit_bytes")
+        if isinstance(v, int) and v > 0:
+            return v
+        raw, b = self.counters.get("raw"), self.bytes_written
+        if isinstance(raw, int) and raw > 0 and b is not None and b % raw == 0:
+            return b // raw
+        return None
+
+    @property
+    def counter(self) -> str | None:
+        """Which SMART counter the bytes come from ("nvme:data_units_written", "241 ...")."""
+        v = self.counters.get("counter")
+        return v if isinstance(v, str) else None
+
 
 @dataclass(frozen=True)
 class SyncEvent:

@@ -51,6 +51,9 @@ class WriteCounter:
     unit: str  # "LBA×512", "32 MiB", "GiB", "512,000 B", "10^9 B", "unknown"
     kind: str = "host"  # "host" (what the host sent) or "nand" (what the flash wrote)
     note: str | None = None  # why bytes is None, when a quirk applies
+    # bytes per step of the counter (its granularity): 512,000 for NVMe, the sector for LBAs;
+    # None when the unit is not known
+    unit_bytes: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,11 +126,11 @@ def _classify(attr: SmartAttribute, sector: int) -> WriteCounter | None:
     else:
         return None
     if n in _LBA_NAMES or "lbas" in n or "sector_write" in n:
-        return WriteCounter(raw * sector, raw, source, f"LBA×{sector}", kind)
+        return WriteCounter(raw * sector, raw, source, f"LBA×{sector}", kind, unit_bytes=sector)
     suffix = _size_suffix(name)
     if suffix is not None:
         per, label = suffix
-        return WriteCounter(raw * per if per else None, raw, source, label, kind)
+        return WriteCounter(raw * per if per else None, raw, source, label, kind, unit_bytes=per)
     return WriteCounter(None, raw, source, "unknown", kind)
 
 
@@ -137,6 +140,16 @@ def _quirk(reading: SmartReading, attr_id: int) -> str | None:
         if attr_id in ids and rx.search(model):
             return why
     return None
+
+
+def _scsi_step(text: str) -> int:
+    """smartctl prints SCSI gigabytes processed with decimals ("1234.567"): one step of the
+    last digit, in bytes."""
+    try:
+        exp = Decimal(text.strip()).as_tuple().exponent
+    except (InvalidOperation, AttributeError):
+        return 1_000_000_000
+    return 1_000_000_000 if not isinstance(exp, int) else 10 ** max(0, 9 + min(exp, 0))
 
 
 def _scsi_bytes(text: str) -> int | None:
@@ -153,11 +166,23 @@ def bytes_written(reading: SmartReading) -> WriteCounter | None:
     """The disk's lifetime host-write counter, in bytes where its unit is known."""
     if reading.nvme.get("data_units_written") is not None:
         du = reading.nvme["data_units_written"]
-        return WriteCounter(du * NVME_DATA_UNIT, du, "nvme:data_units_written", "512,000 B")
+        return WriteCounter(
+            du * NVME_DATA_UNIT,
+            du,
+            "nvme:data_units_written",
+            "512,000 B",
+            unit_bytes=NVME_DATA_UNIT,
+        )
     if reading.scsi_gigabytes_written is not None:
         b = _scsi_bytes(reading.scsi_gigabytes_written)
         if b is not None:
-            return WriteCounter(b, b // 1_000_000_000, "scsi:write.gigabytes_processed", "10^9 B")
+            return WriteCounter(
+                b,
+                b // 1_000_000_000,
+                "scsi:write.gigabytes_processed",
+                "10^9 B",
+                unit_bytes=_scsi_step(reading.scsi_gigabytes_written),
+            )
     sector = reading.logical_sector or 512
     candidates: list[WriteCounter] = []
     for a in reading.attributes:

@@ -63,11 +63,12 @@ class LinuxBackend:
             taken_at=self.source.now(), arrays=tuple(arrays), disk_io=self.source.disk_io()
         )
 
-    def wait_event(self, timeout: float) -> bool:
+    def wait_event(self, timeout: float) -> bool | None:
         """Block until md reports an event (/proc/mdstat POLLPRI) or ``timeout`` seconds pass;
-        True on an event. A recording or replay has no events: False at once."""
+        True on an event (``backends.base.EventSource``). A recording or replay has no events:
+        None at once."""
         if not isinstance(self.source, HostSource):
-            return False
+            return None
         if self._events is None:
             self._events = MdEvents()
         return self._events.wait(timeout)

@@ -14,11 +14,16 @@ MDSTAT = "/proc/mdstat"
 
 
 class MdEvents:
-    """``wait(timeout)`` → True when md reported an event, False on timeout (or no md)."""
+    """``wait(timeout)`` → True when md reported an event, False on timeout (or no md).
+
+    The file is read to the end only when it has to be (first wait, after an event): an event
+    that comes between a timed-out wait and the next one is then still pending, and the next
+    wait returns at once instead of losing it."""
 
     def __init__(self, path: str = MDSTAT) -> None:
         self._path = path
         self._fd: int | None = None
+        self._stale = True  # poll_event not yet up to date with the event count
 
     def _open(self) -> int | None:
         if self._fd is None:
@@ -33,13 +38,16 @@ class MdEvents:
         if fd is None:
             return False
         try:
-            # read to the end first: poll then reports only events after this read
-            os.lseek(fd, 0, os.SEEK_SET)
-            while os.read(fd, 65536):
-                pass
+            if self._stale:
+                # read to the end first: poll then reports only events after this read
+                os.lseek(fd, 0, os.SEEK_SET)
+                while os.read(fd, 65536):
+                    pass
             p = select.poll()
             p.register(fd, select.POLLPRI | select.POLLERR)
-            return bool(p.poll(max(0.0, timeout) * 1000))
+            woke = bool(p.poll(max(0.0, timeout) * 1000))
+            self._stale = woke
+            return woke
         except OSError:
             self.close()
             return False
@@ -50,3 +58,4 @@ class MdEvents:
                 os.close(self._fd)
             finally:
                 self._fd = None
+                self._stale = True

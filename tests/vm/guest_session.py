@@ -11,6 +11,7 @@ def records(state_dir: str) -> list[dict[str, Any]]:
     import os
 
     os.environ["RAIDMAN_STATE_DIR"] = state_dir
+    from app.wear.delta import sync_wear
     from app.wear.snapshots import SnapshotStore
 
     store = SnapshotStore.open()
@@ -30,6 +31,21 @@ def records(state_dir: str) -> list[dict[str, Any]]:
                     "members": sorted({m.disk for m in ev.members}),
                     "written": {d: ev.kernel_written(d) for d in disks},
                     "capacity": dict(ev.capacities),
+                    # the device's own counter: a true pair is read before the sync began and
+                    # after it ended
+                    "smart": {
+                        m.member.disk: {
+                            "bytes": m.bytes_written,
+                            "true_pair": m.start is not None
+                            and m.end is not None
+                            and m.start.ts <= ev.started_at
+                            and ev.ended_at is not None
+                            and m.end.ts >= ev.ended_at,
+                            "unit": m.unit_bytes,
+                            "after": m.end is not None,
+                        }
+                        for m in sync_wear(store, ev).members
+                    },
                 }
             )
         return out

@@ -85,6 +85,20 @@ def test_monitor_records_every_sync_exactly_by_uuid(blank_vm: VM) -> None:
                 assert share >= 0.9, (d, share, a)
             else:
                 assert share <= 0.15, (d, share, a)
+        # SMART confirms where it was read on both sides (the monitor's start snapshot may not
+        # have reached every disk before this sync of seconds): the device counted at least
+        # what the kernel wrote, less one step of its counter
+        vm.wait_for(
+            lambda: all(x["after"] for x in _records(vm)[0]["smart"].values()),
+            120,
+            "the sync-end SMART reads",
+            interval=1.0,
+        )
+        smart = _records(vm)[0]["smart"]
+        vm.note(f"(a) SMART: {smart}")
+        for d, sm in smart.items():
+            if sm["true_pair"] and sm["bytes"] is not None and sm["unit"]:
+                assert sm["bytes"] >= a["written"][d] - sm["unit"], (d, sm, a["written"][d])
 
         # (b) a check stopped part-way with `echo idle`
         vm.set_speed_limits(1000, SLOW_KIB)

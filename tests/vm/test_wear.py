@@ -131,10 +131,6 @@ def test_initial_sync_writes_one_capacity_to_the_target(blank_vm: VM) -> None:
     assert per == {d: w["members"][d]["bytes_written"] for d in disks}, per
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="in the full merged suite the re-add's wear record has no entry for the re-added member (KeyError nvme1n1): member attribution after the session merge, under investigation",
-)
 def test_bitmap_saves_the_rebuild_of_a_readded_member(blank_vm: VM) -> None:
     vm = blank_vm
     disks = vm.disks(4)
