@@ -44,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from textual import work
@@ -58,6 +59,7 @@ from app.model.devices import Disk, Machine, MdArray
 from app.model.live import LiveSample
 from app.model.smart import SmartReading
 from app.plans.audit_log import AuditLog
+from app.plans.eligibility import smart_warnings
 from app.plans.executor import ExecutionReport, execute
 from app.plans.geometry import stripe_cache_devices
 from app.plans.plan import Plan
@@ -97,6 +99,11 @@ from widgets.wear_pane import WearPane
 SMART_VIEW_S = 60.0  # a disk's SMART figures in the Wear tab are re-read at most this often
 CLOCK_EVERY_S = 10.0  # the session's clock tick (periodic SMART snapshots, audit cadence)
 EVENT_WAIT_S = 1.0  # the event watcher's longest block (so that quitting never waits longer)
+
+
+def _smart_verdict(reading: SmartReading) -> tuple[bool, str, tuple[str, ...]]:
+    """What the SMART findings depend on quickly: readable, health, pre-fail counts > 0."""
+    return reading.available, (reading.health or "").upper(), smart_warnings(reading)
 
 
 class RaidmanApp(App[None]):
@@ -498,14 +505,16 @@ class RaidmanApp(App[None]):
 
     # ---- audit ------------------------------------------------------------------------------
     def _audit_again(self) -> None:
-        """After a plan ran: audit now rather than at the next cadence."""
+        """After a plan ran, or new SMART readings: audit now rather than at the next cadence."""
         if self.probed is not None and self.session.audit_now(self.backend.now()):
             self._audit_worker(self.probed)
 
     @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
     def _audit_worker(self, machine: Machine) -> None:
         try:
-            found = audit(machine, gather(self.backend, machine))
+            # SMART as the session's reads last saw it (the audit never runs smartctl itself)
+            smart = {name: reading for name, (_, reading) in list(self._smart_seen.items())}
+            found = audit(machine, replace(gather(self.backend, machine), smart=smart))
         except Exception as e:  # the engine is defensive; this is the last line of defence
             self._from_thread(self._audit_failed, e)
         else:
@@ -612,11 +621,21 @@ class RaidmanApp(App[None]):
     def _smart_worker(self, reads: tuple[SmartRead, ...]) -> None:
         """The session's SMART reads, beside the sampler (never in its way)."""
         store = self._open_store()
+        changed = False
+
+        def seen(disk: str, reading: SmartReading) -> None:
+            nonlocal changed
+            old = self._smart_seen.get(disk)
+            changed |= old is None or _smart_verdict(old[1]) != _smart_verdict(reading)
+            self._smart_seen[disk] = (self.backend.now(), reading)
+
         for r in reads:
             try:
-                take_snapshot(self.backend, store, r, self._store_lock)
+                take_snapshot(self.backend, store, r, self._store_lock, on_reading=seen)
             except Exception as e:
                 self._warn_from_thread(f"SMART snapshot of {r.disk} failed: {e}", "wear")
+        if changed:  # a first reading, or a disk's health/counters changed: findings and badges
+            self._from_thread(self._audit_again)
 
     def _follow_wear(self) -> None:
         """The Wear tab follows a running sync: reloaded at every sample while one runs (the

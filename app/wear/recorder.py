@@ -13,7 +13,7 @@ thread of their own in ``raidman monitor`` and in a worker in the TUI: never in 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -66,10 +66,14 @@ def take_snapshot(
     store: SnapshotStore,
     read: SmartRead,
     lock: AbstractContextManager[object] | None = None,
+    on_reading: Callable[[str, SmartReading], None] | None = None,
 ) -> str | None:
     """Run one :class:`SmartRead`: returns the serial stored under, or None (no SMART).
-    ``lock`` (the store's) is held only while writing, never during the slow read."""
+    ``lock`` (the store's) is held only while writing, never during the slow read;
+    ``on_reading(disk, reading)`` gets every reading (the TUI's audit judges SMART from them)."""
     reading = backend.smart(read.disk)
+    if on_reading is not None:
+        on_reading(read.disk, reading)
     if not reading.available:
         return None
     serial = reading.serial or read.serial_hint or f"dev:{read.disk}"
