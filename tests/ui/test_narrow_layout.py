@@ -9,10 +9,12 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
+from app.rollup import rollup
 from app.ui.app import RaidmanApp
 from app.ui.screens.main import DETAIL_PANES, FOOTER_PRIORITY, SHORT_TITLES
 from backends.simulated import SimClock, SimulatedBackend
 from tests.ui.helpers import screen_lines, wait_for, wait_ready
+from widgets.header_banner import HeaderBanner
 from widgets.keys_footer import fit_keys
 from widgets.storage_tree import StorageTree, squeeze_label
 from widgets.sync_pane import FlowLine, SyncCard, TitleLine
@@ -135,6 +137,19 @@ async def test_80x24_sync_tab_takes_the_whole_width_and_the_tree_comes_back() ->
             if tree.has_focus:
                 break
         assert tree.has_focus and tree.size.width >= 32
+
+
+async def test_80x24_a_click_on_the_banner_shows_the_tree_at_the_worst_array() -> None:
+    app = _app("big")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        tree = app.main.query_one(StorageTree)
+        await _show_sync(pilot, app)
+        assert tree.size.width == 0
+        await pilot.click(HeaderBanner, offset=(10, 1))
+        await wait_for(pilot, lambda: tree.size.width >= 32)
+        worst = rollup(app.machine).worst if app.machine else None
+        assert worst is not None and app.selected is not None and app.selected.name == worst
 
 
 @pytest.mark.parametrize("key", ["s", "e", "m"])

@@ -191,6 +191,10 @@ class MainScreen(Screen[None]):
         if isinstance(event.widget, StorageTree):  # tab / shift+tab reached the collapsed tree
             self.tree_wanted = True
 
+    def on_header_banner_worst_selected(self, event: HeaderBanner.WorstSelected) -> None:
+        # not stopped: the App moves the tree cursor to the array; the tree shows where it went
+        self.tree_wanted = True
+
     def action_show_tree(self) -> None:
         self.tree_wanted = True
         self.query_one(StorageTree).focus()
