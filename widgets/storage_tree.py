@@ -8,6 +8,7 @@ and the expanded nodes (keys are stable: ``dev:md127``, ``vg:vg0``, ``fs:dm-0``,
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from typing import ClassVar
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -129,6 +131,36 @@ def member_of_label(a: MdArray, device: str) -> Text:
         if marks:
             t.append(f" {marks}", "bold")
     return t
+
+
+GAPS = re.compile(r" · |  +")
+# "DEGRADED(1)" after a state map that shows the missing member ("[_UUUU]") says it twice
+DEGRADED_AFTER_MAP = re.compile(r"(?<=\])\s*(?:· )?DEGRADED\(\d+\)")
+MAP_WITH_HOLE = re.compile(r"\[[U_]*_[U_]*\]")
+
+
+def _cut(label: Text, pattern: re.Pattern[str], keep: int) -> Text:
+    """``label`` with each match of ``pattern`` replaced by its first ``keep`` characters (so
+    in the match's own style); the other spans kept."""
+    out = Text(end="")
+    pos = 0
+    for m in pattern.finditer(label.plain):
+        out.append_text(label[pos : m.start()])
+        out.append_text(label[m.start() : m.start() + keep])
+        pos = m.end()
+    out.append_text(label[pos:])
+    return out
+
+
+def squeeze_label(label: Text, room: int) -> Text:
+    """A label too wide for ``room`` columns, shortened where it says least, so its end (an
+    array's sync %) is cut later: gaps ("  ", " · ") become one space, then an array's
+    "DEGRADED(n)" goes when its state map shows the hole. What still does not fit is cut at
+    the end by the tree (a disk's model comes last)."""
+    out = _cut(label, GAPS, 1)
+    if out.cell_len > room and MAP_WITH_HOLE.search(out.plain):
+        out = _cut(out, DEGRADED_AFTER_MAP, 0)
+    return out
 
 
 def live_labels(old: Machine, new: Machine) -> dict[str, Text] | None:
@@ -888,6 +920,20 @@ class StorageTree(Tree[NodeRef]):
         if node.allow_expand:
             width += cell_len(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE)
         return width
+
+    def render_label(self, node: TreeNode[NodeRef], base_style: Style, style: Style) -> Text:
+        """As ``Tree.render_label``; a label wider than the pane has its gaps squeezed (80
+        columns: "md127  raid10 [UUUU] · resync 17.9%" keeps its percent); what still does
+        not fit is cut at the end, where the least needed part is (a disk's model)."""
+        text = super().render_label(node, base_style, style)
+        depth, parent = 0, node.parent
+        while parent is not None:
+            depth, parent = depth + 1, parent.parent
+        guides = max(0, depth - (0 if self.show_root else 1)) * max(2, self.guide_depth)
+        room = self.scrollable_content_region.width - guides
+        if text.cell_len > room:
+            return squeeze_label(text, room)
+        return text
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeRef]) -> None:
         ref = event.node.data

@@ -9,11 +9,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 
+from rich.cells import cell_len
 from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import DataTable, RichLog, Static
@@ -38,6 +40,14 @@ ACTION_WORDS = {
 }
 
 
+def title_parts(action: str) -> tuple[str, str]:
+    """ "resync" → ("resync", "initial or after an unclean stop"): the word for the card's title
+    and the explanation shown beside it, or on its own line when the card is narrow."""
+    words = ACTION_WORDS.get(action, action)
+    word, sep, note = words.partition(" (")
+    return (word, note.removesuffix(")")) if sep else (words, "")
+
+
 def bar_markup(fraction: float | None, width: int) -> str:
     """A text progress bar (a ProgressBar widget animates, costing CPU at every update)."""
     f = min(1.0, max(0.0, fraction or 0.0))
@@ -58,11 +68,12 @@ def spark_markup(speeds: tuple[float, ...], width: int) -> str:
     return f"[cyan]{cells}[/] [bright_black]max {speed(top)}[/]"
 
 
-def progress_line(v: SyncView) -> str:
-    """Most important first, so a narrow terminal still shows percent, ETA and speed."""
+def progress_items(v: SyncView) -> tuple[str, ...]:
+    """Most important first, so a narrow terminal still shows percent, ETA and speed on the
+    first line."""
     done = human_bytes(v.done_sectors * SECTOR) if v.done_sectors is not None else "?"
     total = human_bytes(v.total_sectors * SECTOR) if v.total_sectors is not None else "?"
-    return " · ".join(
+    return tuple(
         [
             percent(v.fraction),
             f"ETA {duration(v.eta_s)}",
@@ -82,13 +93,14 @@ def limits_lines(lim: SyncLimits) -> tuple[str, str]:
     return escape(lim.limits_text()), state
 
 
-def members_line(
+def members_items(
     array: str, machine: Machine | None, rates: dict[str, Rate], slow: tuple[str, ...]
-) -> str:
-    """Each working member's throughput; a member far below the others is marked slow."""
+) -> tuple[str, ...]:
+    """Each working member's throughput (the first led by "members:"), as markup; a member far
+    below the others is marked slow."""
     a = machine.array(array) if machine else None
     if a is None or not a.members:
-        return ""
+        return ()
     cells = []
     for m in a.members:
         if m.role in ("faulty", "spare"):
@@ -99,7 +111,9 @@ def members_line(
             continue
         txt = f"{m.device} r {human_bytes(int(r.read_bytes_s))}/s w {human_bytes(int(r.write_bytes_s))}/s"
         cells.append(f"[red]{txt} (slow)[/]" if m.device in slow else txt)
-    return "members: " + " | ".join(cells)
+    if cells:
+        cells[0] = "members: " + cells[0]
+    return tuple(cells)
 
 
 class Line(Widget):
@@ -129,6 +143,85 @@ class WrapLine(Line):
         return Text.from_markup(self.text)
 
 
+class TitleLine(Line):
+    """The card's title: "md0: resync (initial or after an unclean stop)" on one line when it
+    fits, else "md0: resync" and the explanation wrapped on the lines below (never cut)."""
+
+    DEFAULT_CSS = "TitleLine { height: auto; width: 1fr; }"
+
+    text: reactive[str] = reactive("", layout=True)
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.head = ""
+        self.note = ""
+
+    def set_title(self, head: str, note: str) -> None:
+        self.head, self.note = head, note
+        self.text = f"{head} ({note})" if note else head  # the whole title, as read in one line
+
+    def _fitted(self, width: int) -> Text:
+        if not self.note or cell_len(self.text) <= width:
+            t = Text(self.text, style="bold", overflow="ellipsis")
+            t.no_wrap = True
+            return t
+        t = Text(self.head, style="bold")
+        t.append("\n")
+        t.append(self.note, style="dim")
+        return t
+
+    def render(self) -> Text:
+        return self._fitted(self.content_size.width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._fitted(width).wrap(self.app.console, max(1, width)))
+
+
+class FlowLine(Line):
+    """Items (markup) joined by ``sep`` and packed into as many lines as the width needs, an
+    item never split (one longer than the line is cut with an ellipsis). Updated at every
+    sample: the card re-lays-out only when the number of lines changes."""
+
+    DEFAULT_CSS = "FlowLine { height: 1; width: 1fr; }"
+
+    def __init__(self, sep: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.sep = sep
+        self.items: tuple[str, ...] = ()
+        self._rows = 1
+
+    def set_items(self, items: tuple[str, ...]) -> None:
+        self.items = items
+        self.text = self.sep.join(items)
+
+    def _lines(self, width: int) -> list[Text]:
+        lines: list[Text] = []
+        for item in self.items:
+            t = Text.from_markup(item)
+            if lines and lines[-1].cell_len + cell_len(self.sep) + t.cell_len <= width:
+                lines[-1].append(self.sep)
+                lines[-1].append_text(t)
+            else:
+                lines.append(t)
+        return lines or [Text()]
+
+    def watch_text(self) -> None:
+        width = self.content_size.width
+        rows = len(self._lines(width)) if width else 1
+        if rows != self._rows:  # a layout pass only when the line count changes
+            self._rows = rows
+            self.styles.height = rows
+
+    def on_resize(self) -> None:
+        self.watch_text()
+
+    def render(self) -> Text:
+        out = Text("\n").join(self._lines(self.content_size.width))
+        out.no_wrap = True
+        out.overflow = "ellipsis"
+        return out
+
+
 class SyncCard(Vertical):
     """One array's running sync."""
 
@@ -143,13 +236,13 @@ class SyncCard(Vertical):
         self._texts: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
-        yield Line(classes="title", id="title")
+        yield TitleLine(classes="title", id="title")
         yield Line(id="bar")
-        yield Line(id="progress")
+        yield FlowLine(" · ", id="progress")
         yield WrapLine(id="limits")
         yield WrapLine(id="limit-state")
         yield Line(id="speeds")
-        yield Line(id="members")
+        yield FlowLine(" | ", id="members")
 
     def _set(self, widget_id: str, content: str) -> None:
         """Update a line only when its text changed: each update costs a layout pass."""
@@ -160,21 +253,29 @@ class SyncCard(Vertical):
         self.query_one(f"#{widget_id}", Line).text = content
         self._texts[widget_id] = content
 
-    def show(self, v: SyncView, line_members: str, limits: SyncLimits) -> None:
-        with contextlib.suppress(NoMatches):  # mounted but not composed yet: next sample shows it
-            self._show(v, line_members, limits)
+    def _set_items(self, widget_id: str, items: tuple[str, ...]) -> None:
+        line = self.query_one(f"#{widget_id}", FlowLine)
+        if line.items != items:
+            line.set_items(items)
 
-    def _show(self, v: SyncView, line_members: str, limits: SyncLimits) -> None:
+    def show(self, v: SyncView, members: tuple[str, ...], limits: SyncLimits) -> None:
+        with contextlib.suppress(NoMatches):  # mounted but not composed yet: next sample shows it
+            self._show(v, members, limits)
+
+    def _show(self, v: SyncView, members: tuple[str, ...], limits: SyncLimits) -> None:
         target = f" onto {', '.join(v.targets)}" if v.targets else ""
-        self._set("title", f"{v.array}: {ACTION_WORDS.get(v.action, v.action)}{target}")
+        word, note = title_parts(v.action)
+        title = self.query_one("#title", TitleLine)
+        if (title.head, title.note) != (f"{v.array}: {word}{target}", note):
+            title.set_title(f"{v.array}: {word}{target}", note)
         self._set("bar", bar_markup(v.fraction, max(10, self.size.width - 4)))
-        self._set("progress", progress_line(v))
+        self._set_items("progress", progress_items(v))
         text, state = limits_lines(limits)
         self._set("limits", text)
         self._set("limit-state", state)
         self.query_one("#limit-state", WrapLine).display = bool(state)
         self._set("speeds", spark_markup(v.speeds, max(10, self.size.width - 24)))
-        self._set("members", line_members)
+        self._set_items("members", members)
 
 
 class SyncPane(VerticalScroll):
@@ -183,6 +284,7 @@ class SyncPane(VerticalScroll):
     DEFAULT_CSS = """
     SyncPane { padding: 0 1; }
     SyncPane > #idle { color: $text-muted; margin-bottom: 1; }
+    SyncPane > #cards { height: auto; }
     SyncPane > #finished { height: auto; max-height: 12; }
     """
 
@@ -214,7 +316,7 @@ class SyncPane(VerticalScroll):
             if name not in wanted:
                 card.remove()
         for v in views:
-            line = members_line(v.array, machine, rates, slow.get(v.array, ()))
+            line = members_items(v.array, machine, rates, slow.get(v.array, ()))
             limits = sync_limits(
                 v, machine.array(v.array) if machine else None, boosts.get(v.array)
             )

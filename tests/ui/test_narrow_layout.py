@@ -5,13 +5,19 @@ the full labels come back. Read from the rendered screen, as the admin sees it."
 from __future__ import annotations
 
 import pytest
+from rich.text import Text
+from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
+from app.rollup import rollup
 from app.ui.app import RaidmanApp
 from app.ui.screens.main import DETAIL_PANES, FOOTER_PRIORITY, SHORT_TITLES
 from backends.simulated import SimClock, SimulatedBackend
-from tests.ui.helpers import screen_lines, wait_ready
+from tests.ui.helpers import screen_lines, wait_for, wait_ready
+from widgets.header_banner import HeaderBanner
 from widgets.keys_footer import fit_keys
+from widgets.storage_tree import StorageTree, squeeze_label
+from widgets.sync_pane import FlowLine, SyncCard, TitleLine
 
 MAIN_KEYS = ("n", "a", "t", "b", "L", "q", "?")
 
@@ -77,3 +83,123 @@ def test_fit_keys_drops_the_least_important_first() -> None:
     assert fit_keys(keys, 31, FOOTER_PRIORITY) == {0, 2, 4}  # refresh ranks below jump
     # 16 columns: "q Quit " + "b Boost " = 15; refresh (40) and jump (55) go first
     assert fit_keys(keys, 16, FOOTER_PRIORITY) == {2, 4}
+
+
+# ---- the Sync, Events and mdstat tabs take the whole width below 120 columns -------------------
+def _sync_card(app: RaidmanApp) -> SyncCard:
+    return next(iter(app.main.query(SyncCard)))
+
+
+async def _show_sync(pilot: Pilot[None], app: RaidmanApp) -> None:
+    await pilot.press("s")
+    n = app.sample_count
+    app.refresh_sample()
+    await wait_for(pilot, lambda: app.sample_count > n and bool(app.main.query(SyncCard)))
+    app.refresh_sample()  # the card is composed now: fill it
+    await wait_for(pilot, lambda: app.sample_count > n + 1)
+    await pilot.pause(0.1)
+
+
+async def test_80x24_sync_tab_takes_the_whole_width_and_the_tree_comes_back() -> None:
+    app = _app("big")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        tree = app.main.query_one(StorageTree)
+        assert tree.size.width >= 32 and tree.has_focus  # the Details tab: tree beside it
+        await _show_sync(pilot, app)
+        card = _sync_card(app)
+        assert card.region.width >= 76, card.region  # (nearly) the screen's 80 columns
+        assert tree.size.width == 0 and not tree.has_focus  # keys go to what is on screen
+        lines = screen_lines(app)
+        assert "md0: resync (initial or after an unclean stop)" in "\n".join(lines)
+        assert "esc Tree" in lines[-1]  # how to get the tree back, in the footer
+        # esc: the tree is back, focused; the Sync tab stays chosen
+        await pilot.press("escape")
+        await pilot.pause()
+        assert tree.size.width >= 32 and tree.has_focus
+        assert app.main.query_one(TabbedContent).active == "sync"
+        assert "esc Tree" not in screen_lines(app)[-1]
+        assert _sync_card(app).region.width < 50
+        # choosing Sync again collapses it; Devices (d) brings it back
+        await pilot.press("d", "s")
+        await pilot.pause()
+        assert tree.size.width == 0
+        await pilot.press("d")
+        await pilot.pause()
+        assert tree.size.width >= 32
+        # tab / shift+tab reach the collapsed tree and open it: the focus cycle is unchanged
+        await pilot.press("e")
+        await pilot.pause()
+        assert tree.size.width == 0
+        for _ in range(len(app.main.focus_chain)):
+            await pilot.press("shift+tab")
+            await pilot.pause()
+            if tree.has_focus:
+                break
+        assert tree.has_focus and tree.size.width >= 32
+
+
+async def test_80x24_a_click_on_the_banner_shows_the_tree_at_the_worst_array() -> None:
+    app = _app("big")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        tree = app.main.query_one(StorageTree)
+        await _show_sync(pilot, app)
+        assert tree.size.width == 0
+        await pilot.click(HeaderBanner, offset=(10, 1))
+        await wait_for(pilot, lambda: tree.size.width >= 32)
+        worst = rollup(app.machine).worst if app.machine else None
+        assert worst is not None and app.selected is not None and app.selected.name == worst
+
+
+@pytest.mark.parametrize("key", ["s", "e", "m"])
+async def test_200x60_keeps_the_tree_beside_every_tab(key: str) -> None:
+    app = _app("raid10-evo")
+    async with app.run_test(size=(200, 60)) as pilot:
+        await wait_ready(pilot)
+        tree = app.main.query_one(StorageTree)
+        side = app.main.query_one(TabbedContent)
+        before = (tree.region, side.region)
+        await pilot.press(key)
+        await pilot.pause(0.1)
+        assert (tree.region, side.region) == before
+        assert tree.size.width > 60 and "esc Tree" not in screen_lines(app)[-1]
+
+
+async def test_a_narrow_card_puts_the_title_explanation_on_its_own_line() -> None:
+    app = _app("raid10-evo")
+    async with app.run_test(size=(44, 30)) as pilot:
+        await wait_ready(pilot)
+        await _show_sync(pilot, app)
+        title = _sync_card(app).query_one("#title", TitleLine)
+        screen = "\n".join(screen_lines(app))
+        assert "md127: resync" in screen
+        assert "initial or after an unclean" in screen and "stop" in screen
+        assert title.size.height >= 2  # wrapped below the head, not cut
+        members = _sync_card(app).query_one("#members", FlowLine)
+        # no rates yet (a manual clock): "members: sda2 ? | … | sdd2 ?" is 42 columns, more
+        # than the card's 38: the fourth goes to a line of its own, none is cut
+        assert members.size.height == 2
+        assert "members: sda2 ? | sdb2 ? | sdc2 ?" in screen
+        assert "│ sdd2 ?" in screen
+
+
+def test_squeeze_label_keeps_the_state_map_and_the_sync_percent() -> None:
+    label = Text("md0", style="bold")
+    label.append("  raid6 [_UUUU] · DEGRADED(1) · recover 8.2%", style="red")
+    assert squeeze_label(label, 42).plain == "md0 raid6 [_UUUU] DEGRADED(1) recover 8.2%"
+    assert squeeze_label(label, 32).plain == "md0 raid6 [_UUUU] recover 8.2%"
+    assert squeeze_label(label, 32).spans[0].style == "bold"  # the name keeps its style
+    whole = Text("md127  raid6 [UUUU] · DEGRADED(1) · resync 1.0%")  # no hole: says it once
+    assert "DEGRADED(1)" in squeeze_label(whole, 10).plain
+
+
+async def test_80x24_tree_label_keeps_the_sync_percent() -> None:
+    app = _app("raid6-wd")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.pause(0.1)
+        sync = app.machine.array("md0").sync if app.machine else None
+        assert sync is not None and sync.fraction is not None
+        row = next(line for line in screen_lines(app) if "md0 raid6" in line)
+        assert f"[_UUUU] recover {sync.fraction * 100:.1f}%" in row, row

@@ -12,7 +12,7 @@ from app.ui.app import RaidmanApp
 from backends.replay import ReplayBackend
 from tests.ui.helpers import wait_for, wait_ready
 from tests.vm.machine import FIXTURES_VM
-from widgets.sync_pane import ACTION_WORDS, Line, SyncCard
+from widgets.sync_pane import Line, SyncCard, title_parts
 
 CASES = [
     ("create-raid10-syncing", "resync"),
@@ -50,6 +50,7 @@ async def test_sync_card_for_each_captured_activity(capture: str, action: str) -
         await pilot.pause()
         card = app.main.query_one("#sync-md0", SyncCard)
         text = "\n".join(line.text for line in card.query(Line))
-        assert f"md0: {ACTION_WORDS[action]}" in text
+        word, note = title_parts(action)  # "recovery onto sdf1 (rebuilding onto a member)"
+        assert f"md0: {word}" in text and f"({note})" in text
         assert _kernel_percent(path, action) in text
         assert app.backend.read_only_reason  # a replay never changes anything

@@ -37,6 +37,9 @@ WALKS = (
     # issue 16: at 80×24 every tab named (short names) and the main keys in the footer
     Walk("raid10-evo-80x24-main", "raid10-evo", (80, 24), ("wait:? Help",)),
     Walk("big-80x24-main", "big", (80, 24), ("wait:? Help",)),
+    # s at 80×24: the Sync tab takes the whole width (the tree collapsed, "esc Tree" in the
+    # footer), the cards' title and limits on one line each
+    Walk("big-80x24-sync", "big", (80, 24), ("wait:? Help", "s", "wait:esc Tree")),
     # a on a machine without arrays: a reason, not a crash (was InvalidSelectValueError)
     Walk("blank-80x24-members", "blank", (80, 24), ("a", "wait:no md arrays")),
     # t without arrays: the global speed limits, with the current values

@@ -9,6 +9,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Log, TabbedContent, TabPane, Tabs
@@ -75,6 +76,11 @@ DETAIL_PANES: list[tuple[str, str, PaneFactory]] = [
 # Below this width the tab bar uses short names, so every tab is named at 80 columns.
 NARROW_WIDTH = 100
 SHORT_TITLES = {"details": "Dev", "findings": "Find"}
+# Below this width these tabs take the whole width while active (the tree collapses to nothing:
+# a Sync card at 38 columns cut its title and wrapped its limits over three rows). The tree comes
+# back on another tab, on `esc` or when the focus reaches it (tab / shift+tab).
+FULL_WIDTH_BELOW = 120
+FULL_WIDTH_TABS = frozenset({"sync", "events", "mdstat"})
 
 # The footer at 80 columns: short labels, and which keys stay when not all fit (higher stays
 # longer; negative: left out, as the tab bar names the tabs). `?` lists every key.
@@ -99,6 +105,7 @@ FOOTER_PRIORITY = {
     "back": 52,
     "refresh": 40,
     "clear_filter": 30,
+    "show_tree": 95,
     "show_tab": -1,
 }
 
@@ -113,7 +120,11 @@ class MainScreen(Screen[None]):
         Binding("w", "show_tab('wear')", "Wear"),
         Binding("e", "show_tab('events')", "Events"),
         Binding("m", "show_tab('mdstat')", "mdstat"),
+        Binding("escape", "show_tree", "Tree"),
     ]
+    # the admin asked for the tree (focused it, or chose a tab that shows it) since the last
+    # switch to a full-width tab
+    tree_wanted: reactive[bool] = reactive(True, init=False)
 
     def compose(self) -> ComposeResult:
         yield HeaderBanner(id="header")
@@ -139,6 +150,7 @@ class MainScreen(Screen[None]):
             self.watch(app, "selected", self._show_selected)
 
     def on_resize(self, event: events.Resize) -> None:
+        self._fit_panes()
         narrow = event.size.width < NARROW_WIDTH
         if narrow == getattr(self, "_narrow", None):
             return
@@ -146,6 +158,51 @@ class MainScreen(Screen[None]):
         tabs = self.query_one(TabbedContent)
         for title, pane_id, _ in DETAIL_PANES:
             tabs.get_tab(pane_id).label = SHORT_TITLES.get(pane_id, title) if narrow else title
+
+    # ---- the tree collapsed while a full-width tab is active on a narrow terminal ----------
+    @property
+    def pane_full(self) -> bool:
+        return self.has_class("-pane-full")
+
+    def _fit_panes(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        full = (
+            self.size.width < FULL_WIDTH_BELOW
+            and tabs.active in FULL_WIDTH_TABS
+            and not self.tree_wanted
+        )
+        if full == self.pane_full:
+            return
+        tree = self.query_one(StorageTree)
+        if full and self.focused is tree:
+            tabs.query_one(Tabs).focus()  # keys must not go to a tree nobody sees
+        self.set_class(full, "-pane-full")
+        self.refresh_bindings()  # `esc Tree` in the footer only while the tree is collapsed
+
+    def watch_tree_wanted(self) -> None:
+        self._fit_panes()
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        # not stopped: the App refreshes the Sync pane on it
+        self.tree_wanted = event.pane.id not in FULL_WIDTH_TABS
+        self._fit_panes()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if isinstance(event.widget, StorageTree):  # tab / shift+tab reached the collapsed tree
+            self.tree_wanted = True
+
+    def on_header_banner_worst_selected(self, event: HeaderBanner.WorstSelected) -> None:
+        # not stopped: the App moves the tree cursor to the array; the tree shows where it went
+        self.tree_wanted = True
+
+    def action_show_tree(self) -> None:
+        self.tree_wanted = True
+        self.query_one(StorageTree).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "show_tree":
+            return self.pane_full
+        return True
 
     def _show_machine(self, machine: Machine | None) -> None:
         self.query_one(HeaderBanner).set_machine(machine)
