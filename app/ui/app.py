@@ -226,7 +226,10 @@ class RaidmanApp(App[None]):
     def go_to(self, name: str) -> bool:
         """Put the tree cursor on a device (kernel name, VG name or node key); ``backspace`` on
         the tree goes back to where it was."""
-        return self.storage_tree.go_to(name, remember=True)
+        moved = self.storage_tree.go_to(name, remember=True)
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen (yet)
+            self.main.reveal_tree()  # a collapsed tree (narrow terminal) shows where it went
+        return moved
 
     # ---- polling -----------------------------------------------------------------------
     def action_refresh(self) -> None:

@@ -60,6 +60,9 @@ class GoToDeviceProvider(Provider):
     def _go(self, key: str) -> None:
         tree = self.screen.query_one(StorageTree)
         tree.go_to(key)
+        reveal = getattr(self.screen, "reveal_tree", None)  # a collapsed tree (80 columns)
+        if callable(reveal):
+            reveal()
         tree.focus()
 
     async def discover(self) -> Hits:

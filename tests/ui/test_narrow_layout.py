@@ -139,6 +139,21 @@ async def test_80x24_sync_tab_takes_the_whole_width_and_the_tree_comes_back() ->
         assert tree.has_focus and tree.size.width >= 32
 
 
+async def test_80x24_a_jump_from_the_sync_tab_shows_the_tree_where_it_went() -> None:
+    """A jump (the command palette, a finding, a Sync card's array) moves the tree cursor: with
+    the tree collapsed at 80 columns, the tree comes back to show where it went."""
+    app = _app("big")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        tree = app.main.query_one(StorageTree)
+        await _show_sync(pilot, app)
+        assert tree.size.width == 0
+        assert app.go_to("md3")
+        await pilot.pause()
+        assert tree.size.width >= 32
+        assert tree.cursor_node is not None and tree.cursor_node.data.name == "md3"
+
+
 async def test_80x24_a_click_on_the_banner_shows_the_tree_at_the_worst_array() -> None:
     app = _app("big")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -199,6 +199,10 @@ class MainScreen(Screen[None]):
         self.tree_wanted = True
         self.query_one(StorageTree).focus()
 
+    def reveal_tree(self) -> None:
+        """A jump (palette, Sync card, finding) moved the tree cursor: show where it went."""
+        self.tree_wanted = True
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "show_tree":
             return self.pane_full
