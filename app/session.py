@@ -301,15 +301,19 @@ class Session:
 
     def _refresh(self) -> None:
         v = self._view
+        syncs = tuple(self.tracker.views())
         slow: dict[str, tuple[str, ...]] = {}
-        if v.machine is not None:
+        if v.machine is not None and syncs:  # slow members matter only in a running sync
+            syncing = {s.array for s in syncs}
             for a in v.machine.arrays:
+                if a.name not in syncing:
+                    continue
                 working = tuple(m.device for m in a.members if m.role not in ("faulty", "spare"))
                 slow[a.name] = self.meter.slowest(working)
         writes = self.recorder.running_writes(v.live) if self.recorder is not None else {}
         self._view = replace(
             v,
-            syncs=tuple(self.tracker.views()),
+            syncs=syncs,
             finished=tuple(self.tracker.finished),
             rates=MappingProxyType(dict(self._rates)),
             slow=MappingProxyType(slow),

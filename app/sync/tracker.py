@@ -320,6 +320,8 @@ class SyncTracker:
         ]
 
     def _member_events(self, t: float, prev: MdLive, live: MdLive) -> list[SyncEvent]:
+        if prev.member_states == live.member_states and _targets(prev) == _targets(live):
+            return []  # the common case (every sample of a steady array): nothing to say
         out: list[SyncEvent] = []
         before = dict(prev.member_states)
         after = dict(live.member_states)
@@ -435,3 +437,7 @@ def _dur(seconds: float) -> str:
     if m:
         return f"{m}m{sec:02d}s"
     return f"{sec}s"
+
+
+def _targets(live: MdLive) -> tuple[str, ...]:
+    return live.sync.targets if live.sync is not None else ()
