@@ -1,0 +1,610 @@
+"""The Linux backend on another machine, through the system ``ssh`` — nothing to install there.
+
+``SshSource`` is a ``Source`` (``backends.linux.source``) whose answers come from a host reached
+with ``ssh``: BatchMode (never a password prompt), a ControlMaster socket in a private directory
+(one TCP/SSH handshake per ControlPersist period) and ConnectTimeout/ServerAlive limits, so an
+unreachable host or one that drops is a note after a timeout, never a hang.
+
+One probe is ONE round trip: ``prefetch()`` sends a POSIX ``sh`` script on ssh's stdin (the remote
+command is only ``sh -s``) that reads every file the probe reads (globs expanded remotely), lists
+the directories, reads the links and runs the commands (lsblk, lvm fullreport, tune2fs/xfs_info per
+filesystem, smartctl per disk), and frames each answer as a record of NUL-terminated header fields
+and length-prefixed bodies (``_Reader``). The answers are kept until the next prefetch; anything
+the batch did not foresee is fetched with a batch of one (counted in ``round_trips``), and a
+command that is not known to be read-only (a plan's step) forgets them, since it may change what
+they said.
+
+Every argument that reaches the remote shell is ``shlex.quote``d; the globs are our own constants
+(checked against ``_GLOB_OK``). Records carry the exact path/argv they answer, so the cache cannot
+answer one question with another's reply.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import stat
+import subprocess
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.model.devices import ProbeNote
+from app.model.live import DiskIO
+from app.parsers.fsinfo import EXT_TYPES
+from backends.base import CommandResult
+from backends.linux.io import parse_diskstats
+from backends.linux.source import NOT_FOUND, TIMED_OUT, _note_source, _Notes
+
+CONNECT_TIMEOUT = 8.0
+# the whole batch (lsblk, lvm, smartctl per disk...) must answer within this; a drop is noticed by
+# ServerAliveInterval × ServerAliveCountMax before it
+BATCH_TIMEOUT = 120.0
+CONTROL_PERSIST = 60
+UNREACHABLE = 255
+
+# a host as ssh_config knows it: alias, user@host, host:port is not ssh syntax (use the config)
+_HOST_OK = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@%+\[\]:-]{0,252}$")
+_GLOB_OK = re.compile(r"^/[A-Za-z0-9/_.*:-]+$")
+
+# programs whose run changes nothing: running them does not make the prefetched answers stale
+READ_ONLY_PROGRAMS = frozenset(
+    {"lsblk", "smartctl", "tune2fs", "xfs_info", "blkid", "cat", "logger", "uname", "lvm"}
+)
+
+# What a probe reads (backends.linux.probe, .md, .usage), as files, globs, listings and links.
+PROBE_FILES = ("/proc/mdstat", "/proc/self/mountinfo", "/proc/swaps", "/proc/diskstats")
+PROBE_FILE_GLOBS = (
+    "/sys/block/*/dev",
+    "/sys/block/*/size",
+    "/sys/block/md*/md/*",
+    "/sys/block/md*/md/dev-*/*",
+    "/sys/block/dm-*/dm/name",
+    "/sys/block/dm-*/dm/uuid",
+    "/sys/class/block/*/dev",
+    # the audit's (app.rules.inputs)
+    "/sys/block/*/queue/scheduler",
+    "/sys/block/*/device/queue_depth",
+    "/sys/block/*/queue/write_cache",
+    "/sys/block/*/queue/discard_max_bytes",
+)
+PROBE_DIR_GLOBS = (
+    "/sys/block",
+    "/sys/block/*",
+    "/sys/block/*/holders",
+    "/sys/block/*/*/holders",
+    "/sys/block/*/slaves",
+    "/sys/block/md*/md",
+    "/dev/md",
+)
+PROBE_LINK_GLOBS = ("/dev/md/*", "/sys/dev/block/*", "/dev/mapper/*", "/dev/disk/by-uuid/*")
+# a poll (sample): md state and the I/O counters only
+SAMPLE_FILES = ("/proc/mdstat", "/proc/diskstats")
+SAMPLE_FILE_GLOBS = ("/sys/block/md*/md/*", "/sys/block/md*/md/dev-*/*", "/sys/block/md*/size")
+SAMPLE_DIR_GLOBS = ("/sys/block", "/sys/block/md*/md")
+
+
+class HostNameError(ValueError):
+    """A host name that must not reach ssh's command line."""
+
+
+def check_host_name(name: str) -> str:
+    """``name`` if it can only be read as a host by ssh (no option, no space, no control)."""
+    if not isinstance(name, str) or not _HOST_OK.match(name):
+        raise HostNameError(f"not a host name: {name!r}")
+    return name
+
+
+def control_dir() -> Path:
+    """A directory only we can use for the ControlMaster sockets (created 0700, not a symlink,
+    ours). ``$RAIDMAN_SSH_CONTROL_DIR`` overrides (socket paths must stay under ~100 bytes)."""
+    env = os.environ.get("RAIDMAN_SSH_CONTROL_DIR")
+    if env:
+        d = Path(env)
+    else:
+        base = os.environ.get("XDG_RUNTIME_DIR") or f"/tmp/raidman-{os.geteuid()}"
+        d = Path(base) / "raidman-ssh"
+    d.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        d.mkdir(mode=0o700)
+    st = d.lstat()
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        raise OSError(f"{d} is not a private directory of ours: not used for ssh sockets")
+    return d
+
+
+@dataclass(frozen=True)
+class SshTarget:
+    """How to reach one host: the name ssh knows and the options raidman adds."""
+
+    host: str
+    ssh_config: str | None = None
+    connect_timeout: float = CONNECT_TIMEOUT
+    batch_timeout: float = BATCH_TIMEOUT
+    control_dir: str | None = None
+
+    def argv(self, remote_command: str = "sh -s") -> list[str]:
+        check_host_name(self.host)
+        cdir = self.control_dir or str(control_dir())
+        argv = ["ssh"]
+        if self.ssh_config:
+            argv += ["-F", self.ssh_config]
+        for opt in (
+            "BatchMode=yes",
+            "ControlMaster=auto",
+            f"ControlPath={cdir}/%C",
+            f"ControlPersist={CONTROL_PERSIST}",
+            f"ConnectTimeout={max(1, int(self.connect_timeout))}",
+            "ServerAliveInterval=5",
+            "ServerAliveCountMax=3",
+            "LogLevel=ERROR",
+        ):
+            argv += ["-o", opt]
+        return [*argv, "-T", "--", self.host, remote_command]
+
+
+# ---------------------------------------------------------------- the remote script
+
+_PRELUDE = r"""
+export LC_ALL=C LVM_SUPPRESS_FD_WARNINGS=1
+umask 077
+T=$(mktemp -d 2>/dev/null) || { printf 'X\0mktemp failed on the remote\0'; exit 0; }
+trap 'rm -rf "$T"' EXIT
+H() { for a in "$@"; do printf '%s\0' "$a"; done; }
+B() { printf '%s\0' "$(wc -c < "$1" | tr -d ' ')"; cat "$1"; }
+rf() {
+  if cat -- "$1" > "$T/o" 2> "$T/e"; then H F "$1" ok; B "$T/o"; else H F "$1" fail; B "$T/e"; fi
+}
+ld() {
+  if [ ! -d "$1" ]; then H L "$1" absent ""; return; fi
+  if [ ! -r "$1" ] || [ ! -x "$1" ]; then H L "$1" EACCES ""; return; fi
+  H L "$1" ok
+  for e in "$1"/* "$1"/.[!.]* "$1"/..?*; do
+    if [ -e "$e" ] || [ -L "$e" ]; then H "${e##*/}"; fi
+  done
+  H ""
+}
+rl() {
+  if [ -L "$1" ] && readlink -- "$1" > "$T/o" 2>/dev/null; then H R "$1" ok; B "$T/o"
+  else H R "$1" none; fi
+}
+c() {
+  to=$1; si=$2; shift 2
+  H C "$#" "$@"
+  if [ "$si" = n ]; then : > "$T/i"; else printf '%s' "${si#i}" > "$T/i"; fi
+  if command -v timeout > /dev/null 2>&1; then
+    timeout "$to" "$@" < "$T/i" > "$T/o" 2> "$T/e"; rc=$?
+  else
+    "$@" < "$T/i" > "$T/o" 2> "$T/e"; rc=$?
+  fi
+  H "$rc"; B "$T/o"; B "$T/e"
+}
+H U "$(uname -n)" "$(uname -r)" "$(id -u)" "$(date +%s)"
+"""
+
+
+def _glob_re(globs: Iterable[str]) -> re.Pattern[str]:
+    """Paths a set of globs names (``*`` does not cross ``/``, as in sh)."""
+    parts = [re.escape(g).replace(r"\*", "[^/]*") for g in globs]
+    return re.compile("^(?:" + "|".join(parts) + ")$")
+
+
+_PROBE_FILES_RE = _glob_re(PROBE_FILE_GLOBS)
+_PROBE_DIRS_RE = _glob_re(PROBE_DIR_GLOBS)
+_PROBE_LINKS_RE = _glob_re(PROBE_LINK_GLOBS)
+
+
+def _q(s: str) -> str:
+    if "\0" in s:
+        raise ValueError("a NUL byte cannot be passed to a remote program")
+    return shlex.quote(s)
+
+
+def _glob(pattern: str) -> str:
+    if not _GLOB_OK.match(pattern):
+        raise ValueError(f"not a glob raidman sends: {pattern!r}")
+    return pattern
+
+
+def _command_line(argv: Sequence[str], stdin: str | None, timeout: float | None) -> str:
+    to = str(max(1, int(timeout))) if timeout else "600"
+    si = "n" if stdin is None else _q("i" + stdin)  # n: no stdin; i<text>: this text
+    return f"c {to} {si} " + " ".join(_q(a) for a in argv)
+
+
+def _per_disk(argv: Sequence[str]) -> str:
+    """An argv with ``{disk}`` standing for each whole disk's kernel name (``$d`` remotely)."""
+    parts = []
+    for a in argv:
+        if "{disk}" in a:
+            pre, post = a.split("{disk}", 1)
+            parts.append(f'{_q(pre) if pre else ""}"$d"{_q(post) if post else ""}')
+        else:
+            parts.append(_q(a))
+    return " ".join(parts)
+
+
+@dataclass
+class BatchSpec:
+    """What one round trip reads and runs."""
+
+    files: tuple[str, ...] = ()
+    file_globs: tuple[str, ...] = ()
+    dir_globs: tuple[str, ...] = ()
+    link_globs: tuple[str, ...] = ()
+    commands: tuple[tuple[tuple[str, ...], str | None, float | None], ...] = ()
+    udev_md: bool = False
+    fs_info: bool = False
+    per_disk: tuple[tuple[str, ...], ...] = ()
+    per_disk_timeout: float = 60.0
+    extra: list[str] = field(default_factory=list)
+
+    def script(self) -> str:
+        out = [_PRELUDE]
+        for f in self.files:
+            out.append(f"rf {_q(f)}")
+        for g in self.file_globs:
+            out.append(f'for f in {_glob(g)}; do [ -f "$f" ] && rf "$f"; done')
+        for g in self.dir_globs:
+            if "*" in g:
+                out.append(f'for f in {_glob(g)}; do [ -d "$f" ] && ld "$f"; done')
+            else:
+                out.append(f"ld {_q(g)}")
+        for g in self.link_globs:
+            out.append(f'for f in {_glob(g)}; do [ -L "$f" ] && rl "$f"; done')
+        if self.udev_md:
+            out.append(
+                'for m in /sys/block/md*; do [ -r "$m/dev" ] || continue; '
+                'rf "/run/udev/data/b$(cat "$m/dev")"; done'
+            )
+        for argv, stdin, timeout in self.commands:
+            out.append(_command_line(argv, stdin, timeout))
+        if self.fs_info:
+            ext = "|".join(EXT_TYPES)
+            # the probe's fs_info_argv: tune2fs -l /dev/KNAME, xfs_info MOUNTPOINT (or the device)
+            out.append(
+                "lsblk -rn -o KNAME,FSTYPE,MOUNTPOINT 2>/dev/null | "
+                "while read -r k t m; do case $t in "
+                f'{ext}) c 20 n tune2fs -l "/dev/$k" < /dev/null;; '
+                'xfs) case $m in "") c 20 n xfs_info "/dev/$k";; *\\\\*) ;; '
+                '*) c 20 n xfs_info "$m";; esac < /dev/null;; esac; done'
+            )
+        if self.per_disk:
+            lines = " ".join(
+                f"c {int(self.per_disk_timeout)} n {_per_disk(a)};" for a in self.per_disk
+            )
+            out.append(
+                'for b in /sys/block/*; do [ -e "$b/device" ] || continue; d=${b##*/}; '
+                f"{lines} done"
+            )
+        out.extend(self.extra)
+        out.append("H E")
+        out.append("exit 0")
+        return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- parsing the answer
+
+
+class FrameError(ValueError):
+    """The remote answer is not in the shape the script writes (cut off, or not ours)."""
+
+
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def done(self) -> bool:
+        return self.pos >= len(self.data)
+
+    def field(self) -> str:
+        end = self.data.find(b"\0", self.pos)
+        if end < 0:
+            raise FrameError("answer cut off")
+        s = self.data[self.pos : end].decode("utf-8", errors="surrogateescape")
+        self.pos = end + 1
+        return s
+
+    def number(self) -> int:
+        s = self.field()
+        if not s.isdigit():
+            raise FrameError(f"expected a length, got {s[:20]!r}")
+        return int(s)
+
+    def body(self) -> str:
+        n = self.number()
+        if self.pos + n > len(self.data):
+            raise FrameError("answer cut off")
+        b = self.data[self.pos : self.pos + n]
+        self.pos += n
+        return b.decode("utf-8", errors="replace")
+
+
+@dataclass
+class Batch:
+    """The parsed answers of one round trip."""
+
+    files: dict[str, tuple[str, str]] = field(default_factory=dict)  # path -> (status, text)
+    dirs: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    links: dict[str, str | None] = field(default_factory=dict)
+    commands: dict[tuple[str, ...], CommandResult] = field(default_factory=dict)
+    uname: tuple[str, str] | None = None
+    euid: int | None = None
+    now: float | None = None
+    complete: bool = False
+    error: str | None = None
+    probe: bool = False  # a complete probe batch: what its globs do not list is absent
+
+
+def _file_status(stderr: str) -> str:
+    if any(
+        s in stderr for s in ("No such file", "Not a directory", "Is a directory", "No such device")
+    ):
+        return "absent"
+    if "Permission denied" in stderr or "Operation not permitted" in stderr:
+        return "EACCES"
+    msg = stderr.strip().splitlines()[-1] if stderr.strip() else "read failed"
+    return "error: " + msg.split(": ")[-1]
+
+
+def parse_batch(data: bytes) -> Batch:
+    """Raises FrameError on an answer out of shape (the remote is untrusted as any tool output)."""
+    r = _Reader(data)
+    b = Batch()
+    while not r.done():
+        kind = r.field()
+        if kind == "F":
+            path, status = r.field(), r.field()
+            text = r.body()
+            b.files[path] = ("ok", text) if status == "ok" else (_file_status(text), "")
+        elif kind == "L":
+            path, status = r.field(), r.field()
+            names: list[str] = []
+            if status == "ok":
+                while (n := r.field()) != "":
+                    names.append(n)
+            else:
+                r.field()
+            b.dirs[path] = (status, tuple(sorted(names)))
+        elif kind == "R":
+            path, status = r.field(), r.field()
+            b.links[path] = r.body().rstrip("\n") if status == "ok" else None
+        elif kind == "C":
+            argc = r.number()
+            argv = tuple(r.field() for _ in range(argc))
+            rc_text = r.field()
+            if not rc_text.isdigit():
+                raise FrameError(f"bad exit status {rc_text[:20]!r}")
+            out, err = r.body(), r.body()
+            b.commands[argv] = CommandResult(argv, int(rc_text), out, err, 0.0)
+        elif kind == "U":
+            node, release, euid, now = r.field(), r.field(), r.field(), r.field()
+            b.uname = (node, release)
+            b.euid = int(euid) if euid.isdigit() else None
+            b.now = float(now) if now.isdigit() else None
+        elif kind == "X":
+            b.error = r.field()
+        elif kind == "E":
+            b.complete = True
+        else:
+            raise FrameError(f"unknown record {kind[:10]!r}")
+    return b
+
+
+# ---------------------------------------------------------------- the source
+
+
+class SshSource(_Notes):
+    """A ``Source`` answering from ``target`` over ssh (see module doc)."""
+
+    def __init__(self, target: SshTarget, *, smart: bool = True) -> None:
+        super().__init__()
+        self.target = target
+        self.smart = smart
+        self.round_trips = 0
+        self.unreachable: str | None = None
+        self._batch = Batch()
+        self._meta: tuple[tuple[str, str], int, float] | None = None
+        self.last_read_status = "ok"
+
+    @property
+    def host(self) -> str:
+        return self.target.host
+
+    # ---- transport
+
+    def _round_trip(self, spec: BatchSpec, timeout: float) -> Batch:
+        """One ssh run of ``spec``'s script. A failure is a Batch with ``error`` set."""
+        self.round_trips += 1
+        try:
+            argv = self.target.argv()
+            script = spec.script()
+        except (OSError, ValueError) as e:
+            return Batch(error=str(e))
+        try:
+            p = subprocess.run(
+                argv,
+                input=script.encode(),
+                capture_output=True,
+                timeout=timeout,
+                shell=False,
+                check=False,
+                stdin=None,
+            )
+        except FileNotFoundError:
+            return Batch(error="ssh: program not found (install openssh-client)")
+        except subprocess.TimeoutExpired:
+            return Batch(error=f"no answer from {self.host} within {timeout:g} s")
+        except OSError as e:
+            return Batch(error=f"ssh: {e.strerror or e}")
+        try:
+            b = parse_batch(p.stdout)
+        except FrameError as e:
+            b = Batch(error=f"answer out of shape: {e}")
+        if not b.complete and b.error is None:
+            err = p.stderr.decode(errors="replace").strip().splitlines()
+            msg = err[-1] if err else f"ssh exit {p.returncode}"
+            b.error = msg if p.returncode == UNREACHABLE else f"answer cut off: {msg}"
+        return b
+
+    def _fetch(self, spec: BatchSpec, timeout: float | None = None) -> Batch:
+        if self.unreachable is not None:
+            return Batch(error=self.unreachable)
+        b = self._round_trip(spec, timeout or self.target.batch_timeout)
+        if b.error is not None and not b.complete:
+            self.unreachable = b.error
+            self._note("ssh", f"{self.host}: {b.error}", "error")
+        if b.uname is not None and b.euid is not None:
+            self._meta = (b.uname, b.euid, b.now or time.time())
+        return b
+
+    def probe_spec(self) -> BatchSpec:
+        from app.parsers.lsblk import LSBLK_COLUMNS
+        from app.rules.inputs import LVM_CONF, MDADM_CONF_PATHS, audit_argvs
+        from backends.linux.probe import LSBLK_TIMEOUT, LVM_FULLREPORT_ARGV, LVM_TIMEOUT, lsblk_argv
+
+        per_disk: tuple[tuple[str, ...], ...] = ()
+        if self.smart:
+            from backends.linux.smart import smartctl_argvs
+
+            per_disk = tuple(smartctl_argvs("{disk}"))
+        return BatchSpec(
+            file_globs=PROBE_FILE_GLOBS,
+            dir_globs=PROBE_DIR_GLOBS,
+            link_globs=PROBE_LINK_GLOBS,
+            files=PROBE_FILES + MDADM_CONF_PATHS + (LVM_CONF, "/etc/fstab", "/etc/crypttab"),
+            commands=(
+                (lsblk_argv(LSBLK_COLUMNS), None, LSBLK_TIMEOUT),
+                (LVM_FULLREPORT_ARGV, None, LVM_TIMEOUT),
+                *((tuple(a), None, 20.0) for a in audit_argvs()),
+            ),
+            udev_md=True,
+            fs_info=True,
+            per_disk=per_disk,
+        )
+
+    def prefetch(self, kind: str = "probe") -> None:
+        """One round trip that answers a whole probe (or, ``kind="sample"``, a poll). A host that
+        was unreachable is tried again here (and only here)."""
+        self.unreachable = None
+        spec = (
+            self.probe_spec()
+            if kind == "probe"
+            else BatchSpec(
+                files=SAMPLE_FILES, file_globs=SAMPLE_FILE_GLOBS, dir_globs=SAMPLE_DIR_GLOBS
+            )
+        )
+        self._batch = self._fetch(spec)
+        self._batch.probe = kind == "probe" and self._batch.complete
+
+    # ---- Source
+
+    def read_text(self, path: str) -> str | None:
+        got = self._batch.files.get(path)
+        if got is None and self._batch.probe and _PROBE_FILES_RE.match(path):
+            got = ("absent", "")  # the batch read every file these globs name: not there
+        if got is None and path not in self._batch.files:
+            b = self._fetch(BatchSpec(files=(path,)))
+            self._batch.files.update(b.files)
+            got = b.files.get(path)
+        if got is None:
+            self.last_read_status = "absent" if self.unreachable is None else "error: unreachable"
+            return None
+        status, text = got
+        self.last_read_status = status
+        if status == "ok":
+            return text
+        if status == "EACCES":
+            self._note(_note_source(path), f"permission denied reading {path}")
+        elif status.startswith("error: "):
+            self._note(_note_source(path), f"cannot read {path}: {status[7:]}")
+        return None
+
+    def listdir(self, path: str) -> tuple[str, ...]:
+        got = self._batch.dirs.get(path)
+        if got is None and self._batch.probe and _PROBE_DIRS_RE.match(path):
+            got = ("absent", ())
+        if got is None:
+            b = self._fetch(BatchSpec(extra=[f"ld {_q(path)}"]))
+            self._batch.dirs.update(b.dirs)
+            got = b.dirs.get(path)
+        if got is None:
+            return ()
+        status, names = got
+        if status == "EACCES":
+            self._note(_note_source(path), f"permission denied listing {path}")
+        return names
+
+    def readlink(self, path: str) -> str | None:
+        if path in self._batch.links:
+            return self._batch.links[path]
+        if self._batch.probe and _PROBE_LINKS_RE.match(path):
+            return None  # the batch read every link these globs name: not a link
+        b = self._fetch(BatchSpec(extra=[f"rl {_q(path)}"]))
+        self._batch.links.update(b.links)
+        return b.links.get(path)
+
+    def run(
+        self, argv: Sequence[str], stdin: str | None = None, timeout: float | None = None
+    ) -> CommandResult:
+        args = tuple(str(a) for a in argv)
+        if not args:
+            return CommandResult(args, NOT_FOUND, "", "empty command")
+        cached = self._batch.commands.get(args)
+        if cached is not None and stdin is None:
+            return cached
+        if self.unreachable is not None:
+            return CommandResult(args, UNREACHABLE, "", f"{self.host}: {self.unreachable}")
+        t0 = time.monotonic()
+        try:
+            line = _command_line(args, stdin, timeout)
+        except ValueError as e:
+            return CommandResult(args, 126, "", str(e))
+        wait = (timeout or 600) + self.target.connect_timeout + 10
+        b = self._fetch(BatchSpec(extra=[line]), timeout=wait)
+        if args[0] not in READ_ONLY_PROGRAMS:
+            self._batch = Batch()  # the machine may have changed: answers are stale now
+        r = b.commands.get(args)
+        if r is None:
+            why = b.error or "no answer"
+            code = TIMED_OUT if "within" in why else UNREACHABLE
+            return CommandResult(args, code, "", f"{self.host}: {why}", time.monotonic() - t0)
+        return CommandResult(args, r.returncode, r.stdout, r.stderr, time.monotonic() - t0)
+
+    def disk_io(self) -> tuple[DiskIO, ...]:
+        text = self.read_text("/proc/diskstats")
+        return parse_diskstats(text) if text else ()
+
+    def _ensure_meta(self) -> tuple[tuple[str, str], int, float]:
+        if self._meta is None:
+            self._fetch(BatchSpec())
+        if self._meta is None:
+            return (self.host, "?"), -1, time.time()
+        return self._meta
+
+    def uname(self) -> tuple[str, str]:
+        return self._ensure_meta()[0]
+
+    def euid(self) -> int:
+        return self._ensure_meta()[1]
+
+    def now(self) -> float:
+        return time.time()
+
+    def take_notes(self) -> tuple[ProbeNote, ...]:
+        return super().take_notes()
+
+
+def probe_hosts(sources: Iterable[SshSource]) -> None:
+    """Prefetch several hosts at once (threads: each waits on its own ssh)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    srcs = list(sources)
+    if not srcs:
+        return
+    with ThreadPoolExecutor(max_workers=min(32, len(srcs))) as pool:
+        list(pool.map(lambda s: s.prefetch(), srcs))
