@@ -1,0 +1,130 @@
+"""The Linux backend over a real ssh (a local OpenSSH server, tests/hosts/sshd.py): one round trip
+per probe, hostile names and values reach the other side unchanged and never as shell code, and an
+unreachable host is a note after the timeout."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from backends.linux import LinuxBackend
+from backends.linux.source import HostSource
+from backends.linux.ssh import (
+    BatchSpec,
+    FrameError,
+    HostNameError,
+    SshSource,
+    SshTarget,
+    check_host_name,
+    parse_batch,
+)
+from tests.hosts.sshd import LocalSshd
+
+HOSTILE = [
+    "a b",
+    "$(touch PWNED)",
+    "`touch PWNED`",
+    'it\'s "quoted"',
+    "semi;colon&amp|pipe",
+    "new\nline",
+    "-rf",
+    "star*",
+    "tab\there",
+    "ünï",
+]
+
+
+def _source(server: LocalSshd, host: str = "fleet1") -> SshSource:
+    return SshSource(
+        SshTarget(
+            host,
+            ssh_config=str(server.ssh_config),
+            connect_timeout=3,
+            control_dir=server.control_dir,
+        )
+    )
+
+
+def test_probe_is_one_round_trip_and_equals_the_local_probe(ssh_env: LocalSshd) -> None:
+    src = _source(ssh_env)
+    remote = LinuxBackend(src).probe()
+    assert src.round_trips == 1, src.unreachable
+    local = LinuxBackend(HostSource()).probe()
+    assert remote.disks == local.disks
+    assert remote.arrays == local.arrays
+    assert remote.filesystems == local.filesystems
+    assert (remote.host, remote.kernel) == (local.host, local.kernel)
+
+
+def test_hostile_names_and_values_arrive_unchanged(ssh_env: LocalSshd, tmp_path: Path) -> None:
+    d = tmp_path / "hostile"
+    d.mkdir()
+    for i, name in enumerate(HOSTILE):
+        (d / name).write_text(f"{i}:{name}\n")
+    src = _source(ssh_env)
+    assert src.listdir(str(d)) == tuple(sorted(HOSTILE))
+    for i, name in enumerate(HOSTILE):
+        assert src.read_text(str(d / name)) == f"{i}:{name}\n"
+    for value in HOSTILE:
+        r = src.run(["printf", "%s", value])
+        assert (r.returncode, r.stdout) == (0, value)
+        r = src.run(["cat"], stdin=value)
+        assert (r.returncode, r.stdout) == (0, value)
+    r = src.run(["sh", "-c", 'printf "%s|" "$@"', "sh", *HOSTILE], stdin="n")
+    assert r.stdout == "".join(f"{v}|" for v in HOSTILE)
+    assert not any(Path(p, "PWNED").exists() for p in (d, os.path.expanduser("~"), "/"))
+    assert src.run(["no-such-program-raidman"]).returncode == 127
+    assert src.read_text(str(d / "absent")) is None
+    assert src.last_read_status == "absent"
+
+
+def test_a_host_that_never_answers_is_a_note_after_the_timeout(tmp_path: Path) -> None:
+    # a TCP port that accepts but never says a word: ssh waits for the banner
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(5)
+        port = listener.getsockname()[1]
+        cfg = tmp_path / "ssh_config"
+        cfg.write_text(f"Host mute\n  HostName 127.0.0.1\n  Port {port}\n")
+        src = SshSource(
+            SshTarget(
+                "mute",
+                ssh_config=str(cfg),
+                connect_timeout=2,
+                batch_timeout=6,
+                control_dir=str(tmp_path),
+            )
+        )
+        t0 = time.monotonic()
+        m = LinuxBackend(src).probe()
+        took = time.monotonic() - t0
+    assert took < 15
+    assert src.unreachable
+    assert src.round_trips == 1  # no retry per file once the host is known unreachable
+    assert any(n.source == "ssh" and n.severity == "error" for n in m.notes)
+    assert m.disks == ()
+
+
+def test_cut_off_answers_are_refused() -> None:
+    whole = b"F\0/proc/mdstat\0ok\x005\0hello" + b"E\0"
+    assert parse_batch(whole).files["/proc/mdstat"] == ("ok", "hello")
+    with pytest.raises(FrameError):
+        parse_batch(b"F\0/proc/mdstat\0ok\x009\0hello")
+    with pytest.raises(FrameError):
+        parse_batch(b"Z\0")
+    assert not parse_batch(b"F\0/x\0ok\x000\0").complete
+
+
+@pytest.mark.parametrize("name", ["-oProxyCommand=touch /tmp/x", "a b", "", "a\nb", "x;y"])
+def test_host_names_that_could_be_options_are_refused(name: str) -> None:
+    with pytest.raises(HostNameError):
+        check_host_name(name)
+
+
+def test_globs_are_only_ours() -> None:
+    with pytest.raises(ValueError):
+        BatchSpec(file_globs=("/sys/$(reboot)/*",)).script()
