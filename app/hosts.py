@@ -17,12 +17,17 @@ the system ssh (``backends.linux.ssh``) — nothing is installed on the other ma
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shlex
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.plans.audit_log import AuditLog
+from backends.base import Backend
 from backends.linux.ssh import CONNECT_TIMEOUT, HostNameError, SshTarget, check_host_name
 
 MAX_HOSTS = 500
@@ -129,3 +134,61 @@ def resolve_hosts(names: list[str], hf: HostsFile | None = None) -> list[SshTarg
     return [
         SshTarget(h, ssh_config=hf.ssh_config, connect_timeout=hf.connect_timeout) for h in hosts
     ]
+
+
+def plan_host(path: str) -> str | None:
+    """The ``host`` a plan file was made for (``raidman plan --host NAME --out``), or None.
+    The file has passed ``load_plan_file`` already; a host value out of shape is an error."""
+    import json
+
+    try:
+        with open(path, "rb") as fh:
+            raw = json.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    host = raw.get("host") if isinstance(raw, dict) else None
+    if host is None:
+        return None
+    try:
+        return check_host_name(host)
+    except HostNameError as e:
+        raise HostsError(f"the plan's host: {e}") from None
+
+
+class HostAuditLog(AuditLog):
+    """The local audit log with the host in each entry's plan name (``title @ host``), and each
+    step's start and end also sent to the host's own syslog (``logger -t raidman``, over the
+    same ssh connection; a host without logger keeps only the local entry)."""
+
+    def __init__(self, host: str, backend: Backend, path: Path | str | None = None) -> None:
+        super().__init__(path)
+        self.host = host
+        self.backend = backend
+
+    def _titled(self, plan: str) -> str:
+        return f"{plan} @ {self.host}"
+
+    def _remote(self, message: str) -> None:
+        # the remote log is a courtesy: the local entry is the record
+        with contextlib.suppress(Exception):
+            self.backend.run(["logger", "-t", "raidman", "--", message], timeout=15)
+
+    def record_start(
+        self, *, plan: str, run: str, step: int, argv: Sequence[str], **kw: Any
+    ) -> bool:
+        ok = super().record_start(plan=self._titled(plan), run=run, step=step, argv=argv, **kw)
+        if ok:
+            self._remote(f"run {run} step {step} started: {shlex.join(argv)} ({plan})")
+        return ok
+
+    def record_finish(
+        self, *, plan: str, run: str, step: int, argv: Sequence[str], **kw: Any
+    ) -> bool:
+        ok = super().record_finish(plan=self._titled(plan), run=run, step=step, argv=argv, **kw)
+        self._remote(
+            f"run {run} step {step} exit {kw.get('exit_code')}: {shlex.join(argv)} ({plan})"
+        )
+        return ok
+
+    def record_refusal(self, *, plan: str, reason: str, **kw: Any) -> bool:
+        return super().record_refusal(plan=self._titled(plan), reason=reason, **kw)

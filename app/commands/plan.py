@@ -229,6 +229,11 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it
 
 
+def _host(args: argparse.Namespace) -> str | None:
+    hosts = getattr(args, "host", None)
+    return str(hosts[0]) if hosts else None
+
+
 def run(args: argparse.Namespace) -> int:
     backend = make_backend(args)
     try:
@@ -244,6 +249,9 @@ def run(args: argparse.Namespace) -> int:
     pf = preflight_for(plan, machine, backend)
     data = plan.to_json()
     data["preflight"] = preflight_json(pf)
+    host = _host(args)
+    if host is not None:
+        data["host"] = host  # apply refuses to run it on another machine
     if args.out:
         try:
             with open(args.out, "w", encoding="utf-8") as fh:
@@ -260,9 +268,12 @@ def run(args: argparse.Namespace) -> int:
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
+        if host is not None:
+            sys.stdout.write(f"on host: {host} (over ssh)\n")
         sys.stdout.write(format_plan(plan, pf))
         if args.out:
-            sys.stdout.write(f"\nsaved: {args.out} (run it with: raidman apply {args.out})\n")
+            on = f" --host {host}" if host is not None else ""
+            sys.stdout.write(f"\nsaved: {args.out} (run it with: raidman apply {args.out}{on})\n")
         else:
             sys.stdout.write("\nnothing was run.\n")
     return 3 if pf.refusals else 0
