@@ -8,8 +8,10 @@ unreachable host or one that drops is a note after a timeout, never a hang.
 One probe is ONE round trip: ``prefetch()`` sends a POSIX ``sh`` script on ssh's stdin (the remote
 command is only ``sh -s``) that reads every file the probe reads (globs expanded remotely), lists
 the directories, reads the links and runs the commands (lsblk, lvm fullreport, tune2fs/xfs_info per
-filesystem, smartctl per disk), and frames each answer as a record of NUL-terminated header fields
-and length-prefixed bodies (``_Reader``). The answers are kept until the next prefetch; anything
+filesystem, smartctl per disk), and frames each answer as a record of NUL-terminated fields
+(``parse_batch``); the bodies (file texts, link targets, command output) are kept in numbered
+files on the remote and sent at the end, after their sizes (one ``wc -c``), so a file read costs
+one process there. The answers are kept until the next prefetch; anything
 the batch did not foresee is fetched with a batch of one (counted in ``round_trips``), and a
 command that is not known to be read-only (a plan's step) forgets them, since it may change what
 they said.
@@ -28,7 +30,7 @@ import shlex
 import stat
 import subprocess
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,12 +153,15 @@ class SshTarget:
 _PRELUDE = r"""
 export LC_ALL=C LVM_SUPPRESS_FD_WARNINGS=1
 umask 077
-T=$(mktemp -d 2>/dev/null) || { printf 'X\0mktemp failed on the remote\0'; exit 0; }
+T=$(mktemp -d 2>/dev/null) && mkdir "$T/b" || { printf 'X\0mktemp failed on the remote\0'; exit 0; }
 trap 'rm -rf "$T"' EXIT
+i=100000
 H() { for a in "$@"; do printf '%s\0' "$a"; done; }
-B() { printf '%s\0' "$(wc -c < "$1" | tr -d ' ')"; cat "$1"; }
+nb() { i=$((i+1)); f="$T/b/$i"; }
 rf() {
-  if cat -- "$1" > "$T/o" 2> "$T/e"; then H F "$1" ok; B "$T/o"; else H F "$1" fail; B "$T/e"; fi
+  nb
+  if cat -- "$1" > "$f" 2> /dev/null; then H F "$1" ok
+  else H F "$1" fail; cat -- "$1" 2> "$f" > /dev/null; fi
 }
 ld() {
   if [ ! -d "$1" ]; then H L "$1" absent ""; return; fi
@@ -168,21 +173,33 @@ ld() {
   H ""
 }
 rl() {
-  if [ -L "$1" ] && readlink -- "$1" > "$T/o" 2>/dev/null; then H R "$1" ok; B "$T/o"
+  if [ -L "$1" ]; then nb; readlink -- "$1" > "$f" 2> /dev/null; H R "$1" ok
   else H R "$1" none; fi
 }
 c() {
   to=$1; si=$2; shift 2
   H C "$#" "$@"
   if [ "$si" = n ]; then : > "$T/i"; else printf '%s' "${si#i}" > "$T/i"; fi
+  nb; o=$f; nb
   if command -v timeout > /dev/null 2>&1; then
-    timeout "$to" "$@" < "$T/i" > "$T/o" 2> "$T/e"; rc=$?
+    timeout "$to" "$@" < "$T/i" > "$o" 2> "$f"; rc=$?
   else
-    "$@" < "$T/i" > "$T/o" 2> "$T/e"; rc=$?
+    "$@" < "$T/i" > "$o" 2> "$f"; rc=$?
   fi
-  H "$rc"; B "$T/o"; B "$T/e"
+  H "$rc"
 }
 H U "$(uname -n)" "$(uname -r)" "$(id -u)" "$(date +%s)"
+"""
+# The end of every script: the bodies (file texts, link targets, command output) in the order the
+# records above asked for them — their sizes (one wc) and then their bytes (one cat): one process
+# per file read instead of three.
+_BODIES = r"""
+H Z
+set -- "$T"/b/*
+if [ -e "$1" ]; then wc -c -- "$@" > "$T/sizes"; cat -- "$T/sizes"; H ""; cat -- "$@"
+else H ""; fi
+H E
+exit 0
 """
 
 
@@ -281,9 +298,8 @@ class BatchSpec:
                 f"{lines} done"
             )
         out.extend(self.extra)
-        out.append("H E")
-        out.append("exit 0")
-        return "\n".join(out) + "\n"
+        out.append(_BODIES)
+        return "\n".join(out)
 
 
 # ---------------------------------------------------------------- parsing the answer
@@ -315,8 +331,7 @@ class _Reader:
             raise FrameError(f"expected a length, got {s[:20]!r}")
         return int(s)
 
-    def body(self) -> str:
-        n = self.number()
+    def raw(self, n: int) -> str:
         if self.pos + n > len(self.data):
             raise FrameError("answer cut off")
         b = self.data[self.pos : self.pos + n]
@@ -351,16 +366,55 @@ def _file_status(stderr: str) -> str:
     return "error: " + msg.split(": ")[-1]
 
 
+def _sizes(text: str, count: int) -> list[int]:
+    """Body sizes from ``wc -c`` of the script's own numbered files (never a remote name)."""
+    sizes = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) != 2 or not parts[0].isdigit():
+            raise FrameError(f"bad size line {line[:40]!r}")
+        if parts[1] != "total":
+            sizes.append(int(parts[0]))
+    if len(sizes) != count:
+        raise FrameError(f"{len(sizes)} bodies for {count} answers")
+    return sizes
+
+
 def parse_batch(data: bytes) -> Batch:
     """Raises FrameError on an answer out of shape (the remote is untrusted as any tool output)."""
     r = _Reader(data)
     b = Batch()
+    # what to do with each body, in the order the script numbered them
+    takers: list[Callable[[str], None]] = []
+
+    def file_taker(path: str, ok: bool) -> Callable[[str], None]:
+        def take(text: str) -> None:
+            b.files[path] = ("ok", text) if ok else (_file_status(text), "")
+
+        return take
+
+    def link_taker(path: str) -> Callable[[str], None]:
+        def take(text: str) -> None:
+            b.links[path] = text.rstrip("\n") or None
+
+        return take
+
+    def command_taker(argv: tuple[str, ...], rc: int) -> list[Callable[[str], None]]:
+        got: list[str] = []
+
+        def out(text: str) -> None:
+            got.append(text)
+
+        def err(text: str) -> None:
+            b.commands[argv] = CommandResult(argv, rc, got[0], text, 0.0)
+
+        return [out, err]
+
     while not r.done():
         kind = r.field()
         if kind == "F":
             path, status = r.field(), r.field()
-            text = r.body()
-            b.files[path] = ("ok", text) if status == "ok" else (_file_status(text), "")
+            takers.append(file_taker(path, status == "ok"))
         elif kind == "L":
             path, status = r.field(), r.field()
             names: list[str] = []
@@ -372,15 +426,17 @@ def parse_batch(data: bytes) -> Batch:
             b.dirs[path] = (status, tuple(sorted(names)))
         elif kind == "R":
             path, status = r.field(), r.field()
-            b.links[path] = r.body().rstrip("\n") if status == "ok" else None
+            if status == "ok":
+                takers.append(link_taker(path))
+            else:
+                b.links[path] = None
         elif kind == "C":
             argc = r.number()
             argv = tuple(r.field() for _ in range(argc))
             rc_text = r.field()
             if not rc_text.isdigit():
                 raise FrameError(f"bad exit status {rc_text[:20]!r}")
-            out, err = r.body(), r.body()
-            b.commands[argv] = CommandResult(argv, int(rc_text), out, err, 0.0)
+            takers.extend(command_taker(argv, int(rc_text)))
         elif kind == "U":
             node, release, euid, now = r.field(), r.field(), r.field(), r.field()
             b.uname = (node, release)
@@ -388,7 +444,13 @@ def parse_batch(data: bytes) -> Batch:
             b.now = float(now) if now.isdigit() else None
         elif kind == "X":
             b.error = r.field()
+        elif kind == "Z":
+            for size, take in zip(_sizes(r.field(), len(takers)), takers, strict=True):
+                take(r.raw(size))
+            takers = []
         elif kind == "E":
+            if takers:
+                raise FrameError("answers without their bodies")
             b.complete = True
         else:
             raise FrameError(f"unknown record {kind[:10]!r}")

@@ -24,7 +24,7 @@ class LocalSshd:
         self.dir = directory
         self.aliases = [f"fleet{i}" for i in range(1, aliases + 1)]
         self.port = _free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.procs: list[subprocess.Popen[bytes]] = []
         # ControlPath sockets must stay under ~100 bytes: a short directory of its own
         self.control_dir = tempfile.mkdtemp(prefix="rm-ssh-")
         self.ssh_config = self.dir / "ssh_config"
@@ -50,16 +50,6 @@ class LocalSshd:
         (self.dir / "known_hosts").write_text(
             "".join(f"[{a}]:{self.port} {host_pub[0]} {host_pub[1]}\n" for a in addrs)
         )
-        cfg = self.dir / "sshd_config"
-        cfg.write_text(
-            f"Port {self.port}\n"
-            + "".join(f"ListenAddress {a}\n" for a in addrs)
-            + f"HostKey {hostkey}\n"
-            f"PidFile {self.dir / 'sshd.pid'}\nAuthorizedKeysFile {self.dir / 'authorized_keys'}\n"
-            "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
-            "KbdInteractiveAuthentication no\nStrictModes no\nUsePAM no\n"
-            "MaxSessions 100\nMaxStartups 100:30:200\n"
-        )
         user = (
             os.environ.get("USER")
             or subprocess.run(
@@ -76,19 +66,37 @@ class LocalSshd:
         )
         if os.geteuid() == 0:
             Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # privilege separation dir
-        with self.log.open("wb") as log:
-            self.proc = subprocess.Popen(
-                [self.sshd, "-D", "-e", "-f", str(cfg)],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
+        # sshd listens on at most 16 sockets: one server per 15 addresses
+        for n, i in enumerate(range(0, len(addrs), 15)):
+            cfg = self.dir / f"sshd_config.{n}"
+            cfg.write_text(
+                f"Port {self.port}\n"
+                + "".join(f"ListenAddress {a}\n" for a in addrs[i : i + 15])
+                + f"HostKey {hostkey}\nPidFile {self.dir / f'sshd.{n}.pid'}\n"
+                f"AuthorizedKeysFile {self.dir / 'authorized_keys'}\n"
+                "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+                "KbdInteractiveAuthentication no\nStrictModes no\nUsePAM no\n"
+                "MaxSessions 100\nMaxStartups 100:30:200\n"
             )
+            with self.log.open("ab") as log:
+                self.procs.append(
+                    subprocess.Popen(
+                        [self.sshd, "-D", "-e", "-f", str(cfg)],
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                    )
+                )
         deadline = time.monotonic() + timeout
+        for addr in addrs[::15]:
+            self._wait(addr, deadline, timeout)
+
+    def _wait(self, addr: str, deadline: float, timeout: float) -> None:
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
+            if any(p.poll() is not None for p in self.procs):
                 raise RuntimeError(f"sshd exited: {self.log.read_text()[-2000:]}")
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                with socket.create_connection((addr, self.port), timeout=1) as s:
                     if s.recv(4).startswith(b"SSH-"):
                         return
             except OSError:
@@ -121,9 +129,9 @@ class LocalSshd:
                 check=False,
                 timeout=10,
             )
-        if self.proc is not None:
-            self.proc.terminate()
+        for p in self.procs:
+            p.terminate()
             try:
-                self.proc.wait(timeout=10)
+                p.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
+                p.kill()

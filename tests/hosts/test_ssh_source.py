@@ -109,14 +109,20 @@ def test_a_host_that_never_answers_is_a_note_after_the_timeout(tmp_path: Path) -
     assert m.disks == ()
 
 
-def test_cut_off_answers_are_refused() -> None:
-    whole = b"F\0/proc/mdstat\0ok\x005\0hello" + b"E\0"
+def test_cut_off_or_forged_answers_are_refused() -> None:
+    sizes = b"5 /tmp/t/b/100001\n"
+    whole = b"F\0/proc/mdstat\0ok\0Z\0" + sizes + b"\0hello" + b"E\0"
     assert parse_batch(whole).files["/proc/mdstat"] == ("ok", "hello")
+    assert parse_batch(whole).complete
+    with pytest.raises(FrameError):  # cut off in the body
+        parse_batch(b"F\0/proc/mdstat\0ok\0Z\0" + sizes + b"\0hel")
+    with pytest.raises(FrameError):  # more sizes than answers
+        parse_batch(b"Z\0" + sizes + b"\0hello")
+    with pytest.raises(FrameError):  # an answer whose body never came
+        parse_batch(b"F\0/x\0ok\0E\0")
     with pytest.raises(FrameError):
-        parse_batch(b"F\0/proc/mdstat\0ok\x009\0hello")
-    with pytest.raises(FrameError):
-        parse_batch(b"Z\0")
-    assert not parse_batch(b"F\0/x\0ok\x000\0").complete
+        parse_batch(b"Q\0")
+    assert not parse_batch(b"L\0/x\0absent\0\0").complete
 
 
 @pytest.mark.parametrize("name", ["-oProxyCommand=touch /tmp/x", "a b", "", "a\nb", "x;y"])
