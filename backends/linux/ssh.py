@@ -232,6 +232,16 @@ def _command_line(argv: Sequence[str], stdin: str | None, timeout: float | None)
     return f"c {to} {si} " + " ".join(_q(a) for a in argv)
 
 
+# Commands the probe or the audit runs only on some machines: the batch runs them on the same
+# condition (a guess that is wrong costs one more round trip, never a wrong answer).
+_WHEN = {
+    # backends.linux.probe: lvm only when lsblk shows an LVM2_member or lsblk failed
+    "lvm": '{ [ "$Lrc" != 0 ] || grep -q LVM2_member "$Lo"; }',
+    # app.rules.inputs: mdadm --detail --scan, mdmonitor only with md arrays
+    "md": '[ -n "$MD" ]',
+}
+
+
 def _per_disk(argv: Sequence[str]) -> str:
     """An argv with ``{disk}`` standing for each whole disk's kernel name (``$d`` remotely)."""
     parts = []
@@ -252,7 +262,8 @@ class BatchSpec:
     file_globs: tuple[str, ...] = ()
     dir_globs: tuple[str, ...] = ()
     link_globs: tuple[str, ...] = ()
-    commands: tuple[tuple[tuple[str, ...], str | None, float | None], ...] = ()
+    # (argv, stdin, timeout, when): when "" always, else a key of _WHEN
+    commands: tuple[tuple[tuple[str, ...], str | None, float | None, str], ...] = ()
     udev_md: bool = False
     fs_info: bool = False
     per_disk: tuple[tuple[str, ...], ...] = ()
@@ -277,8 +288,13 @@ class BatchSpec:
                 'for m in /sys/block/md*; do [ -r "$m/dev" ] || continue; '
                 'rf "/run/udev/data/b$(cat "$m/dev")"; done'
             )
-        for argv, stdin, timeout in self.commands:
-            out.append(_command_line(argv, stdin, timeout))
+        if any(w == "md" for *_, w in self.commands):
+            out.append('MD=; for m in /sys/block/md*; do [ -e "$m" ] && MD=1; break; done')
+        for argv, stdin, timeout, when in self.commands:
+            line = _command_line(argv, stdin, timeout)
+            out.append(f"if {_WHEN[when]}; then {line}; fi" if when in _WHEN else line)
+            if when == "lsblk":
+                out.append("Lo=$o; Lrc=$rc")
         if self.fs_info:
             ext = "|".join(EXT_TYPES)
             # the probe's fs_info_argv: tune2fs -l /dev/KNAME, xfs_info MOUNTPOINT (or the device)
@@ -526,7 +542,16 @@ class SshSource(_Notes):
 
     def probe_spec(self) -> BatchSpec:
         from app.parsers.lsblk import LSBLK_COLUMNS
-        from app.rules.inputs import LVM_CONF, MDADM_CONF_PATHS, audit_argvs
+        from app.rules.inputs import (
+            LVM_CONF,
+            LVMCONFIG_ARGV,
+            MDADM_CONF_PATHS,
+            MDADM_SCAN_ARGV,
+            MDMONITOR_ARGV,
+            audit_argvs,
+        )
+
+        audit_when = {LVMCONFIG_ARGV: "lvm", MDADM_SCAN_ARGV: "md", MDMONITOR_ARGV: "md"}
         from backends.linux.probe import LSBLK_TIMEOUT, LVM_FULLREPORT_ARGV, LVM_TIMEOUT, lsblk_argv
 
         per_disk: tuple[tuple[str, ...], ...] = ()
@@ -540,9 +565,9 @@ class SshSource(_Notes):
             link_globs=PROBE_LINK_GLOBS,
             files=PROBE_FILES + MDADM_CONF_PATHS + (LVM_CONF, "/etc/fstab", "/etc/crypttab"),
             commands=(
-                (lsblk_argv(LSBLK_COLUMNS), None, LSBLK_TIMEOUT),
-                (LVM_FULLREPORT_ARGV, None, LVM_TIMEOUT),
-                *((tuple(a), None, 20.0) for a in audit_argvs()),
+                (lsblk_argv(LSBLK_COLUMNS), None, LSBLK_TIMEOUT, "lsblk"),
+                (LVM_FULLREPORT_ARGV, None, LVM_TIMEOUT, "lvm"),
+                *((a, None, 20.0, audit_when.get(a, "")) for a in audit_argvs()),
             ),
             udev_md=True,
             fs_info=True,

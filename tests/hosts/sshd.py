@@ -29,6 +29,7 @@ class LocalSshd:
         self.control_dir = tempfile.mkdtemp(prefix="rm-ssh-")
         self.ssh_config = self.dir / "ssh_config"
         self.log = self.dir / "sshd.log"
+        self.home = self.dir / "home"
 
     def _keygen(self, name: str) -> Path:
         key = self.dir / name
@@ -40,6 +41,7 @@ class LocalSshd:
         return key
 
     def start(self, timeout: float = 15.0) -> None:
+        self.home.mkdir(exist_ok=True)
         hostkey = self._keygen("host_key")
         userkey = self._keygen("user_key")
         (self.dir / "authorized_keys").write_text((self.dir / "user_key.pub").read_text())
@@ -77,6 +79,9 @@ class LocalSshd:
                 "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
                 "KbdInteractiveAuthentication no\nStrictModes no\nUsePAM no\n"
                 "MaxSessions 100\nMaxStartups 100:30:200\n"
+                # Debian's bash reads ~/.bashrc for ssh commands: give sessions a home of their
+                # own, so this machine's own shell set-up (pyenv...) is not what gets measured
+                f"SetEnv HOME={self.home}\n"
             )
             with self.log.open("ab") as log:
                 self.procs.append(
