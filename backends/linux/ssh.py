@@ -44,7 +44,7 @@ from backends.linux.source import NOT_FOUND, TIMED_OUT, _note_source, _Notes
 CONNECT_TIMEOUT = 8.0
 # the whole batch (lsblk, lvm, smartctl per disk...) must answer within this; a drop is noticed by
 # ServerAliveInterval × ServerAliveCountMax before it
-BATCH_TIMEOUT = 120.0
+BATCH_TIMEOUT = 300.0
 CONTROL_PERSIST = 60
 UNREACHABLE = 255
 
@@ -54,7 +54,7 @@ _GLOB_OK = re.compile(r"^/[A-Za-z0-9/_.*:-]+$")
 
 # programs whose run changes nothing: running them does not make the prefetched answers stale
 READ_ONLY_PROGRAMS = frozenset(
-    {"lsblk", "smartctl", "tune2fs", "xfs_info", "blkid", "cat", "logger", "uname", "lvm"}
+    {"lsblk", "smartctl", "tune2fs", "xfs_info", "blkid", "cat", "logger", "uname"}
 )
 
 # What a probe reads (backends.linux.probe, .md, .usage), as files, globs, listings and links.
@@ -109,9 +109,13 @@ def control_dir() -> Path:
     else:
         base = os.environ.get("XDG_RUNTIME_DIR") or f"/tmp/raidman-{os.geteuid()}"
         d = Path(base) / "raidman-ssh"
-    d.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with contextlib.suppress(FileExistsError):
-        d.mkdir(mode=0o700)
+    for p in (d.parent, d):
+        with contextlib.suppress(FileExistsError):
+            p.mkdir(mode=0o700)
+    # a directory someone else made (in /tmp) or can write to could swap the socket under us
+    st = d.parent.lstat()
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        raise OSError(f"{d.parent} is not a directory of ours: not used for ssh sockets")
     st = d.lstat()
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
         raise OSError(f"{d} is not a private directory of ours: not used for ssh sockets")
@@ -227,7 +231,7 @@ def _glob(pattern: str) -> str:
 
 
 def _command_line(argv: Sequence[str], stdin: str | None, timeout: float | None) -> str:
-    to = str(max(1, int(timeout))) if timeout else "600"
+    to = str(max(1, int(timeout))) if timeout else "0"  # timeout 0: no limit (a plan's step)
     si = "n" if stdin is None else _q("i" + stdin)  # n: no stdin; i<text>: this text
     return f"c {to} {si} " + " ".join(_q(a) for a in argv)
 
@@ -495,7 +499,7 @@ class SshSource(_Notes):
 
     # ---- transport
 
-    def _round_trip(self, spec: BatchSpec, timeout: float) -> Batch:
+    def _round_trip(self, spec: BatchSpec, timeout: float | None) -> Batch:
         """One ssh run of ``spec``'s script. A failure is a Batch with ``error`` set."""
         self.round_trips += 1
         try:
@@ -516,7 +520,7 @@ class SshSource(_Notes):
         except FileNotFoundError:
             return Batch(error="ssh: program not found (install openssh-client)")
         except subprocess.TimeoutExpired:
-            return Batch(error=f"no answer from {self.host} within {timeout:g} s")
+            return Batch(error=f"no answer from {self.host} within {timeout or 0:g} s")
         except OSError as e:
             return Batch(error=f"ssh: {e.strerror or e}")
         try:
@@ -529,10 +533,11 @@ class SshSource(_Notes):
             b.error = msg if p.returncode == UNREACHABLE else f"answer cut off: {msg}"
         return b
 
-    def _fetch(self, spec: BatchSpec, timeout: float | None = None) -> Batch:
+    def _fetch(self, spec: BatchSpec, timeout: float | None = 0) -> Batch:
+        """``timeout`` 0: the batch timeout; None: none (ServerAlive still notices a drop)."""
         if self.unreachable is not None:
             return Batch(error=self.unreachable)
-        b = self._round_trip(spec, timeout or self.target.batch_timeout)
+        b = self._round_trip(spec, self.target.batch_timeout if timeout == 0 else timeout)
         if b.error is not None and not b.complete:
             self.unreachable = b.error
             self._note("ssh", f"{self.host}: {b.error}", "error")
@@ -651,7 +656,9 @@ class SshSource(_Notes):
             line = _command_line(args, stdin, timeout)
         except ValueError as e:
             return CommandResult(args, 126, "", str(e))
-        wait = (timeout or 600) + self.target.connect_timeout + 10
+        # no limit of our own for a step without one (mkfs of a big device); a dropped host is
+        # still noticed by ssh's ServerAlive probes
+        wait = timeout + self.target.connect_timeout + 10 if timeout else None
         b = self._fetch(BatchSpec(extra=[line]), timeout=wait)
         if args[0] not in READ_ONLY_PROGRAMS:
             self._batch = Batch()  # the machine may have changed: answers are stale now

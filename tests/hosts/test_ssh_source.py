@@ -134,3 +134,28 @@ def test_host_names_that_could_be_options_are_refused(name: str) -> None:
 def test_globs_are_only_ours() -> None:
     with pytest.raises(ValueError):
         BatchSpec(file_globs=("/sys/$(reboot)/*",)).script()
+
+
+def test_a_remote_command_past_its_timeout_is_124(ssh_env: LocalSshd) -> None:
+    src = _source(ssh_env)
+    t0 = time.monotonic()
+    r = src.run(["sleep", "30"], timeout=1)
+    assert r.returncode == 124
+    assert time.monotonic() - t0 < 15
+    assert src.run(["true"]).returncode == 0  # the host is still there
+
+
+def test_a_session_that_dies_mid_answer_is_a_note_not_a_hang(ssh_env: LocalSshd) -> None:
+    src = _source(ssh_env)
+    LinuxBackend(src).probe()
+    # the remote shell running our script (the parent of `timeout`, the parent of this sh) goes
+    # away half-way, as when the host drops
+    r = src.run(["sh", "-c", "kill -9 $(ps -o ppid= -p $PPID); sleep 5"], timeout=20)
+    assert r.returncode == 255
+    assert src.unreachable and "cut off" in src.unreachable
+    notes = src.take_notes()
+    assert any(n.source == "ssh" and n.severity == "error" for n in notes)
+    t0 = time.monotonic()
+    assert src.read_text("/proc/version") is None  # no new attempt until the next probe
+    assert time.monotonic() - t0 < 1
+    assert LinuxBackend(src).probe().disks  # the next probe reaches it again
