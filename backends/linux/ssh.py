@@ -106,16 +106,18 @@ def control_dir() -> Path:
     env = os.environ.get("RAIDMAN_SSH_CONTROL_DIR")
     if env:
         d = Path(env)
+        with contextlib.suppress(FileExistsError):
+            d.mkdir(mode=0o700)
     else:
         base = os.environ.get("XDG_RUNTIME_DIR") or f"/tmp/raidman-{os.geteuid()}"
         d = Path(base) / "raidman-ssh"
-    for p in (d.parent, d):
-        with contextlib.suppress(FileExistsError):
-            p.mkdir(mode=0o700)
-    # a directory someone else made (in /tmp) or can write to could swap the socket under us
-    st = d.parent.lstat()
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
-        raise OSError(f"{d.parent} is not a directory of ours: not used for ssh sockets")
+        for p in (d.parent, d):
+            with contextlib.suppress(FileExistsError):
+                p.mkdir(mode=0o700)
+        # a directory someone else made (in /tmp) or can write to could swap the socket under us
+        st = d.parent.lstat()
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+            raise OSError(f"{d.parent} is not a directory of ours: not used for ssh sockets")
     st = d.lstat()
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
         raise OSError(f"{d} is not a private directory of ours: not used for ssh sockets")

@@ -159,3 +159,25 @@ def test_a_session_that_dies_mid_answer_is_a_note_not_a_hang(ssh_env: LocalSshd)
     assert src.read_text("/proc/version") is None  # no new attempt until the next probe
     assert time.monotonic() - t0 < 1
     assert LinuxBackend(src).probe().disks  # the next probe reaches it again
+
+
+def test_a_socket_directory_others_can_write_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("RAIDMAN_SSH_CONTROL_DIR", str(shared))
+    src = SshSource(SshTarget("fleet1"))
+    assert LinuxBackend(src).probe().disks == ()
+    assert src.unreachable and "not a private directory" in src.unreachable
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "private")
+    (tmp_path / "private").mkdir(mode=0o700)
+    monkeypatch.setenv("RAIDMAN_SSH_CONTROL_DIR", str(link))
+    assert "not a private directory" in (_unreachable_reason(SshSource(SshTarget("fleet1"))))
+
+
+def _unreachable_reason(src: SshSource) -> str:
+    LinuxBackend(src).probe()
+    return src.unreachable or ""
