@@ -94,3 +94,10 @@ def test_bad_host_values_are_refused_before_ssh_runs(
         assert r.returncode == 2, (value, r.stderr)
         assert "Traceback" not in r.stderr
     assert not (Path.cwd() / "PWNED").exists()
+
+
+@pytest.mark.parametrize("command", ["monitor", "metrics"])
+def test_commands_with_this_machines_database_refuse_host(command: str) -> None:
+    r = raidman(command, "--host", "fleet1")
+    assert r.returncode == 2
+    assert "no --host" in r.stderr
