@@ -34,7 +34,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.model.devices import ProbeNote
 from app.model.live import DiskIO
 from app.parsers.fsinfo import EXT_TYPES
 from backends.base import CommandResult
@@ -212,12 +211,7 @@ exit 0
 def _glob_re(globs: Iterable[str]) -> re.Pattern[str]:
     """Paths a set of globs names (``*`` does not cross ``/``, as in sh)."""
     parts = [re.escape(g).replace(r"\*", "[^/]*") for g in globs]
-    return re.compile("^(?:" + "|".join(parts) + ")$")
-
-
-_PROBE_FILES_RE = _glob_re(PROBE_FILE_GLOBS)
-_PROBE_DIRS_RE = _glob_re(PROBE_DIR_GLOBS)
-_PROBE_LINKS_RE = _glob_re(PROBE_LINK_GLOBS)
+    return re.compile("^(?:" + "|".join(parts) + ")$" if parts else "(?!)")
 
 
 def _q(s: str) -> str:
@@ -374,7 +368,6 @@ class Batch:
     now: float | None = None
     complete: bool = False
     error: str | None = None
-    probe: bool = False  # a complete probe batch: what its globs do not list is absent
 
 
 def _file_status(stderr: str) -> str:
@@ -492,6 +485,7 @@ class SshSource(_Notes):
         self.round_trips = 0
         self.unreachable: str | None = None
         self._batch = Batch()
+        self._covers: tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]] | None = None
         self._meta: tuple[tuple[str, str], int, float] | None = None
         self.last_read_status = "ok"
 
@@ -593,14 +587,22 @@ class SshSource(_Notes):
             )
         )
         self._batch = self._fetch(spec)
-        self._batch.probe = kind == "probe" and self._batch.complete
+        # what the batch's globs name and it did not list is absent (not one more round trip)
+        self._covers = (
+            (_glob_re(spec.file_globs), _glob_re(spec.dir_globs), _glob_re(spec.link_globs))
+            if self._batch.complete
+            else None
+        )
+
+    def _covered(self, kind: int, path: str) -> bool:
+        return self._covers is not None and bool(self._covers[kind].match(path))
 
     # ---- Source
 
     def read_text(self, path: str) -> str | None:
         got = self._batch.files.get(path)
-        if got is None and self._batch.probe and _PROBE_FILES_RE.match(path):
-            got = ("absent", "")  # the batch read every file these globs name: not there
+        if got is None and self._covered(0, path):
+            got = ("absent", "")
         if got is None and path not in self._batch.files:
             b = self._fetch(BatchSpec(files=(path,)))
             self._batch.files.update(b.files)
@@ -620,7 +622,7 @@ class SshSource(_Notes):
 
     def listdir(self, path: str) -> tuple[str, ...]:
         got = self._batch.dirs.get(path)
-        if got is None and self._batch.probe and _PROBE_DIRS_RE.match(path):
+        if got is None and self._covered(1, path):
             got = ("absent", ())
         if got is None:
             b = self._fetch(BatchSpec(extra=[f"ld {_q(path)}"]))
@@ -636,8 +638,8 @@ class SshSource(_Notes):
     def readlink(self, path: str) -> str | None:
         if path in self._batch.links:
             return self._batch.links[path]
-        if self._batch.probe and _PROBE_LINKS_RE.match(path):
-            return None  # the batch read every link these globs name: not a link
+        if self._covered(2, path):
+            return None
         b = self._fetch(BatchSpec(extra=[f"rl {_q(path)}"]))
         self._batch.links.update(b.links)
         return b.links.get(path)
@@ -663,7 +665,8 @@ class SshSource(_Notes):
         wait = timeout + self.target.connect_timeout + 10 if timeout else None
         b = self._fetch(BatchSpec(extra=[line]), timeout=wait)
         if args[0] not in READ_ONLY_PROGRAMS:
-            self._batch = Batch()  # the machine may have changed: answers are stale now
+            # the machine may have changed: the answers are stale now
+            self._batch, self._covers = Batch(), None
         r = b.commands.get(args)
         if r is None:
             why = b.error or "no answer"
@@ -690,17 +693,3 @@ class SshSource(_Notes):
 
     def now(self) -> float:
         return time.time()
-
-    def take_notes(self) -> tuple[ProbeNote, ...]:
-        return super().take_notes()
-
-
-def probe_hosts(sources: Iterable[SshSource]) -> None:
-    """Prefetch several hosts at once (threads: each waits on its own ssh)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    srcs = list(sources)
-    if not srcs:
-        return
-    with ThreadPoolExecutor(max_workers=min(32, len(srcs))) as pool:
-        list(pool.map(lambda s: s.prefetch(), srcs))

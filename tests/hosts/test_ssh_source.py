@@ -58,6 +58,10 @@ def test_probe_is_one_round_trip_and_equals_the_local_probe(ssh_env: LocalSshd) 
     assert remote.arrays == local.arrays
     assert remote.filesystems == local.filesystems
     assert (remote.host, remote.kernel) == (local.host, local.kernel)
+    backend = LinuxBackend(src)
+    sample = backend.sample()  # a poll (the TUI's 1 Hz): one round trip as well
+    assert src.round_trips == 2
+    assert {d.name for d in sample.disk_io} == {d.name for d in LinuxBackend().sample().disk_io}
 
 
 def test_hostile_names_and_values_arrive_unchanged(ssh_env: LocalSshd, tmp_path: Path) -> None:
