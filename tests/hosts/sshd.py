@@ -19,7 +19,11 @@ def _free_port() -> int:
 
 
 class LocalSshd:
-    def __init__(self, sshd: str, directory: Path, aliases: int = 20) -> None:
+    def __init__(
+        self, sshd: str, directory: Path, aliases: int = 20, *, use_pam: bool = False
+    ) -> None:
+        # UsePAM yes where the shadow file calls root's account locked (the VM guest's)
+        self.use_pam = use_pam
         self.sshd = sshd
         self.dir = directory
         self.aliases = [f"fleet{i}" for i in range(1, aliases + 1)]
@@ -77,7 +81,8 @@ class LocalSshd:
                 + f"HostKey {hostkey}\nPidFile {self.dir / f'sshd.{n}.pid'}\n"
                 f"AuthorizedKeysFile {self.dir / 'authorized_keys'}\n"
                 "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
-                "KbdInteractiveAuthentication no\nStrictModes no\nUsePAM no\n"
+                "KbdInteractiveAuthentication no\nStrictModes no\n"
+                f"UsePAM {'yes' if self.use_pam else 'no'}\n"
                 "MaxSessions 100\nMaxStartups 100:30:200\n"
                 # Debian's bash reads ~/.bashrc for ssh commands: give sessions a home of their
                 # own, so this machine's own shell set-up (pyenv...) is not what gets measured
