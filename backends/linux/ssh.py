@@ -299,11 +299,13 @@ class BatchSpec:
             ext = "|".join(EXT_TYPES)
             # the probe's fs_info_argv: tune2fs -l /dev/KNAME, xfs_info MOUNTPOINT (or the device)
             out.append(
-                "lsblk -rn -o KNAME,FSTYPE,MOUNTPOINT 2>/dev/null | "
+                # a loop fed by a file, not a pipe: a pipe's loop is a subshell, and the body
+                # numbers it takes would be lost to the shell that sends the bodies
+                'lsblk -rn -o KNAME,FSTYPE,MOUNTPOINT > "$T/fs" 2> /dev/null; '
                 "while read -r k t m; do case $t in "
-                f'{ext}) c 20 n tune2fs -l "/dev/$k" < /dev/null;; '
+                f'{ext}) c 20 n tune2fs -l "/dev/$k";; '
                 'xfs) case $m in "") c 20 n xfs_info "/dev/$k";; *\\\\*) ;; '
-                '*) c 20 n xfs_info "$m";; esac < /dev/null;; esac; done'
+                '*) c 20 n xfs_info "$m";; esac;; esac; done < "$T/fs"'
             )
         if self.per_disk:
             lines = " ".join(

@@ -185,3 +185,34 @@ def test_a_socket_directory_others_can_write_is_refused(
 def _unreachable_reason(src: SshSource) -> str:
     LinuxBackend(src).probe()
     return src.unreachable or ""
+
+
+def test_the_batch_runs_a_command_per_filesystem_and_keeps_every_body(tmp_path: Path) -> None:
+    """The script itself (run by sh here, as sshd would): tune2fs/xfs_info per filesystem lsblk
+    lists, each with its output — the loop must not lose body numbers to a subshell."""
+    import subprocess
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fakes = {
+        "lsblk": "printf 'md0 ext4 /srv\\ndm-1 xfs /data\\nsda \\n'",
+        "tune2fs": 'echo "tune2fs of $2"',
+        "xfs_info": 'echo "xfs_info of $1"; echo oops >&2',
+    }
+    for name, body in fakes.items():
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    spec = BatchSpec(files=("/proc/version",), fs_info=True, extra=["rf /proc/cmdline"])
+    p = subprocess.run(
+        ["sh", "-s"],
+        input=spec.script().encode(),
+        capture_output=True,
+        env={"PATH": f"{bin_dir}:/usr/bin:/bin"},
+        check=True,
+    )
+    b = parse_batch(p.stdout)
+    assert b.complete
+    assert b.commands[("tune2fs", "-l", "/dev/md0")].stdout == "tune2fs of /dev/md0\n"
+    xfs = b.commands[("xfs_info", "/data")]
+    assert (xfs.stdout, xfs.stderr) == ("xfs_info of /data\n", "oops\n")
+    assert b.files["/proc/cmdline"] == ("ok", Path("/proc/cmdline").read_text())
