@@ -15,8 +15,8 @@ VM_DEBS := qemu-system-x86 linux-image-amd64 busybox-static mdadm lvm2 smartmont
            e2fsprogs xfsprogs parted util-linux udev kmod
 
 # Real engines the metrics/Ansible tests start themselves: promtool (package prometheus) and
-# node_exporter; ansible-core comes from PyPI with the test extras.
-TOOL_DEBS := prometheus prometheus-node-exporter
+# node_exporter; sshd (openssh-server) for the --host tests; ansible-core comes from PyPI.
+TOOL_DEBS := prometheus prometheus-node-exporter openssh-server openssh-client
 
 .PHONY: demo test test-unit test-vm lint bench system-deps vm-deps tool-deps clean snapshots
 
@@ -35,13 +35,15 @@ vm-deps:
 	@missing=""; for p in $(VM_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(APT) update -qq && $(APT) install -y -qq $$missing; fi
 
-# promtool and node_exporter (idempotent). The tests start their own node_exporter on a free port:
-# the services the packages would start are stopped and disabled again when this target installed them.
+# promtool, node_exporter and sshd (idempotent). The tests start their own node_exporter and sshd
+# on free ports: the services the packages would start (openssh-server's is ssh.service) are
+# stopped and disabled again when this target installed them.
 tool-deps:
 	@missing=""; for p in $(TOOL_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(APT) update -qq && $(APT) install -y -qq $$missing; \
 	  if [ -d /run/systemd/system ]; then for p in $$missing; do \
-	    $(SUDO) systemctl disable --now $$p.service >/dev/null 2>&1 || true; done; fi; fi
+	    s=$$p; [ $$p = openssh-server ] && s=ssh; \
+	    $(SUDO) systemctl disable --now $$s.service >/dev/null 2>&1 || true; done; fi; fi
 
 lint: $(BIN)/raidman
 	$(BIN)/ruff check .

@@ -3,6 +3,7 @@
 raidman                       the TUI on this machine (read-only unless root)
 raidman --demo [SCENARIO]     the TUI on the simulated backend
 raidman --replay DIR          the TUI on a captured directory
+raidman --host NAME report    another machine over ssh (report/plan/apply; NAME or @GROUP)
 raidman report --json         the model as JSON (also with --demo/--replay)
 raidman capture DIR           save what the Linux backend reads, for replay
 raidman plan WIZARD ...       print a plan without running it
@@ -44,10 +45,41 @@ def add_backend_options(p: argparse.ArgumentParser, *, top_level: bool = False) 
         default=default,
         help="replay a directory written by `raidman capture`",
     )
+    g.add_argument(
+        "--host",
+        action="append",
+        default=default,
+        metavar="NAME",
+        help="another machine over ssh (repeatable; @GROUP from hosts.toml)",
+    )
+
+
+def make_backends(args: argparse.Namespace) -> list[tuple[str | None, Backend]]:
+    """(host, backend) per ``--host`` (host None: this machine or --demo/--replay). A bad host
+    name or hosts file: a message and exit status 2."""
+    if not getattr(args, "host", None):
+        return [(None, make_backend(args))]
+    from app.hosts import HostsError, resolve_hosts
+    from backends.linux import LinuxBackend
+    from backends.linux.ssh import SshSource
+
+    try:
+        targets = resolve_hosts(args.host)
+    except HostsError as e:
+        print(f"raidman: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    smart = not getattr(args, "no_smart", False)
+    return [(t.host, LinuxBackend(SshSource(t, smart=smart))) for t in targets]
 
 
 def make_backend(args: argparse.Namespace) -> Backend:
     """The backend the options ask for. Raises SystemExit with a message for bad input."""
+    if getattr(args, "host", None):
+        backends = make_backends(args)
+        if len(backends) != 1:
+            print("raidman: this command works on one host at a time", file=sys.stderr)
+            raise SystemExit(2)
+        return backends[0][1]
     if getattr(args, "demo", None):
         from backends.simulated import SimulatedBackend, scenario_names
 

@@ -54,3 +54,10 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def sshd() -> str:
+    """OpenSSH's server (in /usr/sbin, often not on a user's PATH)."""
+    if Path("/usr/sbin/sshd").exists():
+        return "/usr/sbin/sshd"
+    return require_tool("sshd", "make tool-deps: Debian package openssh-server")

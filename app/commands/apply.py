@@ -16,7 +16,11 @@
 
 Exit status: 0 all steps ran (or a dry run found nothing to refuse); 1 a step failed; 2 unreadable
 or malformed plan; 3 refused (tampered plan, pre-flight, unforced warning, read-only backend,
-audit log not writable, no confirmation).
+audit log not writable, no confirmation, a plan made for another host than ``--host``).
+
+With ``--host NAME`` the probe, pre-flight and steps run on that machine over ssh (the same
+ControlMaster connection); the local audit log names the host and each step is also logged on
+the host (``logger -t raidman``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import sys
 from typing import Any
 
 from app.cli import add_backend_options, make_backend
+from app.hosts import HostAuditLog, HostsError, plan_host
 from app.plans.allowlist import plan_problems
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
@@ -113,6 +118,14 @@ def run(args: argparse.Namespace) -> int:
     problems = plan_problems(plan)  # before the probe: a tampered plan makes nothing run
     if problems:
         return _refused(problems)
+    host = args.host[0] if getattr(args, "host", None) else None
+    try:
+        made_for = plan_host(args.plan)
+    except HostsError as e:
+        return _refused([str(e)])
+    if made_for != host and not (made_for is None and host is None):
+        where = f"host {made_for}" if made_for else "this machine"
+        return _refused([f"the plan was made for {where}, not {host or 'this machine'}"])
     backend = make_backend(args)
     try:
         machine = backend.probe()
@@ -123,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         return _refused(problems)
     pf = preflight_for(plan, machine, backend)
+    if host is not None:
+        sys.stdout.write(f"on host: {host} (over ssh)\n")
     sys.stdout.write(format_plan(plan, pf))
     sys.stdout.write("\n")
     forced = tuple(dict.fromkeys(args.force))
@@ -141,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         print("dry run: the plan passed its checks; nothing was executed")
         return 0
-    audit = AuditLog()
+    audit = AuditLog() if host is None else HostAuditLog(host, backend)
     if backend.read_only_reason:
         report = execute(plan, backend, audit=audit, forced=used)
         print(f"raidman apply: {report.refused}", file=sys.stderr)

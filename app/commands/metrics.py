@@ -31,6 +31,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "host", None):
+        # node_exporter runs on each machine; the snapshot database here is this machine's
+        print("raidman metrics: runs on the machine it describes (no --host)", file=sys.stderr)
+        return 2
     backend = make_backend(args)
     store = SnapshotStore.open(args.db)
     try:

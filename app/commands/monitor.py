@@ -51,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
     def out(line: str) -> None:
         print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}", flush=True)
 
+    if getattr(args, "host", None):
+        # the snapshot database is this machine's: another's syncs and SMART do not go in it
+        print("raidman monitor: runs on the machine it watches (no --host)", file=sys.stderr)
+        return 2
     backend = make_backend(args)
     store = SnapshotStore.open(args.db)
     for note in store.notes:

@@ -240,6 +240,11 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it
 
 
+def _host(args: argparse.Namespace) -> str | None:
+    hosts = getattr(args, "host", None)
+    return str(hosts[0]) if hosts else None
+
+
 def run(args: argparse.Namespace) -> int:
     backend = make_backend(args)
     try:
@@ -253,7 +258,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"raidman plan: {e}", file=sys.stderr)
         return 2
     pf = preflight_for(plan, machine, backend)
-    text = plan_file_text(plan, pf)
+    host = _host(args)
+    text = plan_file_text(plan, pf, host=host)
     if args.out:
         try:
             with open(args.out, "w", encoding="utf-8") as fh:
@@ -268,9 +274,12 @@ def run(args: argparse.Namespace) -> int:
     elif args.json or args.format == "json":
         sys.stdout.write(text)
     else:
+        if host is not None:
+            sys.stdout.write(f"on host: {host} (over ssh)\n")
         sys.stdout.write(format_plan(plan, pf))
         if args.out:
-            sys.stdout.write(f"\nsaved: {args.out} (run it with: raidman apply {args.out})\n")
+            on = f" --host {host}" if host is not None else ""
+            sys.stdout.write(f"\nsaved: {args.out} (run it with: raidman apply {args.out}{on})\n")
         else:
             sys.stdout.write("\nnothing was run.\n")
     return 3 if pf.refusals else 0

@@ -1,4 +1,11 @@
-"""``raidman report [--json] [--demo SCENARIO | --replay DIR]``: the model, headless."""
+"""``raidman report [--json] [--demo SCENARIO | --replay DIR | --host NAME ...]``: the model, headless.
+
+With several ``--host``s the hosts are probed at once (one thread each, one ssh round trip per
+probe) and the JSON is one report per host, keyed by host; one host has the shape of a local
+report. A host that cannot be reached is a report whose notes say so, and exit status 1.
+
+Exit status: 0 reported; 1 a probe failed (or a host was unreachable); 2 bad --host/hosts file.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,10 @@ import json
 import sys
 from typing import Any
 
-from app.cli import add_backend_options, make_backend
+from app.cli import add_backend_options, make_backends
 from app.report import full_report_json, full_report_text
 from app.wear.snapshots import SnapshotStore
+from backends.base import Backend
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -23,8 +31,57 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _remote_report(host: str, backend: Backend, args: argparse.Namespace) -> tuple[Any, bool]:
+    """(JSON report or text, reached) of one host. No snapshot store: this machine's sync records
+    are not the other machine's."""
+    machine = backend.probe()
+    reached = getattr(getattr(backend, "source", None), "unreachable", None) is None
+    kw: dict[str, Any] = {"smart": not args.no_smart and reached, "findings": not args.no_audit}
+    if args.json:
+        return full_report_json(backend, machine, store=None, **kw), reached
+    return full_report_text(backend, machine, store=None, **kw), reached
+
+
+def _run_hosts(backends: list[tuple[str | None, Backend]], args: argparse.Namespace) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(hb: tuple[str | None, Backend]) -> tuple[Any, bool]:
+        host, backend = hb
+        try:
+            return _remote_report(str(host), backend, args)
+        except Exception as e:  # one host's failure must not lose the others' reports
+            msg = f"probe failed: {e}"
+            return (
+                ({"host": host, "notes": [{"source": "ssh", "message": msg}]}, False)
+                if (args.json)
+                else (f"{host}: {msg}\n", False)
+            )
+
+    with ThreadPoolExecutor(max_workers=min(32, len(backends))) as pool:
+        results = list(pool.map(one, backends))
+    if args.json:
+        if len(backends) == 1:
+            json.dump(results[0][0], sys.stdout, indent=2)
+        else:
+            json.dump(
+                {str(h): r for (h, _), (r, _ok) in zip(backends, results, strict=True)},
+                sys.stdout,
+                indent=2,
+            )
+        sys.stdout.write("\n")
+    else:
+        for (h, _), (text, _ok) in zip(backends, results, strict=True):
+            if len(backends) > 1:
+                sys.stdout.write(f"== {h} ==\n")
+            sys.stdout.write(text)
+    return 0 if all(ok for _r, ok in results) else 1
+
+
 def run(args: argparse.Namespace) -> int:
-    backend = make_backend(args)
+    backends = make_backends(args)
+    if backends[0][0] is not None:
+        return _run_hosts(backends, args)
+    backend = backends[0][1]
     try:
         machine = backend.probe()
     except Exception as e:  # a backend that cannot probe at all: a message, not a traceback

@@ -31,7 +31,18 @@ MAX_LIST = 256
 MAX_PARAMS = 64
 STEP_KEYS = frozenset({"argv", "why", "destructive", "stdin", "stdin_from"})
 PLAN_KEYS = frozenset(
-    {"title", "kind", "target", "warnings", "notes", "params", "steps", "digest", "preflight"}
+    {
+        "title",
+        "kind",
+        "target",
+        "warnings",
+        "notes",
+        "params",
+        "steps",
+        "digest",
+        "preflight",
+        "host",
+    }
 )
 
 

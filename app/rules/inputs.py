@@ -25,6 +25,9 @@ from app.parsers.xfs_info import XfsGeometry
 from backends.base import Backend, CommandResult
 
 MDADM_CONF_PATHS = ("/etc/mdadm/mdadm.conf", "/etc/mdadm.conf")
+FSTRIM_ARGV = ("systemctl", "is-active", "fstrim.timer")
+MDMONITOR_ARGV = ("systemctl", "is-active", "mdmonitor.service")
+MDADM_SCAN_ARGV = ("mdadm", "--detail", "--scan")
 LVM_KEYS = (
     "devices/issue_discards",
     "devices/md_chunk_alignment",
@@ -33,6 +36,14 @@ LVM_KEYS = (
     "devices/data_alignment",
 )
 LVM_CONF = "/etc/lvm/lvm.conf"
+LVMCONFIG_ARGV = ("lvmconfig", "--type", "full", *LVM_KEYS)
+
+
+def audit_argvs() -> tuple[tuple[str, ...], ...]:
+    """The read-only commands the audit may run whatever the machine (for a batched read)."""
+    return (FSTRIM_ARGV, MDMONITOR_ARGV, MDADM_SCAN_ARGV, LVMCONFIG_ARGV)
+
+
 _DEFAULT_LINE = re.compile(r"^#\s*([A-Za-z_]\w*=)", re.MULTILINE)
 T = TypeVar("T")
 
@@ -158,7 +169,7 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
 
     lvm: LvmConfig | None = None
     if machine.pvs:
-        out = run("lvmconfig", ["lvmconfig", "--type", "full", *LVM_KEYS])
+        out = run("lvmconfig", list(LVMCONFIG_ARGV))
         if out is None and read(LVM_CONF, LVM_CONF) is None and LVM_CONF not in unknown:
             # Without lvm.conf, `--type full` fails ("Cannot clone NULL config node", seen
             # with LVM 2.03.16) although LVM then runs on its built-in defaults: read those.
@@ -189,14 +200,14 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         if not failed:
             # an mdadm.conf the parser rejects is "unknown", not "lists nothing"
             conf = parsed("mdadm.conf", parse_scan, conf_text) if conf_text is not None else ()
-        out = run("mdadm --detail --scan", ["mdadm", "--detail", "--scan"])
+        out = run("mdadm --detail --scan", list(MDADM_SCAN_ARGV))
         if out is not None:
             scan = parsed("mdadm --detail --scan", parse_scan, out)
 
     fstrim: str | None = None
     if any(d.is_ssd for d in machine.disks):
         # is-active exits 3 for inactive units and still prints the state
-        out = run("fstrim.timer", ["systemctl", "is-active", "fstrim.timer"], (0, 3))
+        out = run("fstrim.timer", list(FSTRIM_ARGV), (0, 3))
         if out is not None:
             word = out.strip().splitlines()[0].strip() if out.strip() else ""
             if word:
@@ -206,7 +217,7 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
 
     mdmonitor: str | None = None
     if any(a.has_redundancy for a in machine.arrays):
-        out = run("mdmonitor", ["systemctl", "is-active", "mdmonitor.service"], (0, 3, 4))
+        out = run("mdmonitor", list(MDMONITOR_ARGV), (0, 3, 4))
         if out is not None and out.strip():
             mdmonitor = out.strip().splitlines()[0].strip()
 

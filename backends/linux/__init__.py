@@ -38,7 +38,14 @@ class LinuxBackend:
     def now(self) -> float:
         return self.source.now()
 
+    def _prefetch(self, kind: str) -> None:
+        """A source that answers in batches (ssh) fetches what a probe/poll reads in one go."""
+        prefetch = getattr(self.source, "prefetch", None)
+        if prefetch is not None:
+            prefetch(kind)
+
     def probe(self) -> Machine:
+        self._prefetch("probe")
         m, fs_info = probe_with_fs_info(self.source)
         self._disk_sectors = {d.name: d.logical_sector for d in m.disks}
         self._fs_info = (m, fs_info)
@@ -53,6 +60,7 @@ class LinuxBackend:
         return self._fs_info[1]
 
     def sample(self) -> LiveSample:
+        self._prefetch("sample")
         arrays: list[MdLive] = []
         for name in md_names(self.source):
             live, _notes = read_live(self.source, name)

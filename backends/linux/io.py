@@ -31,3 +31,51 @@ def read_disk_io() -> tuple[DiskIO, ...]:
             )
         )
     return tuple(out)
+
+
+SECTOR = 512  # /proc/diskstats counts 512-byte sectors whatever the device's own size
+
+
+def parse_diskstats(text: str) -> tuple[DiskIO, ...]:
+    """``/proc/diskstats`` as ``DiskIO`` values, the way psutil reads it (for a machine psutil
+    cannot see: one reached over ssh). Lines of another shape are skipped."""
+    out = []
+    for line in text.splitlines():
+        f = line.split()
+        try:
+            if len(f) == 15:  # Linux 2.4
+                name, reads, rsect, writes, wsect, busy = (
+                    f[3],
+                    int(f[2]),
+                    int(f[5]),
+                    int(f[7]),
+                    int(f[9]),
+                    int(f[12]),
+                )
+            elif len(f) == 14 or len(f) >= 18:
+                name, reads, rsect, writes, wsect, busy = (
+                    f[2],
+                    int(f[3]),
+                    int(f[5]),
+                    int(f[7]),
+                    int(f[9]),
+                    int(f[12]),
+                )
+            elif len(f) == 7:  # a partition on 2.6
+                name, reads, rsect, writes, wsect = f[2], int(f[3]), int(f[4]), int(f[5]), int(f[6])
+                busy = 0
+            else:
+                continue
+        except ValueError:
+            continue
+        out.append(
+            DiskIO(
+                name=name,
+                read_bytes=rsect * SECTOR,
+                write_bytes=wsect * SECTOR,
+                read_count=reads,
+                write_count=writes,
+                busy_time_ms=busy,
+            )
+        )
+    return tuple(sorted(out, key=lambda d: d.name))

@@ -11,7 +11,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("script", ["bench_probe.py", "bench_watch.py", "bench_side_by_side.py"])
+@pytest.mark.parametrize(
+    "script", ["bench_probe.py", "bench_watch.py", "bench_side_by_side.py", "bench_hosts.py"]
+)
 def test_benchmark_runs_and_prints_figures(script: str) -> None:
     p = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / script), "--quick", "--json"],

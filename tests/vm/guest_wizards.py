@@ -348,7 +348,7 @@ def create_array(
 
 
 def member_actions(state_dir: str, array: str, actions: list[dict[str, Any]]) -> list[Any]:
-    """In ONE app session, for each ``{"action", "device", "confirm"?, "force"?}``: cursor on
+    """In ONE app session, for each ``{"action", "device", "field"?, "confirm"?, "force"?}``: cursor on
     ``array`` in the tree, key ``a`` → MemberWizard → action → preview → Run → close (the app
     re-probes). Each result also carries ``kernel``: the array's sysfs right after that step."""
     _state_dir(state_dir)
@@ -373,10 +373,12 @@ def member_actions(state_dir: str, array: str, actions: list[dict[str, Any]]) ->
                 await pilot.pause()
                 # the fields the action shows: the array's member (a Select) and/or a device
                 # outside the array (the picker); drive the one(s) on screen
+                # (``"field": "member"`` or ``"new"`` drives only that one where both show)
                 member_choices = picker = None
-                if wiz.query_one("#mb-f-member").display:
+                field = act.get("field")
+                if wiz.query_one("#mb-f-member").display and field != "new":
                     member_choices = await _choose(pilot, "#mb-device", act["device"])
-                if wiz.query_one("#mb-f-new").display:
+                if wiz.query_one("#mb-f-new").display and field != "member":
                     picker = await _pick(pilot, "#mb-new", [act["device"]])
                 await pilot.pause()
                 out = await _preview_and_run(

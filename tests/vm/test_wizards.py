@@ -160,10 +160,11 @@ def test_create_raid10_lvm_ext4_through_the_tui(blank_vm: VM) -> None:
 
 # ---------------------------------------------------------------------------------------------
 def test_fail_remove_readd_member_through_the_tui(blank_vm: VM) -> None:
-    """RAID-10 without a bitmap: fail → remove → re-add through the member wizard. Without a
-    bitmap mdadm refuses ``--re-add``; the failure is shown, nothing changes, and the wizard's
-    "add" (forcing past the old md signature, typing the device's name) starts a full recovery
-    onto that member, which the kernel finishes (degraded 0)."""
+    """RAID-10 without a bitmap: fail → remove → re-add through the member wizard. mdadm refuses
+    ``--re-add`` without a bitmap, so the wizard's re-add of the device that dropped out plans
+    ``--add`` and says why (a full recovery writing the whole member); destructive, so the
+    device's name is typed, and the old md signature is forced past. The kernel recovers onto
+    that member and finishes (degraded 0)."""
     vm = blank_vm
     disks = vm.disks(4)
     vm.set_speed_limits(FAST_KIB, FAST_KIB)
@@ -172,7 +173,7 @@ def test_fail_remove_readd_member_through_the_tui(blank_vm: VM) -> None:
     victim = disks[1]
     state = _state_dir(vm, "members")
     hold_sync(vm)  # the recovery the last step starts is held until the test has seen it
-    fail, remove, readd, add = _guest(
+    fail, remove, readd = _guest(
         vm,
         "member_actions",
         state,
@@ -180,27 +181,25 @@ def test_fail_remove_readd_member_through_the_tui(blank_vm: VM) -> None:
         [
             {"action": "fail", "device": victim},
             {"action": "remove", "device": victim},
-            {"action": "re-add", "device": victim},
-            {"action": "add", "device": victim, "confirm": victim, "force": True},
+            {"action": "re-add", "device": victim, "field": "new", "confirm": victim,
+             "force": True},
         ],
-    )
+    )  # fmt: skip
     # each step drove the field its action shows: the member Select (fail, remove), the device
-    # picker of devices outside the array (re-add: mdadm refuses a device still in it; add)
+    # picker of devices outside the array (a re-add of the device that dropped out)
     assert f"{victim}" in [c.split()[0] for c in fail["member_choices"]]
     assert fail["picker"] is None and remove["picker"] is None
-    assert readd["member_choices"] is None and add["member_choices"] is None
-    for r in (readd, add):
-        assert r["picker"]["picked"] == [victim], r["picker"]
-        assert r["picker"]["rows"][victim]["disabled"] is False
-    # while it is in the array the victim is greyed out in the picker as a member
+    assert readd["picker"]["picked"] == [victim], readd["picker"]
+    assert readd["picker"]["rows"][victim]["disabled"] is False
+    # while they are in the array the other disks are greyed out in the picker as members
     for d in disks:
         if d != victim:
             assert "member of md127" in readd["picker"]["rows"][d]["label"]
             assert readd["picker"]["rows"][d]["disabled"]
-    for r in (fail, remove, readd, add):
+    for r in (fail, remove, readd):
         vm.note(f"timing: TUI member step {r['preview']['steps'][0]['argv'][2]}: {r['seconds']} s")
-    audit = add["audit"]  # the whole session's log
-    assert _ran(audit) == [_previewed(r["preview"])[0] for r in (fail, remove, readd, add)], audit
+    audit = readd["audit"]  # the whole session's log
+    assert _ran(audit) == [_previewed(r["preview"])[0] for r in (fail, remove, readd)], audit
 
     # fail: no name to type (not destructive), the loss of redundancy is said
     p = fail["preview"]
@@ -218,29 +217,16 @@ def test_fail_remove_readd_member_through_the_tui(blank_vm: VM) -> None:
     assert victim not in remove["kernel"]["members"] and remove["kernel"]["degraded"] == "1"
     assert any(a["degraded"] == 1 and victim not in a["members"] for a in remove["arrays_after"])
 
-    # re-add: the wizard warns a missing bitmap means a full rebuild; mdadm refuses it outright
+    # re-add without a bitmap: --add, with the reason and the cost; destructive → typed name; the
+    # old md superblock is a signature the pre-flight makes you force past, and the log says so
     p = readd["preview"]
-    assert [s["argv"][2:] for s in p["steps"]] == [["--re-add", f"/dev/{victim}"]]
-    assert any("no write-intent bitmap" in w for w in p["warnings"]), p["warnings"]
-    o = readd["report"]["outcomes"][0]
-    vm.note(
-        f"wizards: mdadm --re-add without a bitmap: exit {o['exit_code']}: {o['stderr'].strip()}"
-    )
-    assert o["status"] == "failed" and o["exit_code"] not in (0, None)
-    assert readd["statuses"] == ["failed"]
-    assert o["stderr"].strip().splitlines()[0] in readd["details"][0]  # mdadm's words, on screen
-    assert "not possible" in o["stderr"]
-    assert victim not in readd["kernel"]["members"] and readd["kernel"]["degraded"] == "1"
-
-    # add (what is left without a bitmap): destructive → typed name; the old md superblock is a
-    # signature the pre-flight makes you force past, and the audit log records the forcing
-    p = add["preview"]
     assert [s["argv"][2:] for s in p["steps"]] == [["--add", f"/dev/{victim}"]]
+    assert any("no write-intent bitmap" in w for w in p["warnings"]), p["warnings"]
     assert p["needs_confirm"] and p["refused"] == []
     assert "signatures" in p["warning_codes"], p
-    assert add["statuses"] == ["ok"], add.get("details")
+    assert readd["statuses"] == ["ok"], readd.get("details")
     assert audit[-1]["forced"] == p["warning_codes"]
-    assert victim in add["kernel"]["members"]
+    assert victim in readd["kernel"]["members"]
 
     # the kernel recovers onto the victim, then the array is whole again
     vm.wait_action("md127", ["recover"], timeout=30)
