@@ -53,11 +53,14 @@ def preflight_json(pf: Preflight) -> dict[str, list[dict[str, str]]]:
     }
 
 
-def plan_file_text(plan: Plan, preflight: Preflight) -> str:
+def plan_file_text(plan: Plan, preflight: Preflight, *, host: str | None = None) -> str:
     """The plan file ``raidman plan --json``/``--out`` and the TUI's save write, and
-    ``raidman apply`` reads: ``Plan.to_json()`` (with its digest) plus the pre-flight found."""
+    ``raidman apply`` reads: ``Plan.to_json()`` (with its digest) plus the pre-flight found, and
+    the host it was made for (``--host``: apply refuses to run it on another machine)."""
     data = plan.to_json()
     data["preflight"] = preflight_json(preflight)
+    if host is not None:
+        data["host"] = host
     return json.dumps(data, indent=2) + "\n"
 
 
