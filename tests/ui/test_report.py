@@ -130,7 +130,7 @@ def _args(*argv: str) -> argparse.Namespace:
 def test_cli_json_and_text(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(report_cmd, "make_backend", lambda args: FakeBackend())
+    monkeypatch.setattr(report_cmd, "make_backends", lambda args: [(None, FakeBackend())])
     assert report_cmd.run(_args("--json")) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["arrays"][0]["name"] == "md127"
@@ -141,7 +141,9 @@ def test_cli_json_and_text(
 def test_cli_probe_failure_is_a_message(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(report_cmd, "make_backend", lambda args: FakeBackend(fail_probe="boom"))
+    monkeypatch.setattr(
+        report_cmd, "make_backends", lambda args: [(None, FakeBackend(fail_probe="boom"))]
+    )
     assert report_cmd.run(_args("--json")) == 1
     assert "probe failed: boom" in capsys.readouterr().err
 

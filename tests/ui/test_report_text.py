@@ -109,7 +109,7 @@ def _args(*argv: str) -> argparse.Namespace:
 def test_cli_text_report_for_cron_mail(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(report_cmd, "make_backend", lambda args: FakeBackend())
+    monkeypatch.setattr(report_cmd, "make_backends", lambda args: [(None, FakeBackend())])
     assert report_cmd.run(_args()) == 0
     out = capsys.readouterr().out
     assert "SMART unavailable: USB bridge blocks SMART" in out
@@ -127,7 +127,7 @@ def test_cli_text_report_shows_wear_db_notes(
     d.mkdir()
     d.chmod(0o777)  # unsafe: the wear database is refused, and the report says so
     monkeypatch.setenv("RAIDMAN_STATE_DIR", str(d))
-    monkeypatch.setattr(report_cmd, "make_backend", lambda args: FakeBackend())
+    monkeypatch.setattr(report_cmd, "make_backends", lambda args: [(None, FakeBackend())])
     assert report_cmd.run(_args("--no-smart", "--no-audit")) == 0
     out = capsys.readouterr().out
     assert "[warning] wear: refused state directory" in out
