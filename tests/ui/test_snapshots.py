@@ -23,6 +23,7 @@ from tests.ui.helpers import wait_ready
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
 SCENARIOS = ("raid10-evo", "raid5-cable", "raid6-wd", "usb-bridge", "imsm", "blank")
 SIZES = ((80, 24), (200, 60))
+SCENARIO_SIZES = ((80, 24), (120, 40), (200, 60))  # issue 16: every scenario at all three
 
 SnapSave = Callable[..., bool]
 
@@ -60,8 +61,10 @@ def _scenario_app(name: str) -> RaidmanApp:
     return RaidmanApp(backend, probe_interval=0, sample_interval=0)
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize(
+    ("width", "height"), SCENARIO_SIZES, ids=[f"{w}x{h}" for w, h in SCENARIO_SIZES]
+)
+@pytest.mark.parametrize("scenario", (*SCENARIOS, "big"))
 def test_scenario(snap_save: SnapSave, scenario: str, width: int, height: int) -> None:
     app = _scenario_app(scenario)
     assert snap_save(
