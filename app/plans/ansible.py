@@ -4,8 +4,8 @@ The same steps as ``--json``, in the same order, each as ``ansible.builtin.comma
 ``argv:`` list (never a shell), preceded by:
 
 * **pre-flight** tasks that fail before anything changes: each device the plan overwrites exists
-  and holds at least the bytes the plan was computed for (``blockdev --getsize64``), is not
-  mounted or a swap and is not held by md/device-mapper/LVM (``lsblk`` walks /sys and mountinfo);
+  and holds at least the bytes the plan was computed for, is not mounted or a swap and is not
+  held by md/device-mapper/LVM (one ``lsblk --bytes`` per device: it walks /sys and mountinfo);
   for member actions, the member is (or is not yet) in the array (``/sys/block/mdX/md/dev-*``);
 * an **idempotence guard** per step: a read-only check task (``changed_when: false``) and a
   ``when:`` so that a second run changes nothing (the array exists, the ARRAY line is in
@@ -236,56 +236,53 @@ def _preflight_tasks(
         path = f"/dev/{dev}"
         r = f"raidman_pf{j}"
         vars_[f"{r}_dev"] = Unsafe(path)
+        # one lsblk per device gives its size (first line: the device itself) and everything on
+        # it: every task is a module run on the target, so one read instead of two
         out.append(
             {
-                "name": Unsafe(f"pre-flight: read the size of {path}"),
-                **_cmd(["blockdev", "--getsize64", path], f"{r}_size"),
-                **when,
-            }
-        )
-        if need:
-            vars_[f"{r}_min"] = need
-            out.append(
-                {
-                    "name": Unsafe(f"pre-flight: {path} holds at least {need} bytes"),
-                    "ansible.builtin.assert": {
-                        "that": [Expr(f"{r}_size.stdout | int >= {r}_min | int")],
-                        "fail_msg": Expr(
-                            f"{{{{ {r}_dev }}}} has {{{{ {r}_size.stdout }}}} bytes; "
-                            f"the plan needs {{{{ {r}_min }}}}"
-                        ),
-                        "quiet": True,
-                    },
-                    **when,
-                }
-            )
-        out.append(
-            {
-                "name": Unsafe(f"pre-flight: what sits on {path}"),
+                "name": Unsafe(f"pre-flight: what sits on {path} and its size"),
                 **_cmd(
-                    ["lsblk", "--noheadings", "--raw", "--output", "NAME,TYPE,MOUNTPOINT", path],
+                    [
+                        "lsblk",
+                        "--noheadings",
+                        "--raw",
+                        "--bytes",
+                        "--output",
+                        "NAME,TYPE,SIZE,MOUNTPOINT",
+                        path,
+                    ],
                     f"{r}_use",
                 ),
                 **when,
             }
         )
+        size = f"({r}_use.stdout_lines[0].split(' ')[2] | int)"
+        lines = f"{r}_use.stdout_lines"
+        in_use = (
+            f"{{{{ {r}_dev }}}} is in use (mounted, swap, or held by md/dm/LVM): "
+            f"{{{{ {lines} | join('; ') }}}}"
+        )
+        that = [
+            Expr(f"{lines} | select('match', '^[^ ]+ [^ ]+ [^ ]* [^ ]') | list | length == 0"),
+            Expr(f"{lines} | reject('match', '^[^ ]+ (disk|part|loop)( |$)') | list | length == 0"),
+        ]
+        fail_msg = in_use
+        title = f"pre-flight: {path} is not mounted, not swap, not held"
+        if need:
+            vars_[f"{r}_min"] = need
+            that.insert(0, Expr(f"{size} >= {r}_min | int"))
+            fail_msg = (
+                f"{{% if {size} < {r}_min | int %}}{{{{ {r}_dev }}}} has "
+                f"{{{{ {size} }}}} bytes; the plan needs {{{{ {r}_min }}}}"
+                f"{{% else %}}{in_use}{{% endif %}}"
+            )
+            title = f"pre-flight: {path} holds at least {need} bytes, is not mounted, not swap, not held"
         out.append(
             {
-                "name": Unsafe(f"pre-flight: {path} is not mounted, not swap, not held"),
+                "name": Unsafe(title),
                 "ansible.builtin.assert": {
-                    "that": [
-                        Expr(
-                            f"{r}_use.stdout_lines | select('match', '^[^ ]+ [^ ]+ [^ ]') | list | length == 0"
-                        ),
-                        Expr(
-                            f"{r}_use.stdout_lines | reject('match', '^[^ ]+ (disk|part|loop)( |$)')"
-                            " | list | length == 0"
-                        ),
-                    ],
-                    "fail_msg": Expr(
-                        f"{{{{ {r}_dev }}}} is in use (mounted, swap, or held by md/dm/LVM): "
-                        f"{{{{ {r}_use.stdout_lines | join('; ') }}}}"
-                    ),
+                    "that": that,
+                    "fail_msg": Expr(fail_msg),
                     "quiet": True,
                 },
                 **when,

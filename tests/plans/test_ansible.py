@@ -2,8 +2,8 @@
 preview, digest), and the real ``ansible-playbook -c local`` runs it with pre-flight failures
 before any change and a second run that changes nothing.
 
-The host has no disks to spare, so here the storage tools the playbook calls (mdadm, blockdev,
-lsblk, update-initramfs) are small scripts that keep their state in a directory; the real-kernel
+The host has no disks to spare, so here the storage tools the playbook calls (mdadm, lsblk,
+update-initramfs) are small scripts that keep their state in a directory; the real-kernel
 run of the same playbook is tests/vm/test_ansible.py."""
 
 from __future__ import annotations
@@ -49,14 +49,14 @@ if name == "mdadm":
         sys.exit(0 if os.path.exists(md) else 1)
     else:
         sys.exit(2)
-elif name == "blockdev":
-    print(os.environ.get("FAKE_SIZE", "1000204886016"))
 elif name == "lsblk":
+    assert args[:5] == ["--noheadings", "--raw", "--bytes", "--output", "NAME,TYPE,SIZE,MOUNTPOINT"], args
     dev = os.path.basename(args[-1])
     mounted = os.environ.get("FAKE_MOUNTED") == dev
-    print(f"{{dev}} disk " + ("/srv" if mounted else ""))
+    size = os.environ.get("FAKE_SIZE", "1000204886016")
+    print(f"{{dev}} disk {{size}} " + ("/srv" if mounted else ""))
     if os.path.exists(md):
-        print("md127 raid10 ")
+        print("md127 raid10 4000819544064 ")
 elif name == "update-initramfs":
     log("update-initramfs", *args)
 else:
@@ -70,7 +70,7 @@ def fakes(tmp_path: Path) -> tuple[Path, Path]:
     state = tmp_path / "state"
     bin_dir.mkdir()
     state.mkdir()
-    for name in ("mdadm", "blockdev", "lsblk", "update-initramfs", "fakelog"):
+    for name in ("mdadm", "lsblk", "update-initramfs", "fakelog"):
         p = bin_dir / name
         p.write_text(FAKE.format(python=sys.executable))
         p.chmod(0o755)
