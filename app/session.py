@@ -180,6 +180,7 @@ class Session:
         self._audit_every = audit_every_s
         self._audited_at: float | None = None
         self._audit_busy = False
+        self._audit_pending = False  # asked for while one ran: runs as soon as it ends
         self._restore = restore_boosts
         self._restoring: set[str] = set()
         self._rates: dict[str, Rate] = {}
@@ -277,13 +278,24 @@ class Session:
         self._refresh()
         return rec
 
-    def audit_finished(self, now: float) -> None:
+    def audit_finished(self, now: float) -> bool:
+        """An audit ended. True: start another now (one was asked for while it ran, and what it
+        was asked for, a plan that ran or new SMART readings, came after its inputs were read)."""
         self._audit_busy = False
         self._audited_at = now
+        if self._audit_pending and self._view.probed is not None:
+            self._audit_pending = False
+            self._audit_busy = True
+            return True
+        return False
 
     def audit_now(self, now: float) -> bool:
-        """Force an audit (after a plan ran); False when one is already running."""
-        if self._audit_busy or self._view.probed is None:
+        """Force an audit (after a plan ran, on new SMART readings). False when one is already
+        running: it is then kept pending and :meth:`audit_finished` asks for it, never lost."""
+        if self._view.probed is None:
+            return False
+        if self._audit_busy:
+            self._audit_pending = True
             return False
         self._audit_busy = True
         self._audited_at = now

@@ -244,6 +244,20 @@ def test_degraded_at_first_sight_and_shape_changes() -> None:
     assert s.tick(122.0).audit
 
 
+
+def test_an_audit_asked_for_while_one_runs_runs_when_it_ends() -> None:
+    s = Session(audit_every_s=60.0)
+    assert not s.audit_now(0.0)  # nothing probed yet: nothing to audit
+    assert s.probed(machine(), 0.0).audit  # the first audit starts
+    # a plan ran (or SMART turned a verdict) while it was running: not dropped, kept pending
+    assert s.audit_now(5.0) is False
+    assert s.audit_now(6.0) is False  # asked twice: still one more audit, not two
+    assert s.audit_finished(10.0) is True  # the kept one starts at once
+    assert s.tick(11.0).audit is False  # and is running
+    assert s.audit_finished(12.0) is False  # nothing more was asked for
+    assert s.audit_now(13.0) is True  # idle: starts directly
+    assert s.audit_finished(14.0) is False
+
 # ---- the TUI and the monitor record the same syncs ----------------------------------------------
 class ScriptedBackend:
     """Replays one probe and a fixed sample sequence; SMART from fixed counters."""

@@ -523,14 +523,17 @@ class RaidmanApp(App[None]):
         else:
             self._from_thread(self._audit_done, found)
 
-    def _audit_failed(self, error: Exception) -> None:
-        self.session.audit_finished(self.backend.now())
+    def _audit_ended(self) -> None:
         self.audit_count += 1
+        if self.session.audit_finished(self.backend.now()) and self.probed is not None:
+            self._audit_worker(self.probed)  # asked for while this one ran
+
+    def _audit_failed(self, error: Exception) -> None:
+        self._audit_ended()
         self.notify(f"audit failed: {error}", title="audit", severity="warning")
 
     def _audit_done(self, found: tuple[Finding, ...]) -> None:
-        self.session.audit_finished(self.backend.now())
-        self.audit_count += 1
+        self._audit_ended()
         self.findings = found
         with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane (yet)
             self.main.query_one(FindingsPane).set_findings(found)
