@@ -94,22 +94,24 @@ class KernelUsage:
             yield n, path
             queue.extend((h, (*path, h)) for h in self.holders_of(n))
 
-    def whole_disks_under(self, name: str) -> tuple[str, ...]:
-        """The whole disks ``name`` lives on (through slaves and partition parents)."""
-        out: list[str] = []
-        seen: set[str] = set()
-        queue = [name]
+    def carriers_under(self, name: str) -> tuple[tuple[str, str], ...]:
+        """(whole disk, the device on that disk that carries ``name``: a partition or the disk
+        itself) for every disk ``name`` lives on, through slaves and partition parents. Two
+        partitions of one disk under ``name`` are two carriers of that disk."""
+        out: dict[tuple[str, str], None] = {}
+        seen: set[tuple[str, str | None]] = set()
+        queue: list[tuple[str, str | None]] = [(name, None)]
         while queue:
-            n = queue.pop(0)
-            if n in seen:
+            n, part = queue.pop(0)
+            if (n, part) in seen:
                 continue
-            seen.add(n)
+            seen.add((n, part))
             disk = self.disk_of(n)
             slaves = self.slaves_of(n)
             if disk is not None:
-                queue.append(disk)
+                queue.append((disk, n))
             elif slaves:
-                queue.extend(slaves)
+                queue.extend((s, None) for s in slaves)
             else:
-                out.append(n)
+                out[(n, part or n)] = None
         return tuple(out)

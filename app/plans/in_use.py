@@ -148,23 +148,8 @@ def _on_disks(machine: Machine, dev: str) -> list[tuple[str, str]]:
             (n for n in below if (p := machine.partition(n)) is not None and p.parent == d), d
         )
         out.append((d, part))
-    u = machine.usage
-    if u is not None:
-        seen: set[str] = set()
-        queue = [dev]
-        while queue:
-            n = queue.pop(0)
-            if n in seen:
-                continue
-            seen.add(n)
-            disk = u.disk_of(n)
-            slaves = u.slaves_of(n)
-            if disk is not None:
-                out.append((disk, n))
-            elif slaves:
-                queue.extend(slaves)
-            else:
-                out.append((n, n))
+    if machine.usage is not None:
+        out.extend(machine.usage.carriers_under(dev))
     return out or [(dev, dev)]
 
 

@@ -122,8 +122,10 @@ def test_holders_partitions_and_the_disks_under_a_mount() -> None:
     u = read_usage(_server())
     assert u.disk_of("sdb1") == "sdb" and u.partitions_of("sda") == ("sda1", "sda2", "sda3")
     assert [n for n, _ in u.stacked_on("sdb1")] == ["md0", "dm-0"]
-    assert sorted(u.whole_disks_under("dm-0")) == ["sdb", "sdc"]
-    assert u.whole_disks_under("sda2") == ("sda",)
+    # md0 on sdb1 and sdc1, dm-0 on md0: the disks and the partitions that carry it
+    assert sorted(u.carriers_under("dm-0")) == [("sdb", "sdb1"), ("sdc", "sdc1")]
+    assert u.carriers_under("sda2") == (("sda", "sda2"),)
+    assert u.carriers_under("sda") == (("sda", "sda"),)
 
 
 def test_lsblk_majmin_is_the_fallback_when_sysfs_has_no_link() -> None:
