@@ -72,7 +72,8 @@ class LinuxBackend:
         )
 
     def wait_event(self, timeout: float) -> bool | None:
-        """Block until md reports an event (/proc/mdstat POLLPRI) or ``timeout`` seconds pass;
+        """Block until md reports an event (/proc/mdstat or an array's ``sync_action``,
+        ``array_state``, ``degraded``, ``sync_completed``: POLLPRI) or ``timeout`` seconds pass;
         True on an event (``backends.base.EventSource``). A recording or replay has no events:
         None at once."""
         if not isinstance(self.source, HostSource):

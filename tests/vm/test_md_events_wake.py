@@ -1,0 +1,63 @@
+"""md's sysfs attributes wake the event source (issue 15 §2), on a real kernel.
+
+``backends.linux.events.MdEvents`` with /proc/mdstat left out, so every wake comes from an
+array's ``sync_action``/``array_state``/``degraded``/``sync_completed`` (sysfs_notify): it
+registers the array's attributes when the array is assembled, wakes on ``echo check`` and
+``echo idle`` well within its 20 s timer, and drops them when the array is stopped without
+crashing or spinning. The registration logic itself is unit-tested with a fake poller in
+tests/backends/test_md_events.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.vm.machine import VM
+from tests.vm.scenarios import FAST_KIB, HOLD_KIB, create_array
+
+pytestmark = pytest.mark.vm
+MD = "md127"
+SOON_S = 5.0  # a wake this soon is the event, not the 20 s timer (TCG is slow, not that slow)
+
+
+def _first_wake(r: dict[str, Any], after: float) -> tuple[float, list[str]] | None:
+    for t, paths in r["wakes"]:
+        if t >= after:
+            return t, paths
+    return None
+
+
+def test_sysfs_attributes_wake_the_event_source(blank_vm: VM) -> None:
+    vm = blank_vm
+    disks = vm.disks(2)
+    vm.set_speed_limits(FAST_KIB, FAST_KIB)
+    create_array(vm, MD, "raid1", disks)
+    vm.wait_idle(MD, 300)
+    vm.set_speed_limits(1, HOLD_KIB)  # the check stays running until `echo idle`
+    r = vm.call("tests.vm.guest_events:sysfs_wakes", MD, disks, timeout=240)
+    vm.set_speed_limits()
+    vm.note(f"sysfs wakes: {r}")
+    assert r["errors"] == [], r
+    st = r["steps"]
+    assert st["registered"] > 0, "the assembled array's attributes were never registered"
+    assert st["registered"] - st["assemble"] < SOON_S + 5, r
+    for step, attr in (("check", "sync_action"), ("idle", "sync_action")):
+        w = _first_wake(r, st[step])
+        assert w is not None, (step, r)
+        t, paths = w
+        assert t - st[step] < SOON_S, (step, t - st[step], r)
+        assert all(p.startswith(f"/sys/block/{MD}/md/") for p in paths), paths
+        woken = {
+            p.rsplit("/", 1)[1]
+            for t2, ps in r["wakes"]
+            if st[step] <= t2 < st[step] + 3
+            for p in ps
+        }
+        assert attr in woken, (step, woken)
+    # stopped: every attribute dropped, and no busy loop on the vanished files (kernfs polls a
+    # removed file ready for ever: a spin would be thousands of wakes)
+    assert st["dropped"] > 0, r
+    stopping = [t for t, _p in r["wakes"] if st["stop"] <= t < st["dropped"]]
+    assert len(stopping) < 50, (len(stopping), r)
+    assert not [t for t, _p in r["wakes"] if t >= st["dropped"]], r
