@@ -10,10 +10,11 @@
   ``sync_action`` on ``echo check``/``echo idle`` — neither always reaches mdstat's count.
 
 The set of arrays changes: every :meth:`MdEvents.wait` lists ``/sys/block/md*`` first and opens
-the attributes of a new array, closes those of a gone one. A file that is not there (a RAID-0
-has no ``sync_action``) is tried again at the next listing; one that fails to read (its array
-being torn down: kernfs then polls ready for ever) is closed and left alone until its array
-leaves the listing, so a vanished file neither crashes nor spins. The poller and the listing are
+the attributes of a new array, closes those of a gone one. A file that is not there (a RAID-0,
+or an array stopped but still listed, has no ``sync_action``) is tried again at the next
+listing; one that fails to read (removed under us: kernfs then polls it ready for ever) is
+closed and left alone while that same file (inode) is still there, so a vanished file neither
+crashes nor spins, and the one md creates when the array is assembled again is watched. The poller and the listing are
 injectable (tests drive the registration with a fake poller: a regular file cannot POLLPRI).
 """
 
@@ -82,7 +83,8 @@ class MdEvents:
         self._poller: Poller | None = None
         self._files: dict[str, _Watched] = {}
         self._by_fd: dict[int, str] = {}
-        self._broken: set[str] = set()  # failed to read: not reopened while its array is listed
+        # path -> inode of a file that failed to read: not reopened while that file is there
+        self._broken: dict[str, int] = {}
         self.woke: tuple[str, ...] = ()
 
     @property
@@ -107,7 +109,13 @@ class MdEvents:
         want = self._wanted()
         for path in [p for p in self._files if p not in want]:
             self._drop(path)
-        self._broken &= set(want)  # a gone array's files may be tried again when it is back
+        for path, ino in list(self._broken.items()):
+            try:
+                same = path in want and os.stat(path).st_ino == ino
+            except OSError:
+                same = False
+            if not same:  # gone, or a new file there (the array assembled again): try it
+                del self._broken[path]
         for path, array in want.items():
             if path in self._files or path in self._broken:
                 continue
@@ -143,9 +151,13 @@ class MdEvents:
             while os.read(w.fd, 65536):
                 pass
         except OSError:
+            try:
+                ino = os.fstat(w.fd).st_ino
+            except OSError:
+                ino = -1
             self._drop(path)
             if w.array is not None:
-                self._broken.add(path)
+                self._broken[path] = ino
             return False
         w.stale = False
         return True

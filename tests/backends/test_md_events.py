@@ -188,8 +188,8 @@ def test_a_missing_attribute_is_tried_again_when_it_appears(tmp_path: Path) -> N
 def test_an_attribute_that_fails_to_read_is_dropped_and_does_not_spin(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A torn-down array's kernfs file polls ready for ever and reads fail (ENODEV): it is
-    closed after one wake and not reopened while the array is still listed."""
+    """A removed kernfs file polls ready for ever and reads fail (ENODEV): it is closed after
+    one wake and not reopened while that file is there; a new file in its place is watched."""
     ev, fake, _mdstat, sysb = _setup(tmp_path)
     _md(sysb, "md127")
     ev.wait(0)
@@ -211,9 +211,11 @@ def test_an_attribute_that_fails_to_read_is_dropped_and_does_not_spin(
     assert str(degraded) not in ev.watched and bad not in fake.fds
     assert len(ev.watched) == len(MD_ATTRS)  # mdstat and the three others stay
     monkeypatch.setattr(os, "read", real)
-    shutil.rmtree(sysb / "md127")
+    # the array stopped but still listed: md removed its redundancy attributes ...
+    degraded.unlink()
     ev.wait(0)
-    _md(sysb, "md127")  # the array gone and back: its files are tried afresh
+    assert str(degraded) not in ev.watched
+    degraded.write_text("0\n")  # ... and made new ones when it was assembled again
     ev.wait(0)
     assert str(degraded) in ev.watched
     ev.close()

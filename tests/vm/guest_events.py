@@ -34,17 +34,27 @@ def sysfs_wakes(md: str, devices: list[str], timeout_s: float = 20.0) -> dict[st
     def sh(*argv: str) -> None:
         subprocess.run(argv, check=True, capture_output=True, timeout=120)
 
-    def wait_watched(n: int, limit: float = 10.0) -> float:
+    def names() -> set[str]:
+        while True:
+            try:
+                return {p.rsplit("/", 1)[1] for p in ev.watched}  # read while it blocks in poll
+            except RuntimeError:  # changed size while read: look again
+                continue
+
+    def wait_watched(want: set[str], limit: float = 10.0, *, within: bool = False) -> float:
         t0 = time.monotonic()
         while time.monotonic() - t0 < limit:
-            try:
-                now = len(ev.watched)  # read while the watcher blocks in poll
-            except RuntimeError:  # changed size while read: look again
-                now = -1
-            if now == n:
+            now = names()
+            if now == want or (within and now <= want):
                 return time.monotonic()
             time.sleep(0.05)
         return -1.0
+
+    def action(step: str, what: str) -> None:
+        steps[step] = time.monotonic()
+        with open(f"/sys/block/{md}/md/sync_action", "w") as f:
+            f.write(f"{what}\n")
+        time.sleep(3.0)
 
     steps: dict[str, float] = {}
     sh("mdadm", "--stop", f"/dev/{md}")
@@ -53,28 +63,30 @@ def sysfs_wakes(md: str, devices: list[str], timeout_s: float = 20.0) -> dict[st
     time.sleep(0.5)
     steps["assemble"] = time.monotonic()
     sh("mdadm", "--assemble", f"/dev/{md}", *(f"/dev/{d}" for d in devices))
-    steps["registered"] = wait_watched(len(MD_ATTRS))
+    steps["registered"] = wait_watched(set(MD_ATTRS))
     time.sleep(1.0)
-    steps["check"] = time.monotonic()
-    with open(f"/sys/block/{md}/md/sync_action", "w") as f:
-        f.write("check\n")
-    time.sleep(3.0)
-    steps["idle"] = time.monotonic()
-    with open(f"/sys/block/{md}/md/sync_action", "w") as f:
-        f.write("idle\n")
-    time.sleep(3.0)
+    action("check", "check")
+    action("idle", "idle")
     steps["stop"] = time.monotonic()
     sh("mdadm", "--stop", f"/dev/{md}")
-    steps["dropped"] = wait_watched(0)
+    # md removes the redundancy attributes; the stopped md127 may stay listed with array_state
+    steps["dropped"] = wait_watched({"array_state"}, within=True)
+    watched_stopped = sorted(names())
     time.sleep(2.0)
+    steps["reassemble"] = time.monotonic()
+    sh("mdadm", "--assemble", f"/dev/{md}", *(f"/dev/{d}" for d in devices))
+    steps["registered again"] = wait_watched(set(MD_ATTRS))
+    time.sleep(1.0)
+    action("check again", "check")
+    action("idle again", "idle")
     steps["end"] = time.monotonic()
     stop.set()
-    sh("mdadm", "--assemble", f"/dev/{md}", *(f"/dev/{d}" for d in devices))
     th.join(timeout_s + 5)
     ev.close()
     return {
         "steps": steps,
         "wakes": [[t, list(p)] for t, p in wakes],
         "errors": errors,
+        "watched_stopped": watched_stopped,
         "timeout_s": timeout_s,
     }
