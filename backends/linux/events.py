@@ -178,10 +178,10 @@ class MdEvents:
             return False
         woke: list[str] = []
         for fd, _mask in ready:
-            path = self._by_fd.get(fd)
-            if path is not None:
-                self._files[path].stale = True
-                woke.append(path)
+            hit = self._by_fd.get(fd)
+            if hit is not None:
+                self._files[hit].stale = True
+                woke.append(hit)
         self.woke = tuple(woke)
         return bool(woke)
 
