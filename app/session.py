@@ -191,6 +191,18 @@ class Session:
     def view(self) -> SessionView:
         return self._view
 
+    def kernel_count(self, disk: str) -> tuple[int, float] | None:
+        """``disk``'s cumulative bytes written by the kernel's count and the time of the sample
+        it comes from (the last one); None before a sample shows it. Safe from any thread (the
+        view is immutable and replaced whole): SMART reads store it with their reading."""
+        live = self._view.live
+        if live is None:
+            return None
+        for d in live.disk_io:
+            if d.name == disk:
+                return d.write_bytes, live.taken_at
+        return None
+
     # ---- feeding ----------------------------------------------------------------------------
     def probed(self, machine: Machine, now: float) -> Effects:
         v = self._view

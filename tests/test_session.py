@@ -22,7 +22,7 @@ from app.session import Session
 from app.wear.monitor import WearMonitor
 from app.wear.recorder import SmartRead
 from app.wear.report import syncs_json
-from app.wear.snapshots import SnapshotStore
+from app.wear.snapshots import SnapshotStore, SyncMember
 
 MIB = 1 << 20
 DISKS = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")
@@ -244,7 +244,6 @@ def test_degraded_at_first_sight_and_shape_changes() -> None:
     assert s.tick(122.0).audit
 
 
-
 def test_an_audit_asked_for_while_one_runs_runs_when_it_ends() -> None:
     s = Session(audit_every_s=60.0)
     assert not s.audit_now(0.0)  # nothing probed yet: nothing to audit
@@ -257,6 +256,7 @@ def test_an_audit_asked_for_while_one_runs_runs_when_it_ends() -> None:
     assert s.audit_finished(12.0) is False  # nothing more was asked for
     assert s.audit_now(13.0) is True  # idle: starts directly
     assert s.audit_finished(14.0) is False
+
 
 # ---- the TUI and the monitor record the same syncs ----------------------------------------------
 class ScriptedBackend:
@@ -611,3 +611,155 @@ def test_every_disk_keeps_a_recent_smart_snapshot(tmp_path: Path) -> None:
     assert s.tick(99.0).smart_reads == ()
     assert [r.disk for r in s.tick(100.0).smart_reads] == list(DISKS[:3])
     assert [r.disk for r in s.tick(120.0).smart_reads] == ["nvme3n1"]
+
+
+# ---- a sync that starts before SMART's "before" could be read (issue 15 §3) ---------------------
+class NvmeBackend(ScriptedBackend):
+    """SMART's NVMe data-unit counter (512,000 B, NVMe base spec "Data Units Written") follows
+    the kernel's write counters of whatever sample the test says the device is at."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.device: dict[str, int] = {}
+
+    def smart(self, disk: str) -> SmartReading:
+        return SmartReading(
+            disk,
+            True,
+            protocol="NVMe",
+            serial=f"SN-{disk}",
+            nvme={"data_units_written": self.device[disk] // 512_000},
+            taken_at=self.t,
+        )
+
+
+def test_the_start_up_sweep_reads_a_syncing_arrays_members_first() -> None:
+    from app.wear.recorder import sweep_order
+
+    other = (Disk("sda", 10 * MIB, serial="SA"), Disk("sdb", 10 * MIB, serial="SB"))
+    m = machine()
+    syncing = replace(m.arrays[0], sync=recover(0))
+    idle_arr = MdArray(
+        "md0", "raid1", raid_disks=2, members=(MdMember("sdb", 0, ("in_sync",)),), uuid="x"
+    )
+    m2 = replace(m, disks=(*other, *m.disks), arrays=(idle_arr, syncing))
+    assert [d.name for d in sweep_order(m2)] == [*DISKS, "sdb", "sda"]
+    s = Session(store=SnapshotStore.open(":memory:"), audit_every_s=None)
+    assert [r.disk for r in s.probed(m2, 0.0).smart_reads] == [*DISKS, "sdb", "sda"]
+    # no sync running: array members before the rest (a sync may start on them any moment)
+    m3 = replace(m2, arrays=(idle_arr, m.arrays[0]))
+    assert [d.name for d in sweep_order(m3)] == ["sdb", *DISKS, "sda"]
+
+
+def test_a_before_read_after_the_sync_began_is_corrected_by_the_kernel_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """The watcher starts, the recovery begins at once: its members' SMART "before" comes 2 s
+    into it, when the kernel had counted 64 MiB written to the target. The SMART delta then
+    covers only the rest; the record adds the kernel's 64 MiB and says which is which."""
+    from app.wear.delta import sync_wear
+    from app.wear.recorder import take_snapshot
+
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    be = NvmeBackend()
+    w = Writes()
+    sweep = s.probed(machine(), 0.0).smart_reads  # the start-up sweep: smartctl not done yet
+    s.sampled(sample(1, w.add()), 1.0)
+    eff = s.sampled(sample(2, w.add(nvme3n1=64 * MIB), recover(TOTAL // 4)), 2.0)
+    starts = [r for r in eff.smart_reads if r.reason == "sync-start"]
+    assert {r.disk for r in starts} == set(DISKS)
+    be.device, be.t = dict(w.w), 4.0  # read 2 s after the sync began, at 64 MiB
+    for r in [*starts, *sweep]:
+        take_snapshot(be, store, r, kernel=s.kernel_count)  # type: ignore[arg-type]
+    eff = s.sampled(sample(10, w.add(nvme3n1=192 * MIB)), 10.0)  # over
+    be.device, be.t = dict(w.w), 10.5
+    assert {r.reason for r in eff.smart_reads} == {"sync-end"}
+    for r in eff.smart_reads:
+        take_snapshot(be, store, r, kernel=s.kernel_count)  # type: ignore[arg-type]
+
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert ev.kernel_written("nvme3n1") == 256 * MIB
+    t = sync_wear(store, ev).member("nvme3n1")
+    assert t is not None and t.start is not None and t.start.reason == "sync-start"
+    assert t.start_late and t.written_before_start == 64 * MIB
+    # SMART counted only from its reading on (192 MiB, in whole 512,000 B units)
+    assert abs(t.bytes_written - 192 * MIB) < 512_000  # type: ignore[operator]
+    assert t.corrected_bytes is not None and abs(t.corrected_bytes - 256 * MIB) < 512_000
+    assert t.capacity_share is not None and 0.99 < t.capacity_share < 1.01
+    line = sync_wear(store, ev).line(t)
+    assert line.startswith("this rebuild wrote about 268 MB to nvme3n1 = 1.0 × its capacity")
+    assert "SMART's before was read 2 s after the rebuild began: 201 MB counted by SMART" in line
+    assert "+ 67.1 MB the kernel counted before that reading" in line, line
+    other = sync_wear(store, ev).member("nvme0n1")
+    assert other is not None and other.written_before_start == 0 and other.corrected_bytes == 0
+
+    (js,) = syncs_json(store, "md127", "aaaa:1111")
+    j = next(m for m in js["members"] if m["disk"] == "nvme3n1")
+    assert j["smart_start_after_sync_began"] is True
+    assert j["kernel_bytes_before_smart_start"] == 64 * MIB
+    assert j["bytes_written"] == t.bytes_written  # SMART's own delta, unchanged
+    assert j["bytes_written_corrected"] == t.corrected_bytes
+
+
+def test_a_sync_before_any_smart_read_takes_the_first_reading_during_it(tmp_path: Path) -> None:
+    """No sync-start read and no reading before it (it began and ended between two looks while
+    the start-up sweep was still going): the sweep's reading taken during it is the "before",
+    corrected by the kernel's count — not "no snapshot pair"."""
+    from app.wear.delta import sync_wear
+
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine(), 0.0)
+    s.sampled(sample(1, w.add(), last="none"), 1.0)
+    eff = s.sampled(sample(3, w.add(nvme3n1=256 * MIB), last="recovery"), 3.0)
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert (ev.started_at, ev.ended_at) == (1.0, 3.0)
+    assert {r.reason for r in eff.smart_reads} == {"sync-end"}
+    mid = 1_000_000 + 100 * MIB  # the sweep read nvme3n1 at 2.0, 100 MiB into the rebuild
+    counters = _nvme("nvme3n1", mid // 512_000)
+    counters.update(kernel_bytes_written=mid, kernel_at=2.0)
+    store.record_snapshot("SN-nvme3n1", "nvme3n1", counters, ts=2.0, reason="start")
+    end = _nvme("nvme3n1", (1_000_000 + 256 * MIB) // 512_000)
+    store.record_snapshot("SN-nvme3n1", "nvme3n1", end, ts=3.5, reason="sync-end", sync_id=ev.id)
+    t = sync_wear(store, ev).member("nvme3n1")
+    assert t is not None and t.start is not None and t.start.reason == "start"
+    assert t.start_late and t.written_before_start == 100 * MIB
+    assert t.corrected_bytes is not None and abs(t.corrected_bytes - 256 * MIB) < 512_000
+    # a reading without the kernel's counter (stored by an older raidman) is no "before": the
+    # SMART delta would silently miss what came before it
+    store2 = SnapshotStore.open(tmp_path / "old.db")
+    sid = store2.start_sync(
+        "md127", "recover", ev.members, 1.0, kernel_start=ev.kernel_start, array_uuid="u"
+    )
+    store2.end_sync(sid, 3.0)
+    store2.record_snapshot("SN-nvme3n1", "nvme3n1", _nvme("nvme3n1", 5), ts=2.0, reason="start")
+    store2.record_snapshot("SN-nvme3n1", "nvme3n1", end, ts=3.5, reason="sync-end", sync_id=sid)
+    ev2 = store2.sync(sid)
+    assert ev2 is not None
+    old = sync_wear(store2, ev2).member("nvme3n1")
+    assert old is not None and old.start is None
+    assert "no snapshot pair" in sync_wear(store2, ev2).line(old)
+
+
+def test_a_late_before_without_the_kernels_count_is_a_lower_bound(tmp_path: Path) -> None:
+    from app.wear.delta import sync_wear
+
+    store = SnapshotStore.open(tmp_path / "state.db")
+    sid = store.start_sync("md127", "recover", [SyncMember("nvme3n1", "nvme3n1", "S")], 10.0)
+    store.end_sync(sid, 20.0)
+    store.record_snapshot(
+        "S", "nvme3n1", _nvme("x", 100), ts=12.0, reason="sync-start", sync_id=sid
+    )
+    store.record_snapshot("S", "nvme3n1", _nvme("x", 600), ts=21.0, reason="sync-end", sync_id=sid)
+    ev = store.sync(sid)
+    assert ev is not None
+    sw = sync_wear(store, ev)
+    (m,) = sw.members
+    assert m.start_late and m.written_before_start is None and m.corrected_bytes is None
+    assert m.capacity_share is None
+    assert sw.line(m) == (
+        "this rebuild wrote at least 256 MB to nvme3n1 (SMART's before was read 2 s after the "
+        "rebuild began; what it wrote before that is unknown)"
+    )

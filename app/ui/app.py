@@ -637,7 +637,14 @@ class RaidmanApp(App[None]):
 
         for r in reads:
             try:
-                take_snapshot(self.backend, store, r, self._store_lock, on_reading=seen)
+                take_snapshot(
+                    self.backend,
+                    store,
+                    r,
+                    self._store_lock,
+                    on_reading=seen,
+                    kernel=self.session.kernel_count,
+                )
             except Exception as e:
                 self._warn_from_thread(f"SMART snapshot of {r.disk} failed: {e}", "wear")
         if changed:  # a first reading, or a disk's health/counters changed: findings and badges

@@ -26,12 +26,27 @@ class MemberWear:
     start: Snapshot | None
     end: Snapshot | None
     running: bool  # end is "now", the sync has not finished
+    # SMART's "before" was read after the sync began (a sync that started within seconds of
+    # the watcher, or while its start reads waited for smartctl): ``bytes_written`` counts only
+    # from that reading on; ``written_before_start`` is what the kernel's counter says the disk
+    # had been written since the sync began until then (None: not known, left uncorrected)
+    start_late: bool = False
+    written_before_start: int | None = None
+
+    @property
+    def corrected_bytes(self) -> int | None:
+        """SMART's figure plus, for a late "before", the kernel's count of what came before it."""
+        if self.bytes_written is None or (self.start_late and self.written_before_start is None):
+            return None if self.start_late else self.bytes_written
+        return self.bytes_written + (self.written_before_start or 0)
 
     @property
     def capacity_share(self) -> float | None:
-        if self.bytes_written is None or not self.capacity_bytes:
+        """Of the whole sync: SMART's figure, with a late "before" corrected."""
+        n = self.corrected_bytes
+        if n is None or not self.capacity_bytes:
             return None
-        return self.bytes_written / self.capacity_bytes
+        return n / self.capacity_bytes
 
     @property
     def unit_bytes(self) -> int | None:
@@ -75,6 +90,8 @@ class SyncWear:
                 else "no write counter in known units"
             )
             return f"this {self.word} {verb} ? to {m.member.disk} ({why})"
+        if m.start_late:
+            return self._late_line(m, verb)
         text = f"this {self.word} {verb} {human_bytes(m.bytes_written)} to {m.member.disk}"
         share = m.capacity_share
         if share is not None:
@@ -87,6 +104,27 @@ class SyncWear:
                 f"{human_bytes(self._written(m))} written: the kernel's figure is the exact one)"
             )
         return text
+
+    def _late_line(self, m: MemberWear, verb: str) -> str:
+        """SMART's "before" was read after the sync began: say so, and what it is made of."""
+        assert m.bytes_written is not None and m.start is not None
+        after = m.start.ts - self.sync.started_at
+        since = f"SMART's before was read {after:.0f} s after the {self.word} began"
+        counted = f"{human_bytes(m.bytes_written)} counted by SMART from then on"
+        if m.written_before_start is None:
+            return (
+                f"this {self.word} {verb} at least {human_bytes(m.bytes_written)} to "
+                f"{m.member.disk} ({since}; what it wrote before that is unknown)"
+            )
+        total = m.bytes_written + m.written_before_start
+        text = f"this {self.word} {verb} about {human_bytes(total)} to {m.member.disk}"
+        share = m.capacity_share
+        if share is not None:
+            text += f" = {share:.1f} × its capacity"
+        return (
+            f"{text} ({since}: {counted} + {human_bytes(m.written_before_start)} the kernel "
+            "counted before that reading)"
+        )
 
     def _written(self, m: MemberWear) -> int | None:
         """The amount written, the kernel's figure where known (exact), else SMART's."""
@@ -125,11 +163,35 @@ class SyncWear:
         return out
 
 
-def _start(store: SnapshotStore, sync: SyncEvent, serial: str) -> Snapshot | None:
-    s = store.sync_snapshot(sync.id, serial, "sync-start")
+def _during(sync: SyncEvent, s: Snapshot | None) -> Snapshot | None:
+    """``s`` unless it was read only after the sync was over (then it is no "before")."""
     if s is not None and sync.ended_at is not None and s.ts >= sync.ended_at:
-        s = None  # read only after the (short) sync was over: no start at all
-    return s or store.latest_snapshot(serial, at_or_before=sync.started_at)
+        return None
+    return s
+
+
+def _start(store: SnapshotStore, sync: SyncEvent, serial: str) -> Snapshot | None:
+    """SMART's "before": the sync's own start read, else the last reading before it began,
+    else the first one read while it ran that carries the kernel's counter (a sync that started
+    within seconds of the watcher, before its start-up sweep reached the disk)."""
+    s = _during(sync, store.sync_snapshot(sync.id, serial, "sync-start"))
+    s = s or store.latest_snapshot(serial, at_or_before=sync.started_at)
+    if s is None:
+        first = _during(sync, store.first_snapshot_after(serial, sync.started_at))
+        if first is not None and first.kernel_bytes_written is not None:
+            s = first
+    return s
+
+
+def _late(sync: SyncEvent, disk: str, start: Snapshot) -> tuple[bool, int | None]:
+    """(whether SMART's "before" was read after the sync began, and then the bytes the kernel
+    counted written to ``disk`` from the sync's start up to that reading, or None: unknown)."""
+    if start.ts <= sync.started_at:
+        return False, None
+    k, k0 = start.kernel_bytes_written, sync.kernel_start.get(disk)
+    if k is None or k0 is None or k < k0:  # not kept, or the counters went back (a reboot)
+        return True, None
+    return True, k - k0
 
 
 def _end(
@@ -168,7 +230,8 @@ def sync_wear(
             if snap is not None and snap.capacity_bytes:
                 cap = snap.capacity_bytes
                 break
-        out.append(MemberWear(m, written, cap, wear, a, b, sync.running))
+        late, before = _late(sync, m.disk, a) if a is not None else (False, None)
+        out.append(MemberWear(m, written, cap, wear, a, b, sync.running, late, before))
     return SyncWear(sync, tuple(out))
 
 

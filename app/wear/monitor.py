@@ -177,7 +177,12 @@ class WearMonitor:
         for r in reads:
             reading_ok = False
             try:
-                reading_ok = take_snapshot(self.backend, self.store, r, self._lock) is not None
+                reading_ok = (
+                    take_snapshot(
+                        self.backend, self.store, r, self._lock, kernel=self.session.kernel_count
+                    )
+                    is not None
+                )
             except Exception as e:
                 self.log(f"{r.disk}: SMART read failed: {e}")
             if reading_ok:

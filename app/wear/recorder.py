@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from app.model import Machine
+from app.model import Disk, Machine
 from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartReading
 from app.sync.tracker import FinishedSync, SyncEvent
@@ -41,11 +41,20 @@ class SmartRead:
     capacity_bytes: int | None = None
 
 
-def counters_of(reading: SmartReading, capacity_bytes: int | None = None) -> dict[str, Any]:
-    """The JSON stored with a snapshot."""
+KernelCount = tuple[int, float]  # (cumulative bytes written by /proc/diskstats, sample time)
+
+
+def counters_of(
+    reading: SmartReading, capacity_bytes: int | None = None, kernel: KernelCount | None = None
+) -> dict[str, Any]:
+    """The JSON stored with a snapshot. ``kernel``: the disk's kernel write counter from the
+    last sample when the reading came back, so that a "before" read after a sync began can
+    say how much the sync had already written (app.wear.delta)."""
     w = bytes_written(reading)
     wear = wear_used_percent(reading)
     return {
+        "kernel_bytes_written": kernel[0] if kernel is not None else None,
+        "kernel_at": kernel[1] if kernel is not None else None,
         "bytes_written": w.bytes if w else None,
         "raw": w.raw if w else None,
         "unit": w.unit if w else None,
@@ -67,11 +76,15 @@ def take_snapshot(
     read: SmartRead,
     lock: AbstractContextManager[object] | None = None,
     on_reading: Callable[[str, SmartReading], None] | None = None,
+    kernel: Callable[[str], KernelCount | None] | None = None,
 ) -> str | None:
     """Run one :class:`SmartRead`: returns the serial stored under, or None (no SMART).
     ``lock`` (the store's) is held only while writing, never during the slow read;
-    ``on_reading(disk, reading)`` gets every reading (the TUI's audit judges SMART from them)."""
+    ``on_reading(disk, reading)`` gets every reading (the TUI's audit judges SMART from them);
+    ``kernel(disk)`` (``Session.kernel_count``) the disk's kernel write counter, asked for as
+    the reading comes back and stored with it."""
     reading = backend.smart(read.disk)
+    count = kernel(read.disk) if kernel is not None else None
     if on_reading is not None:
         on_reading(read.disk, reading)
     if not reading.available:
@@ -81,7 +94,7 @@ def take_snapshot(
         store.record_snapshot(
             serial,
             read.disk,
-            counters_of(reading, read.capacity_bytes),
+            counters_of(reading, read.capacity_bytes, count),
             ts=backend.now(),
             reason=read.reason,
             sync_id=read.sync_id,
@@ -124,6 +137,20 @@ def members_of(
     return tuple(out)
 
 
+def sweep_order(machine: Machine) -> list[Disk]:
+    """The machine's disks in the order a SMART sweep reads them: members of an array whose
+    sync is running first (the sync began before their "before" could be read: the sooner the
+    better), then members of other arrays (a sync may start on them any moment), then the rest;
+    the probe's order within each."""
+    rank: dict[str, int] = {}
+    for a in machine.arrays:
+        r = 0 if a.sync is not None and a.sync.action not in ("idle", "frozen") else 1
+        for m in a.members:
+            for d in machine.disks_under(m.device):
+                rank[d] = min(rank.get(d, 2), r)
+    return sorted(machine.disks, key=lambda d: rank.get(d.name, 2))
+
+
 class WearRecorder:
     def __init__(self, store: SnapshotStore, *, smart_every_s: float | None) -> None:
         self.store = store
@@ -140,11 +167,12 @@ class WearRecorder:
     # ---- SMART reads of many disks -------------------------------------------------------------
     def _due(self, machine: Machine, reason: str, now: float) -> list[SmartRead]:
         """``start``: the disks never read (all at the first probe, a new disk later);
-        ``periodic``: those not read for the cadence."""
+        ``periodic``: those not read for the cadence. In :func:`sweep_order`: a sync that
+        starts while they are read finds its members' "before" read first."""
         every = self._every
         return [
             SmartRead(d.name, reason, None, d.serial, d.size_bytes)
-            for d in machine.disks
+            for d in sweep_order(machine)
             if d.kind == "disk"
             and (
                 d.name not in self._asked

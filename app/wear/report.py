@@ -52,7 +52,11 @@ def syncs_json(
     counter, e.g. "nvme:data_units_written"), ``smart_unit_bytes`` (its step) and
     ``smart_coarser_than_written`` (the step is larger than what was written: SMART cannot
     confirm the amount, the kernel's figure stands); ``smart_pair`` whether SMART was read on
-    both sides of the sync."""
+    both sides of the sync; ``smart_start_after_sync_began`` when its "before" was read only
+    after the sync began (a sync that started as the watcher did): ``bytes_written`` then counts
+    from that reading on, ``kernel_bytes_before_smart_start`` is what the kernel counted written
+    from the sync's start to that reading (null: unknown) and ``bytes_written_corrected`` the
+    sum (``capacity_share`` is of that)."""
     out: list[dict[str, Any]] = []
     for ev in store.syncs_for(array, array_uuid):
         sw = sync_wear(store, ev)
@@ -74,6 +78,11 @@ def syncs_json(
                     "smart_unit_bytes": m.unit_bytes,
                     "smart_coarser_than_written": sw.smart_coarse(m),
                     "smart_pair": m.start is not None and m.end is not None,
+                    # SMART's "before" read after the sync began: bytes_written counts from
+                    # then on; the kernel's count up to that reading, and the two together
+                    "smart_start_after_sync_began": m.start_late,
+                    "kernel_bytes_before_smart_start": m.written_before_start,
+                    "bytes_written_corrected": m.corrected_bytes,
                     "capacity_share": m.capacity_share,
                     "wear_points": m.wear_points,
                 }

@@ -107,6 +107,13 @@ class Snapshot:
         return v if isinstance(v, int) else None
 
     @property
+    def kernel_bytes_written(self) -> int | None:
+        """The disk's kernel write counter (/proc/diskstats, cumulative bytes) from the last
+        sample when this reading came back; None for snapshots stored before it was kept."""
+        v = self.counters.get("kernel_bytes_written")
+        return v if isinstance(v, int) and v >= 0 else None
+
+    @property
     def unit_bytes(self) -> int | None:
         """Bytes per step of the write counter (NVMe: 512,000); for snapshots stored before
         it was kept, bytes ÷ raw count."""
