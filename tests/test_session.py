@@ -763,3 +763,27 @@ def test_a_late_before_without_the_kernels_count_is_a_lower_bound(tmp_path: Path
         "this rebuild wrote at least 256 MB to nvme3n1 (SMART's before was read 2 s after the "
         "rebuild began; what it wrote before that is unknown)"
     )
+
+
+@pytest.mark.parametrize("threaded", [False, True])
+def test_the_monitors_smart_snapshots_keep_the_kernels_counter(
+    tmp_path: Path, threaded: bool
+) -> None:
+    """What the correction above needs, stored by `raidman monitor` itself: each snapshot
+    carries the disk's kernel write counter of the last sample when the reading came back."""
+    store = SnapshotStore.open(tmp_path / "state.db")
+    mon = WearMonitor(ScriptedBackend(_sequence()), store, threaded=threaded)  # type: ignore[arg-type]
+    for _ in range(3):  # idle, the recovery running (64 MiB written to nvme3n1), over
+        mon.tick()
+    mon.close()
+    (rec,) = store.syncs_for("md127", "aaaa:1111")
+    start = store.sync_snapshot(rec.id, "SN-nvme3n1", "sync-start")
+    end = store.sync_snapshot(rec.id, "SN-nvme3n1", "sync-end")
+    assert start is not None and end is not None
+    if not threaded:  # read in line, right after the sample that saw the sync start / end
+        assert start.kernel_bytes_written == 1_000_000 + 64 * MIB
+        assert end.kernel_bytes_written == 1_000_000 + 256 * MIB
+    else:  # beside sampling: whichever sample was the last one then
+        assert start.kernel_bytes_written in (1_000_000 + 64 * MIB, 1_000_000 + 256 * MIB)
+        assert end.kernel_bytes_written == 1_000_000 + 256 * MIB
+    assert start.counters["kernel_at"] in (2.0, 3.0)
