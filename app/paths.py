@@ -17,6 +17,15 @@ def state_dir() -> Path:
     return Path(xdg) / "raidman"
 
 
+def host_state_dir(host: str) -> Path:
+    """What raidman keeps here about another machine it watched over ssh (its sync records):
+    ``state_dir()/hosts/HOST``. ``host`` has passed ``check_host_name`` (no ``/``, no leading
+    dot), so it is one path component."""
+    if not host or "/" in host or host.startswith(".") or "\0" in host:
+        raise ValueError(f"not a host name: {host!r}")
+    return state_dir() / "hosts" / host
+
+
 BOOST_FILE = "boost.json"
 DB_FILE = "state.db"
 

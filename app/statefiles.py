@@ -94,13 +94,21 @@ def check_file(path: Path) -> None:
 
 
 def ensure_dir(path: Path) -> None:
-    """Create ``path`` (mode 0700, missing parents too) if it does not exist, then check it."""
-    if not os.path.lexists(path):
+    """Create ``path`` (mode 0700, missing parents too, each 0700: ``os.makedirs`` gives the
+    parents it creates the umask's mode) if it does not exist, then check it and those above."""
+    missing: list[Path] = []
+    p = path
+    while not os.path.lexists(p) and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
         try:
-            os.makedirs(path, mode=0o700, exist_ok=True)
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            pass  # made by another process meanwhile: checked below like any other
         except OSError as e:
-            raise StateFileError(f"cannot create state directory {path}: {e.strerror}") from e
-    check_dir(path)
+            raise StateFileError(f"cannot create state directory {d}: {e.strerror}") from e
+    check_dir(path)  # and every directory above it
 
 
 def read_text(path: Path, *, max_bytes: int = MAX_STATE_BYTES) -> str | None:

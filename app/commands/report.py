@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from app.cli import add_backend_options, make_backends
+from app.paths import DB_FILE, host_state_dir
 from app.report import full_report_json, full_report_text
 from app.wear.snapshots import SnapshotStore
 from backends.base import Backend
@@ -32,14 +33,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _remote_report(host: str, backend: Backend, args: argparse.Namespace) -> tuple[Any, bool]:
-    """(JSON report or text, reached) of one host. No snapshot store: this machine's sync records
-    are not the other machine's."""
+    """(JSON report or text, reached) of one host. Its sync records are the ones raidman kept
+    here while watching that host (``host_state_dir``), never this machine's own."""
     machine = backend.probe()
     reached = getattr(getattr(backend, "source", None), "unreachable", None) is None
     kw: dict[str, Any] = {"smart": not args.no_smart and reached, "findings": not args.no_audit}
-    if args.json:
-        return full_report_json(backend, machine, store=None, **kw), reached
-    return full_report_text(backend, machine, store=None, **kw), reached
+    store = SnapshotStore.open(host_state_dir(host) / DB_FILE)
+    try:
+        if args.json:
+            return full_report_json(backend, machine, store=store, **kw), reached
+        return full_report_text(backend, machine, store=store, **kw), reached
+    finally:
+        store.close()
 
 
 def _run_hosts(backends: list[tuple[str | None, Backend]], args: argparse.Namespace) -> int:
