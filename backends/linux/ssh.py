@@ -13,7 +13,8 @@ filesystem, smartctl per disk), and frames each answer as a record of NUL-termin
 files on the remote and sent at the end, after their sizes (one ``wc -c``), so a file read costs
 one process there. The globbed sysfs attributes (most of a probe's reads: ~60 on a small machine,
 hundreds with md arrays) cost none: the shell reads them itself (``rk``, sent inline as a ``K``
-record; an empty or unreadable one still goes through ``cat`` for its exact status), and every
+record; an empty or unreadable one still goes through ``cat`` for its exact status; a file not
+there in a directory we can search is an ``A`` record, without one), and every
 link of the link globs is read by one ``readlink -z`` (``M``; one ``readlink`` each where -z is
 unknown, as in busybox). Processes, not bytes, are what a probe costs the remote: ~30 a probe
 instead of ~200 (``benchmarks/bench_hosts.py``). The answers are kept until the next prefetch;
@@ -169,6 +170,7 @@ i=100000
 H() { printf '%s\0' "$@"; }
 nb() { i=$((i+1)); f="$T/b/$i"; }
 rf() {
+  if [ -x "${1%/*}/" ] && [ ! -e "$1" ] && [ ! -L "$1" ]; then H A "$1"; return; fi
   nb
   if cat -- "$1" > "$f" 2> /dev/null; then H F "$1" ok
   else H F "$1" fail; cat -- "$1" 2> "$f" > /dev/null; fi
@@ -481,6 +483,9 @@ def parse_batch(data: bytes) -> Batch:
                 takers.append(link_taker(path))
             else:
                 b.links[path] = None
+        elif kind == "A":
+            # a file whose directory could be searched and that is not there (no cat for it)
+            b.files[r.field()] = ("absent", "")
         elif kind == "K":
             # a small file's text inline (the shell's own read: never empty, never a NUL)
             path = r.field()

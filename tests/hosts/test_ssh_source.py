@@ -255,7 +255,11 @@ def test_files_and_links_read_in_bulk_arrive_exactly(shell: list[str], tmp_path:
     for name, target in LINK_TARGETS.items():
         (links / name).symlink_to(target)
     (links / "not-a-link").write_text("x")
-    spec = BatchSpec(file_globs=(f"{files}/*",), link_globs=(f"{links}/*",))
+    spec = BatchSpec(
+        files=(f"{tmp_path}/absent", f"{tmp_path}/absent/below", f"{files}/one/below"),
+        file_globs=(f"{files}/*",),
+        link_globs=(f"{links}/*",),
+    )
     shim = tmp_path / "bin"
     shim.mkdir()
     (shim / "readlink").write_text(
@@ -268,7 +272,12 @@ def test_files_and_links_read_in_bulk_arrive_exactly(shell: list[str], tmp_path:
         )
         b = parse_batch(p.stdout)
         assert b.complete, p.stderr
-        assert b.files == {str(files / n): ("ok", t) for n, t in AWKWARD_TEXTS.items()}
+        assert b.files == {
+            **{str(files / n): ("ok", t) for n, t in AWKWARD_TEXTS.items()},
+            # not there: told without a cat (A), or by cat's own word (not a directory)
+            **{p: ("absent", "") for p in spec.files},
+        }
+        assert f"A\0{tmp_path}/absent\0".encode() in p.stdout
         assert b.links == {str(links / n): t for n, t in LINK_TARGETS.items()}
         # every file with text came inline (K), not through a cat of its own
         inline = {str(files / n) for n, t in AWKWARD_TEXTS.items() if t}
