@@ -223,7 +223,7 @@ H U "$(uname -n)" "$(uname -r)" "$(id -u)" "$(date +%s)"
 _BODIES = r"""
 H Z
 set -- "$T"/b/*
-if [ -e "$1" ]; then wc -c -- "$@" > "$T/sizes"; cat -- "$T/sizes"; H ""; cat -- "$@"
+if [ -e "$1" ]; then wc -c -- "$@"; H ""; cat -- "$@"
 else H ""; fi
 H E
 exit 0
