@@ -16,11 +16,11 @@ hundreds with md arrays) cost none: the shell reads them itself (``rk``, sent in
 record; an empty or unreadable one still goes through ``cat`` for its exact status; a file not
 there in a directory we can search is an ``A`` record, without one), and every
 link of the link globs is read by one ``readlink -z`` (``M``; one ``readlink`` each where -z is
-unknown, as in busybox). Processes, not bytes, are what a probe costs the remote: ~30 a probe
-instead of ~200 (``benchmarks/bench_hosts.py``). The answers are kept until the next prefetch;
-anything the batch did not foresee is fetched with a batch of one (counted in ``round_trips``),
-and a command that is not known to be read-only (a plan's step) forgets them, since it may change
-what they said.
+unknown, as in busybox). Processes, not bytes, are what a probe costs the remote: ~27 a probe
+instead of ~100 on a small machine (``benchmarks/bench_hosts.py``). The answers are kept until
+the next prefetch; anything the batch did not foresee is fetched with a batch of one (counted in
+``round_trips``), and a command that is not known to be read-only (a plan's step) forgets them,
+since it may change what they said.
 
 Every argument that reaches the remote shell is ``shlex.quote``d; the globs are our own constants
 (checked against ``_GLOB_OK``). Records carry the exact path/argv they answer, so the cache cannot
