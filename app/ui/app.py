@@ -44,17 +44,21 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TabbedContent
 from textual.worker import get_current_worker
 
+from app.fleet import HostStatus, unreachable_reason
+from app.hosts import HostAuditLog, host_boost_store
 from app.model.devices import Disk, Machine, MdArray
 from app.model.live import LiveSample
 from app.model.smart import SmartReading
@@ -77,6 +81,7 @@ from app.ui.gc_policy import settle_after_start
 from app.ui.hangup import watch_terminal
 from app.ui.screens.audit_log import AuditLogScreen
 from app.ui.screens.help import HELP_EXTRA, HelpScreen, key_rows
+from app.ui.screens.hosts import HostsScreen
 from app.ui.screens.main import MainScreen
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import (
@@ -99,6 +104,28 @@ from widgets.wear_pane import WearPane
 SMART_VIEW_S = 60.0  # a disk's SMART figures in the Wear tab are re-read at most this often
 CLOCK_EVERY_S = 10.0  # the session's clock tick (periodic SMART snapshots, audit cadence)
 EVENT_WAIT_S = 1.0  # the event watcher's longest block (so that quitting never waits longer)
+HOST_TIMEOUT_S = 60.0  # a host whose probe has not answered for this long is shown unreachable
+
+
+class HostProbed(Message):
+    """A host's probe (hosts view) came back: its machine, or why it could not be reached."""
+
+    def __init__(self, host: str, machine: Machine | None, unreachable: str | None) -> None:
+        super().__init__()
+        self.host = host
+        self.machine = machine
+        self.unreachable = unreachable
+
+
+@dataclass
+class _HostState:
+    """What the App keeps of one host of several while another is open: its live session, its
+    SMART readings and its findings (reopening a host shows them at once)."""
+
+    session: Session
+    boosts: BoostStore
+    smart_seen: dict[str, tuple[float, SmartReading]] = field(default_factory=dict)
+    findings: tuple[Finding, ...] | None = None
 
 
 def _smart_verdict(reading: SmartReading) -> tuple[bool, str, tuple[str, ...]]:
@@ -121,6 +148,7 @@ class RaidmanApp(App[None]):
         Binding("v", "filesystem", "FS/LVM"),
         Binding("b", "boost", "Boost sync"),
         Binding("L", "audit_log", "Audit log"),
+        Binding("H", "hosts", "Hosts"),
         Binding("question_mark", "help", "Help"),
     ]
     # app-wide letters that belong to the main screen: inside a wizard, preview, dialog or the
@@ -135,6 +163,7 @@ class RaidmanApp(App[None]):
             "filesystem",
             "boost",
             "audit_log",
+            "hosts",
         }
     )
 
@@ -142,27 +171,43 @@ class RaidmanApp(App[None]):
     machine: reactive[Machine | None] = reactive(None, always_update=True, init=False)
     live: reactive[LiveSample | None] = reactive(None, always_update=True, init=False)
     selected: reactive[NodeRef | None] = reactive(None, init=False)
+    fleet: reactive[tuple[HostStatus, ...]] = reactive((), always_update=True, init=False)
 
     def __init__(
         self,
         backend: Backend,
         *,
+        host: str | None = None,
+        hosts: Sequence[tuple[str, Backend]] = (),
         probe_interval: float = 10.0,
         sample_interval: float = 1.0,
+        host_timeout: float = HOST_TIMEOUT_S,
         tune_gc: bool = False,
     ) -> None:
         """``tune_gc``: the process is this app's alone (the CLI): after the first frame, set
-        the garbage collector up for a long watch (``app.ui.gc_policy``)."""
+        the garbage collector up for a long watch (``app.ui.gc_policy``). ``host``: the machine
+        ``backend`` reaches over ssh (plans show it, the audit log records it). ``hosts``:
+        several machines (host, backend): the top level is the hosts view, and ``backend`` the
+        first of them until a host is opened."""
         super().__init__()
         self.tune_gc = tune_gc
         self.backend = backend
+        self.host = host
+        self.hosts: dict[str, Backend] = dict(hosts) if len(hosts) > 1 else {}
+        self.host_timeout = host_timeout
+        self._host_states: dict[str, _HostState] = {}
+        self._fleet_busy: dict[str, float] = {}  # host -> when its probe started (monotonic)
+        if self.hosts:
+            self.backend = next(iter(self.hosts.values()))
+            self.host = None  # none open: the hosts view
+            self.fleet = tuple(HostStatus(h) for h in self.hosts)
         self.probe_interval = probe_interval
         self.sample_interval = sample_interval
         self._probe_busy = False
         self._sampling = SampleGate()
         self.probe_count = 0
         self.sample_count = 0
-        self.boosts = BoostStore()
+        self.boosts = BoostStore() if host is None or hosts else host_boost_store(host)
         self.findings: tuple[Finding, ...] = ()
         self.audit_count = 0  # audits finished (tests wait on it)
         # wear: one store, used from worker threads under a lock; recorded only when sampling
@@ -190,22 +235,33 @@ class RaidmanApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.MAIN_SCREEN_ACTIONS and not isinstance(self.screen, MainScreen):
             return False
+        if action == "hosts" and not self.hosts:
+            return False
         return not (action == "help" and isinstance(self.screen, HelpScreen))
 
     # ---- life cycle ------------------------------------------------------------------
-    def get_default_screen(self) -> MainScreen:
-        return MainScreen()
+    def get_default_screen(self) -> MainScreen | HostsScreen:
+        return HostsScreen() if self.hosts else MainScreen()
+
+    @property
+    def idle(self) -> bool:
+        """Several hosts and none open: the hosts view's own probes are all that runs."""
+        return bool(self.hosts) and self.host is None
 
     def on_mount(self) -> None:
-        self.sub_title = self.backend.name
+        self.sub_title = self.host or self.backend.name
         watch_terminal(self)
+        if self.hosts:
+            self.sub_title = f"{len(self.hosts)} hosts"
+            self.refresh_fleet()
+            self.set_interval(max(self.probe_interval, 0.0) or 1.0, self.refresh_fleet)
         self.refresh_probe()
         if self.probe_interval > 0:
             self.set_interval(self.probe_interval, self.refresh_probe)
         if self.sample_interval > 0:
             self.set_interval(self.sample_interval, self.refresh_sample)
             self.set_interval(CLOCK_EVERY_S, self._clock_tick)
-            if isinstance(self.backend, EventSource):
+            if isinstance(self.backend, EventSource) and not self.hosts:
                 self._event_worker(self.backend)
         for note in self.boosts.notes:
             self.notify(note, title="boost", severity="warning", timeout=10)
@@ -236,13 +292,13 @@ class RaidmanApp(App[None]):
         self.refresh_probe()
 
     def refresh_probe(self) -> None:
-        if self._probe_busy:
+        if self._probe_busy or self.idle:
             return
         self._probe_busy = True
         self._probe_worker()
 
     def refresh_sample(self, *, event: bool = False) -> None:
-        if self.probed is None:
+        if self.probed is None or self.idle:
             return
         if self._sampling.want(event=event):
             self._sample_worker()
@@ -271,21 +327,136 @@ class RaidmanApp(App[None]):
 
     @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
     def _probe_worker(self) -> None:
+        backend = self.backend
         try:
-            machine = self.backend.probe()
+            machine = backend.probe()
         except Exception as e:
-            self._from_thread(self._probe_failed, e)
+            self._host_probed(backend, None, e)
+            self._from_thread(self._current(backend, self._probe_failed), e)
         else:
-            self._from_thread(self._probe_done, machine)
+            self._host_probed(backend, machine)
+            self._from_thread(self._current(backend, self._probe_done), machine)
 
     @work(thread=True, exclusive=True, group="sample", exit_on_error=False)
     def _sample_worker(self) -> None:
+        backend = self.backend
         try:
-            sample = self.backend.sample()
+            sample = backend.sample()
         except Exception as e:
-            self._from_thread(self._sample_failed, e)
+            self._from_thread(self._current(backend, self._sample_failed), e)
         else:
-            self._from_thread(self._sample_done, sample)
+            self._from_thread(self._current(backend, self._sample_done), sample)
+
+    def _current(self, backend: Backend, callback: Any) -> Any:
+        """``callback``, run only if ``backend`` is still the one shown (with several hosts a
+        result may land after its host was closed or another opened: it is dropped)."""
+
+        def guarded(*args: Any) -> None:
+            if backend is self.backend and not self.idle:
+                callback(*args)
+
+        guarded.__name__ = getattr(callback, "__name__", "update")
+        return guarded
+
+    # ---- several hosts: the hosts view ---------------------------------------------------
+    def refresh_fleet(self) -> None:
+        """Probe every host not open, each in a worker of its own, never two at once for one
+        host; a host whose probe has not come back within ``host_timeout`` is unreachable."""
+        now = time.monotonic()
+        for host, backend in self.hosts.items():
+            started = self._fleet_busy.get(host)
+            if started is not None:
+                if now - started > self.host_timeout:
+                    why = f"no answer within {self.host_timeout:g} s"
+                    self._set_status(host, unreachable=why)
+                continue
+            if host == self.host:
+                continue  # the open host's own probes keep its line current
+            self._fleet_busy[host] = now
+            self.run_worker(
+                lambda h=host, b=backend: self._fleet_probe(h, b),
+                name=f"hosts:{host}",
+                group=f"hosts:{host}",
+                thread=True,
+                exit_on_error=False,
+            )
+
+    def _fleet_probe(self, host: str, backend: Backend) -> None:
+        try:
+            machine: Machine | None = backend.probe()
+            why = unreachable_reason(backend)
+        except Exception as e:
+            machine, why = None, str(e) or type(e).__name__
+        self.post_message(HostProbed(host, machine, why))
+
+    def _host_probed(
+        self, backend: Backend, machine: Machine | None, error: Exception | None = None
+    ) -> None:
+        """The open host's probe (the main view's) also brings its line in the hosts view."""
+        host = self._host_of(backend)
+        if host is not None:
+            why = unreachable_reason(backend) if error is None else (str(error) or "probe failed")
+            self.post_message(HostProbed(host, machine, why))
+
+    def on_host_probed(self, message: HostProbed) -> None:
+        self._fleet_busy.pop(message.host, None)
+        if message.unreachable is not None or message.machine is None:
+            # the last machine seen stays (older, but what there is); the line says unreachable
+            self._set_status(message.host, unreachable=message.unreachable or "no answer")
+        else:
+            self._set_status(message.host, machine=message.machine, unreachable=None)
+
+    def _host_of(self, backend: Backend) -> str | None:
+        return next((h for h, b in self.hosts.items() if b is backend), None)
+
+    def _set_status(self, host: str, **changes: Any) -> None:
+        self.fleet = tuple(replace(s, **changes) if s.host == host else s for s in self.fleet)
+
+    def open_host(self, host: str) -> None:
+        """Show one host's full view: the main screen driven by its backend and its session
+        (kept while the admin looks at other hosts)."""
+        if host not in self.hosts or not isinstance(self.screen, HostsScreen):
+            return
+        state = self._host_states.get(host)
+        if state is None:
+            boosts = host_boost_store(host)
+            state = _HostState(
+                Session(
+                    store=self._open_store() if self.sample_interval > 0 else None,
+                    boosts=boosts,
+                ),
+                boosts=boosts,
+            )
+            self._host_states[host] = state
+        self.host = host
+        self.backend = self.hosts[host]
+        self.session = state.session
+        self.boosts = state.boosts
+        self._smart_seen = state.smart_seen
+        self.findings = state.findings or ()
+        self._probe_busy = False
+        self._sampling = SampleGate()
+        self.sample_count = 0
+        self._wear_followed = False
+        self.selected = None
+        self.sub_title = host
+        self._publish()
+        self.push_screen(MainScreen())
+        self.refresh_probe()
+
+    def action_hosts(self) -> None:
+        """Back from a host's view to the hosts view."""
+        if not self.hosts or not isinstance(self.screen, MainScreen):
+            return
+        self.pop_screen()
+        self.host = None
+        self.sub_title = f"{len(self.hosts)} hosts"
+        self.refresh_fleet()
+
+    def audit_log(self) -> AuditLog:
+        """Where a plan run from this view is recorded: locally, and for a host over ssh
+        with the host named (and each step also in the host's own syslog)."""
+        return AuditLog() if self.host is None else HostAuditLog(self.host, self.backend)
 
     def _from_thread(self, callback: Any, *args: Any, **kwargs: Any) -> None:
         """Run ``callback(*args)`` on the UI thread. An exception there would otherwise vanish
@@ -468,7 +639,7 @@ class RaidmanApp(App[None]):
         def done(report: ExecutionReport | None) -> None:
             self._kept_boost(record, report)
 
-        self.push_screen(PlanPreviewScreen(plan, self.backend), done)
+        self.push_screen(PlanPreviewScreen(plan, self.backend, audit=self.audit_log()), done)
 
     def _kept_boost(self, record: BoostRecord, report: ExecutionReport | None) -> None:
         try:
@@ -490,7 +661,7 @@ class RaidmanApp(App[None]):
     @work(thread=True, group="boost-restore", exit_on_error=False)
     def _restore_worker(self, rec: BoostRecord) -> None:
         plan = restore_plan(rec, self.boosts)
-        report = execute(plan, self.backend, audit=AuditLog())  # restores are logged too
+        report = execute(plan, self.backend, audit=self.audit_log())  # restores are logged too
         self._from_thread(self._restored, rec, plan, report)
 
     def _restored(self, rec: BoostRecord, plan: Plan, report: ExecutionReport) -> None:
@@ -514,14 +685,34 @@ class RaidmanApp(App[None]):
 
     @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
     def _audit_worker(self, machine: Machine) -> None:
+        backend, session, seen = self.backend, self.session, self._smart_seen
         try:
             # SMART as the session's reads last saw it (the audit never runs smartctl itself)
-            smart = {name: reading for name, (_, reading) in list(self._smart_seen.items())}
-            found = audit(machine, replace(gather(self.backend, machine), smart=smart))
+            smart = {name: reading for name, (_, reading) in list(seen.items())}
+            found = audit(machine, replace(gather(backend, machine), smart=smart))
         except Exception as e:  # the engine is defensive; this is the last line of defence
-            self._from_thread(self._audit_failed, e)
+            self._from_thread(self._audit_landed, backend, session, None, e)
         else:
-            self._from_thread(self._audit_done, found)
+            self._from_thread(self._audit_landed, backend, session, found, None)
+
+    def _audit_landed(
+        self,
+        backend: Backend,
+        session: Session,
+        found: tuple[Finding, ...] | None,
+        error: Exception | None,
+    ) -> None:
+        host = self._host_of(backend)
+        if host is not None and found is not None:  # the hosts view names the worst finding
+            if (st := self._host_states.get(host)) is not None:
+                st.findings = found
+            self._set_status(host, findings=found)
+        if backend is not self.backend or self.idle:  # its host was closed meanwhile
+            session.audit_finished(backend.now())
+        elif error is not None:
+            self._audit_failed(error)
+        elif found is not None:
+            self._audit_done(found)
 
     def _audit_ended(self) -> None:
         self.audit_count += 1
@@ -559,7 +750,9 @@ class RaidmanApp(App[None]):
                 self.refresh_probe()
                 self._audit_again()
 
-        self.push_screen(PlanPreviewScreen(plan, self.backend, preflight=pre), done)
+        self.push_screen(
+            PlanPreviewScreen(plan, self.backend, preflight=pre, audit=self.audit_log()), done
+        )
 
     # ---- wizards and the audit log ----------------------------------------------------------
     def _after_wizard(self, report: ExecutionReport | None) -> None:
@@ -574,7 +767,9 @@ class RaidmanApp(App[None]):
 
     def action_create_array(self) -> None:
         if (m := self._probed_or_say("new array")) is not None:
-            self.push_screen(CreateArrayWizard(m, self.backend), self._after_wizard)
+            self.push_screen(
+                CreateArrayWizard(m, self.backend, audit=self.audit_log()), self._after_wizard
+            )
 
     def action_member_actions(self) -> None:
         if (m := self._probed_or_say("member actions")) is None:
@@ -586,7 +781,13 @@ class RaidmanApp(App[None]):
         ref = self.selected
         member = ref.name if ref is not None and a is not None else None
         self.push_screen(
-            MemberWizard(m, self.backend, array=a.name if a else None, member=member),
+            MemberWizard(
+                m,
+                self.backend,
+                array=a.name if a else None,
+                member=member,
+                audit=self.audit_log(),
+            ),
             self._after_wizard,
         )
 
@@ -595,7 +796,8 @@ class RaidmanApp(App[None]):
             return
         a = self.selected_array()
         self.push_screen(
-            SyncWizard(m, self.backend, array=a.name if a else None), self._after_wizard
+            SyncWizard(m, self.backend, array=a.name if a else None, audit=self.audit_log()),
+            self._after_wizard,
         )
 
     def action_filesystem(self) -> None:
@@ -606,7 +808,8 @@ class RaidmanApp(App[None]):
             return
         a = self.selected_array()
         self.push_screen(
-            FilesystemWizard(m, self.backend, array=a.name if a else None), self._after_wizard
+            FilesystemWizard(m, self.backend, array=a.name if a else None, audit=self.audit_log()),
+            self._after_wizard,
         )
 
     def action_audit_log(self) -> None:

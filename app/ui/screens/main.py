@@ -141,7 +141,9 @@ class MainScreen(Screen[None]):
         app = self.app
         backend = getattr(app, "backend", None)
         if backend is not None:
-            self.query_one(HeaderBanner).set_backend(backend.name, backend.read_only_reason)
+            host = getattr(app, "host", None)  # a machine over ssh: the banner names it
+            name = f"{backend.name} @ {host}" if host else backend.name
+            self.query_one(HeaderBanner).set_backend(name, backend.read_only_reason)
         self.query_one(StorageTree).focus()
         if hasattr(app, "machine") and hasattr(app, "selected"):
             # bound to the App's state: shown now (whatever arrived before this screen was
