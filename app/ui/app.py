@@ -233,6 +233,8 @@ class RaidmanApp(App[None]):
         return dict(self.session.view.rates)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "quit" and isinstance(self.screen, HostsScreen):
+            return True
         if action in self.MAIN_SCREEN_ACTIONS and not isinstance(self.screen, MainScreen):
             return False
         if action == "hosts" and not self.hosts:

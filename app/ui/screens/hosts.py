@@ -26,7 +26,7 @@ MARK = {"error": "✖", "warning": "⟳", "ok": "✓", "unknown": "…"}
 class HostsScreen(Screen[None]):
     TITLE_TEXT = "Hosts"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open_host", "Open", show=True),
+        Binding("enter", "open_host", "Open", priority=True),
         Binding("r", "refresh_hosts", "Refresh"),
     ]
     DEFAULT_CSS = """
@@ -80,7 +80,7 @@ class HostsScreen(Screen[None]):
         return str(key.value) if key.value is not None else None
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()
+        event.stop()  # a click on a row (Enter is the screen's own key)
         if event.row_key.value is not None:
             self._open(str(event.row_key.value))
 

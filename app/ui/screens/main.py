@@ -100,6 +100,7 @@ FOOTER_PRIORITY = {
     "sync_actions": 90,
     "boost": 90,
     "audit_log": 90,
+    "hosts": 95,  # several hosts only: back to the hosts view
     "filter": 60,
     "jump": 55,
     "back": 52,
