@@ -256,7 +256,9 @@ class RaidmanApp(App[None]):
         if self.hosts:
             self.sub_title = f"{len(self.hosts)} hosts"
             self.refresh_fleet()
-            self.set_interval(max(self.probe_interval, 0.0) or 1.0, self.refresh_fleet)
+            if self.probe_interval > 0:
+                self.set_interval(self.probe_interval, self.refresh_fleet)
+            self.set_interval(1.0, self._fleet_deadlines)
         self.refresh_probe()
         if self.probe_interval > 0:
             self.set_interval(self.probe_interval, self.refresh_probe)
@@ -361,18 +363,23 @@ class RaidmanApp(App[None]):
         return guarded
 
     # ---- several hosts: the hosts view ---------------------------------------------------
+    def _fleet_deadlines(self) -> None:
+        """A host whose probe has not come back within ``host_timeout`` is unreachable (its
+        probe may still answer later: its line then says so)."""
+        now = time.monotonic()
+        for host, started in self._fleet_busy.items():
+            if now - started > self.host_timeout:
+                why = f"no answer within {self.host_timeout:g} s"
+                if next((s.unreachable for s in self.fleet if s.host == host), None) != why:
+                    self._set_status(host, unreachable=why)
+
     def refresh_fleet(self) -> None:
         """Probe every host not open, each in a worker of its own, never two at once for one
-        host; a host whose probe has not come back within ``host_timeout`` is unreachable."""
+        host (the results come back as ``HostProbed`` messages)."""
+        self._fleet_deadlines()
         now = time.monotonic()
         for host, backend in self.hosts.items():
-            started = self._fleet_busy.get(host)
-            if started is not None:
-                if now - started > self.host_timeout:
-                    why = f"no answer within {self.host_timeout:g} s"
-                    self._set_status(host, unreachable=why)
-                continue
-            if host == self.host:
+            if host in self._fleet_busy or host == self.host:
                 continue  # the open host's own probes keep its line current
             self._fleet_busy[host] = now
             self.run_worker(
@@ -519,6 +526,8 @@ class RaidmanApp(App[None]):
         self.machine = view.machine
 
     def _clock_tick(self) -> None:
+        if self.idle:
+            return
         with self._store_lock:
             effects = self.session.tick(self.backend.now())
         self._run(effects)
@@ -833,16 +842,17 @@ class RaidmanApp(App[None]):
         """The session's SMART reads, beside the sampler (never in its way)."""
         store = self._open_store()
         changed = False
+        backend, seen_at = self.backend, self._smart_seen  # another host may be opened meanwhile
 
         def seen(disk: str, reading: SmartReading) -> None:
             nonlocal changed
-            old = self._smart_seen.get(disk)
+            old = seen_at.get(disk)
             changed |= old is None or _smart_verdict(old[1]) != _smart_verdict(reading)
-            self._smart_seen[disk] = (self.backend.now(), reading)
+            seen_at[disk] = (backend.now(), reading)
 
         for r in reads:
             try:
-                take_snapshot(self.backend, store, r, self._store_lock, on_reading=seen)
+                take_snapshot(backend, store, r, self._store_lock, on_reading=seen)
             except Exception as e:
                 self._warn_from_thread(f"SMART snapshot of {r.disk} failed: {e}", "wear")
         if changed:  # a first reading, or a disk's health/counters changed: findings and badges
