@@ -196,7 +196,10 @@ class RaidmanApp(App[None]):
         self.hosts: dict[str, Backend] = dict(hosts) if len(hosts) > 1 else {}
         self.host_timeout = host_timeout
         self._host_states: dict[str, _HostState] = {}
-        self._fleet_busy: dict[str, float] = {}  # host -> when its probe started (monotonic)
+        # host -> when its probe started (monotonic): the hosts view's or, for the open host,
+        # the main view's (each posts HostProbed when it lands); never two at once for a host
+        self._fleet_busy: dict[str, float] = {}
+        self._probe_wanted = False
         if self.hosts:
             self.backend = next(iter(self.hosts.values()))
             self.host = None  # none open: the hosts view
@@ -298,7 +301,12 @@ class RaidmanApp(App[None]):
     def refresh_probe(self) -> None:
         if self._probe_busy or self.idle:
             return
+        if self.host is not None and self.host in self._fleet_busy:
+            self._probe_wanted = True  # one probe of a host at a time: this one when it lands
+            return
         self._probe_busy = True
+        if self.host is not None and self.hosts:
+            self._fleet_busy[self.host] = time.monotonic()
         self._probe_worker()
 
     def refresh_sample(self, *, event: bool = False) -> None:
@@ -409,6 +417,9 @@ class RaidmanApp(App[None]):
 
     def on_host_probed(self, message: HostProbed) -> None:
         self._fleet_busy.pop(message.host, None)
+        if message.host == self.host and self._probe_wanted:
+            self._probe_wanted = False
+            self.refresh_probe()
         if message.unreachable is not None or message.machine is None:
             # the last machine seen stays (older, but what there is); the line says unreachable
             self._set_status(message.host, unreachable=message.unreachable or "no answer")
@@ -444,6 +455,7 @@ class RaidmanApp(App[None]):
         self._smart_seen = state.smart_seen
         self.findings = state.findings or ()
         self._probe_busy = False
+        self._probe_wanted = False
         self._sampling = SampleGate()
         self.sample_count = 0
         self._wear_followed = False

@@ -7,6 +7,7 @@ the host named, and its saved plan file records the host."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -219,3 +220,38 @@ async def test_one_host_is_the_main_view_as_before_with_the_host_in_plans() -> N
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
         assert isinstance(app.audit_log(), AuditLog) and app.audit_log().host == "fleet1"  # type: ignore[attr-defined]
+
+
+class Slow(SimulatedBackend):
+    """A host whose probe takes a while, counting how many run at once."""
+
+    def probe(self) -> Machine:
+        with LOCK:
+            self.running = getattr(self, "running", 0) + 1
+            self.most = max(getattr(self, "most", 0), self.running)
+            self.probes = getattr(self, "probes", 0) + 1
+        try:
+            time.sleep(0.3)
+            return super().probe()
+        finally:
+            with LOCK:
+                self.running -= 1
+
+
+LOCK = threading.Lock()
+
+
+async def test_a_host_is_never_probed_twice_at_once_by_the_view_and_the_hosts_view() -> None:
+    slow = Slow.from_scenario("raid10-evo", clock=SimClock.manual())
+    app = fleet_app([("a", sim("blank")), ("slow", slow)])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: getattr(slow, "probes", 0) == 1)
+        app.open_host("slow")  # its hosts-view probe is still out: the main probe waits for it
+        await wait_for(pilot, lambda: app.probe_count > 0 and app.probed is not None)
+        assert slow.most == 1 and slow.probes == 2
+        await pilot.press("H")
+        await wait_for(pilot, lambda: isinstance(app.screen, HostsScreen))
+        app.open_host("slow")
+        app.refresh_fleet()  # the open host is left to its own view
+        await wait_for(pilot, lambda: "slow" not in app._fleet_busy)
+        assert slow.most == 1
