@@ -105,16 +105,24 @@ SMART_VIEW_S = 60.0  # a disk's SMART figures in the Wear tab are re-read at mos
 CLOCK_EVERY_S = 10.0  # the session's clock tick (periodic SMART snapshots, audit cadence)
 EVENT_WAIT_S = 1.0  # the event watcher's longest block (so that quitting never waits longer)
 HOST_TIMEOUT_S = 60.0  # a host whose probe has not answered for this long is shown unreachable
+HOST_AUDIT_S = 60.0  # a host not open is audited (for its worst finding) at most this often
 
 
 class HostProbed(Message):
     """A host's probe (hosts view) came back: its machine, or why it could not be reached."""
 
-    def __init__(self, host: str, machine: Machine | None, unreachable: str | None) -> None:
+    def __init__(
+        self,
+        host: str,
+        machine: Machine | None,
+        unreachable: str | None,
+        findings: tuple[Finding, ...] | None = None,
+    ) -> None:
         super().__init__()
         self.host = host
         self.machine = machine
         self.unreachable = unreachable
+        self.findings = findings
 
 
 @dataclass
@@ -200,6 +208,7 @@ class RaidmanApp(App[None]):
         # the main view's (each posts HostProbed when it lands); never two at once for a host
         self._fleet_busy: dict[str, float] = {}
         self._probe_wanted = False
+        self._fleet_audited: dict[str, float] = {}  # host -> when its last audit started
         if self.hosts:
             self.backend = next(iter(self.hosts.values()))
             self.host = None  # none open: the hosts view
@@ -390,21 +399,33 @@ class RaidmanApp(App[None]):
             if host in self._fleet_busy or host == self.host:
                 continue  # the open host's own probes keep its line current
             self._fleet_busy[host] = now
+            audit_too = now - self._fleet_audited.get(host, -HOST_AUDIT_S) >= HOST_AUDIT_S
+            if audit_too:
+                self._fleet_audited[host] = now
             self.run_worker(
-                lambda h=host, b=backend: self._fleet_probe(h, b),
+                lambda h=host, b=backend, a=audit_too: self._fleet_probe(h, b, a),
                 name=f"hosts:{host}",
                 group=f"hosts:{host}",
                 thread=True,
                 exit_on_error=False,
             )
 
-    def _fleet_probe(self, host: str, backend: Backend) -> None:
+    def _fleet_probe(self, host: str, backend: Backend, audit_too: bool) -> None:
+        """In a worker: probe ``host`` and, now and then, audit it (its SMART and the audit's
+        inputs come with the probe's one ssh round trip)."""
+        findings: tuple[Finding, ...] | None = None
         try:
             machine: Machine | None = backend.probe()
             why = unreachable_reason(backend)
         except Exception as e:
             machine, why = None, str(e) or type(e).__name__
-        self.post_message(HostProbed(host, machine, why))
+        if audit_too and machine is not None and why is None:
+            with contextlib.suppress(Exception):  # the line then names no finding
+                # over ssh --no-smart each reading would be a round trip of its own: none then
+                with_smart = getattr(getattr(backend, "source", None), "smart", True)
+                smart = {d.name: backend.smart(d.name) for d in machine.disks if with_smart}
+                findings = audit(machine, replace(gather(backend, machine), smart=smart))
+        self.post_message(HostProbed(host, machine, why, findings))
 
     def _host_probed(
         self, backend: Backend, machine: Machine | None, error: Exception | None = None
@@ -425,6 +446,8 @@ class RaidmanApp(App[None]):
             self._set_status(message.host, unreachable=message.unreachable or "no answer")
         else:
             self._set_status(message.host, machine=message.machine, unreachable=None)
+        if message.findings is not None and message.host != self.host:
+            self._set_status(message.host, findings=message.findings)
 
     def _host_of(self, backend: Backend) -> str | None:
         return next((h for h, b in self.hosts.items() if b is backend), None)

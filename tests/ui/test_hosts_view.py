@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Static
 
-from app.fleet import HostStatus, fleet_line, host_line
+from app.fleet import HostStatus, finding_text, fleet_line, host_line, worst_finding
 from app.hosts import plan_host
 from app.model.devices import Machine
 from app.plans.audit_log import AuditLog
@@ -106,15 +106,22 @@ async def test_hosts_view_lists_each_host_with_its_rollup_and_the_fleet_in_the_b
     async with app.run_test(size=(120, 30)) as pilot:
         assert isinstance(app.screen, HostsScreen)
         await wait_for(pilot, lambda: all(s.machine is not None for s in app.fleet))
+        # each host audited by its own worker (with its probe): the line names its worst finding
+        await wait_for(pilot, lambda: all(s.findings is not None for s in app.fleet))
+        await pilot.pause()
         shown = rows(app)
         assert list(shown) == ["a", "b", "c"]
+        found = {s.host: s.findings for s in app.fleet}
         for host, backend in hosts:  # each line is that host's own roll-up
-            assert shown[host] == host_line(HostStatus(host, backend.probe()))
+            assert shown[host] == host_line(HostStatus(host, backend.probe(), findings=found[host]))
         assert shown["a"].startswith("degraded: md127")
         assert "syncing: md127 resync" in shown["b"]
         b = banner(app)
         assert "3 hosts · degraded: a · syncing: a, b" in b
         assert app.probed is None  # no host open: nothing of the main view runs
+        worst = worst_finding(found["a"])
+        assert worst is not None and worst.severity != "advice"
+        assert shown["a"].endswith(" · " + finding_text(worst))
 
 
 async def test_enter_opens_a_host_and_H_returns_to_the_hosts_view() -> None:
