@@ -95,6 +95,21 @@ def fleet_line(statuses: Sequence[HostStatus]) -> str:
     return f"{head} · " + " · ".join(parts) if parts else f"{head}, all calm"
 
 
+def others_line(statuses: Sequence[HostStatus], shown: str | None) -> str | None:
+    """The trouble on the hosts other than ``shown`` (the one open), for that host's banner:
+    "other hosts: degraded fleet2 · unreachable gone"; None when they are calm."""
+    others = [s for s in statuses if s.host != shown]
+    parts = []
+    for what, hosts in (
+        ("degraded", [s.host for s in others if s.degraded]),
+        ("syncing", [s.host for s in others if s.syncing]),
+        ("unreachable", [s.host for s in others if s.unreachable is not None]),
+    ):
+        if hosts:
+            parts.append(f"{what} {_names(hosts)}")
+    return "other hosts: " + " · ".join(parts) if parts else None
+
+
 def severity(s: HostStatus) -> str:
     """ "error" (unreachable or degraded), "warning" (syncing), "ok" or "unknown" (not probed):
     how the hosts view colours the host."""

@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Static
 
-from app.fleet import HostStatus, finding_text, fleet_line, host_line, worst_finding
+from app.fleet import (
+    HostStatus,
+    finding_text,
+    fleet_line,
+    host_line,
+    others_line,
+    worst_finding,
+)
 from app.hosts import plan_host
 from app.model.devices import Machine
 from app.plans.audit_log import AuditLog
@@ -95,6 +102,10 @@ def test_host_lines_say_degraded_syncing_unreachable_and_the_worst_finding() -> 
     )
     assert line == "4 hosts · degraded: a · syncing: a, b · unreachable: e"
     assert fleet_line([HostStatus("c", blank)]) == "1 host, all calm"
+    others = [HostStatus("a", cable), HostStatus("b", evo), HostStatus("e", unreachable="x")]
+    assert others_line(others, "a") == "other hosts: syncing b · unreachable e"
+    assert others_line(others[:2], "b") == "other hosts: degraded a · syncing a"
+    assert others_line([HostStatus("c", blank), HostStatus("b", evo)], "b") is None
 
 
 # ---- the hosts view ----------------------------------------------------------------------
@@ -136,6 +147,7 @@ async def test_enter_opens_a_host_and_H_returns_to_the_hosts_view() -> None:
         assert app.machine is not None and {x.name for x in app.machine.arrays} == {"md0"}
         header = plain(app.screen.query_one(HeaderBanner))
         assert "@ b" in header and "DEGRADED" in header  # b's own banner
+        assert "other hosts: syncing a" in header  # and the trouble elsewhere
         await wait_for(pilot, lambda: app.audit_count > 0)
         await pilot.press("H")
         await wait_for(pilot, lambda: isinstance(app.screen, HostsScreen))
