@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from app.cli import add_backend_options, make_backends
+from app.fleet import unreachable_reason
 from app.report import full_report_json, full_report_text
 from app.wear.snapshots import SnapshotStore
 from backends.base import Backend
@@ -35,7 +36,7 @@ def _remote_report(host: str, backend: Backend, args: argparse.Namespace) -> tup
     """(JSON report or text, reached) of one host. No snapshot store: this machine's sync records
     are not the other machine's."""
     machine = backend.probe()
-    reached = getattr(getattr(backend, "source", None), "unreachable", None) is None
+    reached = unreachable_reason(backend) is None
     kw: dict[str, Any] = {"smart": not args.no_smart and reached, "findings": not args.no_audit}
     if args.json:
         return full_report_json(backend, machine, store=None, **kw), reached
