@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 
 from app.model import Machine
 from app.model.live import LiveSample, MdLive
@@ -26,6 +28,9 @@ class LinuxBackend:
         self._disk_sectors: dict[str, int] = {}
         self._fs_info: tuple[Machine, dict[str, FsInfo | CommandResult | str]] | None = None
         self._events: MdEvents | None = None
+        # a source that answers in batches (ssh) holds ONE batch: a probe and a poll must not
+        # replace it under each other (the TUI probes and samples from two workers)
+        self._batching = threading.Lock() if hasattr(self.source, "prefetch") else None
 
     @property
     def name(self) -> str:
@@ -38,15 +43,21 @@ class LinuxBackend:
     def now(self) -> float:
         return self.source.now()
 
-    def _prefetch(self, kind: str) -> None:
-        """A source that answers in batches (ssh) fetches what a probe/poll reads in one go."""
-        prefetch = getattr(self.source, "prefetch", None)
-        if prefetch is not None:
-            prefetch(kind)
+    @contextlib.contextmanager
+    def _batch(self, kind: str) -> Iterator[None]:
+        """A source that answers in batches (ssh) fetches what a probe/poll reads in one go and
+        answers it from that batch until done: one probe or poll at a time (a poll waits for a
+        probe's one round trip). A source that reads directly needs no lock."""
+        if self._batching is None:
+            yield
+            return
+        with self._batching:
+            self.source.prefetch(kind)  # type: ignore[attr-defined]
+            yield
 
     def probe(self) -> Machine:
-        self._prefetch("probe")
-        m, fs_info = probe_with_fs_info(self.source)
+        with self._batch("probe"):
+            m, fs_info = probe_with_fs_info(self.source)
         self._disk_sectors = {d.name: d.logical_sector for d in m.disks}
         self._fs_info = (m, fs_info)
         return m
@@ -60,16 +71,16 @@ class LinuxBackend:
         return self._fs_info[1]
 
     def sample(self) -> LiveSample:
-        self._prefetch("sample")
-        arrays: list[MdLive] = []
-        for name in md_names(self.source):
-            live, _notes = read_live(self.source, name)
-            if live is not None:
-                arrays.append(live)
-        self.source.take_notes()  # a 1 Hz poll reports nothing; the next probe will
-        return LiveSample(
-            taken_at=self.source.now(), arrays=tuple(arrays), disk_io=self.source.disk_io()
-        )
+        with self._batch("sample"):
+            arrays: list[MdLive] = []
+            for name in md_names(self.source):
+                live, _notes = read_live(self.source, name)
+                if live is not None:
+                    arrays.append(live)
+            self.source.take_notes()  # a 1 Hz poll reports nothing; the next probe will
+            return LiveSample(
+                taken_at=self.source.now(), arrays=tuple(arrays), disk_io=self.source.disk_io()
+            )
 
     def wait_event(self, timeout: float) -> bool | None:
         """Block until md reports an event (/proc/mdstat or an array's ``sync_action``,
