@@ -430,6 +430,8 @@ def section_view(m: Machine, section: str) -> RenderableType:
         for col in ("name", "size", "model", "serial", "transport", "type", "phys/log"):
             t.add_column(col, no_wrap=True)
         for d in m.disks:
+            if not d.is_storage:  # as the tree and `raidman report`
+                continue
             t.add_row(
                 d.name,
                 human_bytes(d.size_bytes),
