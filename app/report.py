@@ -56,7 +56,7 @@ from app.format import (
     percent,
     speed,
 )
-from app.model.devices import Disk, Machine, MdArray, MdMember, SyncStatus
+from app.model.devices import Machine, MdArray, MdMember, SyncStatus
 from app.model.smart import SmartReading
 from app.rules.engine import audit
 from app.rules.finding import Finding
@@ -164,12 +164,6 @@ def _clean(text: object) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
-def listed_in_text(d: Disk) -> bool:
-    """Devices the text report lists as disks: not a 0-byte device (an unconfigured zram0, an
-    empty card reader), which is no storage."""
-    return d.size_bytes > 0
-
-
 def smart_line(reading: SmartReading | None) -> str:
     """``SMART PASSED  written 1.2 TiB (241 Total_LBAs_Written × 512 B)  wear 3%  34 °C``."""
     if reading is None:
@@ -202,7 +196,7 @@ def read_smart(backend: Backend, machine: Machine) -> dict[str, SmartReading]:
     for one disk becomes an unavailable reading with the reason, never a lost report."""
     out: dict[str, SmartReading] = {}
     for d in machine.disks:
-        if d.kind != "disk" or not listed_in_text(d):
+        if d.kind != "disk" or not d.is_storage:
             continue
         try:
             out[d.name] = backend.smart(d.name)
@@ -223,7 +217,7 @@ def machine_to_text(
     ``findings``, the audit's findings (the same as ``report --json``, for cron mail)."""
     m = machine
     lines = [f"{m.host}  kernel {m.kernel}" + ("" if m.is_root else "  (not root)")]
-    disks = [d for d in m.disks if listed_in_text(d)]
+    disks = [d for d in m.disks if d.is_storage]
     if disks:
         lines.append("")
         lines.append("Disks")

@@ -50,15 +50,23 @@ _GEOMETRY = {
     "extent_size",
     "pe_start",
 }
-# set by DeviceDetail.show for narrow panes: sizes without the exact byte count
-_compact = False
-_pane_width = 0  # width of the pane being rendered (0: unknown, render everything)
+# The views take ``width``, the width of the pane they are rendered for (0: unknown, render
+# everything); narrower than these, sizes go without the exact byte count and an array's
+# members table keeps only device, slot and role
+COMPACT_WIDTH = 44
+MEMBERS_FULL_WIDTH = 90
+
+
+def is_compact(width: int) -> bool:
+    return 0 < width < COMPACT_WIDTH
+
 
 _STATE_OK = {"clean", "active", "in_sync", "PASSED", "write-pending", "active-idle"}
 
 
-def fmt_value(name: str, value: Any) -> Text:
-    """One model field as coloured text, chosen by the field's name and type."""
+def fmt_value(name: str, value: Any, *, compact: bool = False) -> Text:
+    """One model field as coloured text, chosen by the field's name and type (``compact``:
+    sizes without the exact byte count)."""
     if value is None:
         return Text("—", "bright_black")
     if isinstance(value, bool):
@@ -66,14 +74,14 @@ def fmt_value(name: str, value: Any) -> Text:
     if isinstance(value, int) and not isinstance(value, bool):
         if name in _GEOMETRY:
             t = Text(f"{value:,} B")
-            if value >= 1024 and not _compact:
+            if value >= 1024 and not compact:
                 t.append(f" ({human_bytes(value)})", "cyan")
             return t
         if name.endswith("_bytes") or name in ("size", "discard_max_bytes"):
             if value < 1024:
                 return Text(f"{value} B", "cyan")
             t = Text(human_bytes(value), "cyan")
-            if not _compact:
+            if not compact:
                 t.append(f" ({value:,} B)", "bright_black")
             return t
         if name.endswith("_sectors") or name in ("start_sector", "reshape_position"):
@@ -144,7 +152,9 @@ def _shape_of(obj: object) -> object:
     return (type(obj), obj)
 
 
-def field_table(obj: Any, *, skip: tuple[str, ...] = (), title: str | None = None) -> Table:
+def field_table(
+    obj: Any, *, skip: tuple[str, ...] = (), title: str | None = None, width: int = 0
+) -> Table:
     """Every dataclass field of ``obj`` as a two-column table."""
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold", no_wrap=True)
@@ -156,7 +166,10 @@ def field_table(obj: Any, *, skip: tuple[str, ...] = (), title: str | None = Non
     for f in dataclasses.fields(obj):
         if f.name in skip or f.name.startswith("_"):
             continue
-        table.add_row(label_of(f.name), fmt_value(f.name, getattr(obj, f.name)))
+        table.add_row(
+            label_of(f.name),
+            fmt_value(f.name, getattr(obj, f.name), compact=is_compact(width)),
+        )
     return table
 
 
@@ -164,10 +177,10 @@ def heading(text: str, style: str = "bold reverse") -> Text:
     return Text(f" {text} ", style)
 
 
-def members_table(a: MdArray) -> Table:
+def members_table(a: MdArray, *, width: int = 0) -> Table:
     """The members of an array; on a narrow pane only device, slot and role (the columns that
     decide what an admin does next), so nothing is squeezed into "…"."""
-    narrow = 0 < _pane_width < 90
+    narrow = 0 < width < MEMBERS_FULL_WIDTH
     cols = ("device", "slot", "role") if narrow else (
         "device", "slot", "role", "state", "errors", "data offset", "size"
     )  # fmt: skip
@@ -191,7 +204,7 @@ def members_table(a: MdArray) -> Table:
     return t
 
 
-def sync_block(s: SyncStatus) -> RenderableType:
+def sync_block(s: SyncStatus, *, width: int = 0) -> RenderableType:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
@@ -204,12 +217,12 @@ def sync_block(s: SyncStatus) -> RenderableType:
             f"{s.done_sectors:,} / {s.total_sectors:,} sectors "
             f"({human_bytes(s.done_sectors * 512)} / {human_bytes(s.total_sectors * 512)})",
         )
-    table.add_row("speed", fmt_value("speed_kib_s", s.speed_kib_s))
+    table.add_row("speed", fmt_value("speed_kib_s", s.speed_kib_s, compact=is_compact(width)))
     table.add_row("ETA", duration(s.eta_s))
     for name in ("min_speed_kib_s", "max_speed_kib_s", "reshape_position", "mismatch_cnt"):
         v = getattr(s, name)
         if v is not None:
-            table.add_row(label_of(name), fmt_value(name, v))
+            table.add_row(label_of(name), fmt_value(name, v, compact=is_compact(width)))
     if s.targets:
         table.add_row("rebuilding", ", ".join(s.targets))
     frac = s.fraction
@@ -223,13 +236,13 @@ def sync_block(s: SyncStatus) -> RenderableType:
     return Group(*parts)
 
 
-def array_view(m: Machine, a: MdArray) -> RenderableType:
+def array_view(m: Machine, a: MdArray, *, width: int = 0) -> RenderableType:
     colour = array_state_colour(a)
     head = Text(f"{a.path}  ", "bold")
     head.append(f"{a.level}  {mdstat_map(a)}", colour)
     if a.is_degraded:
         head.append(f"  DEGRADED: {a.degraded} missing", "bold red")
-    parts: list[RenderableType] = [head, field_table(a, skip=("members", "sync"))]
+    parts: list[RenderableType] = [head, field_table(a, skip=("members", "sync"), width=width)]
     if a.data_disks and a.chunk_bytes:
         parts.append(
             Text(
@@ -238,31 +251,31 @@ def array_view(m: Machine, a: MdArray) -> RenderableType:
             )
         )
     if a.members:
-        parts.append(members_table(a))
+        parts.append(members_table(a, width=width))
     if a.sync is not None:
-        parts.append(sync_block(a.sync))
+        parts.append(sync_block(a.sync, width=width))
     else:
         parts.append(Text("sync: idle", "green"))
     volumes = [v.name for v in m.arrays if v.container == a.name]
     if volumes:
         parts.append(Text(f"volumes: {', '.join(volumes)}"))
-    parts.extend(_on_top(m, a.name))
+    parts.extend(_on_top(m, a.name, width=width))
     return Group(*parts)
 
 
-def _on_top(m: Machine, name: str) -> list[RenderableType]:
+def _on_top(m: Machine, name: str, *, width: int = 0) -> list[RenderableType]:
     out: list[RenderableType] = []
     fs = m.filesystem(name)
     if fs is not None:
-        out.append(fs_view(fs, title="filesystem"))
+        out.append(fs_view(fs, title="filesystem", width=width))
     pv = m.pv(name)
     if pv is not None:
-        out.append(field_table(pv, title="LVM physical volume"))
+        out.append(field_table(pv, title="LVM physical volume", width=width))
     return out
 
 
-def fs_view(fs: Filesystem, title: str | None = None) -> RenderableType:
-    parts: list[RenderableType] = [field_table(fs, title=title)]
+def fs_view(fs: Filesystem, title: str | None = None, *, width: int = 0) -> RenderableType:
+    parts: list[RenderableType] = [field_table(fs, title=title, width=width)]
     if fs.size_bytes and fs.used_bytes is not None:
         frac = fs.used_bytes / fs.size_bytes
         width = 40
@@ -284,22 +297,22 @@ def fs_view(fs: Filesystem, title: str | None = None) -> RenderableType:
     return Group(*parts)
 
 
-def disk_view(m: Machine, d: Disk) -> RenderableType:
+def disk_view(m: Machine, d: Disk, *, width: int = 0) -> RenderableType:
     head = Text(f"{d.path}  ", "bold")
     head.append(d.model or "", "cyan")
-    parts: list[RenderableType] = [head, field_table(d)]
+    parts: list[RenderableType] = [head, field_table(d, width=width)]
     parts_of = [p.name for p in m.partitions if p.parent == d.name]
     if parts_of:
         parts.append(Text(f"partitions: {', '.join(parts_of)}"))
     arrays = m.arrays_of_disk(d.name)
     if arrays:
         parts.append(Text(f"in arrays: {', '.join(a.name for a in arrays)}"))
-    parts.extend(_on_top(m, d.name))
+    parts.extend(_on_top(m, d.name, width=width))
     return Group(*parts)
 
 
-def partition_view(m: Machine, p: Partition) -> RenderableType:
-    parts: list[RenderableType] = [Text(p.path, "bold"), field_table(p)]
+def partition_view(m: Machine, p: Partition, *, width: int = 0) -> RenderableType:
+    parts: list[RenderableType] = [Text(p.path, "bold"), field_table(p, width=width)]
     end = p.start_sector + p.size_bytes // 512
     parts.append(
         Text(
@@ -310,26 +323,26 @@ def partition_view(m: Machine, p: Partition) -> RenderableType:
     for a in m.arrays:
         mem = a.member(p.name)
         if mem is not None:
-            parts.append(member_view(a, mem))
-    parts.extend(_on_top(m, p.name))
+            parts.append(member_view(a, mem, width=width))
+    parts.extend(_on_top(m, p.name, width=width))
     return Group(*parts)
 
 
-def member_view(a: MdArray, mem: MdMember) -> RenderableType:
+def member_view(a: MdArray, mem: MdMember, *, width: int = 0) -> RenderableType:
     t = Text(f"member of {a.name}: ", "bold")
     t.append(f"slot {mem.slot if mem.slot is not None else '—'} ")
     t.append(mem.role, member_colour(mem))
     marks = member_marks(mem)
     if marks:
         t.append(f" {marks}", "bold")
-    return Group(t, field_table(mem))
+    return Group(t, field_table(mem, width=width))
 
 
-def vg_view(m: Machine, name: str) -> RenderableType:
+def vg_view(m: Machine, name: str, *, width: int = 0) -> RenderableType:
     vg = m.vg(name)
     parts: list[RenderableType] = [Text(f"volume group {name}", "bold")]
     if vg is not None:
-        parts.append(field_table(vg))
+        parts.append(field_table(vg, width=width))
         if vg.size_bytes:
             parts.append(Text(f"used {percent(1 - vg.free_bytes / vg.size_bytes)}", "bright_black"))
     pvs = [pv for pv in m.pvs if pv.vg == name]
@@ -359,10 +372,13 @@ def vg_view(m: Machine, name: str) -> RenderableType:
     return Group(*parts)
 
 
-def lv_view(m: Machine, lv: LogicalVolume) -> RenderableType:
-    parts: list[RenderableType] = [Text(f"{lv.path}  ({lv.dm_name})", "bold"), field_table(lv)]
+def lv_view(m: Machine, lv: LogicalVolume, *, width: int = 0) -> RenderableType:
+    parts: list[RenderableType] = [
+        Text(f"{lv.path}  ({lv.dm_name})", "bold"),
+        field_table(lv, width=width),
+    ]
     if lv.kernel_name:
-        parts.extend(_on_top(m, lv.kernel_name))
+        parts.extend(_on_top(m, lv.kernel_name, width=width))
     return Group(*parts)
 
 
@@ -373,22 +389,23 @@ def _find_lv(m: Machine, name: str) -> LogicalVolume | None:
     return None
 
 
-def render_ref(m: Machine, ref: NodeRef) -> RenderableType:
-    """What the detail pane shows for one tree node."""
+def render_ref(m: Machine, ref: NodeRef, *, width: int = 0) -> RenderableType:
+    """What the detail pane shows for one tree node, in a pane ``width`` columns wide (0:
+    unknown, render everything)."""
     if ref.kind == "section":
         return section_view(m, ref.name)
     if ref.kind == "vg":
-        return vg_view(m, ref.name)
+        return vg_view(m, ref.name, width=width)
     if ref.kind == "fs":
         fs = m.filesystem(ref.name)
-        return fs_view(fs, title=f"filesystem on {ref.name}") if fs else Text("gone")
+        return fs_view(fs, title=f"filesystem on {ref.name}", width=width) if fs else Text("gone")
     if ref.kind in ("pv", "pv-link"):
         pv: PhysicalVolume | None = m.pv(ref.name)
         parts: list[RenderableType] = []
         if pv is not None:
-            parts.append(field_table(pv, title=f"physical volume {pv.device}"))
+            parts.append(field_table(pv, title=f"physical volume {pv.device}", width=width))
             if pv.vg:
-                parts.append(vg_view(m, pv.vg))
+                parts.append(vg_view(m, pv.vg, width=width))
         if ref.target:
             parts.append(Text("g / enter: go to the target", "bright_black"))
         return Group(*parts) if parts else Text(ref.name)
@@ -397,7 +414,7 @@ def render_ref(m: Machine, ref: NodeRef) -> RenderableType:
         mem = a.member(ref.name) if a else None
         parts = []
         if a is not None and mem is not None:
-            parts.append(member_view(a, mem))
+            parts.append(member_view(a, mem, width=width))
         target = m.device(ref.name if ref.target != f"dev:{ref.via}" else ref.via)
         if target is not None:
             parts.append(
@@ -409,16 +426,19 @@ def render_ref(m: Machine, ref: NodeRef) -> RenderableType:
         return Group(*parts) if parts else Text(ref.name)
     obj = m.device(ref.name)
     if isinstance(obj, MdArray):
-        return array_view(m, obj)
+        return array_view(m, obj, width=width)
     if isinstance(obj, Disk):
-        return disk_view(m, obj)
+        return disk_view(m, obj, width=width)
     if isinstance(obj, Partition):
-        return partition_view(m, obj)
+        return partition_view(m, obj, width=width)
     if isinstance(obj, CryptMapping):
-        return Group(field_table(obj, title=f"dm-crypt {obj.name}"), *_on_top(m, obj.kernel_name))
+        return Group(
+            field_table(obj, title=f"dm-crypt {obj.name}", width=width),
+            *_on_top(m, obj.kernel_name, width=width),
+        )
     lv = obj if isinstance(obj, LogicalVolume) else _find_lv(m, ref.name)
     if lv is not None:
-        return lv_view(m, lv)
+        return lv_view(m, lv, width=width)
     if ref.target:
         return Text(f"link to {ref.target}; g / enter to go there")
     return Text(f"{ref.name}: no details known", "bright_black")
@@ -430,6 +450,8 @@ def section_view(m: Machine, section: str) -> RenderableType:
         for col in ("name", "size", "model", "serial", "transport", "type", "phys/log"):
             t.add_column(col, no_wrap=True)
         for d in m.disks:
+            if not d.is_storage:  # as the tree and `raidman report`
+                continue
             t.add_row(
                 d.name,
                 human_bytes(d.size_bytes),
@@ -493,7 +515,6 @@ class DeviceDetail(VerticalScroll):
         yield self._body
 
     def show(self, machine: Machine | None, ref: NodeRef | None, *, force: bool = False) -> None:
-        global _compact, _pane_width
         # Skip re-rendering what is already shown: the same node of the same probe with the same
         # live state (a syncing array's object changes every sample, so it still updates).
         key = (
@@ -512,18 +533,14 @@ class DeviceDetail(VerticalScroll):
         elif ref is None:
             self._body.update(Text("select a device in the tree", "bright_black"))
         else:
-            _compact = 0 < self.size.width < 44
-            _pane_width = self.size.width
             # A live update of the same node keeps its shape (same rows, new numbers): repaint
             # without re-laying-out the whole screen once a second.
             shape = (ref, self.size.width, _shape_of(machine.device(ref.name)))
             same_shape = not force and shape == getattr(self, "_shape", None)
             self._shape = shape
-            try:
-                self._body.update(render_ref(machine, ref), layout=not same_shape)
-            finally:
-                _compact = False
-                _pane_width = 0
+            self._body.update(
+                render_ref(machine, ref, width=self.size.width), layout=not same_shape
+            )
 
     def on_resize(self) -> None:
         self.show(self._machine, self.ref, force=True)

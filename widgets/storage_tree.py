@@ -265,9 +265,10 @@ class _Builder:
         self.add(
             NodeRef("section:disks", "section", "Disks"), None, Text("Disks", "bold underline")
         )
-        for d in m.disks:
+        disks = [d for d in m.disks if d.is_storage]  # as `raidman report` lists them
+        for d in disks:
             self.device_node(d.name, "section:disks")
-        if not m.disks:
+        if not disks:
             self.add(NodeRef("empty:disks", "empty", ""), "section:disks", Text("(none)", "dim"))
         if m.arrays:
             self.add(

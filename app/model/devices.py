@@ -67,6 +67,12 @@ class Disk:
     def is_ssd(self) -> bool:
         return self.rotational is False
 
+    @property
+    def is_storage(self) -> bool:
+        """Whether the report and the tree list it as a disk: not a 0-byte device (an
+        unconfigured zram0, an empty card reader), which is no storage."""
+        return self.size_bytes > 0
+
 
 @dataclass(frozen=True, slots=True)
 class Partition:

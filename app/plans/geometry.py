@@ -96,6 +96,10 @@ def data_disks_explained(level: str, raid_devices: int, layout: str | None = Non
 # least 64MB", seen on a 510 MiB RAID-10 in the VM): xfsprogs mkfs/xfs_mkfs.c
 XFS_AUTO_STRIPE_MIN_BYTES = 1 << 30
 XFS_SMALL_AGCOUNT = 4  # mkfs.xfs's own count there; its 300 MB minimum assumes 4 AGs
+# mkfs.xfs (xfsprogs >= 5.19) refuses a data section under 300 MiB: "Filesystem must be larger
+# than 300MB." (mkfs/xfs_mkfs.c validate_sb_features: sb_dblocks < MEGABYTES(300, blocklog),
+# i.e. 300 << 20 bytes; "64MB log * (8 / 7) * 4 AGs = 293MB")
+XFS_MIN_BYTES = 300 * MIB
 
 
 @dataclass(frozen=True, slots=True)

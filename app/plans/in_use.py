@@ -7,7 +7,7 @@ starts with the device name ("sda: is mounted on /"); ``short`` is the picker's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.model import Disk, Machine, Partition
 
@@ -20,6 +20,9 @@ class Issue:
     device: str  # kernel name, or "" for the whole selection
     message: str
     short: str = ""  # a few words for a device picker; "" = use message
+    # the mount points / swaps on the device itself it is about ("/", "active swap"): when the
+    # device is the system disk, its "system disk" words say them already
+    uses: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.device}: {self.message}" if self.device else self.message
@@ -39,7 +42,11 @@ def _own_use(machine: Machine, name: str) -> list[Issue]:
         )
     elif fs is not None and fs.mounted:
         mps = ", ".join(fs.mountpoints)
-        out.append(Issue("mounted", name, f"is mounted on {mps}", f"mounted on {mps}"))
+        out.append(
+            Issue(
+                "mounted", name, f"is mounted on {mps}", f"mounted on {mps}", tuple(fs.mountpoints)
+            )
+        )
     member_of = []
     for a in machine.arrays_with_member(name):
         member_of.append(a.name)
@@ -109,12 +116,23 @@ def _kernel_use(machine: Machine, name: str, known_holders: set[str]) -> list[Is
     mps = u.mountpoints(name)
     if mps:
         where = ", ".join(mps)
-        out.append(Issue("mounted", name, f"is mounted on {where}", f"mounted on {where}"))
+        out.append(
+            Issue("mounted", name, f"is mounted on {where}", f"mounted on {where}", tuple(mps))
+        )
     for f in u.swap_files(name):
         if f == f"/dev/{name}" or not f.startswith("/"):
-            out.append(Issue("swap", name, "is active swap", "active swap"))
+            said = ("active swap",) if f == f"/dev/{name}" else ()
+            out.append(Issue("swap", name, "is active swap", "active swap", said))
         else:
-            out.append(Issue("swap", name, f"holds the active swap file {f}", f"swap file {f}"))
+            out.append(
+                Issue(
+                    "swap",
+                    name,
+                    f"holds the active swap file {f}",
+                    f"swap file {f}",
+                    (f"swap file {f}",),
+                )
+            )
     for holder, path in u.stacked_on(name):
         via = " → ".join(path)
         if len(path) == 1 and holder not in known_holders:
@@ -257,11 +275,13 @@ def in_use(machine: Machine, name: str) -> list[Issue]:
     disk = dev.parent if isinstance(dev, Partition) else (u.disk_of(name) if u else None)
     if isinstance(dev, Disk) and disk is None:
         if name in boot:
-            issues.append(
-                Issue(
-                    "boot", name, f"is the system disk (holds {boot[name]})", f"holds {boot[name]}"
-                )
-            )
+            # a picker says it once: "holds / (system disk)", not "mounted on /; holds /"
+            words = f"holds {boot[name]} (system disk)"
+            whats = {what for what, _ in system_uses(machine)[name]}
+            issues = [
+                replace(i, short=words) if i.uses and set(i.uses) <= whats else i for i in issues
+            ]
+            issues.append(Issue("boot", name, f"is the system disk (holds {boot[name]})", words))
         for part in partitions_of(machine, name):
             for i in _device_use(machine, part):
                 issues.append(

@@ -247,3 +247,21 @@ def test_replace_and_re_add_plans_pass_apply_and_run_as_previewed(
     assert main(["apply", str(out), "--confirm", confirm]) == 0, capsys.readouterr()
     ran = [a for a in fake_arrays.argvs if a[0] == "mdadm"]
     assert ran == [tuple(s["argv"]) for s in saved["steps"]]
+
+
+def test_plan_refuses_an_xfs_under_300_mib_with_the_size_and_the_limit(
+    fake: FakeBackend, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mkfs.xfs refuses under 300 MiB ("Filesystem must be larger than 300MB"): `raidman plan`
+    says so itself, and writes no plan."""
+    argv = [*KEY[: KEY.index("--fs")], "--fs", "xfs", "--lvm", "--vg", "small", "--json"]
+    assert main([*argv, "--lv-size", "256M"]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == (
+        "raidman plan: XFS needs at least 300 MiB: /dev/small/data would hold at most 256 MiB "
+        "(mkfs.xfs refuses it: 'Filesystem must be larger than 300MB'); choose ext4 or a bigger "
+        "device\n"
+    )
+    assert main([*argv, "--lv-size", "300M"]) == 0
+    assert json.loads(capsys.readouterr().out)["steps"][-1]["argv"][0] == "mkfs.xfs"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from app.model.smart import SmartAttribute, SmartReading
 from app.plans.eligibility import Candidate, candidates
 from app.plans.preflight import check
+from backends.replay import ReplayBackend
+from tests.corpus import FIXTURES
 from tests.plans.fakes import GIB, array_machine, blank_machine
 
 
@@ -89,7 +91,31 @@ def test_free_partition_of_the_system_disk_is_eligible_with_its_warning() -> Non
     c = _by_name(candidates(m))
     assert c["sda4"].eligible
     assert c["sda4"].notes == ("sda also holds / (sda2) and /boot/efi (sda1)",)
-    assert c["sda"].reason == "holds /, /boot/efi"
+    assert c["sda"].reason == "holds /, /boot/efi (system disk)"
     assert c["sda2"].reason == "mounted on /" and c["sda2"].notes == ()
     assert c["nvme0n1"].notes == ()
     assert check(m, ["sda4"]).warning_codes == ("system-disk",)
+
+
+def test_root_disk_without_partitions_says_system_disk_once() -> None:
+    """Issue 11's machine (tests/fixtures/preflight/devhost-root-on-vda/README): vda itself is
+    mounted on "/" (from mountinfo; lsblk has no FSTYPE). The picker says so once, not
+    "mounted on /; holds /"; pre-flight keeps both sentences (tests/plans/test_preflight.py)."""
+    m = ReplayBackend(FIXTURES / "preflight" / "devhost-root-on-vda").probe()
+    vda = _by_name(candidates(m))["vda"]
+    assert vda.reasons == ("holds / (system disk)",)
+
+
+def test_whole_disk_swap_of_the_system_disk_said_once() -> None:
+    """A whole disk that is active swap (kernel's /proc/swaps) and only that."""
+    from dataclasses import replace
+
+    from app.model.usage import KernelUsage
+
+    m = replace(
+        blank_machine(),
+        usage=KernelUsage(mounts=(("sda2", "/"),), swaps=(("nvme2n1", "/dev/nvme2n1"),)),
+    )
+    c = _by_name(candidates(m))
+    assert c["nvme2n1"].reasons == ("holds active swap (system disk)",)
+    assert c["sda"].reasons[0] == "holds /, /boot/efi (system disk)"

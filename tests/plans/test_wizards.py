@@ -426,3 +426,36 @@ def test_small_xfs_gets_four_allocation_groups() -> None:
     fs = build_filesystem(m510, "md127", FilesystemParams(fstype="xfs"))
     assert _xfs_d(fs) == "su=32k,sw=2,agcount=4"
     assert _xfs_d(build_filesystem(m, "md127", FilesystemParams(fstype="xfs"))) == "su=32k,sw=2"
+
+
+def test_xfs_under_300_mib_refused_before_anything_runs() -> None:
+    """mkfs.xfs (xfsprogs >= 5.19) refuses a data section under 300 MiB ("Filesystem must be
+    larger than 300MB", mkfs/xfs_mkfs.c: sb_dblocks < MEGABYTES(300, blocklog)): the plan is
+    refused with the size and the limit; ext4 on the same array is planned."""
+    m = array_machine()
+    a = m.array("md127")
+    assert a is not None
+    small = replace(m, arrays=(replace(a, size_bytes=290 * MIB), *m.arrays[1:]))
+    with pytest.raises(PlanError) as e:
+        build_filesystem(small, "md127", FilesystemParams(fstype="xfs"))
+    assert str(e.value).startswith(
+        "XFS needs at least 300 MiB: /dev/md127 would hold 290 MiB (mkfs.xfs refuses it: "
+        "'Filesystem must be larger than 300MB')"
+    )
+    assert build_filesystem(small, "md127", FilesystemParams(fstype="ext4")).steps
+    exact = replace(m, arrays=(replace(a, size_bytes=300 * MIB), *m.arrays[1:]))
+    assert _xfs_d(build_filesystem(exact, "md127", FilesystemParams(fstype="xfs")))
+    # an LV smaller than the limit on a big array: its --size, or its share of the array
+    for lv_size, room in (("200M", "200 MiB"), ("200", "200 MiB"), ("50%FREE", "150 MiB")):
+        p = FilesystemParams(fstype="xfs", lvm=True, vg="v", lv_size=lv_size)
+        with pytest.raises(PlanError, match=f"/dev/v/data would hold at most {room}"):
+            build_filesystem(exact, "md127", p)
+    p = FilesystemParams(fstype="xfs", lvm=True, vg="v", lv_size="100%FREE")
+    assert build_filesystem(exact, "md127", p).steps[-1].argv[-1] == "/dev/v/data"
+    # create + XFS: 2 data disks × 128 MiB is too small
+    with pytest.raises(PlanError, match="/dev/md/127 would hold 256 MiB"):
+        build_create_array(
+            _small_disks(128 * MIB),
+            CreateArrayParams(level="10", devices=NVME4, chunk_bytes=32 * KIB, layout="n2",
+                              name="127", filesystem=FilesystemParams(fstype="xfs")),
+        )  # fmt: skip

@@ -169,3 +169,29 @@ def test_blank_machine_has_only_disks() -> None:
     m = Machine(host="h", kernel="k", disks=(Disk("nvme0n1", 10**12),))
     specs = build_tree_spec(m)
     assert [s.ref.key for s in specs] == ["section:disks", "dev:nvme0n1"]
+
+
+def test_tree_lists_the_disks_the_report_lists() -> None:
+    """Issue 11's machine (tests/fixtures/preflight/devhost-root-on-vda/README) has a 0-byte
+    zram0: `raidman report` does not list it as a disk, and neither does the tree (one rule,
+    ``Disk.is_storage``), nor the Disks section's table."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from app.report import machine_to_text
+    from backends.replay import ReplayBackend
+    from tests.corpus import FIXTURES
+    from widgets.device_detail import section_view
+
+    m = ReplayBackend(FIXTURES / "preflight" / "devhost-root-on-vda").probe()
+    assert [d.name for d in m.disks] == ["zram0", "vda"]
+    specs = build_tree_spec(m)
+    tree_disks = [s.ref.name for s in specs if s.parent == "section:disks"]
+    report = machine_to_text(m)
+    listed = [d.name for d in m.disks if f"  {d.name} " in report]
+    assert tree_disks == listed == ["vda"]
+    console = Console(file=StringIO(), width=160, color_system=None, record=True)
+    console.print(section_view(m, "Disks"))
+    table = console.export_text()
+    assert "vda" in table and "zram0" not in table

@@ -85,6 +85,34 @@ async def test_v_puts_lvm_and_xfs_on_the_selected_array_aligned_to_its_geometry(
         assert prev.preflight is not None and prev.preflight.refusals == ()
 
 
+async def test_v_refuses_an_xfs_under_300_mib_on_its_error_line() -> None:
+    """mkfs.xfs refuses under 300 MiB ("Filesystem must be larger than 300MB"): the wizard says
+    so on its error line, with the size and the limit, and opens no preview."""
+    app = _app(_blank_with("5", 4))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        assert app.go_to("md100")
+        await pilot.pause()
+        await pilot.press("v")
+        await pilot.pause()
+        wiz = app.screen
+        assert isinstance(wiz, FilesystemWizard)
+        wiz.query_one("#fs-lvm", Checkbox).value = True
+        wiz.query_one("#fs-type", Select).value = "xfs"
+        await pilot.pause()
+        wiz.query_one("#fs-vg", Input).value = "fast"
+        wiz.query_one("#fs-size", Input).value = "200M"
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert app.screen is wiz
+        err = plain(wiz.query_one("#wz-error", Static), 200)
+        assert "XFS needs at least 300 MiB: /dev/fast/data would hold at most 200 MiB" in err
+        wiz.query_one("#fs-size", Input).value = "300M"
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanPreviewScreen)
+
+
 async def test_v_shows_an_array_in_use_with_the_reason_and_refuses_it() -> None:
     app = _app(SimulatedBackend.from_scenario("raid10-evo", clock=SimClock.manual()))
     async with app.run_test(size=(120, 40)) as pilot:

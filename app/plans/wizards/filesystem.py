@@ -14,11 +14,15 @@ from dataclasses import dataclass
 
 from app.model import Machine, MdArray, levels
 from app.plans.geometry import (
+    MIB,
     XFS_AUTO_STRIPE_MIN_BYTES,
+    XFS_MIN_BYTES,
     XFS_SMALL_AGCOUNT,
     Geometry,
     PlanError,
+    human_bytes,
     human_kib,
+    parse_size,
 )
 from app.plans.in_use import Issue, write_refusals
 from app.plans.plan import Plan, Step
@@ -92,6 +96,32 @@ def default_vg(device_path: str) -> str:
     return f"vg{digits}" if digits else "vg0"
 
 
+def _filesystem_bytes(params: FilesystemParams, size_bytes: int | None) -> int | None:
+    """At most what the filesystem gets: the device's size, or the LV's (its --size, or its
+    share of the device for a percentage); None when unknown."""
+    if not params.lvm:
+        return size_bytes
+    pct = re.fullmatch(r"(\d+)%(FREE|VG|PVS)", params.lv_size.upper())
+    if pct:
+        return None if size_bytes is None else size_bytes * min(int(pct.group(1)), 100) // 100
+    try:
+        lv = parse_size(params.lv_size, default_unit=MIB)  # lvcreate --size: MiB by default
+    except PlanError:
+        return None  # a size lvcreate reads but raidman does not ("2T"): lvcreate judges it
+    return lv if size_bytes is None else min(lv, size_bytes)
+
+
+def _check_xfs_size(target: str, params: FilesystemParams, size_bytes: int | None) -> None:
+    """Refuse an XFS mkfs.xfs would refuse for its size, before any step runs."""
+    room = _filesystem_bytes(params, size_bytes)
+    if room is not None and room < XFS_MIN_BYTES:
+        raise PlanError(
+            f"XFS needs at least {human_bytes(XFS_MIN_BYTES)}: {target} would hold "
+            f"{'at most ' if params.lvm else ''}{human_bytes(room)} (mkfs.xfs refuses it: "
+            f"'Filesystem must be larger than 300MB'); choose ext4 or a bigger device"
+        )
+
+
 def filesystem_steps(
     device_path: str,
     geometry: Geometry | None,
@@ -104,6 +134,9 @@ def filesystem_steps(
         raise PlanError(f"unknown filesystem {params.fstype!r}; choose ext4 or xfs")
     if params.fstype == "none" and not params.lvm:
         return [], []
+    if params.fstype == "xfs":
+        lv = f"/dev/{params.vg or default_vg(device_path)}/{params.lv}"
+        _check_xfs_size(lv if params.lvm else device_path, params, size_bytes)
     steps: list[Step] = []
     notes: list[str] = []
     target = device_path

@@ -1,0 +1,37 @@
+"""widgets.device_detail: how much a view shows is a parameter of the view (the pane's width),
+not state left in the module by the pane that rendered last."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+from rich.console import Console, RenderableType
+
+from tests.ui.fake_backend import build_machine
+from widgets.device_detail import render_ref
+from widgets.storage_tree import NodeRef
+
+
+def _text(r: RenderableType) -> str:
+    console = Console(file=StringIO(), width=200, color_system=None, record=True)
+    console.print(r)
+    return console.export_text()
+
+
+def test_the_width_decides_sizes_and_member_columns() -> None:
+    m = build_machine()
+    ref = NodeRef("dev:md127", "array", "md127")
+    a = m.array("md127")
+    assert a is not None and a.size_bytes
+    exact = f"{a.size_bytes:,} B"
+    full = _text(render_ref(m, ref))  # width unknown: everything
+    columns = "┃ device    ┃ slot ┃ role    ┃ state"
+    assert exact in full and columns in full
+    wide = _text(render_ref(m, ref, width=120))
+    assert wide == full
+    mid = _text(render_ref(m, ref, width=60))  # members: device, slot and role only
+    assert exact in mid and columns not in mid and "┃ device    ┃ slot ┃ role    ┃\n" in mid
+    narrow = _text(render_ref(m, ref, width=40))  # sizes without the exact bytes too
+    assert exact not in narrow and columns not in narrow
+    # nothing carried over from the narrow rendering
+    assert _text(render_ref(m, ref)) == full
