@@ -17,15 +17,16 @@ STATE_COLOURS: dict[str, str] = {
 }
 
 
-def human_bytes(n: int | None) -> str:
-    """IEC size with one decimal ("465.8 GiB"); whole numbers below 1 KiB ("512 B"); "?" if unknown."""
+def human_bytes(n: int | None, *, trim: bool = False) -> str:
+    """IEC size with one decimal ("465.8 GiB"); whole numbers below 1 KiB ("512 B"); "?" if unknown.
+    ``trim``: a whole number of its unit without the decimal ("256 MiB", as plans say sizes)."""
     if n is None:
         return "?"
     value = float(n)
     for unit in _IEC:
         if abs(value) < 1024 or unit == _IEC[-1]:
-            if unit == "B":
-                return f"{int(value)} B"
+            if unit == "B" or (trim and value == int(value)):
+                return f"{int(value)} {unit}"
             return f"{value:.1f} {unit}"
         value /= 1024
     raise AssertionError("unreachable")

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from app.format import human_bytes
 from app.model import Disk, Machine, Partition
 from app.model.smart import SmartReading
-from app.plans.geometry import human_bytes
 from app.plans.in_use import system_disk_warning, write_refusals
 
 # ATA attributes whose raw count > 0 is worth a warning on a new member (smartctl names)
@@ -104,7 +104,7 @@ def ineligible_reasons(
     dev = machine.device(name)
     size = dev.size_bytes if isinstance(dev, Disk | Partition) else None
     if min_size_bytes is not None and size is not None and size < min_size_bytes:
-        reasons.append(f"too small (needs {human_bytes(min_size_bytes)})")
+        reasons.append(f"too small (needs {human_bytes(min_size_bytes, trim=True)})")
     if smart is not None and smart_failed(smart.get(disk_of(machine, name))):
         reasons.append("SMART FAILED")
     return tuple(dict.fromkeys(reasons))

@@ -67,16 +67,6 @@ def human_kib(n_bytes: int) -> str:
     return f"{n_bytes}B"
 
 
-def human_bytes(n: int) -> str:
-    """Binary units for people: 1.5 GiB."""
-    x = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if abs(x) < 1024 or unit == "PiB":
-            return f"{x:.0f} {unit}" if unit == "B" or x == int(x) else f"{x:.1f} {unit}"
-        x /= 1024
-    return f"{n} B"  # pragma: no cover
-
-
 def data_disks(level: str, raid_devices: int, layout: str | None = None) -> int:
     """Chunks in one full stripe of data (the kernel's optimal I/O / chunk; app.model.levels)."""
     lvl = normalize_level(level)

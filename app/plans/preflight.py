@@ -28,10 +28,11 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from app.format import human_bytes
 from app.model import Disk, Machine, Partition, levels
 from app.model.smart import SmartReading
 from app.plans.eligibility import disk_of, needed_member_bytes, smart_failed, smart_warnings
-from app.plans.geometry import PlanError, human_bytes, normalize_level
+from app.plans.geometry import PlanError, normalize_level
 from app.plans.in_use import Issue, system_disk_warning, write_refusals
 from backends.base import Backend
 
@@ -219,9 +220,9 @@ def check(
                 Issue(
                     "too-small",
                     name,
-                    f"is {human_bytes(dev.size_bytes)}; each member of {array} needs "
-                    f"{human_bytes(need)} ({need} bytes)",
-                    f"too small (needs {human_bytes(need)})",
+                    f"is {human_bytes(dev.size_bytes, trim=True)}; each member of {array} needs "
+                    f"{human_bytes(need, trim=True)} ({need} bytes)",
+                    f"too small (needs {human_bytes(need, trim=True)})",
                 )
             )
         refusals.extend(issues)
@@ -247,13 +248,13 @@ def check(
         smallest = min(s for _, s in sized)
         lost = sum(s - smallest for _, s in sized)
         if lost > 0:
-            big = ", ".join(f"{n} {human_bytes(s)}" for n, s in sized if s > smallest)
+            big = ", ".join(f"{n} {human_bytes(s, trim=True)}" for n, s in sized if s > smallest)
             warnings.append(
                 Issue(
                     "size-mismatch",
                     "",
                     f"members differ in size: each is used only up to the smallest "
-                    f"({human_bytes(smallest)}); {lost} bytes ({human_bytes(lost)}) lost ({big})",
+                    f"({human_bytes(smallest, trim=True)}); {lost} bytes ({human_bytes(lost, trim=True)}) lost ({big})",
                 )
             )
     rot = {_rotational(machine, d.name) for d in known if isinstance(d, Disk | Partition)}

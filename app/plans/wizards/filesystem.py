@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from app.format import human_bytes
 from app.model import Machine, MdArray, levels
 from app.plans.geometry import (
     MIB,
@@ -20,7 +21,6 @@ from app.plans.geometry import (
     XFS_SMALL_AGCOUNT,
     Geometry,
     PlanError,
-    human_bytes,
     human_kib,
     parse_size,
 )
@@ -116,8 +116,8 @@ def _check_xfs_size(target: str, params: FilesystemParams, size_bytes: int | Non
     room = _filesystem_bytes(params, size_bytes)
     if room is not None and room < XFS_MIN_BYTES:
         raise PlanError(
-            f"XFS needs at least {human_bytes(XFS_MIN_BYTES)}: {target} would hold "
-            f"{'at most ' if params.lvm else ''}{human_bytes(room)} (mkfs.xfs refuses it: "
+            f"XFS needs at least {human_bytes(XFS_MIN_BYTES, trim=True)}: {target} would hold "
+            f"{'at most ' if params.lvm else ''}{human_bytes(room, trim=True)} (mkfs.xfs refuses it: "
             f"'Filesystem must be larger than 300MB'); choose ext4 or a bigger device"
         )
 

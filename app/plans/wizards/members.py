@@ -8,9 +8,10 @@ write-intent bitmap (``rebuild_cost``).
 
 from __future__ import annotations
 
+from app.format import human_bytes
 from app.model import Machine, MdArray, MdMember, levels
 from app.plans.eligibility import needed_member_bytes
-from app.plans.geometry import PlanError, human_bytes
+from app.plans.geometry import PlanError
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
 
@@ -147,7 +148,7 @@ def member_bytes(machine: Machine, a: MdArray, dev: str) -> int | None:
 
 
 def _size(n: int | None) -> str:
-    return human_bytes(n) if n else "the whole member"
+    return human_bytes(n, trim=True) if n else "the whole member"
 
 
 def rebuild_cost(

@@ -9,10 +9,10 @@ None of these survive a reboot; the notes say so.
 
 from __future__ import annotations
 
+from app.format import human_bytes
 from app.model import Machine, MdArray, levels
 from app.plans.geometry import (
     PlanError,
-    human_bytes,
     parse_size,
     stripe_cache_devices,
     stripe_cache_memory,
@@ -163,17 +163,19 @@ def build_stripe_cache(machine: Machine, array: str, entries: int) -> Plan:
         raise PlanError("stripe_cache_size: 17 … 32768 entries")
     members = stripe_cache_devices(a)
     mem = stripe_cache_memory(entries, members)
-    notes = [f"memory: {entries} entries × 4 KiB × {members} members = {human_bytes(mem)} of RAM"]
+    notes = [
+        f"memory: {entries} entries × 4 KiB × {members} members = {human_bytes(mem, trim=True)} of RAM"
+    ]
     if a.stripe_cache_size:
         before = stripe_cache_memory(a.stripe_cache_size, members)
-        notes.append(f"now: {a.stripe_cache_size} entries = {human_bytes(before)}")
+        notes.append(f"now: {a.stripe_cache_size} entries = {human_bytes(before, trim=True)}")
     notes.append("not persistent: lost at reboot (a udev rule makes it permanent)")
     return Plan(
         title=f"stripe_cache_size {entries} on {a.path}",
         steps=(
             Step(
                 ("tee", _sysfs(a, "stripe_cache_size")),
-                f"{a.name}: cache {entries} stripes (fewer read-modify-writes; costs {human_bytes(mem)} RAM)",
+                f"{a.name}: cache {entries} stripes (fewer read-modify-writes; costs {human_bytes(mem, trim=True)} RAM)",
                 stdin=f"{entries}\n",
             ),
         ),
@@ -260,13 +262,13 @@ def build_bitmap(machine: Machine, array: str, location: str, *, chunk: str | No
             Step(
                 tuple(argv),
                 f"add a write-intent bitmap ({loc}"
-                + (f", {human_bytes(chunk_bytes)} per bit" if chunk_bytes else "")
+                + (f", {human_bytes(chunk_bytes, trim=True)} per bit" if chunk_bytes else "")
                 + ")",
             )
         )
     return Plan(
         title=f"bitmap of {a.path}: {current} -> {loc}"
-        + (f" ({human_bytes(chunk_bytes)} chunk)" if chunk_bytes else ""),
+        + (f" ({human_bytes(chunk_bytes, trim=True)} chunk)" if chunk_bytes else ""),
         steps=tuple(steps),
         target=a.name,
         kind="sync-bitmap",

@@ -34,7 +34,6 @@ from app.plans.audit_log import AuditLog
 from app.plans.eligibility import Candidate, candidates
 from app.plans.executor import ExecutionReport
 from app.plans.geometry import PlanError, parse_size
-from app.plans.geometry import human_bytes as geo_bytes
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
 from app.plans.wizards.create_array import CHUNK_GUIDANCE, CreateArrayParams, build_create_array
@@ -622,8 +621,8 @@ def geometry_line(a: MdArray) -> str:
         return f"{a.name}: {e}"
     su, sw = geo.xfs()
     return (
-        f"{a.name}: {a.level} {a.layout or ''} chunk {geo_bytes(geo.chunk_bytes)} × "
-        f"{geo.data_disks} data disks = stripe {geo_bytes(geo.stripe_bytes)}; "
+        f"{a.name}: {a.level} {a.layout or ''} chunk {human_bytes(geo.chunk_bytes, trim=True)} × "
+        f"{geo.data_disks} data disks = stripe {human_bytes(geo.stripe_bytes, trim=True)}; "
         f"ext4 stride={stride},stripe_width={width}; XFS su={su},sw={sw}"
     )
 
