@@ -3,7 +3,8 @@
 raidman                       the TUI on this machine (read-only unless root)
 raidman --demo [SCENARIO]     the TUI on the simulated backend
 raidman --replay DIR          the TUI on a captured directory
-raidman --host NAME report    another machine over ssh (report/plan/apply; NAME or @GROUP)
+raidman --host NAME [...]     other machines over ssh (the TUI: several are a hosts view;
+                              report/plan/apply; NAME or @GROUP)
 raidman report --json         the model as JSON (also with --demo/--replay)
 raidman capture DIR           save what the Linux backend reads, for replay
 raidman plan WIZARD ...       print a plan without running it
@@ -140,10 +141,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command:
         mod = importlib.import_module(f"app.commands.{args.command}")
         return int(mod.run(args) or 0)
-    backend = make_backend(args)
+    backends = make_backends(args)
     from app.ui.app import RaidmanApp
 
-    RaidmanApp(backend, tune_gc=True).run()
+    # several hosts: the hosts view first (Enter opens one); one: that machine as today
+    host, backend = backends[0]
+    hosts = [(str(h), b) for h, b in backends if h is not None]
+    RaidmanApp(backend, host=host, hosts=hosts, tune_gc=True).run()
     return 0
 
 

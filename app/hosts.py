@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.paths import BOOST_FILE, host_state_dir
 from app.plans.audit_log import AuditLog
+from app.sync.boost import BoostStore
 from backends.base import Backend
 from backends.linux.ssh import CONNECT_TIMEOUT, HostNameError, SshTarget, check_host_name
 
@@ -153,6 +155,13 @@ def plan_host(path: str) -> str | None:
         return check_host_name(host)
     except HostNameError as e:
         raise HostsError(f"the plan's host: {e}") from None
+
+
+def host_boost_store(host: str) -> BoostStore:
+    """The boost records of another machine (``hosts/HOST/boost.json`` in the state directory,
+    beside its sync records): a record is restored only through the host it was raised on,
+    never on this machine."""
+    return BoostStore(host_state_dir(check_host_name(host)) / BOOST_FILE)
 
 
 class HostAuditLog(AuditLog):

@@ -63,10 +63,15 @@ class HeaderBanner(Static):
         self.backend_name = ""
         self.read_only_reason: str | None = None
         self.machine: Machine | None = None
+        self.fleet: str | None = None  # several hosts: the others' trouble (app.fleet)
 
     def set_backend(self, name: str, read_only_reason: str | None) -> None:
         self.backend_name = name
         self.read_only_reason = read_only_reason
+        self._redraw()
+
+    def set_fleet(self, text: str | None) -> None:
+        self.fleet = text
         self._redraw()
 
     def set_machine(self, machine: Machine | None) -> None:
@@ -85,6 +90,8 @@ class HeaderBanner(Static):
         if self.read_only_reason:
             t.append("  ")
             t.append(f" read-only: {self.read_only_reason} ", "bold black on rgb(175,135,0)")
+        if self.fleet:
+            t.append(f"  {self.fleet}", "bold red")
         return t
 
     def on_click(self, event: events.Click) -> None:

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from app.cli import add_backend_options, make_backends
+from app.fleet import unreachable_reason
 from app.paths import DB_FILE, host_state_dir
 from app.report import full_report_json, full_report_text
 from app.wear.snapshots import SnapshotStore
@@ -36,7 +37,7 @@ def _remote_report(host: str, backend: Backend, args: argparse.Namespace) -> tup
     """(JSON report or text, reached) of one host. Its sync records are the ones raidman kept
     here while watching that host (``host_state_dir``), never this machine's own."""
     machine = backend.probe()
-    reached = getattr(getattr(backend, "source", None), "unreachable", None) is None
+    reached = unreachable_reason(backend) is None
     kw: dict[str, Any] = {"smart": not args.no_smart and reached, "findings": not args.no_audit}
     store = SnapshotStore.open(host_state_dir(host) / DB_FILE)
     try:

@@ -44,20 +44,25 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TabbedContent
 from textual.worker import get_current_worker
 
+from app.fleet import HostStatus, unreachable_reason
+from app.hosts import HostAuditLog, host_boost_store
 from app.model.devices import Disk, Machine, MdArray
 from app.model.live import LiveSample
 from app.model.smart import SmartReading
+from app.paths import DB_FILE, host_state_dir
 from app.plans.audit_log import AuditLog
 from app.plans.eligibility import smart_warnings
 from app.plans.executor import ExecutionReport, execute
@@ -77,6 +82,7 @@ from app.ui.gc_policy import settle_after_start
 from app.ui.hangup import watch_terminal
 from app.ui.screens.audit_log import AuditLogScreen
 from app.ui.screens.help import HELP_EXTRA, HelpScreen, key_rows
+from app.ui.screens.hosts import HostsScreen
 from app.ui.screens.main import MainScreen
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import (
@@ -99,6 +105,36 @@ from widgets.wear_pane import WearPane
 SMART_VIEW_S = 60.0  # a disk's SMART figures in the Wear tab are re-read at most this often
 CLOCK_EVERY_S = 10.0  # the session's clock tick (periodic SMART snapshots, audit cadence)
 EVENT_WAIT_S = 1.0  # the event watcher's longest block (so that quitting never waits longer)
+HOST_TIMEOUT_S = 60.0  # a host whose probe has not answered for this long is shown unreachable
+HOST_AUDIT_S = 60.0  # a host not open is audited (for its worst finding) at most this often
+
+
+class HostProbed(Message):
+    """A host's probe (hosts view) came back: its machine, or why it could not be reached."""
+
+    def __init__(
+        self,
+        host: str,
+        machine: Machine | None,
+        unreachable: str | None,
+        findings: tuple[Finding, ...] | None = None,
+    ) -> None:
+        super().__init__()
+        self.host = host
+        self.machine = machine
+        self.unreachable = unreachable
+        self.findings = findings
+
+
+@dataclass
+class _HostState:
+    """What the App keeps of one host of several while another is open: its live session, its
+    SMART readings and its findings (reopening a host shows them at once)."""
+
+    session: Session
+    boosts: BoostStore
+    smart_seen: dict[str, tuple[float, SmartReading]] = field(default_factory=dict)
+    findings: tuple[Finding, ...] | None = None
 
 
 def _smart_verdict(reading: SmartReading) -> tuple[bool, str, tuple[str, ...]]:
@@ -121,6 +157,7 @@ class RaidmanApp(App[None]):
         Binding("v", "filesystem", "FS/LVM"),
         Binding("b", "boost", "Boost sync"),
         Binding("L", "audit_log", "Audit log"),
+        Binding("H", "hosts", "Hosts"),
         Binding("question_mark", "help", "Help"),
     ]
     # app-wide letters that belong to the main screen: inside a wizard, preview, dialog or the
@@ -135,6 +172,7 @@ class RaidmanApp(App[None]):
             "filesystem",
             "boost",
             "audit_log",
+            "hosts",
         }
     )
 
@@ -142,36 +180,60 @@ class RaidmanApp(App[None]):
     machine: reactive[Machine | None] = reactive(None, always_update=True, init=False)
     live: reactive[LiveSample | None] = reactive(None, always_update=True, init=False)
     selected: reactive[NodeRef | None] = reactive(None, init=False)
+    fleet: reactive[tuple[HostStatus, ...]] = reactive((), always_update=True, init=False)
 
     def __init__(
         self,
         backend: Backend,
         *,
+        host: str | None = None,
+        hosts: Sequence[tuple[str, Backend]] = (),
         probe_interval: float = 10.0,
         sample_interval: float = 1.0,
+        host_timeout: float = HOST_TIMEOUT_S,
         tune_gc: bool = False,
     ) -> None:
         """``tune_gc``: the process is this app's alone (the CLI): after the first frame, set
-        the garbage collector up for a long watch (``app.ui.gc_policy``)."""
+        the garbage collector up for a long watch (``app.ui.gc_policy``). ``host``: the machine
+        ``backend`` reaches over ssh (plans show it, the audit log records it). ``hosts``:
+        several machines (host, backend): the top level is the hosts view, and ``backend`` the
+        first of them until a host is opened."""
         super().__init__()
         self.tune_gc = tune_gc
         self.backend = backend
+        self.host = host
+        self.hosts: dict[str, Backend] = dict(hosts) if len(hosts) > 1 else {}
+        self.host_timeout = host_timeout
+        self._host_states: dict[str, _HostState] = {}
+        # host -> when its probe started (monotonic): the hosts view's or, for the open host,
+        # the main view's (each posts HostProbed when it lands); never two at once for a host
+        self._fleet_busy: dict[str, float] = {}
+        self._probe_wanted = False
+        self._fleet_audited: dict[str, float] = {}  # host -> when its last audit started
+        if self.hosts:
+            self.backend = next(iter(self.hosts.values()))
+            self.host = None  # none open: the hosts view
+            self.fleet = tuple(HostStatus(h) for h in self.hosts)
         self.probe_interval = probe_interval
         self.sample_interval = sample_interval
         self._probe_busy = False
         self._sampling = SampleGate()
         self.probe_count = 0
         self.sample_count = 0
-        self.boosts = BoostStore()
+        self.boosts = BoostStore() if host is None or hosts else host_boost_store(host)
         self.findings: tuple[Finding, ...] = ()
         self.audit_count = 0  # audits finished (tests wait on it)
         # wear: one store, used from worker threads under a lock; recorded only when sampling
         self._store_lock = threading.Lock()
-        self._store: SnapshotStore | None = None
+        # host (None: this machine) -> its sync records (another host's are kept in
+        # host_state_dir(host), never mixed with this machine's)
+        self._stores: dict[str | None, SnapshotStore] = {}
+        self._stores_lock = threading.Lock()
         self._wear_followed = False
         self._smart_seen: dict[str, tuple[float, SmartReading]] = {}
         self.session = Session(
-            store=self._open_store() if sample_interval > 0 else None, boosts=self.boosts
+            store=self._open_store() if sample_interval > 0 and not self.hosts else None,
+            boosts=self.boosts,
         )
 
     @property
@@ -188,28 +250,43 @@ class RaidmanApp(App[None]):
         return dict(self.session.view.rates)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "quit" and isinstance(self.screen, HostsScreen):
+            return True
         if action in self.MAIN_SCREEN_ACTIONS and not isinstance(self.screen, MainScreen):
+            return False
+        if action == "hosts" and not self.hosts:
             return False
         return not (action == "help" and isinstance(self.screen, HelpScreen))
 
     # ---- life cycle ------------------------------------------------------------------
-    def get_default_screen(self) -> MainScreen:
-        return MainScreen()
+    def get_default_screen(self) -> MainScreen | HostsScreen:
+        return HostsScreen() if self.hosts else MainScreen()
+
+    @property
+    def idle(self) -> bool:
+        """Several hosts and none open: the hosts view's own probes are all that runs."""
+        return bool(self.hosts) and self.host is None
 
     def on_mount(self) -> None:
-        self.sub_title = self.backend.name
+        self.sub_title = self.host or self.backend.name
         watch_terminal(self)
+        if self.hosts:
+            self.sub_title = f"{len(self.hosts)} hosts"
+            self.refresh_fleet()
+            if self.probe_interval > 0:
+                self.set_interval(self.probe_interval, self.refresh_fleet)
+            self.set_interval(1.0, self._fleet_deadlines)
         self.refresh_probe()
         if self.probe_interval > 0:
             self.set_interval(self.probe_interval, self.refresh_probe)
         if self.sample_interval > 0:
             self.set_interval(self.sample_interval, self.refresh_sample)
             self.set_interval(CLOCK_EVERY_S, self._clock_tick)
-            if isinstance(self.backend, EventSource):
+            if isinstance(self.backend, EventSource) and not self.hosts:
                 self._event_worker(self.backend)
         for note in self.boosts.notes:
             self.notify(note, title="boost", severity="warning", timeout=10)
-        for note in self._store.notes if self._store is not None else ():
+        for note in (n for st in self._stores.values() for n in st.notes):
             self.notify(note, title="wear database", severity="warning", timeout=10)
 
     @property
@@ -236,13 +313,18 @@ class RaidmanApp(App[None]):
         self.refresh_probe()
 
     def refresh_probe(self) -> None:
-        if self._probe_busy:
+        if self._probe_busy or self.idle:
+            return
+        if self.host is not None and self.host in self._fleet_busy:
+            self._probe_wanted = True  # one probe of a host at a time: this one when it lands
             return
         self._probe_busy = True
+        if self.host is not None and self.hosts:
+            self._fleet_busy[self.host] = time.monotonic()
         self._probe_worker()
 
     def refresh_sample(self, *, event: bool = False) -> None:
-        if self.probed is None:
+        if self.probed is None or self.idle:
             return
         if self._sampling.want(event=event):
             self._sample_worker()
@@ -271,21 +353,159 @@ class RaidmanApp(App[None]):
 
     @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
     def _probe_worker(self) -> None:
+        backend = self.backend
         try:
-            machine = self.backend.probe()
+            machine = backend.probe()
         except Exception as e:
-            self._from_thread(self._probe_failed, e)
+            self._host_probed(backend, None, e)
+            self._from_thread(self._current(backend, self._probe_failed), e)
         else:
-            self._from_thread(self._probe_done, machine)
+            self._host_probed(backend, machine)
+            self._from_thread(self._current(backend, self._probe_done), machine)
 
     @work(thread=True, exclusive=True, group="sample", exit_on_error=False)
     def _sample_worker(self) -> None:
+        backend = self.backend
         try:
-            sample = self.backend.sample()
+            sample = backend.sample()
         except Exception as e:
-            self._from_thread(self._sample_failed, e)
+            self._from_thread(self._current(backend, self._sample_failed), e)
         else:
-            self._from_thread(self._sample_done, sample)
+            self._from_thread(self._current(backend, self._sample_done), sample)
+
+    def _current(self, backend: Backend, callback: Any) -> Any:
+        """``callback``, run only if ``backend`` is still the one shown (with several hosts a
+        result may land after its host was closed or another opened: it is dropped)."""
+
+        def guarded(*args: Any) -> None:
+            if backend is self.backend and not self.idle:
+                callback(*args)
+
+        guarded.__name__ = getattr(callback, "__name__", "update")
+        return guarded
+
+    # ---- several hosts: the hosts view ---------------------------------------------------
+    def _fleet_deadlines(self) -> None:
+        """A host whose probe has not come back within ``host_timeout`` is unreachable (its
+        probe may still answer later: its line then says so)."""
+        now = time.monotonic()
+        for host, started in self._fleet_busy.items():
+            if now - started > self.host_timeout:
+                why = f"no answer within {self.host_timeout:g} s"
+                if next((s.unreachable for s in self.fleet if s.host == host), None) != why:
+                    self._set_status(host, unreachable=why)
+
+    def refresh_fleet(self) -> None:
+        """Probe every host not open, each in a worker of its own, never two at once for one
+        host (the results come back as ``HostProbed`` messages)."""
+        self._fleet_deadlines()
+        now = time.monotonic()
+        for host, backend in self.hosts.items():
+            if host in self._fleet_busy or host == self.host:
+                continue  # the open host's own probes keep its line current
+            self._fleet_busy[host] = now
+            audit_too = now - self._fleet_audited.get(host, -HOST_AUDIT_S) >= HOST_AUDIT_S
+            if audit_too:
+                self._fleet_audited[host] = now
+            self.run_worker(
+                lambda h=host, b=backend, a=audit_too: self._fleet_probe(h, b, a),
+                name=f"hosts:{host}",
+                group=f"hosts:{host}",
+                thread=True,
+                exit_on_error=False,
+            )
+
+    def _fleet_probe(self, host: str, backend: Backend, audit_too: bool) -> None:
+        """In a worker: probe ``host`` and, now and then, audit it (its SMART and the audit's
+        inputs come with the probe's one ssh round trip)."""
+        findings: tuple[Finding, ...] | None = None
+        try:
+            machine: Machine | None = backend.probe()
+            why = unreachable_reason(backend)
+        except Exception as e:
+            machine, why = None, str(e) or type(e).__name__
+        if audit_too and machine is not None and why is None:
+            with contextlib.suppress(Exception):  # the line then names no finding
+                # over ssh --no-smart each reading would be a round trip of its own: none then
+                with_smart = getattr(getattr(backend, "source", None), "smart", True)
+                smart = {d.name: backend.smart(d.name) for d in machine.disks if with_smart}
+                findings = audit(machine, replace(gather(backend, machine), smart=smart))
+        self.post_message(HostProbed(host, machine, why, findings))
+
+    def _host_probed(
+        self, backend: Backend, machine: Machine | None, error: Exception | None = None
+    ) -> None:
+        """The open host's probe (the main view's) also brings its line in the hosts view."""
+        host = self._host_of(backend)
+        if host is not None:
+            why = unreachable_reason(backend) if error is None else (str(error) or "probe failed")
+            self.post_message(HostProbed(host, machine, why))
+
+    def on_host_probed(self, message: HostProbed) -> None:
+        self._fleet_busy.pop(message.host, None)
+        if message.host == self.host and self._probe_wanted:
+            self._probe_wanted = False
+            self.refresh_probe()
+        if message.unreachable is not None or message.machine is None:
+            # the last machine seen stays (older, but what there is); the line says unreachable
+            self._set_status(message.host, unreachable=message.unreachable or "no answer")
+        else:
+            self._set_status(message.host, machine=message.machine, unreachable=None)
+        if message.findings is not None and message.host != self.host:
+            self._set_status(message.host, findings=message.findings)
+
+    def _host_of(self, backend: Backend) -> str | None:
+        return next((h for h, b in self.hosts.items() if b is backend), None)
+
+    def _set_status(self, host: str, **changes: Any) -> None:
+        self.fleet = tuple(replace(s, **changes) if s.host == host else s for s in self.fleet)
+
+    def open_host(self, host: str) -> None:
+        """Show one host's full view: the main screen driven by its backend and its session
+        (kept while the admin looks at other hosts)."""
+        if host not in self.hosts or not isinstance(self.screen, HostsScreen):
+            return
+        state = self._host_states.get(host)
+        if state is None:
+            boosts = host_boost_store(host)
+            state = _HostState(
+                Session(
+                    store=self._open_store(host) if self.sample_interval > 0 else None,
+                    boosts=boosts,
+                ),
+                boosts=boosts,
+            )
+            self._host_states[host] = state
+        self.host = host
+        self.backend = self.hosts[host]
+        self.session = state.session
+        self.boosts = state.boosts
+        self._smart_seen = state.smart_seen
+        self.findings = state.findings or ()
+        self._probe_busy = False
+        self._probe_wanted = False
+        self._sampling = SampleGate()
+        self.sample_count = 0
+        self._wear_followed = False
+        self.selected = None
+        self.sub_title = host
+        self._publish()
+        self.push_screen(MainScreen())
+        self.refresh_probe()
+
+    def action_hosts(self) -> None:
+        """Back from a host's view to the hosts view."""
+        if not self.hosts or not isinstance(self.screen, MainScreen):
+            return
+        self.pop_screen()
+        self.host = None
+        self.sub_title = f"{len(self.hosts)} hosts"
+        self.refresh_fleet()
+
+    def audit_log(self) -> AuditLog:
+        """Where a plan run from this view is recorded: locally, and for a host over ssh
+        with the host named (and each step also in the host's own syslog)."""
+        return AuditLog() if self.host is None else HostAuditLog(self.host, self.backend)
 
     def _from_thread(self, callback: Any, *args: Any, **kwargs: Any) -> None:
         """Run ``callback(*args)`` on the UI thread. An exception there would otherwise vanish
@@ -346,6 +566,8 @@ class RaidmanApp(App[None]):
         self.machine = view.machine
 
     def _clock_tick(self) -> None:
+        if self.idle:
+            return
         with self._store_lock:
             effects = self.session.tick(self.backend.now())
         self._run(effects)
@@ -468,7 +690,7 @@ class RaidmanApp(App[None]):
         def done(report: ExecutionReport | None) -> None:
             self._kept_boost(record, report)
 
-        self.push_screen(PlanPreviewScreen(plan, self.backend), done)
+        self.push_screen(PlanPreviewScreen(plan, self.backend, audit=self.audit_log()), done)
 
     def _kept_boost(self, record: BoostRecord, report: ExecutionReport | None) -> None:
         try:
@@ -490,7 +712,7 @@ class RaidmanApp(App[None]):
     @work(thread=True, group="boost-restore", exit_on_error=False)
     def _restore_worker(self, rec: BoostRecord) -> None:
         plan = restore_plan(rec, self.boosts)
-        report = execute(plan, self.backend, audit=AuditLog())  # restores are logged too
+        report = execute(plan, self.backend, audit=self.audit_log())  # restores are logged too
         self._from_thread(self._restored, rec, plan, report)
 
     def _restored(self, rec: BoostRecord, plan: Plan, report: ExecutionReport) -> None:
@@ -514,14 +736,34 @@ class RaidmanApp(App[None]):
 
     @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
     def _audit_worker(self, machine: Machine) -> None:
+        backend, session, seen = self.backend, self.session, self._smart_seen
         try:
             # SMART as the session's reads last saw it (the audit never runs smartctl itself)
-            smart = {name: reading for name, (_, reading) in list(self._smart_seen.items())}
-            found = audit(machine, replace(gather(self.backend, machine), smart=smart))
+            smart = {name: reading for name, (_, reading) in list(seen.items())}
+            found = audit(machine, replace(gather(backend, machine), smart=smart))
         except Exception as e:  # the engine is defensive; this is the last line of defence
-            self._from_thread(self._audit_failed, e)
+            self._from_thread(self._audit_landed, backend, session, None, e)
         else:
-            self._from_thread(self._audit_done, found)
+            self._from_thread(self._audit_landed, backend, session, found, None)
+
+    def _audit_landed(
+        self,
+        backend: Backend,
+        session: Session,
+        found: tuple[Finding, ...] | None,
+        error: Exception | None,
+    ) -> None:
+        host = self._host_of(backend)
+        if host is not None and found is not None:  # the hosts view names the worst finding
+            if (st := self._host_states.get(host)) is not None:
+                st.findings = found
+            self._set_status(host, findings=found)
+        if backend is not self.backend or self.idle:  # its host was closed meanwhile
+            session.audit_finished(backend.now())
+        elif error is not None:
+            self._audit_failed(error)
+        elif found is not None:
+            self._audit_done(found)
 
     def _audit_ended(self) -> None:
         self.audit_count += 1
@@ -559,7 +801,9 @@ class RaidmanApp(App[None]):
                 self.refresh_probe()
                 self._audit_again()
 
-        self.push_screen(PlanPreviewScreen(plan, self.backend, preflight=pre), done)
+        self.push_screen(
+            PlanPreviewScreen(plan, self.backend, preflight=pre, audit=self.audit_log()), done
+        )
 
     # ---- wizards and the audit log ----------------------------------------------------------
     def _after_wizard(self, report: ExecutionReport | None) -> None:
@@ -574,7 +818,9 @@ class RaidmanApp(App[None]):
 
     def action_create_array(self) -> None:
         if (m := self._probed_or_say("new array")) is not None:
-            self.push_screen(CreateArrayWizard(m, self.backend), self._after_wizard)
+            self.push_screen(
+                CreateArrayWizard(m, self.backend, audit=self.audit_log()), self._after_wizard
+            )
 
     def action_member_actions(self) -> None:
         if (m := self._probed_or_say("member actions")) is None:
@@ -586,7 +832,13 @@ class RaidmanApp(App[None]):
         ref = self.selected
         member = ref.name if ref is not None and a is not None else None
         self.push_screen(
-            MemberWizard(m, self.backend, array=a.name if a else None, member=member),
+            MemberWizard(
+                m,
+                self.backend,
+                array=a.name if a else None,
+                member=member,
+                audit=self.audit_log(),
+            ),
             self._after_wizard,
         )
 
@@ -595,7 +847,8 @@ class RaidmanApp(App[None]):
             return
         a = self.selected_array()
         self.push_screen(
-            SyncWizard(m, self.backend, array=a.name if a else None), self._after_wizard
+            SyncWizard(m, self.backend, array=a.name if a else None, audit=self.audit_log()),
+            self._after_wizard,
         )
 
     def action_filesystem(self) -> None:
@@ -606,7 +859,8 @@ class RaidmanApp(App[None]):
             return
         a = self.selected_array()
         self.push_screen(
-            FilesystemWizard(m, self.backend, array=a.name if a else None), self._after_wizard
+            FilesystemWizard(m, self.backend, array=a.name if a else None, audit=self.audit_log()),
+            self._after_wizard,
         )
 
     def action_audit_log(self) -> None:
@@ -618,32 +872,39 @@ class RaidmanApp(App[None]):
         self.push_screen(HelpScreen(title or "raidman", key_rows(screen), HELP_EXTRA))
 
     # ---- wear -------------------------------------------------------------------------------
-    def _open_store(self) -> SnapshotStore:
-        if self._store is None:
-            self._store = SnapshotStore.open()
-        return self._store
+    def _open_store(self, host: str | None = None) -> SnapshotStore:
+        """The sync records of ``host`` (default: the one shown; None: this machine)."""
+        host = self.host if host is None else host
+        with self._stores_lock:  # workers open them too
+            store = self._stores.get(host)
+            if store is None:
+                store = SnapshotStore.open(None if host is None else host_state_dir(host) / DB_FILE)
+                self._stores[host] = store
+        return store
 
     @work(thread=True, group="smart", exit_on_error=False)
     def _smart_worker(self, reads: tuple[SmartRead, ...]) -> None:
         """The session's SMART reads, beside the sampler (never in its way)."""
-        store = self._open_store()
         changed = False
+        # another host may be opened meanwhile: these reads stay with the one they started on
+        backend, seen_at, kernel_count = self.backend, self._smart_seen, self.session.kernel_count
+        store = self._open_store()
 
         def seen(disk: str, reading: SmartReading) -> None:
             nonlocal changed
-            old = self._smart_seen.get(disk)
+            old = seen_at.get(disk)
             changed |= old is None or _smart_verdict(old[1]) != _smart_verdict(reading)
-            self._smart_seen[disk] = (self.backend.now(), reading)
+            seen_at[disk] = (backend.now(), reading)
 
         for r in reads:
             try:
                 take_snapshot(
-                    self.backend,
+                    backend,
                     store,
                     r,
                     self._store_lock,
                     on_reading=seen,
-                    kernel=self.session.kernel_count,
+                    kernel=kernel_count,
                 )
             except Exception as e:
                 self._warn_from_thread(f"SMART snapshot of {r.disk} failed: {e}", "wear")

@@ -11,10 +11,16 @@ the directories, reads the links and runs the commands (lsblk, lvm fullreport, t
 filesystem, smartctl per disk), and frames each answer as a record of NUL-terminated fields
 (``parse_batch``); the bodies (file texts, link targets, command output) are kept in numbered
 files on the remote and sent at the end, after their sizes (one ``wc -c``), so a file read costs
-one process there. The answers are kept until the next prefetch; anything
-the batch did not foresee is fetched with a batch of one (counted in ``round_trips``), and a
-command that is not known to be read-only (a plan's step) forgets them, since it may change what
-they said.
+one process there. The globbed sysfs attributes (most of a probe's reads: ~60 on a small machine,
+hundreds with md arrays) cost none: the shell reads them itself (``rk``, sent inline as a ``K``
+record; an empty or unreadable one still goes through ``cat`` for its exact status; a file not
+there in a directory we can search is an ``A`` record, without one), and every
+link of the link globs is read by one ``readlink -z`` (``M``; one ``readlink`` each where -z is
+unknown, as in busybox). Processes, not bytes, are what a probe costs the remote: ~27 a probe
+instead of ~100 on a small machine (``benchmarks/bench_hosts.py``). The answers are kept until
+the next prefetch; anything the batch did not foresee is fetched with a batch of one (counted in
+``round_trips``), and a command that is not known to be read-only (a plan's step) forgets them,
+since it may change what they said.
 
 Every argument that reaches the remote shell is ``shlex.quote``d; the globs are our own constants
 (checked against ``_GLOB_OK``). Records carry the exact path/argv they answer, so the cache cannot
@@ -161,9 +167,10 @@ umask 077
 T=$(mktemp -d 2>/dev/null) && mkdir "$T/b" || { printf 'X\0mktemp failed on the remote\0'; exit 0; }
 trap 'rm -rf "$T"' EXIT
 i=100000
-H() { for a in "$@"; do printf '%s\0' "$a"; done; }
+H() { printf '%s\0' "$@"; }
 nb() { i=$((i+1)); f="$T/b/$i"; }
 rf() {
+  if [ -x "${1%/*}/" ] && [ ! -e "$1" ] && [ ! -L "$1" ]; then H A "$1"; return; fi
   nb
   if cat -- "$1" > "$f" 2> /dev/null; then H F "$1" ok
   else H F "$1" fail; cat -- "$1" 2> "$f" > /dev/null; fi
@@ -180,6 +187,21 @@ ld() {
 rl() {
   if [ -L "$1" ]; then nb; readlink -- "$1" > "$f" 2> /dev/null; H R "$1" ok
   else H R "$1" none; fi
+}
+rk() {
+  v=; l=
+  while IFS= read -r l; do v="$v$l
+"; done < "$1"
+  v=$v$l
+  if [ -n "$v" ]; then H K "$1" "$v"; else rf "$1"; fi
+}
+rla() {
+  for a in "$@"; do shift; if [ -L "$a" ]; then set -- "$@" "$a"; fi; done
+  [ "$#" -gt 0 ] || return 0
+  nb
+  if readlink -z -- "$@" > "$f" 2> /dev/null; then H M "$#" "$@"; return; fi
+  rm -f -- "$f"
+  for a in "$@"; do rl "$a"; done
 }
 c() {
   to=$1; si=$2; shift 2
@@ -201,7 +223,7 @@ H U "$(uname -n)" "$(uname -r)" "$(id -u)" "$(date +%s)"
 _BODIES = r"""
 H Z
 set -- "$T"/b/*
-if [ -e "$1" ]; then wc -c -- "$@" > "$T/sizes"; cat -- "$T/sizes"; H ""; cat -- "$@"
+if [ -e "$1" ]; then wc -c -- "$@"; H ""; cat -- "$@"
 else H ""; fi
 H E
 exit 0
@@ -236,7 +258,7 @@ def _command_line(argv: Sequence[str], stdin: str | None, timeout: float | None)
 # condition (a guess that is wrong costs one more round trip, never a wrong answer).
 _WHEN = {
     # backends.linux.probe: lvm only when lsblk shows an LVM2_member or lsblk failed
-    "lvm": '{ [ "$Lrc" != 0 ] || grep -q LVM2_member "$Lo"; }',
+    "lvm": '[ -n "$Lvm" ]',
     # app.rules.inputs: mdadm --detail --scan, mdmonitor only with md arrays
     "md": '[ -n "$MD" ]',
 }
@@ -275,18 +297,21 @@ class BatchSpec:
         for f in self.files:
             out.append(f"rf {_q(f)}")
         for g in self.file_globs:
-            out.append(f'for f in {_glob(g)}; do [ -f "$f" ] && rf "$f"; done')
+            # sysfs attributes: read by the shell itself (rk), not one cat each
+            # (2> /dev/null: the shell's own word on a file it cannot open; rf tells why)
+            out.append(f'for f in {_glob(g)}; do [ -f "$f" ] && rk "$f"; done 2> /dev/null')
         for g in self.dir_globs:
             if "*" in g:
                 out.append(f'for f in {_glob(g)}; do [ -d "$f" ] && ld "$f"; done')
             else:
                 out.append(f"ld {_q(g)}")
-        for g in self.link_globs:
-            out.append(f'for f in {_glob(g)}; do [ -L "$f" ] && rl "$f"; done')
+        if self.link_globs:
+            # every link of every glob in one readlink (rla)
+            out.append("rla " + " ".join(_glob(g) for g in self.link_globs))
         if self.udev_md:
             out.append(
                 'for m in /sys/block/md*; do [ -r "$m/dev" ] || continue; '
-                'rf "/run/udev/data/b$(cat "$m/dev")"; done'
+                'read -r dv < "$m/dev" && rk "/run/udev/data/b$dv"; done 2> /dev/null'
             )
         if any(w == "md" for *_, w in self.commands):
             out.append('MD=; for m in /sys/block/md*; do [ -e "$m" ] && MD=1; break; done')
@@ -294,7 +319,7 @@ class BatchSpec:
             line = _command_line(argv, stdin, timeout)
             out.append(f"if {_WHEN[when]}; then {line}; fi" if when in _WHEN else line)
             if when == "lsblk":
-                out.append("Lo=$o; Lrc=$rc")
+                out.append('Lvm=; if [ "$rc" != 0 ] || grep -q LVM2_member "$o"; then Lvm=1; fi')
         if self.fs_info:
             ext = "|".join(EXT_TYPES)
             # the probe's fs_info_argv: tune2fs -l /dev/KNAME, xfs_info MOUNTPOINT (or the device)
@@ -335,11 +360,11 @@ class _Reader:
     def done(self) -> bool:
         return self.pos >= len(self.data)
 
-    def field(self) -> str:
+    def field(self, errors: str = "surrogateescape") -> str:
         end = self.data.find(b"\0", self.pos)
         if end < 0:
             raise FrameError("answer cut off")
-        s = self.data[self.pos : end].decode("utf-8", errors="surrogateescape")
+        s = self.data[self.pos : end].decode("utf-8", errors=errors)
         self.pos = end + 1
         return s
 
@@ -416,6 +441,17 @@ def parse_batch(data: bytes) -> Batch:
 
         return take
 
+    def links_taker(paths: list[str]) -> Callable[[str], None]:
+        def take(text: str) -> None:
+            # readlink -z: one NUL-terminated target per path, in order
+            targets = text.split("\0")
+            if len(targets) != len(paths) + 1 or targets[-1] != "":
+                raise FrameError(f"{len(targets) - 1} link targets for {len(paths)} links")
+            for path, target in zip(paths, targets, strict=False):
+                b.links[path] = target or None
+
+        return take
+
     def command_taker(argv: tuple[str, ...], rc: int) -> list[Callable[[str], None]]:
         got: list[str] = []
 
@@ -447,6 +483,16 @@ def parse_batch(data: bytes) -> Batch:
                 takers.append(link_taker(path))
             else:
                 b.links[path] = None
+        elif kind == "A":
+            # a file whose directory could be searched and that is not there (no cat for it)
+            b.files[r.field()] = ("absent", "")
+        elif kind == "K":
+            # a small file's text inline (the shell's own read: never empty, never a NUL)
+            path = r.field()
+            b.files[path] = ("ok", r.field(errors="replace"))
+        elif kind == "M":
+            count = r.number()
+            takers.append(links_taker([r.field() for _ in range(count)]))
         elif kind == "C":
             argc = r.number()
             argv = tuple(r.field() for _ in range(argc))

@@ -216,3 +216,80 @@ def test_the_batch_runs_a_command_per_filesystem_and_keeps_every_body(tmp_path: 
     xfs = b.commands[("xfs_info", "/data")]
     assert (xfs.stdout, xfs.stderr) == ("xfs_info of /data\n", "oops\n")
     assert b.files["/proc/cmdline"] == ("ok", Path("/proc/cmdline").read_text())
+
+
+# (text, why): what the shell's own read (rk) must give back byte for byte
+AWKWARD_TEXTS = {
+    "one": "4096\n",
+    "no-newline": "no newline at the end",
+    "lines": "a\n  leading and trailing  \n\n\tlast\n",
+    "escapes": "back\\slash \\n %s %d -n -e $HOME `x` $(y)\n",
+    "empty": "",
+    "only-newlines": "\n\n",
+    "utf8": "ünï ✓\n",
+}
+LINK_TARGETS = {"rel": "../../sda1", "spaced": "a target with spaces", "dm": "../dm-0"}
+
+
+def _shells() -> list[list[str]]:
+    import shutil
+
+    found = [[p] for p in ("sh", "dash", "bash") if shutil.which(p)]
+    if shutil.which("busybox"):
+        found.append(["busybox", "sh"])  # its own readlink: no -z (the one-by-one fallback)
+    return found
+
+
+@pytest.mark.parametrize("shell", _shells(), ids=lambda s: "-".join(s))
+def test_files_and_links_read_in_bulk_arrive_exactly(shell: list[str], tmp_path: Path) -> None:
+    """Globbed files are read by the shell itself and all links by one ``readlink -z`` (no
+    process per file): the answers must still be the exact bytes and targets, and a readlink
+    without -z (busybox, or the shim below) falls back to one run per link."""
+    import subprocess
+
+    files, links = tmp_path / "f", tmp_path / "l"
+    files.mkdir()
+    links.mkdir()
+    for name, text in AWKWARD_TEXTS.items():
+        (files / name).write_text(text, encoding="utf-8")
+    for name, target in LINK_TARGETS.items():
+        (links / name).symlink_to(target)
+    (links / "not-a-link").write_text("x")
+    spec = BatchSpec(
+        files=(f"{tmp_path}/absent", f"{tmp_path}/absent/below", f"{files}/one/below"),
+        file_globs=(f"{files}/*",),
+        link_globs=(f"{links}/*",),
+    )
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "readlink").write_text(
+        '#!/bin/sh\nfor a; do [ "$a" = -z ] && exit 1; done\nexec /usr/bin/readlink "$@"\n'
+    )
+    (shim / "readlink").chmod(0o755)
+    for path in ("/usr/sbin:/usr/bin:/sbin:/bin", f"{shim}:/usr/bin:/bin"):
+        p = subprocess.run(
+            [*shell, "-s"], input=spec.script().encode(), capture_output=True, env={"PATH": path}
+        )
+        b = parse_batch(p.stdout)
+        assert b.complete, p.stderr
+        assert b.files == {
+            **{str(files / n): ("ok", t) for n, t in AWKWARD_TEXTS.items()},
+            # not there: told without a cat (A), or by cat's own word (not a directory)
+            **{p: ("absent", "") for p in spec.files},
+        }
+        assert f"A\0{tmp_path}/absent\0".encode() in p.stdout
+        assert b.links == {str(links / n): t for n, t in LINK_TARGETS.items()}
+        # every file with text came inline (K), not through a cat of its own
+        inline = {str(files / n) for n, t in AWKWARD_TEXTS.items() if t}
+        assert {f for f in inline if f"K\0{f}\0".encode() in p.stdout} == inline
+
+
+def test_bulk_answers_out_of_shape_are_refused() -> None:
+    sizes = b"7 /tmp/t/b/100001\n"
+    ok = b"M\x002\0/a\0/b\0Z\0" + sizes + b"\0x\0../y\0E\0"
+    assert parse_batch(ok).links == {"/a": "x", "/b": "../y"}
+    with pytest.raises(FrameError):  # fewer targets than links
+        parse_batch(b"M\x002\0/a\0/b\0Z\0" + b"2 /tmp/t/b/100001\n" + b"\0x\0E\0")
+    assert parse_batch(b"K\0/sys/x\x004096\n\0E\0").files == {"/sys/x": ("ok", "4096\n")}
+    with pytest.raises(FrameError):  # cut off inside the inline text
+        parse_batch(b"K\0/sys/x\x004096")

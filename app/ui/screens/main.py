@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Log, TabbedContent, TabPane, Tabs
 
+from app.fleet import HostStatus, others_line
 from app.model.devices import Machine
 from widgets.device_detail import DeviceDetail
 from widgets.findings import FindingsView
@@ -100,6 +101,7 @@ FOOTER_PRIORITY = {
     "sync_actions": 90,
     "boost": 90,
     "audit_log": 90,
+    "hosts": 95,  # several hosts only: back to the hosts view
     "filter": 60,
     "jump": 55,
     "back": 52,
@@ -141,13 +143,17 @@ class MainScreen(Screen[None]):
         app = self.app
         backend = getattr(app, "backend", None)
         if backend is not None:
-            self.query_one(HeaderBanner).set_backend(backend.name, backend.read_only_reason)
+            host = getattr(app, "host", None)  # a machine over ssh: the banner names it
+            name = f"{backend.name} @ {host}" if host else backend.name
+            self.query_one(HeaderBanner).set_backend(name, backend.read_only_reason)
         self.query_one(StorageTree).focus()
         if hasattr(app, "machine") and hasattr(app, "selected"):
             # bound to the App's state: shown now (whatever arrived before this screen was
             # composed) and at every change
             self.watch(app, "machine", self._show_machine)
             self.watch(app, "selected", self._show_selected)
+        if getattr(app, "hosts", None):  # several hosts: the others' trouble in the banner
+            self.watch(app, "fleet", self._show_fleet)
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_panes()
@@ -216,6 +222,11 @@ class MainScreen(Screen[None]):
         self.query_one(StorageTree).update_machine(machine)
         self.query_one(MdstatView).set_machine(machine)
         self._show_selected(getattr(self.app, "selected", None))
+
+    def _show_fleet(self, statuses: tuple[HostStatus, ...]) -> None:
+        self.query_one(HeaderBanner).set_fleet(
+            others_line(statuses, getattr(self.app, "host", None))
+        )
 
     def _show_selected(self, ref: object) -> None:
         self.query_one(DeviceDetail).show(getattr(self.app, "machine", None), ref)  # type: ignore[arg-type]

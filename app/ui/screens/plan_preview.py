@@ -5,13 +5,17 @@
   read as markup; the digest of the steps (what ``apply`` checks) under the title;
 * warnings, notes and the pre-flight result (refusals disable Run; warnings need the explicit
   "force past warnings" checkbox, whose codes go to the audit log);
+* a plan for another machine (``raidman --host``) says so under its title ("on host fleet1"); it
+  runs through that host's backend (the same ssh connection), and the audit log it is given
+  (``app.hosts.HostAuditLog``) records the host;
 * ``c`` copies ``Plan.shell_script()`` (each argv ``shlex.join``-ed, the digest and each step's
   reason as comments, control characters escaped) to the clipboard with OSC 52
   (``App.copy_to_clipboard``: works over SSH when the terminal allows it);
 * ``s`` saves the plan where the user types (default: the current directory): ``.sh`` the shell
   script (mode 0700), ``.json`` the plan file ``raidman apply`` reads (``render.plan_file_text``,
   mode 0600); atomically, never through a symlink, never over an existing file
-  (``app.statefiles.write_text``);
+  (``app.statefiles.write_text``); a plan for another host records it, as ``raidman plan --host``
+  does (``apply`` refuses to run it anywhere else);
 * destructive plans: an Input where the user types the target's name;
 * Run: the executor in a thread worker whose events come back as messages (``StepStarted``,
   ``StepOutput``, ``StepFinished``, ``PlanFinished``); the running step shows its elapsed time
@@ -41,6 +45,7 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, ProgressBar,
 
 from app import statefiles
 from app.format import duration, percent, speed
+from app.hosts import HostAuditLog
 from app.plans.allowlist import resolve_device
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, StepEvent, execute
@@ -90,18 +95,30 @@ def default_save_name(plan: Plan, now: float | None = None) -> str:
     return f"{kind}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}.sh"
 
 
-def save_plan(plan: Plan, preflight: Preflight, typed: str, cwd: str | None = None) -> Path:
+def host_script(plan: Plan, host: str | None) -> str:
+    """The shell script of ``plan``; for another host, a comment says where it belongs."""
+    script = plan.shell_script()
+    if host is None:
+        return script
+    first, _, rest = script.partition("\n")
+    return f"{first}\n# for host {escape_controls(host)}: run it there\n{rest}"
+
+
+def save_plan(
+    plan: Plan, preflight: Preflight, typed: str, cwd: str | None = None, host: str | None = None
+) -> Path:
     """Write ``plan`` to ``typed`` (relative to ``cwd``): ``.sh`` the shell script (0700),
-    ``.json`` the plan file (0600). Raises ``statefiles.StateFileError`` / ``ValueError`` with a
-    message for the user; never replaces an existing file."""
+    ``.json`` the plan file (0600, with ``host`` when it was made for another machine). Raises
+    ``statefiles.StateFileError`` / ``ValueError`` with a message for the user; never replaces
+    an existing file."""
     name = typed.strip()
     if not name:
         raise ValueError("type a file name ending in .sh or .json")
     path = Path(cwd or os.getcwd()) / os.path.expanduser(name)
     if path.suffix == ".sh":
-        text, mode = plan.shell_script(), 0o700
+        text, mode = host_script(plan, host), 0o700
     elif path.suffix == ".json":
-        text, mode = plan_file_text(plan, preflight), 0o600
+        text, mode = plan_file_text(plan, preflight, host=host), 0o600
     else:
         raise ValueError(
             f"{escape_controls(name)}: name it .sh (shell script) or .json (plan file)"
@@ -125,6 +142,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     PlanPreviewScreen { layout: vertical; }
     PlanPreviewScreen #pp-title { text-style: bold; padding: 0 1; }
     PlanPreviewScreen #pp-digest { color: $text-muted; padding: 0 1; }
+    PlanPreviewScreen #pp-host { color: $accent; text-style: bold; padding: 0 1; }
     PlanPreviewScreen #pp-body { height: 1fr; }
     PlanPreviewScreen .pp-warn { color: $warning; padding: 0 1; }
     PlanPreviewScreen .pp-refused { color: $error; text-style: bold; padding: 0 1; }
@@ -150,12 +168,17 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         preflight: Preflight | None = None,
         audit: AuditLog | None = None,
         dry_run: bool = False,
+        host: str | None = None,
     ) -> None:
+        """``host``: the machine ``backend`` reaches (default: the host of a ``HostAuditLog``)."""
         super().__init__()
         self.plan = plan
         self.backend = backend
         self.preflight = preflight or Preflight()
         self.audit = audit or AuditLog()
+        if host is None and isinstance(self.audit, HostAuditLog):
+            host = self.audit.host
+        self.host = host
         self.dry_run = dry_run
         self.report: ExecutionReport | None = None
         self.saved_path: Path | None = None
@@ -171,6 +194,8 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     def compose(self) -> ComposeResult:
         p = self.plan.escaped()  # for display only: Run executes self.plan
         yield Label(Text(p.title + ("   — DESTROYS DATA" if p.destructive else "")), id="pp-title")
+        if self.host is not None:
+            yield Static(Text(f"on host {escape_controls(self.host)} (over ssh)"), id="pp-host")
         yield Static(Text(f"digest {self.plan.digest}"), id="pp-digest")
         with VerticalScroll(id="pp-body"):
             yield Static("", id="pp-result")
@@ -274,7 +299,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
 
     @on(Button.Pressed, "#pp-copy")
     def action_copy_script(self) -> None:
-        script = self.plan.shell_script()
+        script = host_script(self.plan, self.host)
         self.app.copy_to_clipboard(script)
         n = len(self.plan.steps)
         msg = (
@@ -300,7 +325,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     @on(Input.Submitted, "#pp-save-path")
     def _save_submitted(self, event: Input.Submitted) -> None:
         try:
-            path = save_plan(self.plan, self.preflight, event.value)
+            path = save_plan(self.plan, self.preflight, event.value, host=self.host)
         except (ValueError, statefiles.StateFileError) as e:
             msg = f"not saved: {e}"
             self.query_one("#pp-status", Static).update(Text(escape_controls(msg)))

@@ -1,0 +1,100 @@
+"""The hosts view: the top level of ``raidman --host a --host b`` (or ``--host @group``).
+
+One row per host with its roll-up (``app.fleet.host_line``), the fleet's roll-up in the banner
+(``app.fleet.fleet_line``). Bound to the App's ``fleet`` state (each host is probed in a worker
+of its own; the results come back as messages). Enter opens the host's full view (the
+``MainScreen`` driven by that host's backend and session); ``H`` there comes back here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from app.fleet import HostStatus, fleet_line, host_line, severity
+
+STYLE = {"error": "bold red", "warning": "yellow", "ok": "green", "unknown": "bright_black"}
+MARK = {"error": "✖", "warning": "⟳", "ok": "✓", "unknown": "…"}
+
+
+class HostsScreen(Screen[None]):
+    TITLE_TEXT = "Hosts"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_host", "Open", priority=True),
+        Binding("r", "refresh_hosts", "Refresh"),
+    ]
+    DEFAULT_CSS = """
+    HostsScreen { layout: vertical; }
+    HostsScreen #fleet-banner { height: auto; background: $panel; padding: 0 1; }
+    HostsScreen #hosts-table { height: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="fleet-banner")
+        table: DataTable[Text] = DataTable(id="hosts-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#hosts-table", DataTable)
+        table.add_column("", key="mark", width=1)
+        table.add_column("host", key="host")
+        table.add_column("state", key="state")
+        table.focus()
+        if hasattr(self.app, "fleet"):
+            self.watch(self.app, "fleet", self._show)
+
+    def _show(self, statuses: Sequence[HostStatus]) -> None:
+        banner = Text("raidman", "bold")
+        banner.append("  hosts  ", "bold cyan")
+        line = fleet_line(statuses)
+        worst = max((severity(s) for s in statuses), key=list(STYLE).index, default="unknown")
+        calm = all(severity(s) in ("ok", "unknown") for s in statuses)
+        banner.append(line, "" if calm else STYLE.get(worst, ""))
+        self.query_one("#fleet-banner", Static).update(banner)
+        table = self.query_one("#hosts-table", DataTable)
+        for s in statuses:
+            sev = severity(s)
+            cells = (
+                Text(MARK[sev], STYLE[sev]),
+                Text(s.host, "bold"),
+                Text(host_line(s), STYLE[sev] if sev != "ok" else ""),
+            )
+            if s.host in table.rows:
+                for key, cell in zip(("mark", "host", "state"), cells, strict=True):
+                    table.update_cell(s.host, key, cell, update_width=True)
+            else:
+                table.add_row(*cells, key=s.host)
+
+    def selected_host(self) -> str | None:
+        table = self.query_one("#hosts-table", DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return str(key.value) if key.value is not None else None
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()  # a click on a row (Enter is the screen's own key)
+        if event.row_key.value is not None:
+            self._open(str(event.row_key.value))
+
+    def action_open_host(self) -> None:
+        host = self.selected_host()
+        if host is not None:
+            self._open(host)
+
+    def _open(self, host: str) -> None:
+        open_host = getattr(self.app, "open_host", None)
+        if open_host is not None:
+            open_host(host)
+
+    def action_refresh_hosts(self) -> None:
+        refresh = getattr(self.app, "refresh_fleet", None)
+        if refresh is not None:
+            refresh()
