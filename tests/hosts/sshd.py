@@ -113,11 +113,11 @@ class LocalSshd:
                 time.sleep(0.1)
         raise RuntimeError(f"sshd did not answer within {timeout} s")
 
-    def hosts_toml(self, config_home: Path, extra: str = "") -> None:
+    def hosts_toml(self, config_home: Path, extra: str = "", connect_timeout: int = 3) -> None:
         d = config_home / "raidman"
         d.mkdir(parents=True, exist_ok=True)
         (d / "hosts.toml").write_text(
-            f'ssh_config = "{self.ssh_config}"\nconnect_timeout = 3\n'
+            f'ssh_config = "{self.ssh_config}"\nconnect_timeout = {connect_timeout}\n'
             f"[groups]\nfleet = {self.aliases!r}\n".replace("'", '"')
             + extra
         )
