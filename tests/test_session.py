@@ -244,7 +244,6 @@ def test_degraded_at_first_sight_and_shape_changes() -> None:
     assert s.tick(122.0).audit
 
 
-
 def test_an_audit_asked_for_while_one_runs_runs_when_it_ends() -> None:
     s = Session(audit_every_s=60.0)
     assert not s.audit_now(0.0)  # nothing probed yet: nothing to audit
@@ -257,6 +256,7 @@ def test_an_audit_asked_for_while_one_runs_runs_when_it_ends() -> None:
     assert s.audit_finished(12.0) is False  # nothing more was asked for
     assert s.audit_now(13.0) is True  # idle: starts directly
     assert s.audit_finished(14.0) is False
+
 
 # ---- the TUI and the monitor record the same syncs ----------------------------------------------
 class ScriptedBackend:
@@ -390,6 +390,44 @@ def test_merge_live_keeps_what_the_sample_did_not_change_by_identity() -> None:
     idle = SimulatedBackend.big(disks=40, arrays=10, syncing=0, clock=SimClock.manual())
     still = idle.probe()
     assert merge_live(still, idle.sample()) is still
+
+
+def test_the_session_merger_gives_what_merge_live_gives_and_the_same_machine_when_still() -> None:
+    """Issue 13: the session folds each sample in with work only for the arrays that moved; its
+    machine equals ``merge_live(probed, sample)`` at every sample (syncs moving, a member failed,
+    a new probe), and a sample that moves nothing gives back the very machine of the last one."""
+    from app.session import LiveMerger, merge_live
+    from backends.simulated import SimClock, SimulatedBackend
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.big(disks=40, arrays=10, syncing=3, clock=clock)
+    merger = LiveMerger()
+    probed = backend.probe()
+    for step in range(6):
+        clock.advance(1.0)
+        if step == 3:
+            assert backend.run(["mdadm", "--manage", "/dev/md5", "--fail", "/dev/sdu"]).ok
+        if step == 4:
+            probed = backend.probe()
+        sample = backend.sample()
+        got = merger.merge(probed, sample)
+        assert got == merge_live(probed, sample), step
+    failed = got.array("md5")
+    assert failed is not None and failed.degraded == 1
+
+    idle = SimulatedBackend.big(disks=40, arrays=10, syncing=0, clock=SimClock.manual())
+    still, m2 = idle.probe(), LiveMerger()
+    first = m2.merge(still, idle.sample())
+    assert first is still
+    assert m2.merge(still, idle.sample()) is first
+    one = SimulatedBackend.big(disks=40, arrays=10, syncing=1, clock=(c1 := SimClock.manual()))
+    p1, m3 = one.probe(), LiveMerger()
+    c1.advance(1.0)
+    a = m3.merge(p1, one.sample())
+    c1.advance(1.0)
+    b = m3.merge(p1, one.sample())
+    assert a is not b and a.arrays[0] is not b.arrays[0]  # the syncing one moved
+    assert all(x is y for x, y in zip(a.arrays[1:], b.arrays[1:], strict=True))
 
 
 def _synced_pairs(after: Machine, before: Machine) -> Iterable[tuple[Any, Any]]:

@@ -19,7 +19,7 @@ from app.model.devices import (
 )
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.smart import SmartAttribute, SmartReading
-from backends.simulated.state import SimArray, SimDisk, SimState
+from backends.simulated.state import SimArray, SimDisk, SimMember, SimState
 from backends.simulated.usage import usage_of
 
 RAID5_ALGORITHMS = {
@@ -396,29 +396,93 @@ def build_machine(st: SimState, cache: StaticCache) -> Machine:
     return replace(m, usage=usage_of(m))
 
 
-def build_sample(st: SimState) -> LiveSample:
+class LiveCache:
+    """The last sample's objects, handed out again while what they say still holds: an idle
+    array's ``MdLive`` and an idle disk's ``DiskIO`` are the same objects sample after sample
+    (so the simulator allocates only for what moved, and its consumers can skip by identity)."""
+
+    def __init__(self) -> None:
+        # array -> ((member, device, slot, state flags) per member, array_state, raid_disks,
+        # level, what was built)
+        self.md: dict[
+            str,
+            tuple[
+                tuple[tuple[SimMember, str, int | None, frozenset[str]], ...],
+                str | None,
+                int,
+                str,
+                MdLive,
+            ],
+        ] = {}
+        self.io: dict[str, DiskIO] = {}
+
+
+def _cached_md(cache: LiveCache, a: SimArray) -> MdLive | None:
+    had = cache.md.get(a.name)
+    if had is None or a.job is not None:
+        return None
+    members, array_state, raid_disks, level, built = had
+    if (
+        array_state != a.array_state
+        or raid_disks != a.raid_disks
+        or level != a.level
+        or len(members) != len(a.members)
+    ):
+        return None
+    for (m, dev, slot, state), cur in zip(members, a.members, strict=True):
+        if m is not cur or dev != cur.device or slot != cur.slot or state != cur.state:
+            return None
+    return built
+
+
+def build_sample(st: SimState, cache: LiveCache | None = None) -> LiveSample:
     arrays = []
     for a in st.arrays.values():
         if a.level == "container":
             continue
-        arrays.append(
-            MdLive(
-                name=a.name,
-                array_state=a.array_state,
-                degraded=a.degraded(),
-                sync=sync_status(st, a),
-                member_states=tuple((m.device, tuple(sorted(m.state))) for m in a.members),
-                level=a.level,
-            )
+        if cache is not None and (same := _cached_md(cache, a)) is not None:
+            arrays.append(same)
+            continue
+        md = MdLive(
+            name=a.name,
+            array_state=a.array_state,
+            degraded=a.degraded(),
+            sync=sync_status(st, a),
+            member_states=tuple((m.device, tuple(sorted(m.state))) for m in a.members),
+            level=a.level,
         )
+        arrays.append(md)
+        if cache is not None:
+            cache.md[a.name] = (
+                tuple((m, m.device, m.slot, frozenset(m.state)) for m in a.members),
+                a.array_state,
+                a.raid_disks,
+                a.level,
+                md,
+            )
     ios = []
+    known = cache.io if cache is not None else {}
     for name in list(st.disks) + list(st.partitions):
         io = st.io.get(name)
+        had = known.get(name)
         if io is None:
-            ios.append(DiskIO(name, 0, 0))
-            continue
-        ios.append(
-            DiskIO(
+            if had is None or (
+                had.read_bytes
+                or had.write_bytes
+                or had.read_count
+                or had.write_count
+                or had.busy_time_ms is not None
+            ):
+                had = DiskIO(name, 0, 0)
+        elif (
+            had is None
+            or had.read_bytes != io.read_bytes
+            or had.write_bytes != io.write_bytes
+            or had.read_count != io.read_count
+            or had.write_count != io.write_count
+            or had.busy_time_ms != io.busy_ms
+        ):
+            had = DiskIO(
                 name=name,
                 read_bytes=io.read_bytes,
                 write_bytes=io.write_bytes,
@@ -426,7 +490,9 @@ def build_sample(st: SimState) -> LiveSample:
                 write_count=io.write_count,
                 busy_time_ms=io.busy_ms,
             )
-        )
+        ios.append(had)
+        if cache is not None:
+            known[name] = had
     return LiveSample(taken_at=st.t, arrays=tuple(arrays), disk_io=tuple(ios))
 
 
