@@ -423,7 +423,8 @@ class SyncTracker:
             sync = live.sync if live else None
             if sync is None:
                 continue
-            last_t = run.history.points[-1].t if len(run.history) else run.started_at
+            last = run.history.last
+            last_t = last.t if last is not None else run.started_at
             out.append(
                 SyncView(
                     array=name,
@@ -434,7 +435,7 @@ class SyncTracker:
                     eta_s=sync.eta_s,
                     elapsed_s=max(0.0, last_t - run.started_at),
                     targets=sync.targets,
-                    speeds=tuple(run.history.series()),
+                    speeds=run.history.kernel_speeds(),
                     min_speed_kib_s=sync.min_speed_kib_s,
                     max_speed_kib_s=sync.max_speed_kib_s,
                 )

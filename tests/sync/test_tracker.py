@@ -312,3 +312,21 @@ def test_throughput_meter_steady_path_gives_what_a_fresh_computation_gives() -> 
         handed.append((got, dict(got)))
         prev = sample
     assert all(d == copy for d, copy in handed)  # nothing handed out was changed later
+
+
+def test_speed_history_keeps_its_sparkline_beside_its_points() -> None:
+    """The kernel speeds a sync card draws each second are kept as points come (a repeated
+    instant replaces the last, the window and the cap drop the oldest), never re-read from
+    every point: they always equal what the points say."""
+    from app.sync.history import SpeedHistory
+
+    h = SpeedHistory(window_s=10.0, max_points=8)
+    assert h.kernel_speeds() == () and h.last is None
+    for i, t in enumerate([0, 1, 2, 2, 3, 5, 8, 9, 9, 12, 13, 14, 15, 16, 17, 30]):
+        h.add(float(t), i * 100, None if i % 5 == 4 else 1000 + i)
+        assert h.series() == [float(p.kernel_kib_s or 0) for p in h.points], i
+        assert h.kernel_speeds() == tuple(h.series())
+        assert h.last == h.points[-1]
+    assert len(h) == 1  # the 30 s point pushed the rest out of the 10 s window
+    h.clear()
+    assert h.kernel_speeds() == () and h.series() == []
