@@ -309,7 +309,8 @@ class WearRecorder:
                 started = self._start(e.array, action, before(), at, log, live=a)
                 if at == now:  # else SMART's start is the last snapshot before it (delta.py)
                     reads.extend(started)
-        with self.store.batch():  # one commit for all running syncs, not one each
+        # one commit for all running syncs, not one each; not synced to the disk each second
+        with self.store.batch(durable=False):
             for o in self._open.values():  # running: the kernel's figure so far, every sample
                 if o.start:
                     # only the members' counters once they are known (the end of the sync

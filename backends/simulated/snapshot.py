@@ -19,7 +19,7 @@ from app.model.devices import (
 )
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.smart import SmartAttribute, SmartReading
-from backends.simulated.state import SimArray, SimDisk, SimMember, SimState
+from backends.simulated.state import SimArray, SimDisk, SimIO, SimMember, SimState
 from backends.simulated.usage import usage_of
 
 RAID5_ALGORITHMS = {
@@ -414,7 +414,12 @@ class LiveCache:
                 MdLive,
             ],
         ] = {}
-        self.io: dict[str, DiskIO] = {}
+        self.io: dict[str, DiskIO] = {}  # by device
+        self.ios: list[DiskIO] = []  # in the sample's order
+        self.io_at: dict[str, int] = {}  # device -> where in ios
+        self.io_generation = -1  # st.generation / st.io_epoch they were made at
+        self.io_epoch = -1
+        self.io_pos = 0  # how far st.io_log was read
 
 
 def _cached_md(cache: LiveCache, a: SimArray) -> MdLive | None:
@@ -433,6 +438,58 @@ def _cached_md(cache: LiveCache, a: SimArray) -> MdLive | None:
         if m is not cur or dev != cur.device or slot != cur.slot or state != cur.state:
             return None
     return built
+
+
+def _disk_io(name: str, io: SimIO | None, had: DiskIO | None) -> DiskIO:
+    """``had`` again when it still says what ``io`` says."""
+    if io is None:
+        if had is None or (
+            had.read_bytes
+            or had.write_bytes
+            or had.read_count
+            or had.write_count
+            or had.busy_time_ms is not None
+        ):
+            return DiskIO(name, 0, 0)
+        return had
+    if (
+        had is None
+        or had.read_bytes != io.read_bytes
+        or had.write_bytes != io.write_bytes
+        or had.read_count != io.read_count
+        or had.write_count != io.write_count
+        or had.busy_time_ms != io.busy_ms
+    ):
+        return DiskIO(
+            name=name,
+            read_bytes=io.read_bytes,
+            write_bytes=io.write_bytes,
+            read_count=io.read_count,
+            write_count=io.write_count,
+            busy_time_ms=io.busy_ms,
+        )
+    return had
+
+
+def _cached_ios(cache: LiveCache, st: SimState) -> list[DiskIO]:
+    """Every device's counters, remade only for those ``st.io_log`` says moved since the last
+    sample (all of them after a structural change or when the log was emptied)."""
+    n = len(st.disks) + len(st.partitions)
+    if cache.io_generation != st.generation or cache.io_epoch != st.io_epoch or len(cache.ios) != n:
+        names = [*st.disks, *st.partitions]
+        cache.ios = [_disk_io(name, st.io.get(name), cache.io.get(name)) for name in names]
+        cache.io = {d.name: d for d in cache.ios}
+        cache.io_at = {name: i for i, name in enumerate(names)}
+        cache.io_generation, cache.io_epoch = st.generation, st.io_epoch
+    else:
+        at = cache.io_at
+        for name in dict.fromkeys(st.io_log[cache.io_pos :]):
+            i = at.get(name)
+            if i is not None:
+                d = _disk_io(name, st.io.get(name), cache.ios[i])
+                cache.ios[i] = cache.io[name] = d
+    cache.io_pos = len(st.io_log)
+    return cache.ios
 
 
 def build_sample(st: SimState, cache: LiveCache | None = None) -> LiveSample:
@@ -460,39 +517,10 @@ def build_sample(st: SimState, cache: LiveCache | None = None) -> LiveSample:
                 a.level,
                 md,
             )
-    ios = []
-    known = cache.io if cache is not None else {}
-    for name in list(st.disks) + list(st.partitions):
-        io = st.io.get(name)
-        had = known.get(name)
-        if io is None:
-            if had is None or (
-                had.read_bytes
-                or had.write_bytes
-                or had.read_count
-                or had.write_count
-                or had.busy_time_ms is not None
-            ):
-                had = DiskIO(name, 0, 0)
-        elif (
-            had is None
-            or had.read_bytes != io.read_bytes
-            or had.write_bytes != io.write_bytes
-            or had.read_count != io.read_count
-            or had.write_count != io.write_count
-            or had.busy_time_ms != io.busy_ms
-        ):
-            had = DiskIO(
-                name=name,
-                read_bytes=io.read_bytes,
-                write_bytes=io.write_bytes,
-                read_count=io.read_count,
-                write_count=io.write_count,
-                busy_time_ms=io.busy_ms,
-            )
-        ios.append(had)
-        if cache is not None:
-            known[name] = had
+    if cache is None:
+        ios = [_disk_io(name, st.io.get(name), None) for name in [*st.disks, *st.partitions]]
+    else:
+        ios = _cached_ios(cache, st)
     return LiveSample(taken_at=st.t, arrays=tuple(arrays), disk_io=tuple(ios))
 
 
