@@ -84,6 +84,55 @@ def merge_live(machine: Machine, sample: LiveSample) -> Machine:
     return replace(machine, arrays=arrays)
 
 
+class LiveMerger:
+    """:func:`merge_live` for a stream of samples over one probed machine, with work only for
+    the arrays whose live state moved: per array it keeps what it folded in last, and an array
+    whose live state is that same one (or an equal one) keeps its merged object. A sample that
+    moves nothing gives back the machine it gave last time (so widgets skip it by identity).
+    The result is always equal to ``merge_live(machine, sample)``."""
+
+    def __init__(self) -> None:
+        self._probed: Machine | None = None
+        self._by_name: dict[str, MdArray] = {}
+        self._folded: dict[str, tuple[MdLive, MdArray | None]] = {}  # array -> (live, merged)
+        self._last: Machine | None = None
+
+    def merge(self, machine: Machine, sample: LiveSample) -> Machine:
+        if not sample.arrays:
+            return machine
+        if machine is not self._probed:  # a new probe: start over (once per probe)
+            self._probed = machine
+            self._by_name = {a.name: a for a in machine.arrays}
+            self._folded = {}
+            self._last = None
+        folded, by_name = self._folded, self._by_name
+        moved = False
+        for live in sample.arrays:
+            had = folded.get(live.name)
+            if had is not None and (had[0] is live or had[0] == live):
+                continue
+            a = by_name.get(live.name)
+            merged = _merge_array(a, live) if a is not None else None
+            folded[live.name] = (live, merged)
+            moved = moved or had is None or had[1] is not merged
+        if len(folded) != len(sample.arrays):  # an array left the sample: fold only the rest
+            named = {a.name for a in sample.arrays}
+            for name in [n for n in folded if n not in named]:
+                del folded[name]
+            moved = True
+        if not moved and self._last is not None:
+            return self._last
+        arrays = tuple(
+            m if (f := folded.get(a.name)) is not None and (m := f[1]) is not None else a
+            for a in machine.arrays
+        )
+        if all(x is y for x, y in zip(arrays, machine.arrays, strict=True)):
+            self._last = machine
+        else:
+            self._last = replace(machine, arrays=arrays)
+        return self._last
+
+
 # ---- when to sample -----------------------------------------------------------------------------
 class SampleGate:
     """Polling never overlaps: one sample in flight at a time. A wake-up (an md event) that comes
@@ -184,6 +233,7 @@ class Session:
         self._restore = restore_boosts
         self._restoring: set[str] = set()
         self._rates: dict[str, Rate] = {}
+        self._merger = LiveMerger()
         self._view = SessionView()
 
     # ---- reading ----------------------------------------------------------------------------
@@ -208,7 +258,7 @@ class Session:
         v = self._view
         merged = machine
         if v.live is not None and v.live.taken_at >= machine.taken_at:
-            merged = merge_live(machine, v.live)
+            merged = self._merger.merge(machine, v.live)
         self._view = replace(v, machine=merged, probed=machine, probe_count=v.probe_count + 1)
         reads: tuple[SmartRead, ...] = ()
         if self.recorder is not None:
@@ -224,13 +274,19 @@ class Session:
         v = self._view
         events = tuple(self.tracker.update(sample))
         self._rates = self.meter.update(sample)
-        machine = merge_live(v.probed, sample) if v.probed is not None else v.machine
+        machine = self._merger.merge(v.probed, sample) if v.probed is not None else v.machine
         self._view = replace(v, live=sample, machine=machine, sample_count=v.sample_count + 1)
         reads: tuple[SmartRead, ...] = ()
         log: tuple[str, ...] = ()
         if self.recorder is not None:
             reads, log = self.recorder.sampled(
-                sample, events, self.tracker.finished, v.probed, now, prev=v.live
+                sample,
+                events,
+                self.tracker.finished,
+                v.probed,
+                now,
+                prev=v.live,
+                counters=self.meter.counters,
             )
         restores: tuple[BoostRecord, ...] = ()
         if self.boosts is not None and self._restore:
@@ -334,12 +390,17 @@ class Session:
                     continue
                 working = tuple(m.device for m in a.members if m.role not in ("faulty", "spare"))
                 slow[a.name] = self.meter.slowest(working)
-        writes = self.recorder.running_writes(v.live) if self.recorder is not None else {}
+        writes = (
+            self.recorder.running_writes(v.live, counters=self.meter.counters)
+            if self.recorder is not None
+            else {}
+        )
         self._view = replace(
             v,
             syncs=syncs,
             finished=tuple(self.tracker.finished),
-            rates=MappingProxyType(dict(self._rates)),
+            # the meter never changes a dict it handed out: no copy of 1,000 rates per sample
+            rates=MappingProxyType(self._rates),
             slow=MappingProxyType(slow),
             boosted=frozenset(r.array for r in self.boosts.records) if self.boosts else frozenset(),
             boost_records=MappingProxyType(

@@ -9,7 +9,9 @@ terminal would), and measured over the same window:
   simulated ``big`` machine's mdstat);
 * ``raidman --demo raid10-evo`` (one array syncing) and ``raidman --demo big`` (1,000 disks,
   250 arrays, 16 syncing);
-* ``raidman monitor --demo big``: the headless service (stdout to /dev/null, no pty).
+* ``raidman monitor --demo big``: the headless service (stdout to a file, no pty); it counts as
+  ready once its start-up SMART sweep of the 1,000 disks is logged, so start-up is not in the
+  window.
 
 CPU is that of the whole process tree (psutil: the process, its live descendants and the
 children it reaped), between the start and the end of the window, which opens ``--warmup``
@@ -20,11 +22,17 @@ window (``--long``: a 10-minute window). Then, alone:
 * tab switches and tree jumps on ``big``, in-process: ``RaidmanApp`` under ``run_test``
   (200×60), each action timed until the refresh after it (``call_after_refresh``);
 * the simulated backend's own cost on ``big`` (``sample()`` each second, ``probe()`` every 10 s,
-  manual clock, ``process_time``), so the table says what is the app and what the simulator.
+  manual clock, ``process_time``), so the table says what is the app and what the simulator
+  (for the monitor: ``sample()`` alone, it does not probe periodically);
+* one monitor look on ``big`` in process (``WearMonitor.tick``, manual clock, wear database in a
+  file): milliseconds per tick, the simulator's ``sample()`` and raidman's own part;
+* ``--rss-minutes N``: ``raidman --demo big`` alone on a 200×60 pty for N minutes, its RSS at
+  the first frame and each minute (the issue's figure: N = 10).
 
 Nothing is asserted; "NOT MET" is information.
 
-Run: ``.venv/bin/python benchmarks/bench_side_by_side.py [--quick | --long] [--json]``.
+Run: ``.venv/bin/python benchmarks/bench_side_by_side.py [--quick | --long] [--rss-minutes N]
+[--json]``.
 """
 
 from __future__ import annotations
@@ -83,6 +91,10 @@ class Contestant:
     argv: list[str]
     marker: str | None  # bytes that show it drew its first real frame; None: no pty
     quit_keys: bytes = b"q"  # b"": SIGTERM (a pty that is not its controlling tty sends no ^C)
+    # no pty: its output goes to this file, and it is ready once ``ready`` is in it (start-up
+    # work done, e.g. the monitor's first SMART sweep of every disk): not counted in the window
+    log: Path | None = None
+    ready: str | None = None
     proc: subprocess.Popen[bytes] | None = None
     master: int | None = None
     seen_at: float | None = None
@@ -121,14 +133,17 @@ def tree_rss_mb(pid: int) -> float:
 
 def spawn(c: Contestant) -> None:
     if c.marker is None:
+        out = open(c.log, "wb") if c.log is not None else subprocess.DEVNULL  # noqa: SIM115
         c.proc = subprocess.Popen(
             c.argv,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT if c.log is not None else subprocess.DEVNULL,
             env=child_env(),
             start_new_session=True,
         )
+        if c.log is not None:
+            out.close()  # type: ignore[union-attr]
         return
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
@@ -155,8 +170,19 @@ def side_by_side(
         spawn(c)
     tails = {c.name: b"" for c in contestants}
 
+    def logged_ready() -> None:
+        for c in contestants:
+            if c.seen_at is None and c.log is not None and c.ready is not None:
+                with contextlib.suppress(OSError):
+                    if c.ready in c.log.read_text(errors="replace"):
+                        c.seen_at = time.perf_counter() - t0
+
+    def waiting(c: Contestant) -> bool:
+        return c.seen_at is None and (c.marker is not None or c.ready is not None)
+
     def pump(until: float) -> None:
         while (left := until - time.perf_counter()) > 0:
+            logged_ready()
             fds = [c.master for c in contestants if c.master is not None]
             if not fds:
                 time.sleep(min(left, 0.1))
@@ -178,14 +204,14 @@ def side_by_side(
                     if c.marker.encode() in tail:
                         c.seen_at = time.perf_counter() - t0
                     tails[c.name] = tail[-256:]
-            if all(c.seen_at is not None or c.marker is None for c in contestants):
+            if not any(waiting(c) for c in contestants):
                 return
 
     try:
         pump(t0 + timeout)
-        missing = [c.name for c in contestants if c.marker is not None and c.seen_at is None]
+        missing = [c.name for c in contestants if waiting(c)]
         if missing:
-            raise RuntimeError(f"no first frame within {timeout:.0f} s from {', '.join(missing)}")
+            raise RuntimeError(f"not ready within {timeout:.0f} s: {', '.join(missing)}")
 
         def read_for(seconds: float) -> None:
             end = time.perf_counter() + seconds
@@ -272,7 +298,13 @@ def watching_figures(window: float, warmup: float) -> list[Figure]:
             Contestant("watch", ["watch", "-n1", "-t", "cat", mdstat], "Personalities", b""),
             Contestant("raid10-evo", [RAIDMAN, "--demo", "raid10-evo"], "md127"),
             Contestant("big", [RAIDMAN, "--demo", "big"], "sda"),
-            Contestant("monitor big", [RAIDMAN, "monitor", "--demo", "big"], None),
+            Contestant(
+                "monitor big",
+                [RAIDMAN, "monitor", "--demo", "big"],
+                None,
+                log=Path(tmp) / "monitor.log",
+                ready="start snapshot of",  # its first SMART sweep of 1,000 disks is done
+            ),
         ]
         wall = side_by_side(contestants, window, warmup)
     by = {c.name: c for c in contestants}
@@ -283,7 +315,12 @@ def watching_figures(window: float, warmup: float) -> list[Figure]:
         info("watch -n1 cat mdstat", p["watch"], "% core", what),
         info("raidman --demo raid10-evo", p["raid10-evo"], "% core", how),
         info("raidman --demo big", p["big"], "% core", how),
-        info("raidman monitor --demo big", p["monitor big"], "% core", "headless, no pty"),
+        info(
+            "raidman monitor --demo big",
+            p["monitor big"],
+            "% core",
+            "headless, no pty; window opens after its start-up SMART sweep",
+        ),
         at_most(
             "raid10-evo / floor",
             ratio(p["raid10-evo"], p["floor"]),
@@ -422,8 +459,9 @@ def interaction_figures() -> list[Figure]:
 
 
 # ---- the simulator's own cost ------------------------------------------------------------------
-def simulator_cost(seconds: int) -> float:
-    """CPU seconds per second the simulated big machine costs a 1 Hz watcher."""
+def simulator_cost(seconds: int) -> tuple[float, float]:
+    """CPU seconds the simulated big machine costs a 1 Hz watcher: (one ``sample()``, one
+    ``probe()``)."""
     from backends.simulated import SimClock, SimulatedBackend
 
     clock = SimClock.manual()
@@ -438,7 +476,93 @@ def simulator_cost(seconds: int) -> float:
         clock.advance(1.0)
         backend.sample()
     sample_s = (time.process_time() - t0) / seconds
-    return sample_s + probe_s / PROBE_EVERY_S
+    return sample_s, probe_s
+
+
+def monitor_tick(seconds: int) -> tuple[float, float]:
+    """In process, manual clock: CPU seconds of one ``raidman monitor`` look on big (the
+    WearMonitor tick: sample, session, wear database in a file), and of the simulator's
+    ``sample()`` in it. Start-up (the first probe and SMART sweep) is done before timing."""
+    from app.wear.monitor import WearMonitor
+    from app.wear.snapshots import SnapshotStore
+    from backends.simulated import SimClock, SimulatedBackend
+
+    with tempfile.TemporaryDirectory() as tmp:
+        clock = SimClock.manual()
+        backend = SimulatedBackend.big(clock=clock)
+        store = SnapshotStore.open(Path(tmp) / "state.db")
+        mon = WearMonitor(backend, store, threaded=False)
+        mon.tick()
+        for _ in range(5):
+            clock.advance(1.0)
+            mon.tick()
+        t0 = time.process_time()
+        for _ in range(seconds):
+            clock.advance(1.0)
+            mon.tick()
+        tick_s = (time.process_time() - t0) / seconds
+        store.close()
+        alone_clock = SimClock.manual()
+        alone = SimulatedBackend.big(clock=alone_clock)
+        alone.probe()
+        alone.sample()
+        t0 = time.process_time()
+        for _ in range(seconds):
+            alone_clock.advance(1.0)
+            alone.sample()
+        return tick_s, (time.process_time() - t0) / seconds
+
+
+def rss_run(minutes: float) -> list[Figure]:
+    """``raidman --demo big`` alone on a 200×60 pty for ``minutes``: RSS of its process tree
+    at the first frame and then every minute (printed as it goes), CPU over the run."""
+    c = Contestant("big", [RAIDMAN, "--demo", "big"], "sda")
+    samples: list[tuple[float, float]] = []
+    start_rss = float("nan")
+    spawn(c)
+    assert c.proc is not None and c.master is not None
+    t0 = time.perf_counter()
+    cpu0 = 0.0
+    try:
+        fd = c.master
+        tail = b""
+        next_at = 0.0
+        while True:
+            now = time.perf_counter() - t0
+            if c.seen_at is not None and now >= c.seen_at + minutes * 60:
+                break
+            if c.seen_at is None and now > 90:
+                raise RuntimeError("big drew no tree within 90 s")
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    raise RuntimeError(f"big exited (code {c.proc.poll()})")
+                if c.seen_at is None:
+                    tail = (tail + chunk)[-256:]
+                    if b"sda" in tail:
+                        c.seen_at = now
+                        start_rss = tree_rss_mb(c.proc.pid)
+                        cpu0 = tree_cpu(c.proc.pid)
+                        next_at = now + 60
+                        print(f"[rss] first frame at {now:.1f} s: {start_rss:.0f} MB", flush=True)
+            if c.seen_at is not None and now >= next_at:
+                rss = tree_rss_mb(c.proc.pid)
+                samples.append(((now - c.seen_at) / 60, rss))
+                print(f"[rss] after {samples[-1][0]:.1f} min: {rss:.0f} MB", flush=True)
+                next_at += 60
+        end_rss = tree_rss_mb(c.proc.pid)
+        cpu = (tree_cpu(c.proc.pid) - cpu0) / (minutes * 60) * 100
+    finally:
+        quit_all([c])
+    peak = max([start_rss, end_rss, *(r for _, r in samples)])
+    how = f"alone, {COLS}×{ROWS} pty, psutil rss of the process tree"
+    return [
+        info("RSS of big at its first frame", start_rss, "MB", how),
+        at_most(f"RSS of big after {minutes:g} min", end_rss, "MB", RSS_TARGET_MB, how),
+        info(f"  highest RSS seen in {minutes:g} min", peak, "MB", "read each minute"),
+        info(f"  CPU of big over those {minutes:g} min", cpu, "% core", "alone"),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -447,6 +571,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--long", action="store_true", help="a 10-minute window (the RSS figure)")
     ap.add_argument("--window", type=float, default=None, help="window in s (default 25)")
     ap.add_argument("--warmup", type=float, default=None, help="s after the first frames")
+    ap.add_argument(
+        "--rss-minutes",
+        type=float,
+        default=None,
+        metavar="N",
+        help="also run raidman --demo big alone for N minutes and print its RSS (issue: N=10)",
+    )
     ap.add_argument("--json", action="store_true", help="end with a JSON line (for run_all.py)")
     ap.add_argument("--pilot-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -459,22 +590,51 @@ def main(argv: list[str] | None = None) -> int:
     sim: list[float] = []
 
     def sim_part() -> list[Figure]:
-        s = simulator_cost(5 if args.quick else 20)
+        sample_s, probe_s = simulator_cost(5 if args.quick else 20)
+        s = sample_s + probe_s / PROBE_EVERY_S
         sim.append(s * 100)
+        sim_mon.append(sample_s * 100)
         return [
             info(
                 "simulator's own cost on big",
                 s * 100,
                 "% core",
                 f"sample() each s + probe() every {PROBE_EVERY_S:g} s, process_time",
-            )
+            ),
+            info(
+                "  of which for the monitor (sample() each s)",
+                sample_s * 100,
+                "% core",
+                "the monitor probes only at start and when the stack changes",
+            ),
         ]
 
+    def tick_part() -> list[Figure]:
+        tick_s, sample_s = monitor_tick(10 if args.quick else 60)
+        return [
+            info(
+                "monitor tick on big, in process",
+                tick_s * 1000,
+                "ms",
+                "WearMonitor.tick, manual clock, wear db in a file, process_time",
+            ),
+            info("  of which the simulator's sample()", sample_s * 1000, "ms"),
+            info("  raidman's own per tick", (tick_s - sample_s) * 1000, "ms"),
+        ]
+
+    sim_mon: list[float] = []
     figs += guard("simulator", sim_part)
+    figs += guard("monitor tick", tick_part)
     figs += guard("side by side", lambda: watching_figures(window, warmup))
     big = [f.value for f in figs if f.name == "raidman --demo big"]
     if sim and big:
         figs.append(info("  big minus the simulator (the app's own)", big[0] - sim[0], "% core"))
+    mon = [f.value for f in figs if f.name == "raidman monitor --demo big"]
+    if sim_mon and mon:
+        figs.append(info("  monitor minus the simulator (its own)", mon[0] - sim_mon[0], "% core"))
+    if args.rss_minutes:
+        minutes = args.rss_minutes
+        figs += guard("rss", lambda: rss_run(minutes))
     figs += guard("first paint", lambda: first_paint(1 if args.quick else 3))
     figs += guard("interactions", interaction_figures)
     emit(figs, "bench_side_by_side: watching, side by side in one run (issue 13)", args.json)

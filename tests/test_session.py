@@ -392,6 +392,44 @@ def test_merge_live_keeps_what_the_sample_did_not_change_by_identity() -> None:
     assert merge_live(still, idle.sample()) is still
 
 
+def test_the_session_merger_gives_what_merge_live_gives_and_the_same_machine_when_still() -> None:
+    """Issue 13: the session folds each sample in with work only for the arrays that moved; its
+    machine equals ``merge_live(probed, sample)`` at every sample (syncs moving, a member failed,
+    a new probe), and a sample that moves nothing gives back the very machine of the last one."""
+    from app.session import LiveMerger, merge_live
+    from backends.simulated import SimClock, SimulatedBackend
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.big(disks=40, arrays=10, syncing=3, clock=clock)
+    merger = LiveMerger()
+    probed = backend.probe()
+    for step in range(6):
+        clock.advance(1.0)
+        if step == 3:
+            assert backend.run(["mdadm", "--manage", "/dev/md5", "--fail", "/dev/sdu"]).ok
+        if step == 4:
+            probed = backend.probe()
+        sample = backend.sample()
+        got = merger.merge(probed, sample)
+        assert got == merge_live(probed, sample), step
+    failed = got.array("md5")
+    assert failed is not None and failed.degraded == 1
+
+    idle = SimulatedBackend.big(disks=40, arrays=10, syncing=0, clock=SimClock.manual())
+    still, m2 = idle.probe(), LiveMerger()
+    first = m2.merge(still, idle.sample())
+    assert first is still
+    assert m2.merge(still, idle.sample()) is first
+    one = SimulatedBackend.big(disks=40, arrays=10, syncing=1, clock=(c1 := SimClock.manual()))
+    p1, m3 = one.probe(), LiveMerger()
+    c1.advance(1.0)
+    a = m3.merge(p1, one.sample())
+    c1.advance(1.0)
+    b = m3.merge(p1, one.sample())
+    assert a is not b and a.arrays[0] is not b.arrays[0]  # the syncing one moved
+    assert all(x is y for x, y in zip(a.arrays[1:], b.arrays[1:], strict=True))
+
+
 def _synced_pairs(after: Machine, before: Machine) -> Iterable[tuple[Any, Any]]:
     old = {a.name: a for a in before.arrays}
     for a in after.arrays:

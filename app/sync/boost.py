@@ -435,9 +435,13 @@ def restore_plan(record: BoostRecord, store: BoostStore) -> Plan:
 
 def due_restores(store: BoostStore, sample: LiveSample) -> list[BoostRecord]:
     """Boosts whose sync is over: the array is idle, runs a different action, or is gone."""
-    live = {a.name: a for a in sample.arrays}
+    records = store.records
+    if not records:  # the common case: no map of every array each second
+        return []
+    wanted = {r.array for r in records}
+    live = {a.name: a for a in sample.arrays if a.name in wanted}
     out = []
-    for r in store.records:
+    for r in records:
         a = live.get(r.array)
         if a is None or a.sync is None or not a.sync.active or a.sync.action != r.action:
             out.append(r)

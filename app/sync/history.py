@@ -25,6 +25,10 @@ class SpeedHistory:
     def __init__(self, window_s: float = 600.0, max_points: int = 3600) -> None:
         self.window_s = window_s
         self._points: deque[SpeedPoint] = deque(maxlen=max_points)
+        # the kernel's speeds beside the points, kept as they come and go (a sparkline reads
+        # them every second: no walk over the window's points to make them)
+        self._kernel: deque[float] = deque(maxlen=max_points)
+        self._kernel_tuple: tuple[float, ...] | None = ()
 
     def __len__(self) -> int:
         return len(self._points)
@@ -33,8 +37,14 @@ class SpeedHistory:
     def points(self) -> tuple[SpeedPoint, ...]:
         return tuple(self._points)
 
+    @property
+    def last(self) -> SpeedPoint | None:
+        return self._points[-1] if self._points else None
+
     def clear(self) -> None:
         self._points.clear()
+        self._kernel.clear()
+        self._kernel_tuple = ()
 
     def add(self, t: float, done_sectors: int | None, kernel_kib_s: int | None) -> SpeedPoint:
         measured: float | None = None
@@ -44,6 +54,7 @@ class SpeedHistory:
             if dt <= 0:
                 # Same instant (or a clock that went back): replace the last point, no division.
                 self._points.pop()
+                self._kernel.pop()
                 return self._append(SpeedPoint(t, done_sectors, kernel_kib_s, prev.measured_kib_s))
             if done_sectors is not None and prev.done_sectors is not None:
                 delta = done_sectors - prev.done_sectors
@@ -53,16 +64,25 @@ class SpeedHistory:
 
     def _append(self, p: SpeedPoint) -> SpeedPoint:
         self._points.append(p)
+        self._kernel.append(float(p.kernel_kib_s or 0))
+        self._kernel_tuple = None
         cutoff = p.t - self.window_s
         while self._points and self._points[0].t < cutoff:
             self._points.popleft()
+            self._kernel.popleft()
         return p
 
     def series(self, *, measured: bool = False) -> list[float]:
         """Speeds (KiB/s) oldest first, for a sparkline; missing values as 0."""
         if measured:
             return [p.measured_kib_s or 0.0 for p in self._points]
-        return [float(p.kernel_kib_s or 0) for p in self._points]
+        return list(self._kernel)
+
+    def kernel_speeds(self) -> tuple[float, ...]:
+        """``series()`` as a tuple, made once per point added."""
+        if self._kernel_tuple is None:
+            self._kernel_tuple = tuple(self._kernel)
+        return self._kernel_tuple
 
     def average_kib_s(self) -> float | None:
         """Average over the whole window from first to last done_sectors (robust to jitter)."""

@@ -3,6 +3,7 @@ member stands out next to the array's sync speed."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.model.live import DiskIO, LiveSample
@@ -20,14 +21,70 @@ class Rate:
 
 
 class ThroughputMeter:
-    """Feed successive samples; ``rates`` holds bytes/s between the last two of them."""
+    """Feed successive samples; ``rates`` holds bytes/s between the last two of them.
+
+    Once the set of devices is steady, a sample costs work only for the devices whose counters
+    moved (or that were moving the time before): an idle disk keeps its zero rate, and
+    ``rates`` is a new dict only when a rate changed (one C-level copy, never mutated after it
+    is handed out, so a view may hold it without copying)."""
 
     def __init__(self) -> None:
-        self._prev: dict[str, DiskIO] = {}
+        self._prev: dict[str, DiskIO] = {}  # the last sample's counters, by device
         self._prev_t: float | None = None
         self.rates: dict[str, Rate] = {}
 
+    @property
+    def counters(self) -> Mapping[str, DiskIO]:
+        """The last sample's counters by device (kept in place: read it, do not keep it)."""
+        return self._prev
+
     def update(self, sample: LiveSample) -> dict[str, Rate]:
+        t = sample.taken_at
+        prev, rates = self._prev, self.rates
+        if (
+            self._prev_t is None
+            or t <= self._prev_t
+            or len(sample.disk_io) != len(prev)
+            or len(rates) != len(prev)
+        ):
+            return self._full(sample)
+        dt = t - self._prev_t
+        changed: dict[str, Rate | None] = {}  # None: reset, no rate this interval
+        moved: list[DiskIO] = []
+        for cur in sample.disk_io:
+            name = cur.name
+            old = prev.get(name)
+            if old is None:  # a device came (another went): not steady
+                return self._full(sample)
+            if old is cur:
+                dr = dw = 0
+            else:
+                dr = cur.read_bytes - old.read_bytes
+                dw = cur.write_bytes - old.write_bytes
+                moved.append(cur)
+            if dr == 0 and dw == 0:
+                r = rates[name]
+                if r.read_bytes_s == 0 and r.write_bytes_s == 0:
+                    continue  # idle, and was idle: nothing to do
+            elif dr < 0 or dw < 0:  # counters reset (device re-appeared): skip one interval
+                changed[name] = None
+                continue
+            changed[name] = Rate(name, dr / dt, dw / dt)
+        for cur in moved:
+            prev[cur.name] = cur
+        self._prev_t = t
+        if changed:
+            rates = dict(rates)
+            for name, rate in changed.items():
+                if rate is None:
+                    del rates[name]
+                else:
+                    rates[name] = rate
+            self.rates = rates
+        return rates
+
+    def _full(self, sample: LiveSample) -> dict[str, Rate]:
+        """Every device from scratch: the first sample, a device that came, went or was reset."""
         now = {d.name: d for d in sample.disk_io}
         rates: dict[str, Rate] = {}
         if self._prev_t is not None and sample.taken_at > self._prev_t:

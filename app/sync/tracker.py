@@ -145,7 +145,8 @@ class SyncTracker:
         self._window = history_window_s
         self._keep = keep_finished
         self._running: dict[str, _Running] = {}
-        self._last: dict[str, MdLive] = {}
+        self._last: dict[str, MdLive] = {}  # by name, as last seen (kept in place)
+        self._last_arrays: tuple[MdLive, ...] = ()  # the last sample's, in its order
         self._primed = False
         self._last_t: float | None = None
         self.finished: list[FinishedSync] = []
@@ -155,9 +156,20 @@ class SyncTracker:
     def update(self, sample: LiveSample) -> list[SyncEvent]:
         t = sample.taken_at
         new: list[SyncEvent] = []
-        current = {a.name: a for a in sample.arrays}
-        for name, live in current.items():
-            prev = self._last.get(name)
+        last, running = self._last, self._running
+        for live in sample.arrays:
+            name = live.name
+            prev = last.get(name)
+            if (
+                prev is not None
+                and (prev is live or prev == live)
+                and name not in running
+                and (live.sync is None or not live.sync.active)
+            ):
+                # idle and as it was: nothing to say (every event below needs a change or a
+                # running sync), nothing to remember
+                continue
+            last[name] = live
             if prev is None and self._primed:
                 new.append(
                     SyncEvent(t, "array-appeared", name, f"{name} appeared ({live.level or '?'})")
@@ -199,8 +211,10 @@ class SyncTracker:
             new.extend(self._sync_transition(t, name, live, prev))
             if prev is not None or self._primed:  # seen before, or appeared since the last look
                 new.extend(self._unseen_sync(t, name, live, prev))
-        for name in list(self._last):
-            if name not in current:
+        if len(last) != len(sample.arrays):  # an array left (the common case costs no set)
+            current = {a.name for a in sample.arrays}
+            for name in dict.fromkeys(a.name for a in self._last_arrays if a.name not in current):
+                del last[name]
                 new.append(SyncEvent(t, "array-vanished", name, f"{name} is gone"))
                 run = self._running.pop(name, None)
                 if run is not None:
@@ -212,7 +226,7 @@ class SyncTracker:
                             t, "sync-ended", name, f"{name}: {run.action} ended: array stopped"
                         )
                     )
-        self._last = current
+        self._last_arrays = sample.arrays
         self._last_t = t
         self._primed = True
         self.events.extend(new)
@@ -409,7 +423,8 @@ class SyncTracker:
             sync = live.sync if live else None
             if sync is None:
                 continue
-            last_t = run.history.points[-1].t if len(run.history) else run.started_at
+            last = run.history.last
+            last_t = last.t if last is not None else run.started_at
             out.append(
                 SyncView(
                     array=name,
@@ -420,7 +435,7 @@ class SyncTracker:
                     eta_s=sync.eta_s,
                     elapsed_s=max(0.0, last_t - run.started_at),
                     targets=sync.targets,
-                    speeds=tuple(run.history.series()),
+                    speeds=run.history.kernel_speeds(),
                     min_speed_kib_s=sync.min_speed_kib_s,
                     max_speed_kib_s=sync.max_speed_kib_s,
                 )

@@ -13,13 +13,13 @@ thread of their own in ``raidman monitor`` and in a worker in the TUI: never in 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 from app.model import Disk, Machine
-from app.model.live import LiveSample, MdLive
+from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.smart import SmartReading
 from app.sync.tracker import FinishedSync, SyncEvent
 from app.wear.snapshots import SnapshotStore, SyncMember
@@ -107,6 +107,38 @@ def kernel_writes(sample: LiveSample | None) -> dict[str, int]:
     return {d.name: d.write_bytes for d in sample.disk_io} if sample is not None else {}
 
 
+class _Lazy:
+    """A map of every disk's counters, made the first time it is asked for (if ever)."""
+
+    def __init__(self, make: Callable[[], dict[str, int]]) -> None:
+        self._make = make
+        self._made: dict[str, int] | None = None
+
+    def __call__(self) -> dict[str, int]:
+        if self._made is None:
+            self._made = self._make()
+        return self._made
+
+
+class _Writes(Mapping[str, int]):
+    """Bytes written by name, read through a map of counters (no copy of it)."""
+
+    def __init__(self, counters: Mapping[str, DiskIO]) -> None:
+        self._c = counters
+
+    def __getitem__(self, name: str) -> int:
+        return self._c[name].write_bytes
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._c
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._c)
+
+    def __len__(self) -> int:
+        return len(self._c)
+
+
 @dataclass
 class _Open:
     sync_id: int
@@ -163,6 +195,8 @@ class WearRecorder:
         self._open: dict[str, _Open] = {}
         self._adoptable: list[StoredSync] | None = None
         self._closed_memberless: list[tuple[_Open, dict[str, int]]] = []
+        # (machine, the earliest time any of its disks was asked for; None: one never was)
+        self._oldest: tuple[Machine, float | None] | None = None
 
     # ---- SMART reads of many disks -------------------------------------------------------------
     def _due(self, machine: Machine, reason: str, now: float) -> list[SmartRead]:
@@ -184,6 +218,8 @@ class WearRecorder:
     def _asking(self, reads: Sequence[SmartRead], now: float) -> tuple[SmartRead, ...]:
         for r in reads:
             self._asked[r.disk] = now
+        if reads:
+            self._oldest = None
         return tuple(reads)
 
     def _of(self, members: Sequence[SyncMember], reason: str, sync_id: int) -> list[SmartRead]:
@@ -242,6 +278,18 @@ class WearRecorder:
     def tick(self, now: float) -> tuple[SmartRead, ...]:
         if self._every is None or self._machine is None or not self._asked:
             return ()
+        # the disk asked for longest ago decides whether any is due: one look per second, not
+        # one per disk (recomputed after each read asked for and each probe)
+        if self._oldest is None or self._oldest[0] is not self._machine:
+            oldest = min(
+                (self._asked.get(d.name) for d in self._machine.disks if d.kind == "disk"),
+                key=lambda t: float("-inf") if t is None else t,
+                default=None,
+            )
+            self._oldest = (self._machine, oldest)
+        oldest = self._oldest[1]
+        if oldest is not None and now - oldest < self._every:
+            return ()  # the same test as _due's, for the smallest time: no disk is due
         return self._asking(self._due(self._machine, "periodic", now), now)
 
     def sampled(
@@ -253,15 +301,19 @@ class WearRecorder:
         now: float,
         *,
         prev: LiveSample | None,
+        counters: Mapping[str, DiskIO] | None = None,
     ) -> tuple[tuple[SmartRead, ...], tuple[str, ...]]:
+        """``counters``: ``sample``'s per-disk counters by name when the caller keeps them (the
+        session's meter does): then a sample without sync edges reads only the running syncs'
+        members, never a map of every disk."""
         if machine is not None:
             self._machine = machine
         first = self._adoptable is None
         if self._adoptable is None:
             self._adoptable = self.store.running_syncs()
-        before = kernel_writes(prev if prev is not None else sample)
-        after = kernel_writes(sample)
-        live = {a.name: a for a in sample.arrays}
+        # the whole maps only at a sync's edges (stored then), not at every sample
+        before = _Lazy(lambda: kernel_writes(prev if prev is not None else sample))
+        after = _Lazy(lambda: kernel_writes(sample))
         reads: list[SmartRead] = []
         log: list[str] = []
         for e in events:
@@ -270,32 +322,40 @@ class WearRecorder:
                 fin = next((f for f in reversed(finished) if f.array == e.array), None)
                 outcome = fin.outcome if fin is not None else "interrupted"
                 fraction = fin.fraction if fin is not None else None
-                self.store.set_kernel_writes(o.sync_id, o.start, after, o.capacities)
+                self.store.set_kernel_writes(o.sync_id, o.start, after(), o.capacities)
                 self.store.end_sync(o.sync_id, now, outcome, fraction)
                 if not o.members:  # over before a probe saw the array: members at the next
-                    self._closed_memberless.append((o, after))
+                    self._closed_memberless.append((o, after()))
                 reads.extend(self._of(o.members, "sync-end", o.sync_id))
                 log.append(e.message)
             elif e.kind == "sync-started":
-                a = live.get(e.array)
+                a = next((x for x in sample.arrays if x.name == e.array), None)
                 action = e.action or (a.sync.action if a is not None and a.sync else None)
                 if action is None or action in ("pending", "delayed"):
                     continue
                 at = min(now, e.t)  # one that began between two looks: at the earlier look
-                started = self._start(e.array, action, before, at, log, live=a)
+                started = self._start(e.array, action, before(), at, log, live=a)
                 if at == now:  # else SMART's start is the last snapshot before it (delta.py)
                     reads.extend(started)
-        with self.store.batch():  # one commit for all running syncs, not one each
+        # one commit for all running syncs, not one each; not synced to the disk each second
+        with self.store.batch(durable=False):
             for o in self._open.values():  # running: the kernel's figure so far, every sample
                 if o.start:
                     # only the members' counters once they are known (the end of the sync
                     # writes them all): on a machine of 1,000 disks the whole map is ~30 KB of
                     # JSON per running sync per second
                     disks = {m.disk for m in o.members}
-                    start, end = o.start, after
-                    if disks:
+                    start = o.start
+                    if not disks:
+                        end = after()
+                    elif counters is not None:
                         start = {d: start[d] for d in disks if d in start}
-                        end = {d: end[d] for d in disks if d in end}
+                        end = {
+                            d: c.write_bytes for d in disks if (c := counters.get(d)) is not None
+                        }
+                    else:
+                        start = {d: start[d] for d in disks if d in start}
+                        end = {d: after()[d] for d in disks if d in after()}
                     self.store.set_kernel_writes(o.sync_id, start, end, o.capacities)
         if first:
             for ev in self._adoptable:
@@ -344,9 +404,19 @@ class WearRecorder:
         return self._of(members, "sync-start", sid)
 
     # ---- reading ----------------------------------------------------------------------------
-    def running_writes(self, live: LiveSample | None) -> dict[str, tuple[tuple[str, int], ...]]:
-        """Per running sync: each member disk's bytes written since it began (kernel counters)."""
-        now = kernel_writes(live)
+    def running_writes(
+        self, live: LiveSample | None, *, counters: Mapping[str, DiskIO] | None = None
+    ) -> dict[str, tuple[tuple[str, int], ...]]:
+        """Per running sync: each member disk's bytes written since it began (kernel counters).
+        ``counters``: ``live``'s counters by name, when the caller keeps them."""
+        if not self._open:
+            return {}
+        if live is None:
+            now: Mapping[str, int] = {}
+        elif counters is not None:
+            now = _Writes(counters)
+        else:
+            now = kernel_writes(live)
         out: dict[str, tuple[tuple[str, int], ...]] = {}
         for name, o in self._open.items():
             disks = dict.fromkeys(m.disk for m in o.members)

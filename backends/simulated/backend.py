@@ -13,7 +13,13 @@ from backends.base import CommandResult, OutputCallback, Stream, emit_output
 from backends.simulated.clock import SimClock
 from backends.simulated.commands import dispatch
 from backends.simulated.scenarios import SCENARIOS, big
-from backends.simulated.snapshot import StaticCache, build_machine, build_sample, build_smart
+from backends.simulated.snapshot import (
+    LiveCache,
+    StaticCache,
+    build_machine,
+    build_sample,
+    build_smart,
+)
 from backends.simulated.state import SimState
 from backends.simulated.sysfs import read_path
 
@@ -32,6 +38,7 @@ class SimulatedBackend:
         self._clock = clock
         self._scenario = scenario
         self._cache = StaticCache()
+        self._live = LiveCache()
         self._lock = threading.RLock()  # the UI calls from worker threads
 
     # ---- construction -----------------------------------------------------------------
@@ -85,7 +92,7 @@ class SimulatedBackend:
 
     def sample(self) -> LiveSample:
         with self._lock:
-            return build_sample(self._sync())
+            return build_sample(self._sync(), self._live)
 
     def smart(self, disk: str) -> SmartReading:
         with self._lock:

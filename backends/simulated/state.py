@@ -42,6 +42,7 @@ SYNC_MARKS = 10
 DEFAULT_SPEED_MIN = 1000
 DEFAULT_SPEED_MAX = 200000
 SYNC_ACTIONS = ("resync", "recover", "check", "repair", "reshape")
+IO_LOG_MAX = 4096  # SimState.io_log: longer, it is emptied (readers start over)
 
 # sequential throughput (KiB/s) by kind of device, used for created arrays
 SEQ_SATA_SSD = 537000  # SATA 6 Gb/s practical maximum, seed 000's 525478 fits under it
@@ -322,6 +323,10 @@ class SimState:
     files: dict[str, str] = field(default_factory=dict)  # other writable files
     md_superblocks: dict[str, tuple[str, str]] = field(default_factory=dict)  # stale: uuid, name
     generation: int = 0  # bumped on every structural change (cache key for probe())
+    # the devices whose I/O counters moved, in order (a sample's cache reads on from where it
+    # was; emptied when long, with io_epoch bumped: a reader then starts over)
+    io_log: list[str] = field(default_factory=list)
+    io_epoch: int = 0
     events: list[tuple[float, str, str]] = field(default_factory=list)  # (time, array, text)
     uuid_counter: int = 0
 
@@ -382,6 +387,10 @@ class SimState:
         """Credit I/O to a member device (partition or disk) and the SMART counters of its disk."""
         if read == 0 and write == 0:
             return
+        if len(self.io_log) > IO_LOG_MAX:
+            self.io_log.clear()
+            self.io_epoch += 1
+        self.io_log.append(dev)
         io = self.io.setdefault(dev, SimIO())
         io.read_bytes += read
         io.write_bytes += write
@@ -393,6 +402,7 @@ class SimState:
             d.smart_written_bytes += write
             d.smart_read_bytes += read
             if disk != dev:
+                self.io_log.append(disk)
                 dio = self.io.setdefault(disk, SimIO())
                 dio.read_bytes += read
                 dio.write_bytes += write

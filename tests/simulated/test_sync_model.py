@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from backends.simulated import SimulatedBackend
+from backends.simulated import SimClock, SimulatedBackend
 
 
 def speed(b: SimulatedBackend, array: str) -> int:
@@ -122,3 +122,47 @@ def test_disk_io_counters_follow_the_sync(make) -> None:
         assert abs(dw - w * prog_kib * 512) <= 4096
     live = b.sample().arrays[0]
     assert live.name == "md127" and live.sync is not None and live.sync.action == "resync"
+
+
+def test_a_sample_reuses_what_did_not_move_and_says_what_did() -> None:
+    """Issue 13: the simulator hands out an idle array's MdLive and an idle disk's counters as
+    the same objects sample after sample (its cost and its consumers' then follow what moved),
+    and every sample is equal to one built from scratch: a member marked or failed by mdadm shows
+    at once."""
+    from backends.simulated.snapshot import build_sample
+
+    clock = SimClock.manual()
+    b = SimulatedBackend.big(disks=40, arrays=10, syncing=3, clock=clock)
+    first = b.sample()
+    clock.advance(1.0)
+    second = b.sample()
+    assert second == build_sample(b.state)  # the same as without the cache
+    idle = [a for a in first.arrays if a.sync is None]
+    assert idle and all(
+        x is y for x, y in zip(idle, [a for a in second.arrays if a.sync is None], strict=True)
+    )
+    moved = {d.name for d in second.disk_io} - {
+        d.name for d, e in zip(first.disk_io, second.disk_io, strict=True) if d is e
+    }
+    assert moved and all(
+        d.write_bytes > e.write_bytes or d.read_bytes > e.read_bytes
+        for d, e in zip(second.disk_io, first.disk_io, strict=True)
+        if d.name in moved
+    )
+    marked = idle[1]  # a flag added to a member in place (no spare: nothing else moves)
+    mdev = marked.member_states[1][0]
+    assert b.run(["mdadm", "--manage", f"/dev/{marked.name}", "--replace", f"/dev/{mdev}"]).ok
+    clock.advance(1.0)
+    after = b.sample()
+    assert after == build_sample(b.state)
+    now = next(a for a in after.arrays if a.name == marked.name)
+    assert "want_replacement" in dict(now.member_states)[mdev]
+    victim = idle[0]
+    dev = victim.member_states[0][0]
+    assert b.run(["mdadm", "--manage", f"/dev/{victim.name}", "--fail", f"/dev/{dev}"]).ok
+    clock.advance(1.0)
+    third = b.sample()
+    assert third == build_sample(b.state)
+    now = next(a for a in third.arrays if a.name == victim.name)
+    assert now is not victim and "faulty" in dict(now.member_states)[dev]
+    assert now.degraded == victim.degraded + 1

@@ -257,3 +257,76 @@ def test_first_seen_state_is_recorded() -> None:
         ("member-faulty", "md5"),
         ("spare-present", "md5"),
     ]
+
+
+def test_throughput_meter_steady_path_gives_what_a_fresh_computation_gives() -> None:
+    """Issue 13: once the devices are steady the meter works only on counters that moved; its
+    rates are still exactly those computed from the two samples alone, through idle spells, a
+    counter reset, a device that comes and one that goes, and a repeated timestamp; a dict it
+    handed out is never changed afterwards."""
+    import random
+
+    from app.model.live import DiskIO
+    from app.sync.throughput import Rate, ThroughputMeter
+
+    def fresh(a: LiveSample, b: LiveSample) -> dict[str, Rate]:
+        if b.taken_at <= a.taken_at:
+            return {}
+        old = {d.name: d for d in a.disk_io}
+        dt = b.taken_at - a.taken_at
+        out = {}
+        for d in b.disk_io:
+            o = old.get(d.name)
+            if o is None or d.read_bytes < o.read_bytes or d.write_bytes < o.write_bytes:
+                continue
+            out[d.name] = Rate(
+                d.name, (d.read_bytes - o.read_bytes) / dt, (d.write_bytes - o.write_bytes) / dt
+            )
+        return out
+
+    rng = random.Random(13)
+    names = [f"sd{c}" for c in "abcdefgh"]
+    counters = {n: [0, 0] for n in names}
+    objs = {n: DiskIO(n, 0, 0) for n in names}
+    m = ThroughputMeter()
+    prev: LiveSample | None = None
+    handed: list[tuple[dict[str, Rate], dict[str, Rate]]] = []
+    t = 0.0
+    for step in range(300):
+        t += 0.0 if step % 37 == 5 else rng.choice((1.0, 1.0, 0.5, 2.0))
+        for n in names:
+            roll = rng.random()
+            if roll < 0.15:
+                counters[n][0] += rng.randrange(1, 10**6)
+                counters[n][1] += rng.randrange(0, 10**6)
+            elif roll < 0.16:
+                counters[n] = [0, 0]  # reset: the device came back
+            if (objs[n].read_bytes, objs[n].write_bytes) != tuple(counters[n]) or roll < 0.3:
+                objs[n] = DiskIO(n, *counters[n])  # an equal new object now and then, too
+        present = [n for n in names if not (step % 50 == 20 and n == "sdc")]
+        if step % 70 == 40:
+            present.append("sdz")  # a device that appears for one sample
+        sample = LiveSample(t, (), tuple(objs.get(n) or DiskIO(n, 5, 5) for n in present))
+        got = m.update(sample)
+        assert got == (fresh(prev, sample) if prev is not None else {}), step
+        handed.append((got, dict(got)))
+        prev = sample
+    assert all(d == copy for d, copy in handed)  # nothing handed out was changed later
+
+
+def test_speed_history_keeps_its_sparkline_beside_its_points() -> None:
+    """The kernel speeds a sync card draws each second are kept as points come (a repeated
+    instant replaces the last, the window and the cap drop the oldest), never re-read from
+    every point: they always equal what the points say."""
+    from app.sync.history import SpeedHistory
+
+    h = SpeedHistory(window_s=10.0, max_points=8)
+    assert h.kernel_speeds() == () and h.last is None
+    for i, t in enumerate([0, 1, 2, 2, 3, 5, 8, 9, 9, 12, 13, 14, 15, 16, 17, 30]):
+        h.add(float(t), i * 100, None if i % 5 == 4 else 1000 + i)
+        assert h.series() == [float(p.kernel_kib_s or 0) for p in h.points], i
+        assert h.kernel_speeds() == tuple(h.series())
+        assert h.last == h.points[-1]
+    assert len(h) == 1  # the 30 s point pushed the rest out of the 10 s window
+    h.clear()
+    assert h.kernel_speeds() == () and h.series() == []

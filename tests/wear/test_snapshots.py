@@ -111,3 +111,35 @@ def test_running_sync_and_lookups(tmp_path: Path) -> None:
     assert s.first_snapshot_after("A", 5.5).bytes_written == 2  # type: ignore[union-attr]
     assert s.sync_snapshot(sid, "A", "sync-end").bytes_written == 3  # type: ignore[union-attr]
     assert s.serials() == ["A"]
+
+
+def test_a_batch_not_synced_to_disk_is_still_committed_and_the_next_ones_are_synced(
+    tmp_path: Path,
+) -> None:
+    """Issue 13: a running sync's figures so far are rewritten every second without an fsync
+    (WAL, synchronous=NORMAL for that commit only): they are committed (another connection sees
+    them), a failure inside rolls them back, and every other write is synced again (FULL)."""
+    db = tmp_path / "state.db"
+    store = SnapshotStore.open(db)
+    sid = store.start_sync("md0", "resync", (SyncMember("sda", "sda", "S1"),), 0.0)
+
+    def level() -> int:
+        return int(store._conn.execute("PRAGMA synchronous").fetchone()[0])
+
+    full = level()
+    assert full == 2  # FULL: sqlite's default, kept for the edges
+    with store.batch(durable=False):
+        assert level() == 1  # NORMAL inside
+        store.set_kernel_writes(sid, {"sda": 1}, {"sda": 7})
+    assert level() == full
+    other = sqlite3.connect(db)
+    (kw,) = other.execute("SELECT kernel_writes FROM sync_events WHERE id=?", (sid,)).fetchone()
+    assert '"end": {"sda": 7}' in kw
+    with pytest.raises(RuntimeError), store.batch(durable=False):
+        store.set_kernel_writes(sid, {"sda": 1}, {"sda": 9})
+        raise RuntimeError("boom")
+    assert level() == full
+    (kw,) = other.execute("SELECT kernel_writes FROM sync_events WHERE id=?", (sid,)).fetchone()
+    assert '"end": {"sda": 7}' in kw
+    other.close()
+    store.close()
