@@ -94,7 +94,7 @@ def limits_lines(lim: SyncLimits) -> tuple[str, str]:
 
 
 def members_items(
-    array: str, machine: Machine | None, rates: dict[str, Rate], slow: tuple[str, ...]
+    array: str, machine: Machine | None, rates: Mapping[str, Rate], slow: tuple[str, ...]
 ) -> tuple[str, ...]:
     """Each working member's throughput (the first led by "members:"), as markup; a member far
     below the others is marked slow."""
@@ -305,7 +305,7 @@ class SyncPane(VerticalScroll):
         finished: list[FinishedSync],
         *,
         machine: Machine | None,
-        rates: dict[str, Rate],
+        rates: Mapping[str, Rate],
         slow: dict[str, tuple[str, ...]],
         boosts: Mapping[str, BoostRecord],
     ) -> None:

@@ -44,7 +44,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -246,8 +246,8 @@ class RaidmanApp(App[None]):
         return self.session.view.probed
 
     @property
-    def rates(self) -> dict[str, Rate]:
-        return dict(self.session.view.rates)
+    def rates(self) -> Mapping[str, Rate]:
+        return self.session.view.rates  # read-only, never changed once handed out
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "quit" and isinstance(self.screen, HostsScreen):
@@ -633,7 +633,7 @@ class RaidmanApp(App[None]):
             list(view.syncs),
             list(view.finished),
             machine=view.machine,
-            rates=dict(view.rates),
+            rates=view.rates,
             slow=dict(view.slow),
             boosts=view.boost_records,
         )
