@@ -57,10 +57,8 @@ test-unit: $(BIN)/raidman tool-deps
 test-vm: $(BIN)/raidman vm-deps
 	RAIDMAN_VM_REQUIRED=1 $(BIN)/pytest -m vm
 
-# The VM tests and the rest run side by side (tests/run_suite.py): on 2 cores the suite takes
-# about as long as the VM part alone.
 test: $(BIN)/raidman vm-deps tool-deps lint
-	RAIDMAN_VM_REQUIRED=$${RAIDMAN_VM_REQUIRED:-$${CI:+1}} $(BIN)/python -m tests.run_suite
+	RAIDMAN_VM_REQUIRED=$${RAIDMAN_VM_REQUIRED:-$${CI:+1}} $(BIN)/pytest
 
 snapshots: $(BIN)/raidman
 	$(BIN)/pytest tests/ui --snapshot-update
@@ -69,4 +67,4 @@ bench: $(BIN)/raidman
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache vm-work test-unit.log
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache vm-work

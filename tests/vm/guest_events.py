@@ -41,7 +41,7 @@ def sysfs_wakes(md: str, devices: list[str], timeout_s: float = 20.0) -> dict[st
             except RuntimeError:  # changed size while read: look again
                 continue
 
-    def wait_watched(want: set[str], limit: float = 10.0, *, within: bool = False) -> float:
+    def wait_watched(want: set[str], limit: float = 40.0, *, within: bool = False) -> float:
         t0 = time.monotonic()
         while time.monotonic() - t0 < limit:
             now = names()

@@ -42,7 +42,10 @@ def test_sysfs_attributes_wake_the_event_source(blank_vm: VM) -> None:
     st = r["steps"]
     for reg, after in (("registered", "assemble"), ("registered again", "reassemble")):
         assert st[reg] > 0, f"the assembled array's attributes were not registered ({reg}): {r}"
-        assert st[reg] - st[after] < SOON_S + 5, r
+        # at the latest at the listing after the timer: an attribute md creates after the wake
+        # that listed the array is retried at the next listing (with /proc/mdstat watched, as
+        # raidman does, the next md event comes sooner; this test leaves mdstat out)
+        assert st[reg] - st[after] < r["timeout_s"] + SOON_S, r
     for step in ("check", "idle", "check again", "idle again"):
         w = _first_wake(r, st[step])
         assert w is not None, (step, r)
