@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from app.format import (
@@ -309,7 +310,7 @@ def recorded_sync_speeds(store: SnapshotStore, machine: Machine) -> dict[str, in
         sizes = [m.size_kib for m in a.members if m.size_kib]
         if not sizes:
             continue
-        for ev in reversed(store.syncs_for(a.name)):
+        for ev in reversed(store.syncs_for(a.name, a.uuid)):
             done = ev.ended_at is not None and ev.outcome == "finished"
             if done and ev.action in ("resync", "recover", "repair", "check"):
                 secs = (ev.ended_at or 0) - ev.started_at
@@ -352,13 +353,18 @@ def report_findings(
     machine: Machine,
     readings: Mapping[str, SmartReading],
     store: SnapshotStore | None,
+    store_lock: AbstractContextManager[Any] | None = None,
 ) -> tuple[Finding, ...]:
-    """The audit as both reports give it: with the SMART readings they show and the sync speeds
-    the wear database recorded (one call, so the text and the JSON list the same findings)."""
+    """The audit as both reports and the TUI give it: with the SMART readings they show and the
+    sync speeds the wear database recorded (one call, so the text, the JSON and the TUI list the
+    same findings). ``store_lock`` is held only while the database is read, never while the
+    audit's tools run."""
+    speeds: dict[str, int] = {}
+    if store is not None:
+        with store_lock if store_lock is not None else nullcontext():
+            speeds = recorded_sync_speeds(store, machine)
     inputs = dataclasses.replace(
-        gather(backend, machine),
-        smart=dict(readings),
-        sync_speed_kib_s=recorded_sync_speeds(store, machine) if store is not None else {},
+        gather(backend, machine), smart=dict(readings), sync_speed_kib_s=speeds
     )
     return audit(machine, inputs)
 

@@ -111,6 +111,12 @@ class Backend(Protocol):
         """Why changes cannot be made (not root, replay), or None when they can."""
         ...
 
+    @property
+    def smart_enabled(self) -> bool:
+        """Whether raidman reads SMART here unasked: False when the user turned it off for a
+        host (``--no-smart`` over ssh, where each reading would be a round trip of its own)."""
+        ...
+
     def now(self) -> float:
         """The backend's clock in seconds (wall clock, or the simulation's)."""
         ...

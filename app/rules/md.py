@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from app.format import human_bytes
 from app.model import levels
 from app.model.devices import SECTOR, Machine, MdArray
 from app.parsers.mdadm import MdConfArray
@@ -219,7 +220,8 @@ def _raid5_on_large_hdds(machine: Machine, a: MdArray, inputs: AuditInputs) -> I
         "md-raid5-large-hdds",
         a.name,
         f"{a.name}: RAID-5 of {len(disks)} large HDDs — consider RAID-6",
-        f"{a.name} is a RAID-5 of {len(disks)} rotating disks of {human(member)} per member. "
+        f"{a.name} is a RAID-5 of {len(disks)} rotating disks of {human_bytes(member)} "
+        f"({member / 1e12:.1f} TB) per member. "
         f"A rebuild rewrites a whole member: at {speed // 1000} MB/s ({source}) that is about "
         f"{hours:.0f} h, during which a second failure — or an unreadable sector on any "
         "other member — loses the array. Article 001 chose RAID-6 for this reason (rebuilds "

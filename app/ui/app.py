@@ -69,9 +69,8 @@ from app.plans.executor import ExecutionReport, execute
 from app.plans.geometry import stripe_cache_devices
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
-from app.rules.engine import audit
+from app.report import report_findings
 from app.rules.finding import Finding, badges
-from app.rules.inputs import gather
 from app.session import Effects, SampleGate, Session, SessionView
 from app.statefiles import StateFileError
 from app.sync.boost import BoostRecord, BoostStore, members_rotational, plan_boost, restore_plan
@@ -426,10 +425,15 @@ class RaidmanApp(App[None]):
             machine, why = None, str(e) or type(e).__name__
         if audit_too and machine is not None and why is None:
             with contextlib.suppress(Exception):  # the line then names no finding
-                # over ssh --no-smart each reading would be a round trip of its own: none then
-                with_smart = getattr(getattr(backend, "source", None), "smart", True)
-                smart = {d.name: backend.smart(d.name) for d in machine.disks if with_smart}
-                findings = audit(machine, replace(gather(backend, machine), smart=smart))
+                # the same audit as `raidman report --host HOST` (its SMART, its sync records)
+                smart = (
+                    {d.name: backend.smart(d.name) for d in machine.disks}
+                    if backend.smart_enabled
+                    else {}
+                )
+                findings = report_findings(
+                    backend, machine, smart, self._open_store(host), self._store_lock
+                )
         self.post_message(HostProbed(host, machine, why, findings))
 
     def _host_probed(
@@ -738,9 +742,11 @@ class RaidmanApp(App[None]):
     def _audit_worker(self, machine: Machine) -> None:
         backend, session, seen = self.backend, self.session, self._smart_seen
         try:
-            # SMART as the session's reads last saw it (the audit never runs smartctl itself)
+            store = self._open_store()  # the shown host's, as the worker started
+            # SMART as the session's reads last saw it (the audit never runs smartctl itself);
+            # the same audit as `raidman report` (its sync records' speeds too)
             smart = {name: reading for name, (_, reading) in list(seen.items())}
-            found = audit(machine, replace(gather(backend, machine), smart=smart))
+            found = report_findings(backend, machine, smart, store, self._store_lock)
         except Exception as e:  # the engine is defensive; this is the last line of defence
             self._from_thread(self._audit_landed, backend, session, None, e)
         else:

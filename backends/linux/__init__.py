@@ -40,6 +40,10 @@ class LinuxBackend:
     def read_only_reason(self) -> str | None:
         return None if self.source.euid() == 0 else "not root"
 
+    @property
+    def smart_enabled(self) -> bool:
+        return self.source.smart
+
     def now(self) -> float:
         return self.source.now()
 

@@ -51,6 +51,9 @@ def _note_source(path: str) -> str:
 class Source(Protocol):
     """Everything the Linux backend reads. No method raises for absent files or programs."""
 
+    #: whether SMART is read through this source unasked (False: the user said ``--no-smart``)
+    smart: bool
+
     def read_text(self, path: str) -> str | None:
         """The file's text, or None when it is absent/vanished/unreadable (the latter noted)."""
         ...
@@ -110,6 +113,8 @@ class _Notes:
 
 class HostSource(_Notes):
     """The machine raidman runs on."""
+
+    smart = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -241,6 +246,7 @@ class RecordingSource(_Notes):
     def __init__(self, inner: Source, directory: str | os.PathLike[str]) -> None:
         super().__init__()
         self.inner = inner
+        self.smart = inner.smart
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "files").mkdir(exist_ok=True)
@@ -361,6 +367,8 @@ def _strip_columns(argv: Sequence[str]) -> tuple[str, ...]:
 
 class ReplaySource(_Notes):
     """Serves exactly what a ``RecordingSource`` wrote; anything else is absent / not in capture."""
+
+    smart = True
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         super().__init__()

@@ -67,6 +67,10 @@ class SimulatedBackend:
         return f"demo: {self._scenario}"
 
     @property
+    def smart_enabled(self) -> bool:
+        return True
+
+    @property
     def read_only_reason(self) -> str | None:
         return None
 

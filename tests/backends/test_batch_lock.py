@@ -16,6 +16,8 @@ from backends.linux import LinuxBackend
 
 
 class BatchingSource:
+    smart = True
+
     """Keeps the kind of the last prefetch, as SshSource keeps its last batch."""
 
     def __init__(self) -> None:

@@ -32,6 +32,8 @@ Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority
 
 
 class FakeSource:
+    smart = True
+
     def __init__(
         self,
         files: dict[str, str],

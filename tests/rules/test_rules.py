@@ -559,9 +559,12 @@ def test_raid5_rebuild_time_uses_the_recorded_sync_speed(tmp_path: Path) -> None
 
     m = _big_hdd_raid5()
     store = SnapshotStore.open(tmp_path / "wear.db")
-    sid = store.start_sync("md0", "recover", ["sda1"], at=1000.0)
+    sid = store.start_sync("md0", "recover", ["sda1"], at=1000.0, array_uuid=EVO_UUID)
     member_kib = max(x.size_kib or 0 for x in m.arrays[0].members)
     store.end_sync(sid, at=1000.0 + member_kib / 50_000)  # 50,000 KiB/s
+    # a later sync of another array once named md0 is not this one's
+    old = store.start_sync("md0", "recover", ["sda1"], at=9e5, array_uuid="1:2:3:4")
+    store.end_sync(old, at=9e5 + member_kib / 200_000)
     speeds = recorded_sync_speeds(store, m)
     assert speeds == {"md0": 50_000}
     [f] = codes(audit(m, AuditInputs(sync_speed_kib_s=speeds)), "md-raid5-large-hdds")

@@ -179,6 +179,10 @@ class FakeBackend:
         return "fake"
 
     @property
+    def smart_enabled(self) -> bool:
+        return True
+
+    @property
     def read_only_reason(self) -> str | None:
         return self.read_only
 
