@@ -654,12 +654,18 @@ class VM:
         data: dict[str, Any] = self.call("tests.vm.guest:probe_asdict")
         return data
 
-    def capture(self, name: str, *, smart: bool = True) -> Path | None:
-        """``raidman capture`` into ``<workdir>/captures/<name>`` in the guest; with
-        ``RAIDMAN_VM_UPDATE_FIXTURES=1`` also copied to ``tests/fixtures/vm/<name>``.
+    def capture(self, name: str, *, smart: bool = True, needed: bool = False) -> Path | None:
+        """``raidman capture`` into ``<workdir>/captures/<name>`` in the guest, copied to
+        ``tests/fixtures/vm/<name>``, when ``RAIDMAN_VM_UPDATE_FIXTURES=1`` (refreshing the
+        fixtures the replay tests read) or when the test reads the capture itself (``needed``).
+        Otherwise nothing runs: under TCG a capture with SMART takes ~15 s, and a state's
+        capture is only ever read as a fixture.
 
-        Returns the capture's host path, or None (with a note in the summary) while
-        ``raidman capture`` does not exist."""
+        Returns the capture's host path, or None (with a note in the summary) when not made
+        or while ``raidman capture`` does not exist."""
+        update = os.environ.get("RAIDMAN_VM_UPDATE_FIXTURES") == "1"
+        if not (update or needed):
+            return None
         if not self.has_module("app.commands.capture"):
             self.note(
                 f"capture {name!r} skipped: `raidman capture` (app/commands/capture.py) does not exist yet"
@@ -671,7 +677,7 @@ class VM:
         t0 = time.monotonic()
         self.raidman("capture", str(dest), *([] if smart else ["--no-smart"]), check=True)
         self.note(f"timing: capture {name}: {time.monotonic() - t0:.1f} s")
-        if os.environ.get("RAIDMAN_VM_UPDATE_FIXTURES") == "1":
+        if update:
             fixture = FIXTURES_VM / name
             if fixture.exists():
                 shutil.rmtree(fixture)

@@ -48,7 +48,7 @@ def test_capture_replay_gives_the_live_findings(blank_vm: VM) -> None:
     path, dm = ext4_on_lvm_on_raid10(vm, 16, 64)
     assert ext4_hints(vm, path) == (16, 64)
     live = json.loads(vm.raidman("report", "--json", check=True).stdout)
-    cap = vm.capture("capture-replay-ext4-on-lvm-on-raid10")
+    cap = vm.capture("capture-replay-ext4-on-lvm-on-raid10", needed=True)
     assert cap is not None
     replayed = _replayed_report(cap)
 
