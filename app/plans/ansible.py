@@ -5,7 +5,8 @@ The same steps as ``--json``, in the same order, each as ``ansible.builtin.comma
 
 * **pre-flight** tasks that fail before anything changes: each device the plan overwrites exists
   and holds at least the bytes the plan was computed for, is not mounted or a swap and is not
-  held by md/device-mapper/LVM (one ``lsblk --bytes`` per device: it walks /sys and mountinfo);
+  held by md/device-mapper/LVM (one ``lsblk --json --bytes`` for all of them: it walks /sys
+  and mountinfo; then one assert per device, on the controller);
   for member actions, the member is (or is not yet) in the array (``/sys/block/mdX/md/dev-*``);
 * an **idempotence guard** per step: a read-only check task (``changed_when: false``) and a
   ``when:`` so that a second run changes nothing (the array exists, the ARRAY line is in
@@ -232,39 +233,44 @@ def _preflight_tasks(
     need = _min_bytes(plan, machine, devices)
     when = {"when": Expr(f"not ({gate})")} if gate else {}
     out: list[dict[str, Any]] = []
-    for j, dev in enumerate(devices):
-        path = f"/dev/{dev}"
-        r = f"raidman_pf{j}"
-        vars_[f"{r}_dev"] = Unsafe(path)
-        # one lsblk per device gives its size (first line: the device itself) and everything on
-        # it: every task is a module run on the target, so one read instead of two
+    if devices:
+        paths = [f"/dev/{dev}" for dev in devices]
+        # one lsblk for every device: each one's size and everything on it (its holders'
+        # tree), as JSON. Every command task is a module run on the target (a Python start
+        # and, over ssh, a round trip), so one read, then one assert per device (asserts run
+        # on the controller)
         out.append(
             {
-                "name": Unsafe(f"pre-flight: what sits on {path} and its size"),
+                "name": Unsafe(f"pre-flight: what sits on {', '.join(paths)} and their sizes"),
                 **_cmd(
-                    [
-                        "lsblk",
-                        "--noheadings",
-                        "--raw",
-                        "--bytes",
-                        "--output",
-                        "NAME,TYPE,SIZE,MOUNTPOINT",
-                        path,
-                    ],
-                    f"{r}_use",
+                    ["lsblk", "--json", "--bytes", "--output", "NAME,TYPE,SIZE,MOUNTPOINT", *paths],
+                    "raidman_pf_use",
                 ),
                 **when,
             }
         )
-        size = f"({r}_use.stdout_lines[0].split(' ')[2] | int)"
-        lines = f"{r}_use.stdout_lines"
+    for j, (dev, path) in enumerate(zip(devices, [f"/dev/{d}" for d in devices], strict=True)):
+        r = f"raidman_pf{j}"
+        vars_[f"{r}_dev"] = Unsafe(path)
+        vars_[f"{r}_name"] = Unsafe(dev)
+        # this device's entry: itself and, nested under "children", all that sits on it
+        tree = Expr(
+            "{{ (raidman_pf_use.stdout | from_json).blockdevices"
+            f" | selectattr('name', 'equalto', {r}_name) | first }}}}"
+        )
+        size = f"({r}_tree.size | int)"
         in_use = (
             f"{{{{ {r}_dev }}}} is in use (mounted, swap, or held by md/dm/LVM): "
-            f"{{{{ {lines} | join('; ') }}}}"
+            f"{{{{ {r}_tree | to_json }}}}"
         )
         that = [
-            Expr(f"{lines} | select('match', '^[^ ]+ [^ ]+ [^ ]* [^ ]') | list | length == 0"),
-            Expr(f"{lines} | reject('match', '^[^ ]+ (disk|part|loop)( |$)') | list | length == 0"),
+            # a mount point (or [SWAP]) anywhere on it: lsblk's "mountpoint" is null otherwise
+            Expr(f'{r}_tree | to_json is not search(\'"mountpoint": ?"\')'),
+            # anything but partitions on it: an md array, a dm/LVM volume, a crypt mapping
+            Expr(
+                f'{r}_tree | to_json | regex_findall(\'"type": ?"([^"]*)"\')'
+                " | reject('in', ['disk', 'part', 'loop']) | list | length == 0"
+            ),
         ]
         fail_msg = in_use
         title = f"pre-flight: {path} is not mounted, not swap, not held"
@@ -280,6 +286,7 @@ def _preflight_tasks(
         out.append(
             {
                 "name": Unsafe(title),
+                "vars": {f"{r}_tree": tree},
                 "ansible.builtin.assert": {
                     "that": that,
                     "fail_msg": Expr(fail_msg),

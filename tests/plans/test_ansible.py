@@ -50,13 +50,24 @@ if name == "mdadm":
     else:
         sys.exit(2)
 elif name == "lsblk":
-    assert args[:5] == ["--noheadings", "--raw", "--bytes", "--output", "NAME,TYPE,SIZE,MOUNTPOINT"], args
-    dev = os.path.basename(args[-1])
-    mounted = os.environ.get("FAKE_MOUNTED") == dev
-    size = os.environ.get("FAKE_SIZE", "1000204886016")
-    print(f"{{dev}} disk {{size}} " + ("/srv" if mounted else ""))
-    if os.path.exists(md):
-        print("md127 raid10 4000819544064 ")
+    # util-linux 2.38's shape: {{"blockdevices": [{{name, type, size, mountpoint, children?}}]}}
+    import json
+    assert args[:4] == ["--json", "--bytes", "--output", "NAME,TYPE,SIZE,MOUNTPOINT"], args
+    size = int(os.environ.get("FAKE_SIZE", "1000204886016"))
+    devs = []
+    for path in args[4:]:
+        dev = os.path.basename(path)
+        mounted = os.environ.get("FAKE_MOUNTED") == dev
+        d = {{"name": dev, "type": "disk", "size": size, "mountpoint": "/srv" if mounted else None}}
+        if os.environ.get("FAKE_HELD") == dev:  # a partition of it in another array
+            d["children"] = [{{"name": dev + "p1", "type": "part", "size": size, "mountpoint": None,
+                "children": [{{"name": "md9", "type": "raid1", "size": size, "mountpoint": None}}]}}]
+        if os.path.exists(md):
+            d["children"] = [
+                {{"name": "md127", "type": "raid10", "size": 4000819544064, "mountpoint": None}}
+            ]
+        devs.append(d)
+    print(json.dumps({{"blockdevices": devs}}, indent=3))
 elif name == "update-initramfs":
     log("update-initramfs", *args)
 else:
@@ -205,6 +216,7 @@ def test_create_array_playbook_runs_once_then_changes_nothing(
     ("env", "why"),
     [
         ({"FAKE_MOUNTED": "nvme2n1"}, "/dev/nvme2n1 is in use"),
+        ({"FAKE_HELD": "nvme1n1"}, '/dev/nvme1n1 is in use (mounted, swap, or held by md/dm/LVM)'),
         ({"FAKE_SIZE": "1000"}, "has 1000 bytes; the plan needs 1000204886016"),
     ],
 )

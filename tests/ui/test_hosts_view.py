@@ -116,7 +116,7 @@ def test_host_lines_say_degraded_syncing_unreachable_and_the_worst_finding() -> 
 async def test_hosts_view_lists_each_host_with_its_rollup_and_the_fleet_in_the_banner() -> None:
     hosts = [("a", sim("raid5-cable")), ("b", sim("raid10-evo")), ("c", sim("blank"))]
     app = fleet_app(hosts)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(200, 30)) as pilot:  # wide enough for every whole line
         assert isinstance(app.screen, HostsScreen)
         await wait_for(pilot, lambda: all(s.machine is not None for s in app.fleet))
         # each host audited by its own worker (with its probe): the line names its worst finding
@@ -175,6 +175,37 @@ async def test_an_unreachable_host_is_a_note_while_the_others_work() -> None:
         assert "unreachable: gone" in banner(app)
         await pilot.press("enter")  # a works
         await wait_for(pilot, lambda: app.host == "a" and app.machine is not None)
+
+
+LONG_SSH_ERROR = (
+    "ssh: connect to host fleet3.example.net port 22: No route to host (kex_exchange_"
+    "identification: read: Connection reset by peer; ControlPath /run/user/0/raidman-ssh/x)"
+)
+
+
+class FarAway(SimulatedBackend):
+    def probe(self) -> Machine:
+        raise BackendError(LONG_SSH_ERROR)
+
+
+async def test_at_80_columns_a_long_reason_is_cut_in_the_row_and_whole_below() -> None:
+    """An ssh error is often longer than 80 columns: its row is cut with an ellipsis to the
+    screen's width (no sideways scrolling to see the state), and the highlighted host's state
+    is shown in full, wrapped, under the table."""
+    hosts = [("fleet3", FarAway.from_scenario("blank")), ("a", sim("raid10-evo"))]
+    app = fleet_app(hosts)  # type: ignore[arg-type]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "unreachable" in rows(app).get("fleet3", ""))
+        await pilot.pause()
+        row = rows(app)["fleet3"]
+        assert row.endswith("…") and row.startswith("unreachable: ssh: connect to host")
+        table = app.screen.query_one("#hosts-table", DataTable)
+        assert table.virtual_size.width <= 80, table.virtual_size
+        detail = app.screen.query_one("#host-detail", Static)
+        text = " ".join(plain(detail, width=78).split())
+        assert text == "fleet3: unreachable: " + LONG_SSH_ERROR
+        await pilot.press("down")  # the detail follows the highlighted row
+        await wait_for(pilot, lambda: plain(detail, width=78).startswith("a: "))
 
 
 async def test_a_host_that_never_answers_is_unreachable_after_the_timeout() -> None:

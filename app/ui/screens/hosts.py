@@ -33,12 +33,20 @@ class HostsScreen(Screen[None]):
     HostsScreen { layout: vertical; }
     HostsScreen #fleet-banner { height: auto; background: $panel; padding: 0 1; }
     HostsScreen #hosts-table { height: 1fr; }
+    HostsScreen #host-detail { height: auto; max-height: 8; padding: 0 1; border-top: solid $panel; }
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._statuses: tuple[HostStatus, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Static("", id="fleet-banner")
         table: DataTable[Text] = DataTable(id="hosts-table", cursor_type="row", zebra_stripes=True)
         yield table
+        # the highlighted host's state in full, wrapped: a row is cut to the screen's width
+        # (an ssh error is often longer than 80 columns)
+        yield Static("", id="host-detail")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -50,7 +58,18 @@ class HostsScreen(Screen[None]):
         if hasattr(self.app, "fleet"):
             self.watch(self.app, "fleet", self._show)
 
+    def _state_width(self) -> int:
+        """Room for the state column: the screen less the mark and host columns and each
+        column's padding (1 cell either side)."""
+        hosts = max((len(s.host) for s in self._statuses), default=4)
+        return max(12, self.size.width - 1 - max(hosts, 4) - 3 * 2 - 1)
+
+    def on_resize(self) -> None:
+        if self._statuses:
+            self._show(self._statuses)
+
     def _show(self, statuses: Sequence[HostStatus]) -> None:
+        self._statuses = tuple(statuses)
         banner = Text("raidman", "bold")
         banner.append("  hosts  ", "bold cyan")
         line = fleet_line(statuses)
@@ -61,16 +80,28 @@ class HostsScreen(Screen[None]):
         table = self.query_one("#hosts-table", DataTable)
         for s in statuses:
             sev = severity(s)
-            cells = (
-                Text(MARK[sev], STYLE[sev]),
-                Text(s.host, "bold"),
-                Text(host_line(s), STYLE[sev] if sev != "ok" else ""),
-            )
+            state = Text(host_line(s), STYLE[sev] if sev != "ok" else "", no_wrap=True)
+            state.truncate(self._state_width(), overflow="ellipsis")
+            cells = (Text(MARK[sev], STYLE[sev]), Text(s.host, "bold"), state)
             if s.host in table.rows:
                 for key, cell in zip(("mark", "host", "state"), cells, strict=True):
                     table.update_cell(s.host, key, cell, update_width=True)
             else:
                 table.add_row(*cells, key=s.host)
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        host = self.selected_host()
+        s = next((x for x in self._statuses if x.host == host), None)
+        detail = Text()
+        if s is not None:
+            sev = severity(s)
+            detail.append(f"{s.host}: ", "bold")
+            detail.append(host_line(s), STYLE[sev] if sev != "ok" else "")
+        self.query_one("#host-detail", Static).update(detail)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
 
     def selected_host(self) -> str | None:
         table = self.query_one("#hosts-table", DataTable)
