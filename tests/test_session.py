@@ -710,6 +710,16 @@ def test_a_before_read_after_the_sync_began_is_corrected_by_the_kernel_and_says_
     be.device, be.t = dict(w.w), 4.0  # read 2 s after the sync began, at 64 MiB
     for r in [*starts, *sweep]:
         take_snapshot(be, store, r, kernel=s.kernel_count)  # type: ignore[arg-type]
+    # while it runs with no SMART reading after the "before", SMART has measured nothing yet:
+    # the Wear tab says so rather than "about 0 B" (the kernel's figure is the live one)
+    (running,) = store.syncs_for("md127", "aaaa:1111")
+    now = sync_wear(store, running)
+    target = now.member("nvme3n1")
+    assert target is not None and target.running
+    assert now.line(target) == (
+        "no SMART reading of nvme3n1 since this rebuild began yet (SMART is re-read on its own "
+        "cadence; the kernel's figure is live)"
+    )
     eff = s.sampled(sample(10, w.add(nvme3n1=192 * MIB)), 10.0)  # over
     be.device, be.t = dict(w.w), 10.5
     assert {r.reason for r in eff.smart_reads} == {"sync-end"}
@@ -731,6 +741,11 @@ def test_a_before_read_after_the_sync_began_is_corrected_by_the_kernel_and_says_
     assert "+ 67.1 MB the kernel counted before that reading" in line, line
     other = sync_wear(store, ev).member("nvme0n1")
     assert other is not None and other.written_before_start == 0 and other.corrected_bytes == 0
+    # read late, but the kernel counted nothing written to it before that: SMART's figure is
+    # the whole of it, said plainly (no "read 2 s after ... + 0 B")
+    assert (
+        sync_wear(store, ev).line(other) == "this rebuild wrote 0 B to nvme0n1 = 0.0 × its capacity"
+    )
 
     (js,) = syncs_json(store, "md127", "aaaa:1111")
     j = next(m for m in js["members"] if m["disk"] == "nvme3n1")

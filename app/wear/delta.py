@@ -90,7 +90,15 @@ class SyncWear:
                 else "no write counter in known units"
             )
             return f"this {self.word} {verb} ? to {m.member.disk} ({why})"
-        if m.start_late:
+        if m.running and m.end is not None and m.start is not None and m.end.ts <= m.start.ts:
+            # nothing read since the "before": a 0 B here would be a figure nobody measured
+            return (
+                f"no SMART reading of {m.member.disk} since this {self.word} began yet "
+                "(SMART is re-read on its own cadence; the kernel's figure is live)"
+            )
+        if m.start_late and m.written_before_start != 0:
+            # (the kernel counted nothing between the sync's start and SMART's "before":
+            # SMART's own figure is then the whole of it)
             return self._late_line(m, verb)
         text = f"this {self.word} {verb} {human_bytes(m.bytes_written)} to {m.member.disk}"
         share = m.capacity_share
