@@ -146,9 +146,12 @@ def ext4_on_lvm_on_raid10(vm: VM, stride: int, stripe_width: int) -> tuple[str, 
         mkfs.ext4 -q -F -b 4096 -E stride={stride},stripe_width={stripe_width} /dev/vga/ext
         mkdir -p /tmp/mnt/audit
         mount /dev/vga/ext /tmp/mnt/audit
+        udevadm settle
         """,
         timeout=180,
     )
+    # (settled: lsblk reads a filesystem's type from udev's database; once, under load, the
+    # report saw the LV without its ext4 and the fstrim advice, which needs it, went missing)
     dm = vm.run(["readlink", "-f", "/dev/vga/ext"], check=True).stdout.strip()
     assert dm.startswith("/dev/dm-"), dm
     tune = vm.run(["tune2fs", "-l", "/dev/vga/ext"], check=True).stdout

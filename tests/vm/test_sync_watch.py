@@ -73,7 +73,18 @@ def assert_sync_matches(sync: dict[str, Any] | None, kb: KernelMd, ka: KernelMd)
     sb, sa = kb.num("sync_speed"), ka.num("sync_speed")
     assert sb is not None and sa is not None, (kb.get("sync_speed"), ka.get("sync_speed"))
     assert sync["speed_kib_s"] is not None and sync["speed_kib_s"] > 0
-    assert _between(sync["speed_kib_s"], sb, sa, rel=0.10), (sync["speed_kib_s"], sb, sa)
+    # md's figure is the sectors done since its oldest mark over the WHOLE seconds since it
+    # (md.c sync_speed_show: dt = (jiffies - resync_mark) / HZ): while the marks are young (a
+    # sync's first ~30 s, SYNC_MARKS x SYNC_MARK_STEP, or a limit just changed) it steps by up
+    # to (dt+1)/dt, at most 2x, from one read to the next (seen: 2176, then 1088 as raidman
+    # read it, then 2112). raidman shows the kernel's figure as read: within the bracket, or
+    # one such step from it
+    got = sync["speed_kib_s"]
+    assert _between(got, sb, sa, rel=0.10) or _between(got, sb / 2, sa * 2, rel=0.10), (
+        got,
+        sb,
+        sa,
+    )
     # ETA: what is left at the current speed, as the kernel's own numbers give it
     eb, ea = _kernel_eta(kb), _kernel_eta(ka)
     assert eb is not None and ea is not None
