@@ -30,7 +30,8 @@ from app.statefiles import StateFileError
 
 SCHEMA_VERSION = 2  # 2: sync_events gained array_uuid, fraction, kernel_writes (migrated)
 DB_NAME = DB_FILE
-BUSY_TIMEOUT_S = 5.0
+BUSY_TIMEOUT_S = 5.0  # how long one open waits for another process's lock
+RETRY_DELAY_S = 1.0  # between the attempts to open a locked or busy database
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -179,8 +180,8 @@ class SnapshotStore:
         path: str | os.PathLike[str] | None = None,
         *,
         attempts: int = 3,
-        retry_delay_s: float = 1.0,
-        busy_timeout_s: float = BUSY_TIMEOUT_S,
+        retry_delay_s: float | None = None,
+        busy_timeout_s: float | None = None,
     ) -> SnapshotStore:
         """Open (or create) the database; never raises.
 
@@ -192,6 +193,8 @@ class SnapshotStore:
           a name no other file has (``state.db.corrupt-<time>[-N]``) and a new one started.
         """
         p = Path(path) if path is not None else default_db_path()
+        busy_timeout_s = BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s
+        retry_delay_s = RETRY_DELAY_S if retry_delay_s is None else retry_delay_s
         notes: list[str] = []
         try:
             statefiles.ensure_dir(p.parent)
