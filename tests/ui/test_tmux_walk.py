@@ -196,12 +196,14 @@ def _screen(session: str) -> str:
     return _tmux(session, "capture-pane", "-t", session, "-p")
 
 
-def _wait(session: str, text: str, timeout: float = 30.0) -> str:
+def _wait(session: str, text: str | tuple[str, ...], timeout: float = 30.0) -> str:
+    """Until ``text`` (or any one of several) is on screen."""
+    texts = (text,) if isinstance(text, str) else text
     end = time.monotonic() + timeout
     screen = ""
     while time.monotonic() < end:
         screen = _screen(session)
-        if text in screen:
+        if any(t in screen for t in texts):
             return screen
         if "RAIDMAN-EXITED" in screen or "Traceback" in screen:
             break
@@ -229,7 +231,10 @@ def run_walk(walk: Walk, pins: list[str] | None = None, settle: float = 15.0) ->
     )
     _tmux(session, "new-session", "-d", "-s", session, "-x", str(w), "-y", str(h), cmd)
     try:
-        _wait(session, "Disks", timeout=60)  # the first probe is in the tree
+        # the first probe is in the tree: its Disks section, or its Arrays when the cursor has
+        # already gone to the array raidman opens on (degraded or syncing; on big at 80×24 the
+        # Disks section is then scrolled out of sight)
+        _wait(session, ("▼ Disks", "▼ Arrays"), timeout=60)
         time.sleep(1.0)
         for key in walk.keys:
             if key.startswith("wait:"):
