@@ -107,8 +107,8 @@ class MdEvents:
     def _sync(self) -> None:
         """Open and register what the arrays present now have; close what went."""
         want = self._wanted()
-        for path in [p for p in self._files if p not in want]:
-            self._drop(path)
+        for path in [p for p in self._files if p not in want or self._replaced(p)]:
+            self._drop(path)  # (a replaced one is opened again below)
         for path, ino in list(self._broken.items()):
             try:
                 same = path in want and os.stat(path).st_ino == ino
@@ -132,6 +132,18 @@ class MdEvents:
                 continue
             self._files[path] = _Watched(fd, array)
             self._by_fd[fd] = path
+
+    def _replaced(self, path: str) -> bool:
+        """Whether ``path`` is now another file than the one watched: an array stopped and
+        created again under its name (mdadm --assemble stops an inactive array first) has new
+        sysfs nodes, and the old node's descriptor never wakes again."""
+        w = self._files[path]
+        if w.array is None:
+            return False  # /proc/mdstat stays
+        try:
+            return os.stat(path).st_ino != os.fstat(w.fd).st_ino
+        except OSError:
+            return True  # gone (dropped; tried again while listed) or unreadable
 
     def _drop(self, path: str) -> None:
         w = self._files.pop(path, None)

@@ -172,6 +172,26 @@ def test_arrays_that_appear_and_go_are_registered_and_dropped(tmp_path: Path) ->
     ev.close()
 
 
+def test_an_array_created_again_under_its_name_is_watched_anew(tmp_path: Path) -> None:
+    """md127 stopped and assembled again between two listings (mdadm --assemble stops an
+    inactive array first; seen in the VM): the same paths are new sysfs files, and the old
+    descriptors would never wake again. The next listing watches the new files."""
+    ev, fake, _mdstat, sysb = _setup(tmp_path)
+    _md(sysb, "md127")
+    ev.wait(0)
+    old = {a: os.fstat(_fd(ev, sysb / "md127" / "md" / a)).st_ino for a in MD_ATTRS}
+    (sysb / "md127").rename(sysb.parent / "old-md127")  # the old files live on, as open nodes do
+    _md(sysb, "md127")
+    ev.wait(0)
+    for a in MD_ATTRS:
+        path = sysb / "md127" / "md" / a
+        fd = _fd(ev, path)
+        assert fd in fake.fds
+        assert os.fstat(fd).st_ino == path.stat().st_ino != old[a]
+    assert len(fake.fds) == 1 + len(MD_ATTRS)  # the old descriptors were let go
+    ev.close()
+
+
 def test_a_missing_attribute_is_tried_again_when_it_appears(tmp_path: Path) -> None:
     """An array is listed before its personality adds sync_action & co.: no crash, and they
     are watched once they are there."""
