@@ -107,7 +107,8 @@ class MdEvents:
     def _sync(self) -> None:
         """Open and register what the arrays present now have; close what went."""
         want = self._wanted()
-        for path in [p for p in self._files if p not in want or self._replaced(p)]:
+        replaced = self._replaced_arrays()
+        for path in [p for p, w in self._files.items() if p not in want or w.array in replaced]:
             self._drop(path)  # (a replaced one is opened again below)
         for path, ino in list(self._broken.items()):
             try:
@@ -133,17 +134,23 @@ class MdEvents:
             self._files[path] = _Watched(fd, array)
             self._by_fd[fd] = path
 
-    def _replaced(self, path: str) -> bool:
-        """Whether ``path`` is now another file than the one watched: an array stopped and
-        created again under its name (mdadm --assemble stops an inactive array first) has new
-        sysfs nodes, and the old node's descriptor never wakes again."""
-        w = self._files[path]
-        if w.array is None:
-            return False  # /proc/mdstat stays
-        try:
-            return os.stat(path).st_ino != os.fstat(w.fd).st_ino
-        except OSError:
-            return True  # gone (dropped; tried again while listed) or unreadable
+    def _replaced_arrays(self) -> set[str]:
+        """Arrays whose sysfs files are now other files than the ones watched: an array stopped
+        and created again under its name (mdadm --assemble stops an inactive array first) has
+        new nodes, and the old ones' descriptors never wake again. One file per array is
+        compared, its ``array_state`` (every array has one; its files come and go together),
+        so a wake costs two calls per array, not per file. A file that is merely gone is left
+        to the read that fails on it (``_rearm``)."""
+        out: set[str] = set()
+        for path, w in self._files.items():
+            if w.array is None or not path.endswith("/array_state"):
+                continue
+            try:
+                if os.stat(path).st_ino != os.fstat(w.fd).st_ino:
+                    out.add(w.array)
+            except OSError:
+                continue
+        return out
 
     def _drop(self, path: str) -> None:
         w = self._files.pop(path, None)
