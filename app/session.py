@@ -296,7 +296,8 @@ class Session:
         self._refresh()
         return Effects(
             events=events,
-            reprobe=any(e.kind in SHAPE_EVENTS for e in events),
+            reprobe=any(e.kind in SHAPE_EVENTS for e in events)
+            or (self.recorder is not None and self.recorder.wants_probe(now)),
             smart_reads=reads,
             restores=restores,
             log=log,

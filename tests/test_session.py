@@ -29,7 +29,7 @@ DISKS = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")
 TOTAL = 256 * MIB // 512  # sectors per member
 
 
-def machine(uuid: str = "aaaa:1111", level: str = "raid5", t: float = 0.0) -> Machine:
+def machine(uuid: str | None = "aaaa:1111", level: str = "raid5", t: float = 0.0) -> Machine:
     disks = tuple(Disk(d, 256 * MIB, serial=f"SN-{d}", rotational=False) for d in DISKS)
     members = tuple(MdMember(d, i, ("in_sync",)) for i, d in enumerate(DISKS))
     arr = MdArray("md127", level, raid_disks=4, members=members, uuid=uuid)
@@ -320,7 +320,7 @@ def test_the_tui_and_the_monitor_record_the_same_syncs(
 ) -> None:
     # the monitor, as `raidman monitor` runs it
     mstore = SnapshotStore.open(tmp_path / "monitor.db")
-    mon = WearMonitor(ScriptedBackend(_sequence()), mstore)  # type: ignore[arg-type]
+    mon = WearMonitor(ScriptedBackend(_sequence()), mstore)
     for _ in _sequence():
         mon.tick()
     monitor_records = _records(mstore)
@@ -330,7 +330,7 @@ def test_the_tui_and_the_monitor_record_the_same_syncs(
 
     monkeypatch.setenv("RAIDMAN_STATE_DIR", str(tmp_path / "tui"))
     backend = ScriptedBackend(_sequence())
-    app = RaidmanApp(backend, probe_interval=0, sample_interval=0.01)  # type: ignore[arg-type]
+    app = RaidmanApp(backend, probe_interval=0, sample_interval=0.01)
 
     async def drive() -> None:
         async with app.run_test() as pilot:
@@ -353,11 +353,11 @@ def test_the_threaded_monitor_records_the_same_and_reads_smart_beside_sampling(
     tmp_path: Path,
 ) -> None:
     inline = SnapshotStore.open(tmp_path / "inline.db")
-    mon = WearMonitor(ScriptedBackend(_sequence()), inline)  # type: ignore[arg-type]
+    mon = WearMonitor(ScriptedBackend(_sequence()), inline)
     for _ in _sequence():
         mon.tick()
     threaded = SnapshotStore.open(tmp_path / "threaded.db")
-    tmon = WearMonitor(ScriptedBackend(_sequence()), threaded, threaded=True)  # type: ignore[arg-type]
+    tmon = WearMonitor(ScriptedBackend(_sequence()), threaded, threaded=True)
     for _ in _sequence():
         tmon.tick()
     tmon.close()  # the queued SMART reads are done
@@ -562,7 +562,7 @@ def test_a_syncs_smart_reads_wait_for_one_start_read_not_for_all(tmp_path: Path)
 
     store = SnapshotStore.open(tmp_path / "state.db")
     lines: list[str] = []
-    mon = WearMonitor(Slow(_sequence()[:3]), store, threaded=True, log=lines.append)  # type: ignore[arg-type]
+    mon = WearMonitor(Slow(_sequence()[:3]), store, threaded=True, log=lines.append)
     mon.tick()  # idle: the start snapshot is queued, its first disk being read
     assert busy.wait(5)
     mon.tick()  # the recovery running
@@ -709,7 +709,7 @@ def test_a_before_read_after_the_sync_began_is_corrected_by_the_kernel_and_says_
     assert {r.disk for r in starts} == set(DISKS)
     be.device, be.t = dict(w.w), 4.0  # read 2 s after the sync began, at 64 MiB
     for r in [*starts, *sweep]:
-        take_snapshot(be, store, r, kernel=s.kernel_count)  # type: ignore[arg-type]
+        take_snapshot(be, store, r, kernel=s.kernel_count)
     # while it runs with no SMART reading after the "before", SMART has measured nothing yet:
     # the Wear tab says so rather than "about 0 B" (the kernel's figure is the live one)
     (running,) = store.syncs_for("md127", "aaaa:1111")
@@ -724,7 +724,7 @@ def test_a_before_read_after_the_sync_began_is_corrected_by_the_kernel_and_says_
     be.device, be.t = dict(w.w), 10.5
     assert {r.reason for r in eff.smart_reads} == {"sync-end"}
     for r in eff.smart_reads:
-        take_snapshot(be, store, r, kernel=s.kernel_count)  # type: ignore[arg-type]
+        take_snapshot(be, store, r, kernel=s.kernel_count)
 
     (ev,) = store.syncs_for("md127", "aaaa:1111")
     assert ev.kernel_written("nvme3n1") == 256 * MIB
@@ -825,7 +825,7 @@ def test_the_monitors_smart_snapshots_keep_the_kernels_counter(
     """What the correction above needs, stored by `raidman monitor` itself: each snapshot
     carries the disk's kernel write counter of the last sample when the reading came back."""
     store = SnapshotStore.open(tmp_path / "state.db")
-    mon = WearMonitor(ScriptedBackend(_sequence()), store, threaded=threaded)  # type: ignore[arg-type]
+    mon = WearMonitor(ScriptedBackend(_sequence()), store, threaded=threaded)
     for _ in range(3):  # idle, the recovery running (64 MiB written to nvme3n1), over
         mon.tick()
     mon.close()
@@ -840,3 +840,67 @@ def test_the_monitors_smart_snapshots_keep_the_kernels_counter(
         assert start.kernel_bytes_written in (1_000_000 + 64 * MIB, 1_000_000 + 256 * MIB)
         assert end.kernel_bytes_written == 1_000_000 + 256 * MIB
     assert start.counters["kernel_at"] in (2.0, 3.0)
+
+
+def test_a_sync_of_an_array_still_being_created_is_filed_under_its_uuid_once_known(
+    tmp_path: Path,
+) -> None:
+    """A fresh-clone VM run (test_session_monitor): the monitor probed md127 while mdadm was
+    still creating it (md/uuid all zeros, read as no UUID), and the resync, 0.04 s later, was
+    over before anything else changed shape. The session asks for a probe until it knows
+    the array's UUID, and files the record under it."""
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine(uuid=None), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)
+    resync = SyncStatus("resync", TOTAL - 10, TOTAL, 100_000)
+    eff = s.sampled(sample(2, w.add(nvme0n1=MIB), resync), 2.0)
+    assert eff.reprobe  # the sync's array has no UUID yet
+    s.probed(machine(uuid=None), 2.1)  # mdadm is not done yet
+    eff = s.sampled(sample(3, w.add(nvme0n1=MIB)), 3.0)  # over
+    assert [e.kind for e in eff.events] == ["sync-ended"]
+    assert not eff.reprobe  # asked 1 s ago: the next ask waits 2 s
+    eff = s.sampled(sample(4, w.add()), 4.0)
+    assert eff.reprobe
+    s.probed(machine(uuid="cccc:3333"), 4.1)
+    assert not s.sampled(sample(5, w.add()), 6.5).reprobe  # known: no more probes
+
+    (ev,) = store.syncs_for("md127", "cccc:3333")
+    assert ev.action == "resync" and ev.outcome == "finished"
+    assert ev.kernel_written("nvme0n1") == 2 * MIB
+    assert [j["array_uuid"] for j in syncs_json(store, "md127", "cccc:3333")] == ["cccc:3333"]
+
+
+def test_an_array_that_never_shows_a_uuid_is_not_probed_without_end(tmp_path: Path) -> None:
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine(uuid=None), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)
+    asks = 0
+    for t in range(2, 40):
+        eff = s.sampled(sample(t, w.add(), check(TOTAL // 2)), float(t))
+        if eff.reprobe:
+            asks += 1
+            s.probed(machine(uuid=None), t + 0.1)
+    assert asks == 5
+    (ev,) = store.syncs_for("md127", None)
+    assert ev.array_uuid is None and ev.outcome is None
+
+
+def test_an_array_stopped_before_its_uuid_was_known_lends_it_no_new_arrays_uuid(
+    tmp_path: Path,
+) -> None:
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine(uuid=None), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)
+    s.sampled(sample(2, w.add(), SyncStatus("resync", 8, TOTAL, 100_000)), 2.0)
+    s.sampled(sample(3, w.add(), present=False), 3.0)  # stopped: the sync ends with it
+    s.sampled(sample(4, w.add()), 4.0)  # another md127
+    s.probed(machine(uuid="dddd:4444"), 4.5)
+    assert store.syncs_for("md127", "dddd:4444") == []
+    (ev,) = store.syncs_for("md127", None)
+    assert ev.array_uuid is None

@@ -219,3 +219,22 @@ def parse_metadata_version(text: str) -> str | None:
     """``md/metadata_version``: ``"1.2"``, ``"0.90"``, ``"external:imsm"`` ...; "none" -> None."""
     t = _clean(text)
     return None if t in ("", "none") else t
+
+
+@only_parse_errors(SOURCE)
+def parse_array_uuid(text: str) -> str | None:
+    """``md/uuid`` (``%pU``: ``5e0b9d3d-5e00-a775-24e5-088cfc28dedc``) or udev's ``MD_UUID``
+    (mdadm's ``5e0b9d3d:5e00a775:24e5088c:fc28dedc``), kept as written.
+
+    All zeros is ``None``: md shows that while an array is still being created, before
+    mdadm has written its superblock, and it names no array: a sync filed under it would
+    be listed with every other array's sync filed so (seen in the VM: a resync recorded
+    under ``00000000-0000-0000-0000-000000000000`` by a monitor that probed 0.04 s early).
+    """
+    t = _clean(text)
+    if not t:
+        return None
+    digits = t.replace("-", "").replace(":", "")
+    if len(digits) != 32 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+        raise ParseError(SOURCE, f"not an array UUID: {t[:60]!r}")
+    return None if set(digits) == {"0"} else t

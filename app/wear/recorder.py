@@ -13,6 +13,7 @@ thread of their own in ``raidman monitor`` and in a worker in the TUI: never in 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -183,6 +184,10 @@ def sweep_order(machine: Machine) -> list[Disk]:
     return sorted(machine.disks, key=lambda d: rank.get(d.name, 2))
 
 
+IDENTITY_PROBES = 5
+IDENTITY_PROBE_GAP_S = 2.0
+
+
 class WearRecorder:
     def __init__(self, store: SnapshotStore, *, smart_every_s: float | None) -> None:
         self.store = store
@@ -194,7 +199,13 @@ class WearRecorder:
         self._asked: dict[str, float] = {}
         self._open: dict[str, _Open] = {}
         self._adoptable: list[StoredSync] | None = None
-        self._closed_memberless: list[tuple[_Open, dict[str, int]]] = []
+        # syncs over before a probe knew their array's members or UUID (one that began as
+        # mdadm created the array: md's uuid is all zeros until the superblock is written),
+        # with the kernel's counters at their end; filled in at the next probe, unless the
+        # array left the samples in between (another array may take its name)
+        self._closed_unknown: list[tuple[_Open, dict[str, int]]] = []
+        # sync id -> (probes asked for to learn its array's UUID or members, when last)
+        self._identity_asks: dict[int, tuple[int, float]] = {}
         # (machine, the earliest time any of its disks was asked for; None: one never was)
         self._oldest: tuple[Machine, float | None] | None = None
 
@@ -244,19 +255,24 @@ class WearRecorder:
     def probed(self, machine: Machine, now: float) -> tuple[SmartRead, ...]:
         self._machine = machine
         reads: list[SmartRead] = self._due(machine, "start", now)
-        for o, end in self._closed_memberless:
+        waiting: list[tuple[_Open, dict[str, int]]] = []
+        for o, end in self._closed_unknown:
             a = machine.array(o.array)
             if a is None or (o.uuid is not None and a.uuid != o.uuid):
                 continue
-            if o.uuid is None and a.uuid:
-                o.uuid = a.uuid
-                self.store.set_sync_uuid(o.sync_id, a.uuid)
-            o.members = members_of(machine, o.array)
-            o.capacities = self._capacities(o.members)
-            self.store.set_sync_members(o.sync_id, o.members)
-            self.store.set_kernel_writes(o.sync_id, o.start, end, o.capacities)
-            reads.extend(self._of(o.members, "sync-end", o.sync_id))
-        self._closed_memberless = []
+            if o.uuid is None:
+                if not a.uuid:  # still being created: at a later probe
+                    waiting.append((o, end))
+                else:
+                    o.uuid = a.uuid
+                    self.store.set_sync_uuid(o.sync_id, a.uuid)
+            if not o.members:
+                o.members = members_of(machine, o.array)
+                o.capacities = self._capacities(o.members)
+                self.store.set_sync_members(o.sync_id, o.members)
+                self.store.set_kernel_writes(o.sync_id, o.start, end, o.capacities)
+                reads.extend(self._of(o.members, "sync-end", o.sync_id))
+        self._closed_unknown = waiting
         for name, o in self._open.items():
             a = machine.array(name)
             if a is None:
@@ -316,6 +332,9 @@ class WearRecorder:
         after = _Lazy(lambda: kernel_writes(sample))
         reads: list[SmartRead] = []
         log: list[str] = []
+        present = {a.name for a in sample.arrays}
+        if self._closed_unknown:  # an array gone from the samples is not asked about again
+            self._closed_unknown = [x for x in self._closed_unknown if x[0].array in present]
         for e in events:
             if e.kind == "sync-ended" and e.array in self._open:
                 o = self._open.pop(e.array)
@@ -324,8 +343,9 @@ class WearRecorder:
                 fraction = fin.fraction if fin is not None else None
                 self.store.set_kernel_writes(o.sync_id, o.start, after(), o.capacities)
                 self.store.end_sync(o.sync_id, now, outcome, fraction)
-                if not o.members:  # over before a probe saw the array: members at the next
-                    self._closed_memberless.append((o, after()))
+                if (not o.members or o.uuid is None) and e.array in present:
+                    # over before a probe knew the array (not with it: stopped, it is no more)
+                    self._closed_unknown.append((o, after()))
                 reads.extend(self._of(o.members, "sync-end", o.sync_id))
                 log.append(e.message)
             elif e.kind == "sync-started":
@@ -402,6 +422,23 @@ class WearRecorder:
         self._open[name] = _Open(sid, name, action, uuid, members, dict(before), caps)
         log.append(f"{name}: {action} started; members {', '.join(m.device for m in members)}")
         return self._of(members, "sync-start", sid)
+
+    def wants_probe(self, now: float) -> bool:
+        """Whether a probe would tell a recorded sync's array UUID or members that are not
+        known yet (a sync that began as mdadm created the array): at most
+        ``IDENTITY_PROBES`` probes per sync, ``IDENTITY_PROBE_GAP_S`` apart; an array that
+        never shows a UUID (none on record) is not probed for without end."""
+        pending = [o for o in self._open.values() if o.uuid is None or not o.members]
+        pending += [o for o, _ in self._closed_unknown]
+        want = False
+        for o in pending:
+            n, last = self._identity_asks.get(o.sync_id, (0, -math.inf))
+            if n < IDENTITY_PROBES and now - last >= IDENTITY_PROBE_GAP_S:
+                self._identity_asks[o.sync_id] = (n + 1, now)
+                want = True
+        ids = {o.sync_id for o in pending}
+        self._identity_asks = {k: v for k, v in self._identity_asks.items() if k in ids}
+        return want
 
     # ---- reading ----------------------------------------------------------------------------
     def running_writes(

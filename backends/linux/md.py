@@ -164,6 +164,17 @@ def _array_name(
     return md_name, md_uuid
 
 
+def _udev_uuid(r: MdReader, text: str | None) -> str | None:
+    """udev's ``MD_UUID``, by the same rule as ``md/uuid`` (all zeros is no UUID)."""
+    if text is None:
+        return None
+    try:
+        return md_sysfs.parse_array_uuid(text)
+    except ParseError as e:
+        r.notes.append(ProbeNote("udev", f"{r.name}: MD_UUID: {e}"))
+        return None
+
+
 def dev_md_links(source: Source) -> dict[str, str]:
     """kernel name -> name under /dev/md/ (``/dev/md/data -> ../md127``)."""
     out: dict[str, str] = {}
@@ -219,7 +230,7 @@ def read_array(
     # "+8" (internal, sectors from the superblock), "file", or None
     bitmap = r.parsed("bitmap/location", md_sysfs.parse_bitmap_location)
     md_name, md_uuid = _array_name(source, name, dev_names)
-    uuid = r.raw("uuid") or md_uuid
+    uuid = r.parsed("uuid", md_sysfs.parse_array_uuid) or _udev_uuid(r, md_uuid)
     stripe_cache = r.int_attr("stripe_cache_size") if level in levels.PARITY else None
     degraded = r.int_attr("degraded") if level not in ("raid0", "linear", "container") else None
     member_index = None

@@ -153,3 +153,19 @@ def test_raid_disks_during_a_reshape_is_the_new_count() -> None:
     assert parse_raid_disks("4 (3)\n") == 4
     with pytest.raises(ParseError):
         parse_raid_disks("(3)")
+
+
+def test_array_uuid() -> None:
+    assert md_sysfs.parse_array_uuid("bb49a2ea-22e4-96cb-112d-8712d8903475\n") == (
+        "bb49a2ea-22e4-96cb-112d-8712d8903475"
+    )
+    assert md_sysfs.parse_array_uuid("bb49a2ea:22e496cb:112d8712:d8903475") == (
+        "bb49a2ea:22e496cb:112d8712:d8903475"
+    )
+    # md's uuid before mdadm wrote the superblock, in both spellings: no UUID yet
+    assert md_sysfs.parse_array_uuid("00000000-0000-0000-0000-000000000000\n") is None
+    assert md_sysfs.parse_array_uuid("00000000:00000000:00000000:00000000") is None
+    assert md_sysfs.parse_array_uuid("\n") is None
+    for bad in ("bb49a2ea", "zz49a2ea-22e4-96cb-112d-8712d8903475", "x" * 100):
+        with pytest.raises(ParseError):
+            md_sysfs.parse_array_uuid(bad)

@@ -163,3 +163,31 @@ def test_garbage_sysfs_value_is_a_note(cap: Path) -> None:
     md127 = m.array("md127")
     assert md127 is not None and md127.sync is not None
     assert md127.sync.action == "recover" and md127.sync.done_sectors is None
+
+
+def test_an_all_zero_uuid_is_no_uuid(cap: Path) -> None:
+    """md shows ``00000000-…`` in md/uuid while mdadm is still creating an array; a monitor
+    that probed then filed the resync under it (a fresh-clone VM run, test_session_monitor).
+    With udev's MD_UUID also zero (udev ran as early), the array has no UUID yet."""
+    md = cap / "files/sys/block/md127/md/uuid"
+    md.write_text("00000000-0000-0000-0000-000000000000\n")
+    a = ReplayBackend(cap).probe().array("md127")
+    assert a is not None and a.uuid == "bb49a2ea:22e496cb:112d8712:d8903475"  # udev's, then
+    udev = cap / "files/run/udev/data/b9:127"
+    udev.write_text(
+        udev.read_text().replace(
+            "MD_UUID=bb49a2ea:22e496cb:112d8712:d8903475",
+            "MD_UUID=00000000:00000000:00000000:00000000",
+        )
+    )
+    m = ReplayBackend(cap).probe()
+    a = m.array("md127")
+    assert a is not None and a.uuid is None and m.notes == ()
+
+
+def test_a_malformed_uuid_is_a_note(cap: Path) -> None:
+    (cap / "files/sys/block/md127/md/uuid").write_text("not-a-uuid\n")
+    m = ReplayBackend(cap).probe()
+    a = m.array("md127")
+    assert a is not None and a.uuid == "bb49a2ea:22e496cb:112d8712:d8903475"
+    assert any("md127: uuid: " in x and "not an array UUID" in x for x in _messages(m))

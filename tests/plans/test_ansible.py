@@ -216,7 +216,7 @@ def test_create_array_playbook_runs_once_then_changes_nothing(
     ("env", "why"),
     [
         ({"FAKE_MOUNTED": "nvme2n1"}, "/dev/nvme2n1 is in use"),
-        ({"FAKE_HELD": "nvme1n1"}, '/dev/nvme1n1 is in use (mounted, swap, or held by md/dm/LVM)'),
+        ({"FAKE_HELD": "nvme1n1"}, "/dev/nvme1n1 is in use (mounted, swap, or held by md/dm/LVM)"),
         ({"FAKE_SIZE": "1000"}, "has 1000 bytes; the plan needs 1000204886016"),
     ],
 )
