@@ -842,6 +842,17 @@ def test_the_monitors_smart_snapshots_keep_the_kernels_counter(
     assert start.counters["kernel_at"] in (2.0, 3.0)
 
 
+def watching_an_array_being_created(tmp_path: Path) -> tuple[SnapshotStore, Session, Writes]:
+    """A session that probed md127 before it had a UUID (md/uuid all zeros, read as none),
+    and one idle sample."""
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine(uuid=None), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)
+    return store, s, w
+
+
 def test_a_sync_of_an_array_still_being_created_is_filed_under_its_uuid_once_known(
     tmp_path: Path,
 ) -> None:
@@ -849,11 +860,7 @@ def test_a_sync_of_an_array_still_being_created_is_filed_under_its_uuid_once_kno
     still creating it (md/uuid all zeros, read as no UUID), and the resync, 0.04 s later, was
     over before anything else changed shape. The session asks for a probe until it knows
     the array's UUID, and files the record under it."""
-    store = SnapshotStore.open(tmp_path / "state.db")
-    s = Session(store=store, audit_every_s=None)
-    w = Writes()
-    s.probed(machine(uuid=None), 0.0)
-    s.sampled(sample(1, w.add()), 1.0)
+    store, s, w = watching_an_array_being_created(tmp_path)
     resync = SyncStatus("resync", TOTAL - 10, TOTAL, 100_000)
     eff = s.sampled(sample(2, w.add(nvme0n1=MIB), resync), 2.0)
     assert eff.reprobe  # the sync's array has no UUID yet
@@ -873,11 +880,7 @@ def test_a_sync_of_an_array_still_being_created_is_filed_under_its_uuid_once_kno
 
 
 def test_an_array_that_never_shows_a_uuid_is_not_probed_without_end(tmp_path: Path) -> None:
-    store = SnapshotStore.open(tmp_path / "state.db")
-    s = Session(store=store, audit_every_s=None)
-    w = Writes()
-    s.probed(machine(uuid=None), 0.0)
-    s.sampled(sample(1, w.add()), 1.0)
+    store, s, w = watching_an_array_being_created(tmp_path)
     asks = 0
     for t in range(2, 40):
         eff = s.sampled(sample(t, w.add(), check(TOTAL // 2)), float(t))
@@ -892,11 +895,7 @@ def test_an_array_that_never_shows_a_uuid_is_not_probed_without_end(tmp_path: Pa
 def test_an_array_stopped_before_its_uuid_was_known_lends_it_no_new_arrays_uuid(
     tmp_path: Path,
 ) -> None:
-    store = SnapshotStore.open(tmp_path / "state.db")
-    s = Session(store=store, audit_every_s=None)
-    w = Writes()
-    s.probed(machine(uuid=None), 0.0)
-    s.sampled(sample(1, w.add()), 1.0)
+    store, s, w = watching_an_array_being_created(tmp_path)
     s.sampled(sample(2, w.add(), SyncStatus("resync", 8, TOTAL, 100_000)), 2.0)
     s.sampled(sample(3, w.add(), present=False), 3.0)  # stopped: the sync ends with it
     s.sampled(sample(4, w.add()), 4.0)  # another md127

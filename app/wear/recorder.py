@@ -430,6 +430,9 @@ class WearRecorder:
         never shows a UUID (none on record) is not probed for without end."""
         pending = [o for o in self._open.values() if o.uuid is None or not o.members]
         pending += [o for o, _ in self._closed_unknown]
+        if not pending:  # the common case, at every sample
+            self._identity_asks.clear()
+            return False
         want = False
         for o in pending:
             n, last = self._identity_asks.get(o.sync_id, (0, -math.inf))

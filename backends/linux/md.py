@@ -35,13 +35,18 @@ class MdReader:
         return None if text is None else text.strip()
 
     def parsed(self, attr: str, fn: Callable[[str], T]) -> T | None:
-        text = self.src.read_text(f"{self.base}/{attr}")
+        return self.parse(self.src.read_text(f"{self.base}/{attr}"), fn, attr)
+
+    def parse(
+        self, text: str | None, fn: Callable[[str], T], what: str, *, source: str = "sysfs"
+    ) -> T | None:
+        """``fn(text)``; text that is not what ``fn`` takes is a note about ``what``."""
         if text is None:
             return None
         try:
             return fn(text)
         except ParseError as e:
-            self.notes.append(ProbeNote("sysfs", f"{self.name}: {attr}: {e}"))
+            self.notes.append(ProbeNote(source, f"{self.name}: {what}: {e}"))
             return None
 
     def int_attr(self, attr: str) -> int | None:
@@ -164,17 +169,6 @@ def _array_name(
     return md_name, md_uuid
 
 
-def _udev_uuid(r: MdReader, text: str | None) -> str | None:
-    """udev's ``MD_UUID``, by the same rule as ``md/uuid`` (all zeros is no UUID)."""
-    if text is None:
-        return None
-    try:
-        return md_sysfs.parse_array_uuid(text)
-    except ParseError as e:
-        r.notes.append(ProbeNote("udev", f"{r.name}: MD_UUID: {e}"))
-        return None
-
-
 def dev_md_links(source: Source) -> dict[str, str]:
     """kernel name -> name under /dev/md/ (``/dev/md/data -> ../md127``)."""
     out: dict[str, str] = {}
@@ -212,25 +206,17 @@ def read_array(
             level = "container"
         else:
             level = "unknown"
-    layout = None
     layout_text = r.raw("layout") if level in levels.STRIPED else None
-    if layout_text is not None:
-        try:
-            layout = md_sysfs.layout_name(level, layout_text)
-        except ParseError as e:
-            r.notes.append(ProbeNote("sysfs", f"{name}: layout: {e}"))
+    layout = r.parse(layout_text, lambda t: md_sysfs.layout_name(level, t), "layout")
     chunk = r.int_attr("chunk_size") if level in levels.STRIPED else None
-    size_sectors = None
-    size_text = source.read_text(f"{SYS_BLOCK}/{name}/size")
-    if size_text is not None:
-        try:
-            size_sectors = md_sysfs.parse_int(size_text)
-        except ParseError as e:
-            r.notes.append(ProbeNote("sysfs", f"{name}: size: {e}"))
+    size_sectors = r.parse(source.read_text(f"{SYS_BLOCK}/{name}/size"), md_sysfs.parse_int, "size")
     # "+8" (internal, sectors from the superblock), "file", or None
     bitmap = r.parsed("bitmap/location", md_sysfs.parse_bitmap_location)
     md_name, md_uuid = _array_name(source, name, dev_names)
-    uuid = r.parsed("uuid", md_sysfs.parse_array_uuid) or _udev_uuid(r, md_uuid)
+    # md's own, else udev's (mdadm's spelling), by one rule: all zeros is no UUID yet
+    uuid = r.parsed("uuid", md_sysfs.parse_array_uuid) or r.parse(
+        md_uuid, md_sysfs.parse_array_uuid, "MD_UUID", source="udev"
+    )
     stripe_cache = r.int_attr("stripe_cache_size") if level in levels.PARITY else None
     degraded = r.int_attr("degraded") if level not in ("raid0", "linear", "container") else None
     member_index = None
