@@ -15,19 +15,32 @@ runs in memory with a note: raidman never crashes on it.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from app import statefiles
 from app.paths import DB_FILE, state_dir
 from app.statefiles import StateFileError
+from app.wear.dbshape import (
+    MAX_TEXT,
+    BadRow,
+    DatabaseRefused,
+    check_ours,
+    counter,
+    int_col,
+    json_col,
+    text_col,
+    time_col,
+)
 
+T = TypeVar("T")
 SCHEMA_VERSION = 2  # 2: sync_events gained array_uuid, fraction, kernel_writes (migrated)
 DB_NAME = DB_FILE
 BUSY_TIMEOUT_S = 5.0  # how long one open waits for another process's lock
@@ -65,6 +78,9 @@ _MIGRATE_1_2 = (
     "ALTER TABLE sync_events ADD COLUMN fraction REAL",
     "ALTER TABLE sync_events ADD COLUMN kernel_writes TEXT",
 )
+
+
+MAX_ROW_NOTES = 10  # a database full of bad rows says so this many times, then counts
 
 
 def default_state_dir() -> Path:
@@ -168,6 +184,7 @@ class SnapshotStore:
         self._conn = conn
         self.path = path
         self.notes = notes
+        self._bad_rows: set[tuple[str, object]] = set()
         mode = conn.execute("PRAGMA journal_mode").fetchone()
         self._wal = mode is not None and str(mode[0]).lower() == "wal"
         level = conn.execute("PRAGMA synchronous").fetchone()
@@ -211,6 +228,15 @@ class SnapshotStore:
                 conn = cls._connect(str(p), timeout=busy_timeout_s)
                 cls._check(conn)
                 return cls(conn, p, notes)
+            except DatabaseRefused as e:
+                if conn is not None:
+                    with _suppress():
+                        conn.close()
+                notes.append(
+                    f"wear database {p}: {e}; it is left untouched; wear history of this run is "
+                    "kept in memory only"
+                )
+                return cls(cls._memory(), None, notes)
             except sqlite3.DatabaseError as e:
                 if conn is not None:
                     with _suppress():
@@ -265,10 +291,13 @@ class SnapshotStore:
 
     @staticmethod
     def _check(conn: sqlite3.Connection) -> None:
-        """Create the schema, or raise DatabaseError if the file is not ours / is damaged."""
+        """Create the schema, or raise DatabaseError if the file is damaged, DatabaseRefused if it
+        is not ours or is newer (checked before anything is written to it: no WAL switch, no
+        table added)."""
         row = conn.execute("PRAGMA quick_check").fetchone()
         if row is None or row[0] != "ok":
             raise sqlite3.DatabaseError(f"integrity check: {row[0] if row else 'no answer'}")
+        check_ours(conn, SCHEMA_VERSION)
         with _suppress():
             conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(_SCHEMA)
@@ -344,7 +373,7 @@ class SnapshotStore:
             q += " AND ts>=?"
             args.append(since)
         q += " ORDER BY ts, id"
-        return [self._snap(r) for r in self._conn.execute(q, args)]
+        return self._rows(self._conn.execute(q, args), self._snap, "snapshots")
 
     def serials(self) -> list[str]:
         return [
@@ -358,35 +387,73 @@ class SnapshotStore:
         if at_or_before is not None:
             q += " AND ts<=?"
             args.append(at_or_before)
-        r = self._conn.execute(q + " ORDER BY ts DESC, id DESC LIMIT 1", args).fetchone()
-        return self._snap(r) if r else None
+        return self._first(
+            self._conn.execute(q + " ORDER BY ts DESC, id DESC", args), self._snap, "snapshots"
+        )
 
     def first_snapshot_after(self, serial: str, ts: float) -> Snapshot | None:
-        r = self._conn.execute(
-            "SELECT * FROM snapshots WHERE serial=? AND ts>=? ORDER BY ts, id LIMIT 1", (serial, ts)
-        ).fetchone()
-        return self._snap(r) if r else None
+        rows = self._conn.execute(
+            "SELECT * FROM snapshots WHERE serial=? AND ts>=? ORDER BY ts, id", (serial, ts)
+        )
+        return self._first(rows, self._snap, "snapshots")
 
     def sync_snapshot(self, sync_id: int, serial: str, reason: str) -> Snapshot | None:
-        r = self._conn.execute(
-            "SELECT * FROM snapshots WHERE sync_id=? AND serial=? AND reason=? ORDER BY ts, id LIMIT 1",
+        rows = self._conn.execute(
+            "SELECT * FROM snapshots WHERE sync_id=? AND serial=? AND reason=? ORDER BY ts, id",
             (sync_id, serial, reason),
-        ).fetchone()
-        return self._snap(r) if r else None
+        )
+        return self._first(rows, self._snap, "snapshots")
+
+    def _rows(
+        self, rows: Iterable[sqlite3.Row], conv: Callable[[sqlite3.Row], T], table: str
+    ) -> list[T]:
+        """Each row converted; a row out of shape costs that row (a note), not the command."""
+        out: list[T] = []
+        for r in rows:
+            try:
+                out.append(conv(r))
+            except (ValueError, TypeError, OverflowError, RecursionError) as e:
+                self._bad_row(table, r, e)
+        return out
+
+    def _first(
+        self, rows: Iterable[sqlite3.Row], conv: Callable[[sqlite3.Row], T], table: str
+    ) -> T | None:
+        """The first row in shape (the cursor is read lazily: only bad rows cost a fetch)."""
+        for r in rows:
+            try:
+                return conv(r)
+            except (ValueError, TypeError, OverflowError, RecursionError) as e:
+                self._bad_row(table, r, e)
+        return None
+
+    def _bad_row(self, table: str, r: sqlite3.Row, e: BaseException) -> None:
+        try:
+            rid: object = r["id"]
+        except (IndexError, KeyError):
+            rid = "?"
+        key = (table, rid if isinstance(rid, int | str) else repr(rid)[:20])
+        if key in self._bad_rows:
+            return
+        self._bad_rows.add(key)
+        if len(self._bad_rows) <= MAX_ROW_NOTES:
+            why = "".join(c if c.isprintable() else "?" for c in str(e))[:120]
+            self.notes.append(
+                f"wear database {self.path or ''}: {table} row {key[1]} skipped: {why}"
+            )
+        elif len(self._bad_rows) == MAX_ROW_NOTES + 1:
+            self.notes.append(f"wear database: more {table} rows skipped (only the first noted)")
 
     @staticmethod
     def _snap(r: sqlite3.Row) -> Snapshot:
-        try:
-            counters = json.loads(r["counters"])
-        except ValueError:
-            counters = {}
+        counters = json_col(r, "counters", dict)
         return Snapshot(
-            id=r["id"],
-            ts=r["ts"],
-            serial=r["serial"],
-            device=r["device"],
-            reason=r["reason"],
-            sync_id=r["sync_id"],
+            id=int_col(r, "id"),
+            ts=time_col(r, "ts"),
+            serial=text_col(r, "serial"),
+            device=text_col(r, "device"),
+            reason=text_col(r, "reason"),
+            sync_id=int_col(r, "sync_id", none_ok=True),
             counters=counters if isinstance(counters, dict) else {},
         )
 
@@ -452,12 +519,10 @@ class SnapshotStore:
         )
 
     def running_syncs(self) -> list[SyncEvent]:
-        return [
-            self._sync(r)
-            for r in self._conn.execute(
-                "SELECT * FROM sync_events WHERE ended_at IS NULL ORDER BY started_at, id"
-            )
-        ]
+        rows = self._conn.execute(
+            "SELECT * FROM sync_events WHERE ended_at IS NULL ORDER BY started_at, id"
+        )
+        return self._rows(rows, self._sync, "sync_events")
 
     def syncs_for(self, array: str, array_uuid: str | None = None) -> list[SyncEvent]:
         """The syncs of one array: by its UUID when known (a new array under an old name does
@@ -469,50 +534,49 @@ class SnapshotStore:
             )
         else:
             q, arg = "SELECT * FROM sync_events WHERE array_name=? ORDER BY started_at, id", array
-        return [self._sync(r) for r in self._conn.execute(q, (arg,))]
+        return self._rows(self._conn.execute(q, (arg,)), self._sync, "sync_events")
 
     def all_syncs(self) -> list[SyncEvent]:
         """Every recorded sync of every array, oldest first."""
-        return [self._sync(r) for r in self._conn.execute("SELECT * FROM sync_events ORDER BY id")]
+        rows = self._conn.execute("SELECT * FROM sync_events ORDER BY id")
+        return self._rows(rows, self._sync, "sync_events")
 
     def sync(self, sync_id: int) -> SyncEvent | None:
-        r = self._conn.execute("SELECT * FROM sync_events WHERE id=?", (sync_id,)).fetchone()
-        return self._sync(r) if r else None
+        rows = self._conn.execute("SELECT * FROM sync_events WHERE id=?", (sync_id,))
+        return self._first(rows, self._sync, "sync_events")
 
     @staticmethod
     def _sync(r: sqlite3.Row) -> SyncEvent:
         members: list[SyncMember] = []
-        try:
-            for m in json.loads(r["members"]):
-                if isinstance(m, Sequence) and len(m) == 3:
-                    members.append(SyncMember(str(m[0]), str(m[1]), m[2] if m[2] else None))
-        except ValueError:
-            pass
+        for m in json_col(r, "members", list) or ():
+            if not isinstance(m, list) or len(m) != 3:
+                raise BadRow("members: not [device, disk, serial] triples")
+            if not all(isinstance(x, str) for x in m[:2]) or not isinstance(m[2], str | None):
+                raise BadRow("members: not text")
+            members.append(SyncMember(m[0], m[1], m[2] if m[2] else None))
         start: dict[str, int] = {}
         end: dict[str, int] = {}
         cap: dict[str, int] = {}
-        try:
-            kw = json.loads(r["kernel_writes"] or "{}")
-            if isinstance(kw, dict):
-                for key, dest in (("start", start), ("end", end), ("capacity", cap)):
-                    part = kw.get(key)
-                    if isinstance(part, dict):
-                        dest.update(
-                            {str(k): v for k, v in part.items() if isinstance(v, int) and v >= 0}
-                        )
-        except ValueError:
-            pass
+        kw = json_col(r, "kernel_writes", dict) or {}
+        for key, dest in (("start", start), ("end", end), ("capacity", cap)):
+            part = kw.get(key)
+            if isinstance(part, dict):
+                dest.update({str(k): v for k, v in part.items() if counter(v)})
         frac = r["fraction"]
+        uuid = r["array_uuid"]
+        ended = r["ended_at"]
         return SyncEvent(
-            id=r["id"],
-            array=r["array_name"],
-            action=r["action"],
-            started_at=r["started_at"],
-            ended_at=r["ended_at"],
-            outcome=r["outcome"],
+            id=int_col(r, "id"),
+            array=text_col(r, "array_name"),
+            action=text_col(r, "action"),
+            started_at=time_col(r, "started_at"),
+            ended_at=None if ended is None else time_col(r, "ended_at"),
+            outcome=None if r["outcome"] is None else text_col(r, "outcome"),
             members=tuple(members),
-            array_uuid=r["array_uuid"] if isinstance(r["array_uuid"], str) else None,
-            fraction=float(frac) if isinstance(frac, (int, float)) else None,
+            array_uuid=uuid if isinstance(uuid, str) and len(uuid) <= MAX_TEXT else None,
+            fraction=float(frac)
+            if isinstance(frac, int | float) and not isinstance(frac, bool) and math.isfinite(frac)
+            else None,
             kernel_start=start,
             kernel_end=end,
             capacities=cap,
