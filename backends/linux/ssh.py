@@ -34,7 +34,6 @@ import os
 import re
 import shlex
 import stat
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,8 +44,12 @@ from app.parsers.fsinfo import EXT_TYPES
 from backends.base import CommandResult
 from backends.linux.io import parse_diskstats
 from backends.linux.source import NOT_FOUND, TIMED_OUT, _note_source, _Notes
+from backends.linux.ssh_transport import run_ssh
 
 CONNECT_TIMEOUT = 8.0
+# after ConnectTimeout, how long the key exchange, the login and the remote shell's first record
+# (its uname, written before any work) may take: a host silent past this is unreachable
+FIRST_ANSWER_GRACE_S = 10.0
 # the whole batch (lsblk, lvm, smartctl per disk...) must answer within this; a drop is noticed by
 # ServerAliveInterval × ServerAliveCountMax before it
 BATCH_TIMEOUT = 300.0
@@ -552,21 +555,19 @@ class SshSource(_Notes):
         except (OSError, ValueError) as e:
             return Batch(error=str(e))
         try:
-            p = subprocess.run(
+            p = run_ssh(
                 argv,
-                input=script.encode(),
-                capture_output=True,
+                script.encode(),
+                first_answer_s=self.target.connect_timeout + FIRST_ANSWER_GRACE_S,
                 timeout=timeout,
-                shell=False,
-                check=False,
-                stdin=None,
+                host=self.host,
             )
         except FileNotFoundError:
             return Batch(error="ssh: program not found (install openssh-client)")
-        except subprocess.TimeoutExpired:
-            return Batch(error=f"no answer from {self.host} within {timeout or 0:g} s")
         except OSError as e:
             return Batch(error=f"ssh: {e.strerror or e}")
+        if p.error is not None:
+            return Batch(error=p.error)
         try:
             b = parse_batch(p.stdout)
         except FrameError as e:
