@@ -83,7 +83,10 @@ def run(args: argparse.Namespace) -> int:
     store = SnapshotStore.open(args.db)
     for note in store.notes:
         out(f"note: {note}")
-    out(f"raidman monitor on {backend.name}; database {store.path or '(memory)'}")
+    where = store.path or (
+        f"(memory until {store.holding} accepts)" if store.holding else "(memory)"
+    )
+    out(f"raidman monitor on {backend.name}; database {where}")
     mon = WearMonitor(
         backend,
         store,
@@ -98,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
             mon.tick()
             if textfile is not None:
                 textfile.tick()
+            mon.close()  # what the database did not take at start: one more try
         except sqlite3.Error as e:  # locked by another process, disk full: a message, no traceback
             why = " (another process holds it)" if is_transient(e) and "lock" in str(e) else ""
             print(

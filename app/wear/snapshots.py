@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 from app import statefiles
 from app.paths import DB_FILE, state_dir
 from app.statefiles import StateFileError
+from app.wear import held
 from app.wear.dbshape import (
     MAX_TEXT,
     BadRow,
@@ -185,6 +186,11 @@ class SnapshotStore:
         self.path = path
         self.notes = notes
         self._bad_rows: set[tuple[str, object]] = set()
+        # held in memory for the database at this path (locked or full when opened): see try_attach
+        self._pending: Path | None = None
+        self._busy_timeout_s = BUSY_TIMEOUT_S
+        self._next_attach = 0.0
+        self._dropped = 0
         mode = conn.execute("PRAGMA journal_mode").fetchone()
         self._wal = mode is not None and str(mode[0]).lower() == "wal"
         level = conn.execute("PRAGMA synchronous").fetchone()
@@ -252,9 +258,11 @@ class SnapshotStore:
                     continue
                 notes.append(
                     f"wear database {p}: {e}; gave up after {attempts} attempts. The file is kept "
-                    "as it is (not corrupt); wear history of this run is kept in memory only"
+                    "as it is (not corrupt); wear history is held in memory (the newest "
+                    f"{held.MAX_HELD_SNAPSHOTS} snapshots) and written to it as soon as it "
+                    "accepts it"
                 )
-                return cls(cls._memory(), None, notes)
+                return cls._holding(p, notes, busy_timeout_s)
         assert first_error is not None
         try:
             aside = statefiles.move_aside(p, "corrupt")
@@ -274,6 +282,70 @@ class SnapshotStore:
                 "wear history kept in memory only"
             )
             return cls(cls._memory(), None, notes)
+
+    @classmethod
+    def _holding(cls, p: Path, notes: list[str], busy_timeout_s: float) -> SnapshotStore:
+        """A store in memory that writes what it holds to ``p`` once ``p`` can be used."""
+        conn = cls._memory()
+        with _suppress():
+            held.seed_ids(conn)
+        store = cls(conn, None, notes)
+        store._pending = p
+        store._busy_timeout_s = busy_timeout_s
+        store._next_attach = time.monotonic() + held.RETRY_EVERY_S
+        return store
+
+    @property
+    def holding(self) -> Path | None:
+        """The database file this store's history is waiting for (None: it is in the file, or
+        is memory only for good)."""
+        return self._pending
+
+    def try_attach(self, *, force: bool = False) -> str | None:
+        """If the history is held in memory for a database that was locked or full: at most
+        every ``RETRY_EVERY_S`` (always with ``force``) try the file again; when it accepts,
+        write what is held into it (one transaction) and go on with the file. A line saying
+        what happened when something did (also in ``notes``), else None. Never raises."""
+        p = self._pending
+        if p is None or (not force and time.monotonic() < self._next_attach):
+            return None
+        self._next_attach = time.monotonic() + held.RETRY_EVERY_S
+        conn: sqlite3.Connection | None = None
+        try:
+            statefiles.ensure_dir(p.parent)
+            for side in (p, *_sides(p)):
+                if os.path.lexists(side):
+                    statefiles.check_file(side)
+            conn = self._connect(str(p), timeout=self._busy_timeout_s)
+            self._check(conn)
+            n_snap, n_sync = held.copy_held(self._conn, conn)
+        except (sqlite3.Error, StateFileError, OSError) as e:
+            if conn is not None:
+                with _suppress():
+                    conn.close()
+            if isinstance(e, sqlite3.Error) and is_transient(e):
+                return None  # still locked or full: the next try
+            self._pending = None
+            line = f"wear database {p}: {e}; the history held in memory stays there"
+            self.notes.append(line)
+            return line
+        old, self._conn = self._conn, conn
+        with _suppress():
+            old.close()
+        self.path, self._pending = p, None
+        mode = conn.execute("PRAGMA journal_mode").fetchone()
+        self._wal = mode is not None and str(mode[0]).lower() == "wal"
+        level = conn.execute("PRAGMA synchronous").fetchone()
+        self._synchronous = int(level[0]) if level is not None else 2
+        dropped = (
+            f" ({self._dropped} older ones were dropped to bound memory)" if self._dropped else ""
+        )
+        line = (
+            f"wear database {p} accepts writes again: wrote the {n_snap} snapshot(s) and "
+            f"{n_sync} sync record(s) held in memory{dropped}"
+        )
+        self.notes.append(line)
+        return line
 
     @classmethod
     def _memory(cls) -> sqlite3.Connection:
@@ -347,6 +419,8 @@ class SnapshotStore:
                 self._conn.execute(f"PRAGMA synchronous={self._synchronous:d}")
 
     def close(self) -> None:
+        """A store still holding history for its database tries it once more first."""
+        self.try_attach(force=True)
         self._conn.close()
 
     # ---- snapshots ----------------------------------------------------------------------------
@@ -364,7 +438,10 @@ class SnapshotStore:
             "INSERT INTO snapshots (ts, serial, device, reason, sync_id, counters) VALUES (?,?,?,?,?,?)",
             (ts, serial, device, reason, sync_id, json.dumps(dict(counters), sort_keys=True)),
         )
-        return int(cur.lastrowid or 0)
+        rowid = int(cur.lastrowid or 0)
+        if self._pending is not None and rowid % 100 == 0:  # held in memory: bounded
+            self._dropped += held.prune(self._conn)
+        return rowid
 
     def snapshots_for(self, serial: str, since: float | None = None) -> list[Snapshot]:
         q = "SELECT * FROM snapshots WHERE serial=?"
