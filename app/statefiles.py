@@ -165,17 +165,26 @@ def ensure_dir(path: Path, what: str = "state directory") -> None:
     check_dir(path, what)  # and every directory above it
 
 
-def _open_regular(path: Path | str, what: str, dir_fd: int | None = None) -> int:
-    """A read-only descriptor of a regular file: never follows a symlink, never blocks (a FIFO
-    opened ``O_NONBLOCK`` returns at once and is then refused by ``fstat``)."""
+def _open_nofollow(
+    path: Path | str, flags: int, what: str, *, mode: int = 0o600, dir_fd: int | None = None
+) -> int:
+    """``os.open`` with ``O_NOFOLLOW|O_NONBLOCK`` (relative to ``dir_fd``: its name only); the
+    symlink it met is a StateFileError naming ``path``."""
     try:
-        fd = os.open(path, os.O_RDONLY | _OPEN_FLAGS, dir_fd=dir_fd)
+        name = os.path.basename(path) if dir_fd is not None else path
+        return os.open(name, flags | _OPEN_FLAGS, mode, dir_fd=dir_fd)
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise StateFileError(
                 f"refused {what} {path}: it is a symlink (raidman never follows one)"
             ) from e
         raise
+
+
+def _open_regular(path: Path | str, what: str) -> int:
+    """A read-only descriptor of a regular file: never follows a symlink, never blocks (a FIFO
+    opened ``O_NONBLOCK`` returns at once and is then refused by ``fstat``)."""
+    fd = _open_nofollow(path, os.O_RDONLY, what)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -372,15 +381,8 @@ def open_append(path: Path, *, what: str = "state file", mode: int = 0o600) -> i
             pass
         else:  # refuse a FIFO or a device before opening it at all
             _check_stat(path, st, what, stat.S_IFREG, owners=(0, _euid()))
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _OPEN_FLAGS
-        try:
-            fd = os.open(path.name, flags, mode, dir_fd=dfd)
-        except OSError as e:
-            if e.errno == errno.ELOOP:
-                raise StateFileError(
-                    f"refused {what} {path}: it is a symlink (raidman never follows one)"
-                ) from e
-            raise
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        fd = _open_nofollow(path, flags, what, mode=mode, dir_fd=dfd)
     except OSError as e:
         raise StateFileError(f"cannot write {what} {path}: {e.strerror or e}") from e
     finally:

@@ -22,6 +22,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from backends.linux.stream import _feed_stdin
+
 _CHUNK = 65536
 
 
@@ -31,13 +33,6 @@ class SshRun:
     stdout: bytes
     stderr: bytes
     error: str | None = None
-
-
-def _feed(pipe: object, data: bytes) -> None:
-    with contextlib.suppress(OSError, ValueError):
-        pipe.write(data)  # type: ignore[attr-defined]
-    with contextlib.suppress(OSError, ValueError):
-        pipe.close()  # type: ignore[attr-defined]
 
 
 def run_ssh(
@@ -58,7 +53,7 @@ def run_ssh(
         start_new_session=True,  # its own process group: a deadline kills a ProxyCommand too
     )
     assert p.stdin is not None and p.stdout is not None and p.stderr is not None
-    threading.Thread(target=_feed, args=(p.stdin, script), daemon=True).start()
+    threading.Thread(target=_feed_stdin, args=(p.stdin, script), daemon=True).start()
     start = time.monotonic()
     first_by = start + first_answer_s
     end_by = None if timeout is None else start + timeout

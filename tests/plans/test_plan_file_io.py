@@ -12,26 +12,15 @@ from pathlib import Path
 
 import pytest
 
-import app.commands.apply as apply_cmd
-import app.commands.plan as plan_cmd
 from app.cli import main
-from tests.plans.fakes import FakeBackend, blank_machine
-from tests.plans.test_cli import KEY
+from tests.plans.test_cli import KEY, fake  # noqa: F401 - the fixture
 
 NOBODY = 65534
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeBackend:
-    be = FakeBackend(blank_machine())
-    monkeypatch.setattr(plan_cmd, "make_backend", lambda args: be)
-    monkeypatch.setattr(apply_cmd, "make_backend", lambda args: be)
-    monkeypatch.setenv("RAIDMAN_STATE_DIR", str(tmp_path / "state"))
-    return be
+pytestmark = pytest.mark.usefixtures("fake")  # plan and apply on a fake machine
 
 
 def test_plan_out_does_not_write_through_a_symlink(
-    fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     victim = tmp_path / "shadow"
     victim.write_text("root:x:0:\n")
@@ -45,7 +34,7 @@ def test_plan_out_does_not_write_through_a_symlink(
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
 def test_plan_out_does_not_replace_another_users_file(
-    fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "plan.json"
     out.write_text("theirs")
@@ -56,7 +45,7 @@ def test_plan_out_does_not_replace_another_users_file(
 
 
 def test_plan_out_then_apply_still_works(
-    fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "plan.json"
     assert main([*KEY, "--out", str(out)]) == 0
