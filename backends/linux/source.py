@@ -33,6 +33,8 @@ from typing import Any, Protocol, runtime_checkable
 from app import statefiles
 from app.model.devices import ProbeNote
 from app.model.live import DiskIO
+from app.parsers.errors import ParseError
+from app.parsers.safe import load_json
 from app.statefiles import StateFileError
 from backends.base import NOT_IN_CAPTURE, CommandResult, OutputCallback
 from backends.linux.io import read_disk_io
@@ -348,7 +350,10 @@ class CaptureError(Exception):
 
 
 def _load_json(path: Path, default: Any) -> Any:
-    try:  # a FIFO or device planted in a capture is refused, never waited on
+    """An index of a capture (untrusted: it may come from another machine): a regular file (a
+    FIFO or device planted there is refused, never waited on), at most MAX_INDEX_BYTES, JSON
+    nested at most 64 deep, numbers within 64 bits; anything else is a CaptureError naming it."""
+    try:
         data = statefiles.read_regular(path, what="capture index", max_bytes=MAX_INDEX_BYTES)
     except FileNotFoundError:
         return default
@@ -357,11 +362,11 @@ def _load_json(path: Path, default: Any) -> Any:
     except StateFileError as e:
         raise CaptureError(str(e)) from None
     if len(data) > MAX_INDEX_BYTES:
-        raise CaptureError(f"{path}: larger than {MAX_INDEX_BYTES} bytes")
+        raise CaptureError(f"{path}: larger than {MAX_INDEX_BYTES // 2**20} MiB")
     try:
-        return json.loads(data.decode("utf-8"))
-    except (ValueError, RecursionError) as e:
-        raise CaptureError(f"{path}: {e}") from None
+        return load_json(data.decode("utf-8", errors="replace"), str(path))
+    except ParseError as e:
+        raise CaptureError(str(e)) from None
 
 
 def _strip_columns(argv: Sequence[str]) -> tuple[str, ...]:
