@@ -26,6 +26,7 @@ from typing import Any
 from app.cli import add_backend_options, make_backend
 from app.model import Machine
 from app.plans.geometry import PlanError, parse_size
+from app.plans.identity import record_disks
 from app.plans.plan import Plan
 from app.plans.render import format_plan, plan_file_text, preflight_for
 from app.plans.wizards.create_array import CreateArrayParams, build_create_array
@@ -257,6 +258,7 @@ def run(args: argparse.Namespace) -> int:
     except PlanError as e:
         print(f"raidman plan: {e}", file=sys.stderr)
         return 2
+    plan = record_disks(plan, machine)  # serial/WWN of the disks it writes to: apply checks them
     pf = preflight_for(plan, machine, backend)
     host = _host(args)
     text = plan_file_text(plan, pf, host=host)

@@ -15,6 +15,9 @@ Writes raidman plans (and nothing else):
     ``mdadm --detail --brief MD``.
 
 Devices that pre-flight must check come from the argv (``argv_devices``), never from ``params``.
+Whether a step destroys data and the name typed to confirm come from the argv too
+(``app.plans.destroys``, used by ``Plan`` itself); ``kind`` decides nothing about confirmation,
+and a kind whose plans never destroy data (``NEVER_DESTROY``) with a step that does is refused.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.model import Machine
+from app.plans.destroys import destroys
 from app.plans.geometry import normalize_level
 from app.plans.plan import Plan, Step, escape_controls
 from app.plans.preflight import strip_dev
@@ -72,6 +76,21 @@ KNOWN_KINDS = frozenset(
         "audit-mdadm-conf",
         "audit-scheduler",
         "audit-stripe-cache",
+    }
+)
+
+# kinds whose plans change settings or membership state but never overwrite a device
+NEVER_DESTROY = frozenset(
+    {
+        "member-fail",
+        "member-remove",
+        "sync-action",
+        "sync-limits",
+        "sync-bitmap",
+        "stripe-cache",
+        "boost",
+        "boost-restore",
+        *(k for k in KNOWN_KINDS if k.startswith("audit-")),
     }
 )
 
@@ -439,6 +458,15 @@ def plan_problems(plan: Plan, machine: Machine | None = None) -> list[str]:
         out.append(f"'kind' {escape_controls(plan.kind)!r} is not a plan raidman makes")
     if out:
         return out
+    if plan.kind in NEVER_DESTROY:
+        out += [
+            f"step {i}: a {plan.kind} plan never destroys data, but this step does "
+            f"({escape_controls(' '.join(s.argv[:2]))} ...)"
+            for i, s in enumerate(plan.steps, 1)
+            if destroys(s.argv) is not None
+        ]
+        if out:
+            return out
     dev = argv_devices(plan, machine)
     claimed = {strip_dev(d) for d in _params_devices(plan)}
     actual = set(dev.overwrites)

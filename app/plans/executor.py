@@ -7,6 +7,10 @@ Rules:
   (``allowlist.step_problem``), when the backend has a ``read_only_reason`` or when the audit log
   cannot be written (the report's ``refused`` says why; refusals are written to the log as
   ``event: refused`` when it can be written; a dry run writes nothing since nothing was attempted);
+* immediately before each step that writes to devices, the pre-flight checks that concern its
+  devices run again on a fresh probe, with the disk identities the plan recorded
+  (``app.plans.recheck``): a refusal stops the run there (``event: refused`` in the audit log,
+  the step "failed", the rest "not-run");
 * before each step starts, a ``started`` entry (argv, stdin value, producer, forced codes, plan
   digest) is written; if that write fails the step does not start. When it ends, an ``executed``
   entry (exit code, duration, stderr tail, the piped stdin value) follows;
@@ -28,6 +32,7 @@ from typing import Literal
 from app.plans.allowlist import plan_step_problems
 from app.plans.audit_log import AuditLog
 from app.plans.plan import Plan, Step
+from app.plans.recheck import step_refusals
 from backends.base import Backend, CommandResult, OutputCallback, Stream
 
 StepStatus = Literal["ok", "failed", "not-run"]
@@ -181,6 +186,15 @@ def execute(
     for i, step in enumerate(plan.steps):
         if failed:
             outcomes.append(StepOutcome(i, step, "not-run"))
+            continue
+        now_refused = step_refusals(plan, i, backend)
+        if now_refused:
+            message = f"refused by pre-flight right before step {i + 1}: " + "; ".join(now_refused)
+            if not audit.record_refusal(plan=plan.title, reason=message, forced=forced, run=run_id):
+                audit_error = audit.last_error
+            outcomes.append(StepOutcome(i, step, "failed", None, message))
+            emit(StepEvent("finished", i, step, "failed", None, message))
+            failed = True
             continue
         if not audit.record_start(
             plan=plan.title,

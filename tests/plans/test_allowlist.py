@@ -110,16 +110,32 @@ def test_devices_come_from_the_argv_not_the_params() -> None:
 
 
 def test_target_must_be_named_by_the_argv() -> None:
+    """A step marked destructive that destroys nothing by its argv keeps the given target,
+    which must be a device the commands name."""
     m = array_machine()
     plan = Plan(
-        "add",
-        (Step(("mdadm", "/dev/md127", "--add", "/dev/nvme4n1"), "w", destructive=True),),
+        "fail",
+        (Step(("mdadm", "/dev/md127", "--fail", "/dev/nvme1n1"), "w", destructive=True),),
         target="md126",  # the typed confirmation would name another array
-        kind="member-add",
-        params={"array": "md127", "device": "nvme4n1"},
+        kind="member-fail",
+        params={"array": "md127", "device": "nvme1n1"},
     )
     assert plan_problems(plan, m) == ["the target 'md126' is not a device the commands name"]
     assert plan_problems(Plan(**{**_fields(plan), "target": "md127"}), m) == []
+
+
+def test_the_target_of_a_destroying_step_comes_from_its_argv() -> None:
+    """Issue 23 item 3: the name typed to confirm is what the first destroying step overwrites,
+    whatever target the builder or the file gives."""
+    plan = Plan(
+        "add",
+        (Step(("mdadm", "/dev/md127", "--add", "/dev/nvme4n1"), "w"),),
+        target="md126",
+        kind="member-add",
+        params={"array": "md127", "device": "nvme4n1"},
+    )
+    assert plan.destructive and plan.target == "nvme4n1"
+    assert plan_problems(plan, array_machine()) == []
 
 
 def _fields(p: Plan) -> dict[str, object]:

@@ -163,10 +163,11 @@ def test_same_plan_same_preview_same_digest(
     data = json.loads(create_plan(tmp_path, capsys, "json"))
     text = create_plan(tmp_path, capsys, "text")
     pb = create_plan(tmp_path, capsys, "ansible", "--hosts", "storage", "--no-become")
-    canon = json.dumps(data["steps"], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    covered = {k: data[k] for k in ("steps", "kind", "target", "disks")}
+    canon = json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     digest = data["digest"]  # the digest `plan --json` writes and `apply` checks
     assert digest == "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
-    assert f"# plan digest (sha256 over the steps' canonical JSON): {digest}" in pb
+    assert f"not a signature): {digest}" in pb
     assert f'raidman_plan_digest: "{digest}"' in pb
     preview = text.split("\nnothing was run.")[0].rstrip("\n").splitlines()
     assert all(f"# {line}".rstrip() in pb for line in preview)
