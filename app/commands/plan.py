@@ -25,6 +25,7 @@ from typing import Any
 
 from app.cli import add_backend_options, make_backend
 from app.model import Machine
+from app.plans.allowlist import plan_step_problems
 from app.plans.geometry import PlanError, parse_size
 from app.plans.identity import record_disks
 from app.plans.plan import Plan
@@ -255,6 +256,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     try:
         plan = build(args, machine, backend)
+        problems = plan_step_problems(plan)  # what apply would refuse is not offered at all
+        if problems:
+            raise PlanError("; ".join(problems))
     except PlanError as e:
         print(f"raidman plan: {e}", file=sys.stderr)
         return 2

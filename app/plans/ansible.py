@@ -14,6 +14,9 @@ The same steps as ``--json``, in the same order, each as ``ansible.builtin.comma
   only when an earlier step changed something. When the first destructive step is already done,
   the pre-flight is skipped with it (the devices are members of the array it made).
 
+A plan whose steps the allowlist refuses (``allowlist.plan_step_problems``, what ``apply``
+refuses) gets no playbook: ``playbook`` raises ``PlanError``.
+
 Every string that comes from the plan is tagged ``!unsafe`` so Ansible never evaluates a
 ``{{ }}`` in a device name, label or reason. The YAML is written by hand (JSON-quoted scalars
 are valid YAML); no YAML library is needed at run time. Domain only: no Textual.
@@ -27,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.model import Disk, Machine, Partition
-from app.plans.allowlist import argv_devices
+from app.plans.allowlist import argv_devices, plan_step_problems
+from app.plans.geometry import PlanError
 from app.plans.plan import Plan, Step
 from app.plans.preflight import Preflight, strip_dev
 from app.plans.render import format_plan
@@ -336,6 +340,9 @@ def playbook(
     become: bool = True,
     digest: str | None = None,
 ) -> str:
+    problems = plan_step_problems(plan)  # the check apply's executor makes: no playbook either
+    if problems:
+        raise PlanError("not a plan raidman runs: " + "; ".join(problems))
     digest = digest or plan.digest  # the same digest `plan --json` writes and `apply` checks
     vars_: dict[str, Any] = {
         "raidman_plan_title": Unsafe(plan.title),
