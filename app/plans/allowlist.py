@@ -180,6 +180,20 @@ def _tee(step: Step) -> str | None:
     return f"tee writes only md tunables and mdadm.conf, not {escape_controls(where)!r}"
 
 
+def piped_input_problem(step: Step, text: str) -> str | None:
+    """None when ``text`` (a producer's output) may be fed to ``step``: for mdadm.conf, only
+    ARRAY lines as mdadm prints them (an array name from a disk's superblock is not trusted)."""
+    if step.argv[:2] == ("tee", "-a") and step.argv[2:] and step.argv[2] in MDADM_CONF:
+        lines = text.splitlines()
+        if not lines:
+            return "mdadm.conf: the ARRAY line to append is empty"
+        for line in lines:
+            bad = array_line_problem(line)
+            if bad is not None:
+                return f"mdadm.conf: {escape_controls(line)[:120]!r}: {bad}"
+    return None
+
+
 def _mkfs_label_target(rest: tuple[str, ...], label_max: int) -> str | None:
     if len(rest) == 3 and rest[0] == "-L":
         label, rest = rest[1], rest[2:]

@@ -16,6 +16,8 @@ Rules:
   entry (exit code, duration, stderr tail, the piped stdin value) follows;
 * while a step runs, each line its program writes comes to ``on_event`` as an ``output`` event
   (``backend.run_streaming``; a backend without it runs the step with ``run``, no lines);
+* a piped input is checked like a literal one before the step gets it
+  (``allowlist.piped_input_problem``: what mdadm --detail --brief prints must be ARRAY lines);
 * a step whose program is missing (exit 127) is a failure with a clear message;
 * after a failure the remaining steps are reported "not-run".
 """
@@ -29,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.plans.allowlist import plan_step_problems
+from app.plans.allowlist import piped_input_problem, plan_step_problems
 from app.plans.audit_log import AuditLog
 from app.plans.plan import Plan, Step
 from app.plans.recheck import step_refusals
@@ -228,9 +230,13 @@ def execute(
 
         if step.stdin_from is not None:
             prod = _run(backend, step.stdin_from, None, lines(producer=True))
+            piped_bad = piped_input_problem(step, prod.stdout) if prod.ok else None
             if not prod.ok:
                 result = prod
                 message = _failure_message(step, prod, producer=True)
+            elif piped_bad is not None:  # e.g. an array name that smuggles a second line
+                result = CommandResult(step.argv, 1, "", piped_bad)
+                message = f"{step.argv[0]}: not run: {piped_bad}"
             else:
                 stdin = prod.stdout
         if result is None:

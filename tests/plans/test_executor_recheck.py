@@ -107,3 +107,26 @@ def test_steps_without_devices_do_not_probe(tmp_path: Path) -> None:
     )
     rep = execute(plan, NoProbe(blank_machine()), audit=AuditLog(tmp_path / "a.log"))
     assert rep.ok
+
+
+def test_a_created_array_runs_end_to_end_on_the_simulator(tmp_path: Path) -> None:
+    """The per-step checks let a whole create-array plan through (the array and LV it makes are
+    not re-checked) and its ARRAY line, piped from mdadm --detail --brief, passes the check."""
+    from app.plans.wizards.create_array import CreateArrayParams, build_create_array
+    from app.plans.wizards.filesystem import FilesystemParams
+    from backends.simulated.backend import SimulatedBackend
+
+    be = SimulatedBackend.from_scenario("blank")
+    m = be.probe()
+    params = CreateArrayParams(
+        level="5",
+        devices=("nvme0n1", "nvme1n1", "nvme2n1"),
+        name="127",
+        update_conf=True,
+        filesystem=FilesystemParams(fstype="ext4", lvm=True),
+    )
+    plan = record_disks(build_create_array(m, params), m)
+    rep = execute(plan, be, audit=AuditLog(tmp_path / "a.log"))
+    assert rep.ok, rep.summary()
+    conf = be.read_text("/etc/mdadm/mdadm.conf") or ""
+    assert conf.splitlines()[-1].startswith("ARRAY /dev/md/127 metadata=1.2 ")
