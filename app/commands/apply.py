@@ -2,17 +2,28 @@
 
 1. reads the plan (as written by ``raidman plan --json`` / ``--out`` or the TUI's save) as
    untrusted input: a malformed file is one error line and exit status 2; a plan whose digest
-   does not match its steps, a step raidman never plans (``app.plans.allowlist``), an empty or
+   does not match (its steps, kind, target and disk identities: an integrity check, not a
+   signature), a destructive plan from an older raidman (no disk identities recorded: re-plan),
+   a step raidman never plans (``app.plans.allowlist``), an empty or
    unknown kind, or argv naming other devices than the params is refused (exit status 3) before
    anything runs;
 2. re-runs pre-flight (on the devices the argv writes to) on the machine as it is NOW (a saved plan may be stale): refusals stop;
-   every warning must be forced with ``--force CODE`` (recorded in the audit log);
-3. shows the plan and asks for confirmation:
+   every warning must be forced with ``--force CODE`` (recorded in the audit log); every disk the
+   plan writes to must still be the disk (serial, WWN) it was made for;
+3. shows the plan and asks for confirmation (whether it destroys data, and the name to type,
+   come from its argv, never from the file's ``destructive`` or ``target``):
    * destructive plans: type the target's name. ``--yes`` does NOT skip this; a script passes
      ``--confirm TARGET`` instead, which must equal the plan's target;
    * other plans: y/N, skipped by ``--yes``;
    * without a terminal and without those options nothing runs;
-4. executes (``--dry-run``: nothing runs, no confirmation needed) and prints each step's result.
+4. executes (``--dry-run``: nothing runs, no confirmation needed) and prints each step's result;
+   right before each step that writes to devices, its pre-flight and disk identities are checked
+   again (``app.plans.recheck``).
+
+Old plan files (no ``disks``, the older steps-only digest): a destructive one is refused ("made
+by an older raidman: re-plan it"), since no confirmation can tell whether ``sdb`` is still the
+disk it was made for and making the plan again costs one command; a non-destructive one (nothing
+to identify) is accepted when its steps match that older digest.
 
 Exit status: 0 all steps ran (or a dry run found nothing to refuse); 1 a step failed; 2 unreadable
 or malformed plan; 3 refused (tampered plan, pre-flight, unforced warning, read-only backend,
@@ -35,7 +46,15 @@ from app.hosts import HostAuditLog, HostsError, plan_host
 from app.plans.allowlist import plan_problems
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
-from app.plans.plan import MAX_FILE_BYTES, Plan, PlanFileError, escape_controls, parse_plan_bytes
+from app.plans.identity import identity_problems
+from app.plans.plan import (
+    MAX_FILE_BYTES,
+    Plan,
+    PlanFileError,
+    escape_controls,
+    parse_plan_bytes,
+    steps_digest,
+)
 from app.plans.render import confirmation_matches, format_plan, preflight_for
 from app.statefiles import StateFileError
 
@@ -125,7 +144,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if declared is None:
         return _refused(["the plan has no digest of its steps (make it with raidman plan --out)"])
-    if declared != plan.digest:
+    older = plan.disks is None and declared == steps_digest(plan.steps)
+    if older and plan.destructive:
+        return _refused(
+            [
+                "the plan was made by an older raidman: it records no disk serial/WWN, so "
+                "nothing can tell whether its disks are still the same; re-plan it "
+                "(raidman plan ... --out FILE)"
+            ]
+        )
+    if declared != plan.digest and not older:
         return _refused(
             [f"the steps do not match the plan's digest {declared} (edited after it was made?)"]
         )
@@ -147,6 +175,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"raidman: probe failed: {e}", file=sys.stderr)
         return 1
     problems = plan_problems(plan, machine)
+    if problems:
+        return _refused(problems)
+    if plan.disks is not None:
+        problems = identity_problems(plan, machine)
+    elif plan.destructive:  # a destructive file always records disks (kept for the old digest)
+        problems = ["the plan records no disk identities: re-plan it"]
     if problems:
         return _refused(problems)
     pf = preflight_for(plan, machine, backend)

@@ -27,7 +27,9 @@ from typing import Any
 from app import statefiles
 from app.cli import add_backend_options, make_backend
 from app.model import Machine
+from app.plans.allowlist import plan_step_problems
 from app.plans.geometry import PlanError, parse_size
+from app.plans.identity import record_disks
 from app.plans.plan import Plan, escape_controls
 from app.plans.render import format_plan, plan_file_text, preflight_for
 from app.plans.wizards.create_array import CreateArrayParams, build_create_array
@@ -257,9 +259,13 @@ def run(args: argparse.Namespace) -> int:
         return 1
     try:
         plan = build(args, machine, backend)
+        problems = plan_step_problems(plan)  # what apply would refuse is not offered at all
+        if problems:
+            raise PlanError("; ".join(problems))
     except PlanError as e:
         print(f"raidman plan: {e}", file=sys.stderr)
         return 2
+    plan = record_disks(plan, machine)  # serial/WWN of the disks it writes to: apply checks them
     pf = preflight_for(plan, machine, backend)
     host = _host(args)
     text = plan_file_text(plan, pf, host=host)

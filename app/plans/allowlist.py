@@ -15,6 +15,9 @@ Writes raidman plans (and nothing else):
     ``mdadm --detail --brief MD``.
 
 Devices that pre-flight must check come from the argv (``argv_devices``), never from ``params``.
+Whether a step destroys data and the name typed to confirm come from the argv too
+(``app.plans.destroys``, used by ``Plan`` itself); ``kind`` decides nothing about confirmation,
+and a kind whose plans never destroy data (``NEVER_DESTROY``) with a step that does is refused.
 """
 
 from __future__ import annotations
@@ -24,9 +27,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.model import Machine
+from app.plans.destroys import destroys
 from app.plans.geometry import normalize_level
+from app.plans.kinds import KNOWN_KINDS, NEVER_DESTROY
 from app.plans.plan import Plan, Step, escape_controls
 from app.plans.preflight import strip_dev
+from app.plans.shapes import (
+    MDADM_CONF,
+    array_line_problem,
+    created_file_problem,
+    speed_limit_ok,
+)
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._+:-]*"  # a kernel device name (nvme0n1, sda1, md127, dm-0)
 _LVM = r"[A-Za-z0-9+_.][A-Za-z0-9+_.-]*"  # LVM's own rule (no leading '-')
@@ -43,37 +54,10 @@ MD_SYSFS = re.compile(
 )
 SCHED_SYSFS = re.compile(rf"/sys/block/({_NAME})/queue/scheduler")
 SCHEDULERS = ("none", "mq-deadline", "bfq", "kyber", "deadline", "cfq", "noop")
-SYSCTL = re.compile(r"dev\.raid\.speed_limit_(min|max)=[0-9]{1,10}")
-MDADM_CONF = ("/etc/mdadm/mdadm.conf", "/etc/mdadm.conf")
+SYSCTL = re.compile(r"dev\.raid\.speed_limit_(min|max)=([0-9]{1,10})")
 SIZE = re.compile(r"[0-9]{1,12}[KMGTkmgt]?")
 STRIDE = re.compile(r"stride=[0-9]{1,9},stripe_width=[0-9]{1,9}")
 XFS_D = re.compile(r"su=[0-9]{1,9}[kmgKMG]?,sw=[0-9]{1,4}(?:,agcount=[0-9]{1,4})?")
-ABS_PATH = re.compile(r"/[A-Za-z0-9._+-]+(/[A-Za-z0-9._+-]+)*")
-
-KNOWN_KINDS = frozenset(
-    {
-        "create-array",
-        "filesystem",
-        "member-add",
-        "member-spare",
-        "member-fail",
-        "member-remove",
-        "member-re-add",
-        "member-replace",
-        "member-grow",
-        "sync-action",
-        "sync-limits",
-        "stripe-cache",
-        "boost",
-        "boost-restore",
-        "audit-ext4-stride",
-        "audit-fstrim",
-        "audit-md-bitmap",
-        "audit-mdadm-conf",
-        "audit-scheduler",
-        "audit-stripe-cache",
-    }
-)
 
 _CREATE_OPTS = re.compile(
     r"--level=(0|1|4|5|6|10|linear)|--raid-devices=[0-9]{1,3}|--spare-devices=[0-9]{1,3}"
@@ -81,10 +65,6 @@ _CREATE_OPTS = re.compile(
     r"|--metadata=(0\.9|0\.90|1\.0|1\.1|1\.2|default)|--name=[A-Za-z0-9_.:-]{1,32}|--run"
 )
 _MANAGE = ("--add", "--add-spare", "--fail", "--remove", "--re-add")
-
-
-def _path_ok(p: str) -> bool:
-    return bool(ABS_PATH.fullmatch(p)) and ".." not in p.split("/")
 
 
 def _mdadm(argv: tuple[str, ...]) -> str | None:
@@ -97,8 +77,11 @@ def _mdadm(argv: tuple[str, ...]) -> str | None:
         if a[2 : 2 + len(opts)] != tuple(opts):
             return "mdadm --create: options must come before the member devices"
         for o in opts:
-            if o.startswith("--bitmap=/") and _path_ok(o.removeprefix("--bitmap=")):
-                continue
+            if o.startswith("--bitmap=/"):
+                file_bad = created_file_problem(o.removeprefix("--bitmap="))
+                if file_bad is None:
+                    continue
+                return f"mdadm --create: bitmap file {file_bad}"
             if not _CREATE_OPTS.fullmatch(o):
                 return f"mdadm --create: option {o!r} is not one raidman plans"
         if len({o.split("=", 1)[0] for o in opts}) != len(opts):
@@ -131,7 +114,8 @@ def _mdadm(argv: tuple[str, ...]) -> str | None:
         if not re.fullmatch(r"--raid-devices=[0-9]{1,3}", a[2]):
             return f"mdadm --grow: {a[2]!r} is not an option raidman plans"
         if len(a) == 4 and not (
-            a[3].startswith("--backup-file=") and _path_ok(a[3].removeprefix("--backup-file="))
+            a[3].startswith("--backup-file=")
+            and created_file_problem(a[3].removeprefix("--backup-file=")) is None
         ):
             return f"mdadm --grow: {a[3]!r} is not an option raidman plans"
         return None
@@ -140,7 +124,7 @@ def _mdadm(argv: tuple[str, ...]) -> str | None:
     if len(a) in (3, 4) and a[0] == "--grow" and MD_DEV.fullmatch(a[1]):
         # the bitmap moved or re-chunked (article 001): none, internal or a file, + its chunk
         loc = a[2].removeprefix("--bitmap=") if a[2].startswith("--bitmap=") else None
-        if loc is None or not (loc in ("none", "internal") or _path_ok(loc)):
+        if loc is None or not (loc in ("none", "internal") or created_file_problem(loc) is None):
             return f"mdadm --grow: {a[2]!r} is not an option raidman plans"
         if len(a) == 4 and (loc == "none" or not re.fullmatch(r"--bitmap-chunk=[0-9]{1,9}K", a[3])):
             return f"mdadm --grow: {a[3]!r} is not an option raidman plans"
@@ -168,8 +152,8 @@ def _tee(step: Step) -> str | None:
             attr = m.group(2)
             ok = {
                 "sync_action": v in ("check", "repair", "idle", "frozen"),
-                "sync_speed_min": v == "system" or re.fullmatch(r"[0-9]{1,10}", v) is not None,
-                "sync_speed_max": v == "system" or re.fullmatch(r"[0-9]{1,10}", v) is not None,
+                "sync_speed_min": v == "system" or speed_limit_ok(v),
+                "sync_speed_max": v == "system" or speed_limit_ok(v),
                 "stripe_cache_size": v.isascii() and v.isdigit() and 17 <= int(v) <= 32768,
             }[attr]
             return None if ok else f"{attr}: {escape_controls(v)!r} is not a value raidman writes"
@@ -184,12 +168,30 @@ def _tee(step: Step) -> str | None:
             if len(f) == 4 and f[:3] == ("mdadm", "--detail", "--brief") and MD_DEV.fullmatch(f[3]):
                 return None
             return "mdadm.conf may only be fed from mdadm --detail --brief MD"
-        lines = (step.stdin or "").splitlines()
-        if len(lines) == 1 and lines[0].startswith("ARRAY "):
+        text = step.stdin or ""
+        lines = text.splitlines()
+        if len(lines) != 1 or text != lines[0] + "\n":
+            return "mdadm.conf: one line is appended (an ARRAY line, or MAILADDR root)"
+        if lines[0] == "MAILADDR root":  # app/rules/alerts.py
             return None
-        return "mdadm.conf: only one ARRAY line is appended"
+        bad = array_line_problem(lines[0])
+        return None if bad is None else f"mdadm.conf: {bad}"
     where = " ".join(a)
     return f"tee writes only md tunables and mdadm.conf, not {escape_controls(where)!r}"
+
+
+def piped_input_problem(step: Step, text: str) -> str | None:
+    """None when ``text`` (a producer's output) may be fed to ``step``: for mdadm.conf, only
+    ARRAY lines as mdadm prints them (an array name from a disk's superblock is not trusted)."""
+    if step.argv[:2] == ("tee", "-a") and step.argv[2:] and step.argv[2] in MDADM_CONF:
+        lines = text.splitlines()
+        if not lines:
+            return "mdadm.conf: the ARRAY line to append is empty"
+        for line in lines:
+            bad = array_line_problem(line)
+            if bad is not None:
+                return f"mdadm.conf: {escape_controls(line)[:120]!r}: {bad}"
+    return None
 
 
 def _mkfs_label_target(rest: tuple[str, ...], label_max: int) -> str | None:
@@ -205,7 +207,8 @@ def _mkfs_label_target(rest: tuple[str, ...], label_max: int) -> str | None:
 def _simple(argv: tuple[str, ...]) -> str | None:
     prog, a = argv[0], argv[1:]
     if prog == "sysctl":
-        if len(a) == 2 and a[0] == "-w" and SYSCTL.fullmatch(a[1]):
+        m = SYSCTL.fullmatch(a[1]) if len(a) == 2 and a[0] == "-w" else None
+        if m is not None and speed_limit_ok(m.group(2)):
             return None
         return "sysctl: raidman sets only dev.raid.speed_limit_min/max"
     if prog == "mkfs.ext4":
@@ -439,6 +442,15 @@ def plan_problems(plan: Plan, machine: Machine | None = None) -> list[str]:
         out.append(f"'kind' {escape_controls(plan.kind)!r} is not a plan raidman makes")
     if out:
         return out
+    if plan.kind in NEVER_DESTROY:
+        out += [
+            f"step {i}: a {plan.kind} plan never destroys data, but this step does "
+            f"({escape_controls(' '.join(s.argv[:2]))} ...)"
+            for i, s in enumerate(plan.steps, 1)
+            if destroys(s.argv) is not None
+        ]
+        if out:
+            return out
     dev = argv_devices(plan, machine)
     claimed = {strip_dev(d) for d in _params_devices(plan)}
     actual = set(dev.overwrites)

@@ -7,11 +7,17 @@ Rules:
   (``allowlist.step_problem``), when the backend has a ``read_only_reason`` or when the audit log
   cannot be written (the report's ``refused`` says why; refusals are written to the log as
   ``event: refused`` when it can be written; a dry run writes nothing since nothing was attempted);
+* immediately before each step that writes to devices, the pre-flight checks that concern its
+  devices run again on a fresh probe, with the disk identities the plan recorded
+  (``app.plans.recheck``): a refusal stops the run there (``event: refused`` in the audit log,
+  the step "failed", the rest "not-run");
 * before each step starts, a ``started`` entry (argv, stdin value, producer, forced codes, plan
   digest) is written; if that write fails the step does not start. When it ends, an ``executed``
   entry (exit code, duration, stderr tail, the piped stdin value) follows;
 * while a step runs, each line its program writes comes to ``on_event`` as an ``output`` event
   (``backend.run_streaming``; a backend without it runs the step with ``run``, no lines);
+* a piped input is checked like a literal one before the step gets it
+  (``allowlist.piped_input_problem``: what mdadm --detail --brief prints must be ARRAY lines);
 * a step whose program is missing (exit 127) is a failure with a clear message;
 * after a failure the remaining steps are reported "not-run".
 """
@@ -25,9 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.plans.allowlist import plan_step_problems
+from app.plans.allowlist import piped_input_problem, plan_step_problems
 from app.plans.audit_log import AuditLog
 from app.plans.plan import Plan, Step
+from app.plans.recheck import step_refusals
 from backends.base import Backend, CommandResult, OutputCallback, Stream
 
 StepStatus = Literal["ok", "failed", "not-run"]
@@ -182,6 +189,15 @@ def execute(
         if failed:
             outcomes.append(StepOutcome(i, step, "not-run"))
             continue
+        now_refused = step_refusals(plan, i, backend)
+        if now_refused:
+            message = f"refused by pre-flight right before step {i + 1}: " + "; ".join(now_refused)
+            if not audit.record_refusal(plan=plan.title, reason=message, forced=forced, run=run_id):
+                audit_error = audit.last_error
+            outcomes.append(StepOutcome(i, step, "failed", None, message))
+            emit(StepEvent("finished", i, step, "failed", None, message))
+            failed = True
+            continue
         if not audit.record_start(
             plan=plan.title,
             run=run_id,
@@ -214,9 +230,13 @@ def execute(
 
         if step.stdin_from is not None:
             prod = _run(backend, step.stdin_from, None, lines(producer=True))
+            piped_bad = piped_input_problem(step, prod.stdout) if prod.ok else None
             if not prod.ok:
                 result = prod
                 message = _failure_message(step, prod, producer=True)
+            elif piped_bad is not None:  # e.g. an array name that smuggles a second line
+                result = CommandResult(step.argv, 1, "", piped_bad)
+                message = f"{step.argv[0]}: not run: {piped_bad}"
             else:
                 stdin = prod.stdout
         if result is None:

@@ -5,8 +5,24 @@ A plan read from a file is untrusted input: ``Plan.from_json`` checks every fiel
 adds the file-level limits (size, UTF-8, NUL, JSON depth, duplicate keys). Every failure is a
 ``PlanFileError`` with one line saying what is wrong.
 
-``Plan.digest`` is ``sha256:`` over a canonical JSON of the steps (sorted keys, no spaces, UTF-8):
-written by ``plan --json/--out`` and the TUI's save, shown in the previews, checked by ``apply``.
+Whether a step destroys data and what a destructive plan's user types to confirm are derived from
+the argv (``app.plans.destroys``), for a plan read from a file and one a wizard built alike: a
+file's ``"destructive": false`` on a step that destroys data is overridden (it can add a typed
+confirmation, never remove one), and a destructive plan's ``target`` is the device its first
+destroying step overwrites, whatever the file says. Overriding rather than refusing keeps one rule
+for every builder; a file edited that way no longer matches its digest anyway.
+
+``disks`` records the identity (serial, WWN) of every whole disk a destructive step writes to when
+the plan is built (``app.plans.identity``); ``apply`` and the executor compare it with the disk
+now under that kernel name. ``None``: made by an older raidman (no identities recorded).
+
+``Plan.digest`` is ``sha256:`` over a canonical JSON (sorted keys, no spaces, UTF-8) of every field
+that drives confirmation and pre-flight: the steps (argv, stdin, destructive), ``kind``,
+``target`` and ``disks``. It is an integrity check against accidents (a plan edited by hand, cut
+short, or mixed up with another), NOT a signature: anyone who can write the file can recompute it.
+What keeps a hostile file harmless is that everything which decides confirmation is derived from
+the argv, and the argv is bounded by the allowlist. ``steps_digest`` is the older format (the
+steps only), still recognised to tell an older raidman's file from an edited one.
 
 ``escape_controls`` shows text from a plan with control characters (ANSI escapes, ``\r``, bidi
 overrides, ...) as visible ``\x1b`` / ``\u202e`` escapes; ``Plan.escaped()`` is the display copy.
@@ -21,6 +37,8 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from app.plans.destroys import confirm_target, destroys
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_STEPS = 64
@@ -42,8 +60,10 @@ PLAN_KEYS = frozenset(
         "digest",
         "preflight",
         "host",
+        "disks",
     }
 )
+DISK_KEYS = frozenset({"name", "serial", "wwn"})
 
 
 class PlanFileError(ValueError):
@@ -127,12 +147,49 @@ def _params(v: Any) -> dict[str, Any]:
     return dict(v)
 
 
-def steps_digest(steps: tuple[Step, ...] | list[Step]) -> str:
-    """``sha256:<hex>`` over the canonical JSON of ``steps``."""
-    canon = json.dumps(
-        [s.to_json() for s in steps], sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
+def _sha256(data: Any) -> str:
+    canon = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+def steps_digest(steps: tuple[Step, ...] | list[Step]) -> str:
+    """``sha256:<hex>`` over the canonical JSON of ``steps`` (the digest an older raidman wrote)."""
+    return _sha256([s.to_json() for s in steps])
+
+
+@dataclass(frozen=True, slots=True)
+class DiskIdentity:
+    """A whole disk as the plan saw it: its kernel name and what identifies it across reboots."""
+
+    name: str
+    serial: str | None = None
+    wwn: str | None = None
+
+    def describe(self) -> str:
+        ids = [
+            f"serial {self.serial}" if self.serial else "",
+            f"WWN {self.wwn}" if self.wwn else "",
+        ]
+        return f"{self.name} ({', '.join(i for i in ids if i) or 'no serial or WWN'})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "serial": self.serial, "wwn": self.wwn}
+
+    @classmethod
+    def from_json(cls, d: Any, where: str) -> DiskIdentity:
+        if not isinstance(d, dict):
+            raise PlanFileError(f"{where} must be an object, not {type(d).__name__}")
+        extra = sorted(set(d) - DISK_KEYS)
+        if extra:
+            raise PlanFileError(f"{where} has unknown keys: {escape_controls(', '.join(extra))}")
+        name = _text(d.get("name", ""), f"{where}.name", limit=64)
+        if not name:
+            raise PlanFileError(f"{where} has no 'name'")
+        ids = [
+            None if d.get(k) is None else _text(d[k], f"{where}.{k}", limit=256)
+            for k in ("serial", "wwn")
+        ]
+        return cls(name, ids[0], ids[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +202,11 @@ class Step:
     # through backend.run too), e.g. ("mdadm", "--detail", "--brief", "/dev/md/127") feeding
     # ("tee", "-a", "/etc/mdadm/mdadm.conf"): the ARRAY line needs the UUID mdadm picks at create.
     stdin_from: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        # derived from the argv: a builder's or a file's False cannot hide what it destroys
+        if not self.destructive and destroys(self.argv) is not None:
+            object.__setattr__(self, "destructive", True)
 
     def shell(self) -> str:
         """The step as one copyable, properly quoted shell line."""
@@ -215,6 +277,14 @@ class Plan:
     kind: str = ""  # which wizard/rule built it, e.g. "create-array"
     params: dict[str, Any] = field(default_factory=dict, hash=False)
     notes: tuple[str, ...] = ()  # explanations shown with the plan (geometry, bitmap, conf diff)
+    # identities of the disks destructive steps write to (app.plans.identity); None: not recorded
+    disks: tuple[DiskIdentity, ...] | None = None
+
+    def __post_init__(self) -> None:
+        # the name typed to confirm is what the first destroying step overwrites (from the argv)
+        derived = confirm_target(s.argv for s in self.steps)
+        if derived is not None and derived != self.target:
+            object.__setattr__(self, "target", derived)
 
     @property
     def destructive(self) -> bool:
@@ -235,7 +305,15 @@ class Plan:
 
     @property
     def digest(self) -> str:
-        return steps_digest(self.steps)
+        """Integrity (not authenticity): see the module docstring."""
+        return _sha256(
+            {
+                "steps": [s.to_json() for s in self.steps],
+                "kind": self.kind,
+                "target": self.target,
+                "disks": None if self.disks is None else [d.to_json() for d in self.disks],
+            }
+        )
 
     def escaped(self) -> Plan:
         """A display copy of the plan: control characters in every text shown as escapes."""
@@ -250,7 +328,7 @@ class Plan:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "title": self.title,
             "kind": self.kind,
             "target": self.target,
@@ -258,8 +336,11 @@ class Plan:
             "notes": list(self.notes),
             "params": self.params,
             "steps": [s.to_json() for s in self.steps],
-            "digest": self.digest,
         }
+        if self.disks is not None:
+            d["disks"] = [x.to_json() for x in self.disks]
+        d["digest"] = self.digest
+        return d
 
     @classmethod
     def from_json(cls, d: Any) -> Plan:
@@ -277,6 +358,16 @@ class Plan:
         if len(raw_steps) > MAX_STEPS:
             raise PlanFileError(f"too many steps ({len(raw_steps)}, at most {MAX_STEPS})")
         steps = tuple(Step.from_json(s, f"step {i + 1}") for i, s in enumerate(raw_steps))
+        disks: tuple[DiskIdentity, ...] | None = None
+        if d.get("disks") is not None:
+            raw = d["disks"]
+            if not isinstance(raw, list):
+                raise PlanFileError(f"'disks' must be a list, not {type(raw).__name__}")
+            if len(raw) > MAX_LIST:
+                raise PlanFileError(
+                    f"'disks' has too many entries ({len(raw)}, at most {MAX_LIST})"
+                )
+            disks = tuple(DiskIdentity.from_json(x, f"disks[{i}]") for i, x in enumerate(raw))
         return cls(
             title=_text(d.get("title", ""), "'title'", limit=MAX_ARG_CHARS),
             steps=steps,
@@ -285,6 +376,7 @@ class Plan:
             kind=_text(d.get("kind", ""), "'kind'", limit=64),
             params=_params(d.get("params", {})),
             notes=_str_list(d.get("notes", []), "'notes'", limit=MAX_LIST, newlines=True),
+            disks=disks,
         )
 
 

@@ -22,9 +22,10 @@ from app.parsers.lvmconfig import LvmConfig, parse_lvmconfig
 from app.parsers.mdadm import MdConfArray, parse_scan
 from app.parsers.tune2fs import Ext4Superblock
 from app.parsers.xfs_info import XfsGeometry
+from app.plans.shapes import MDADM_CONF
 from backends.base import Backend, CommandResult
 
-MDADM_CONF_PATHS = ("/etc/mdadm/mdadm.conf", "/etc/mdadm.conf")
+MDADM_CONF_PATHS = MDADM_CONF  # where mdadm reads its configuration (the plans append there)
 FSTRIM_ARGV = ("systemctl", "is-active", "fstrim.timer")
 MDMONITOR_ARGV = ("systemctl", "is-active", "mdmonitor.service")
 MDADM_SCAN_ARGV = ("mdadm", "--detail", "--scan")

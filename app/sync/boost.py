@@ -23,6 +23,7 @@ from app.parsers.safe import load_json
 from app.paths import BOOST_FILE, state_file
 from app.plans.geometry import stripe_cache_memory
 from app.plans.plan import Plan, Step
+from app.plans.shapes import SPEED_LIMIT_RANGE
 from app.statefiles import StateFileError
 
 ReadText = Callable[[str], str | None]
@@ -77,12 +78,11 @@ class Setting:
 _MD_NAME = re.compile(r"md[0-9]{1,4}")
 _ACTION = re.compile(r"[a-z-]{1,16}")
 _STRIPE_CACHE_KEY = re.compile(r"/sys/block/(md[0-9]{1,4})/md/stripe_cache_size")
-INT_MAX = 2**31 - 1
 # The only settings a boost raises, with the values the kernel accepts for them (md.rst:
-# stripe_cache_size 17..32768; the speed limits are positive ints, KiB/s per device).
+# stripe_cache_size 17..32768; the speed limits: app.plans.shapes.SPEED_LIMIT_RANGE).
 ALLOWED_RANGES: dict[str, tuple[int, int]] = {
-    f"sysctl:{SYSCTL_MIN}": (1, INT_MAX),
-    f"sysctl:{SYSCTL_MAX}": (1, INT_MAX),
+    f"sysctl:{SYSCTL_MIN}": SPEED_LIMIT_RANGE,
+    f"sysctl:{SYSCTL_MAX}": SPEED_LIMIT_RANGE,
 }
 STRIPE_CACHE_RANGE = (17, 32768)
 

@@ -67,6 +67,7 @@ from app.plans.audit_log import AuditLog
 from app.plans.eligibility import smart_warnings
 from app.plans.executor import ExecutionReport, execute
 from app.plans.geometry import stripe_cache_devices
+from app.plans.identity import record_disks
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
 from app.report import report_findings
@@ -800,6 +801,8 @@ class RaidmanApp(App[None]):
 
     def _preview(self, plan: Plan) -> None:
         machine = self.machine
+        if machine is not None:  # serial/WWN of its disks: checked again before each step
+            plan = record_disks(plan, machine)
         pre = preflight_for(plan, machine, self.backend) if machine is not None else None
 
         def done(report: ExecutionReport | None) -> None:

@@ -57,8 +57,10 @@ CONTROL_PERSIST = 60
 UNREACHABLE = 255
 
 # a host as ssh_config knows it: alias, user@host, host:port is not ssh syntax (use the config)
-_HOST_OK = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@%+\[\]:-]{0,252}$")
-_GLOB_OK = re.compile(r"^/[A-Za-z0-9/_.*:-]+$")
+_HOST_OK = re.compile(
+    r"[A-Za-z0-9_][A-Za-z0-9_.@%+\[\]:-]{0,252}"
+)  # fullmatch: no trailing newline
+_GLOB_OK = re.compile(r"/[A-Za-z0-9/_.*:-]+")
 
 # programs whose run changes nothing: running them does not make the prefetched answers stale
 READ_ONLY_PROGRAMS = frozenset(
@@ -103,7 +105,7 @@ class HostNameError(ValueError):
 
 def check_host_name(name: str) -> str:
     """``name`` if it can only be read as a host by ssh (no option, no space, no control)."""
-    if not isinstance(name, str) or not _HOST_OK.match(name):
+    if not isinstance(name, str) or not _HOST_OK.fullmatch(name):
         raise HostNameError(f"not a host name: {name!r}")
     return name
 
@@ -236,7 +238,7 @@ exit 0
 def _glob_re(globs: Iterable[str]) -> re.Pattern[str]:
     """Paths a set of globs names (``*`` does not cross ``/``, as in sh)."""
     parts = [re.escape(g).replace(r"\*", "[^/]*") for g in globs]
-    return re.compile("^(?:" + "|".join(parts) + ")$" if parts else "(?!)")
+    return re.compile("^(?:" + "|".join(parts) + r")\Z" if parts else "(?!)")
 
 
 def _q(s: str) -> str:
@@ -246,7 +248,7 @@ def _q(s: str) -> str:
 
 
 def _glob(pattern: str) -> str:
-    if not _GLOB_OK.match(pattern):
+    if not _GLOB_OK.fullmatch(pattern):
         raise ValueError(f"not a glob raidman sends: {pattern!r}")
     return pattern
 

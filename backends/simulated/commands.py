@@ -234,7 +234,9 @@ def mdadm(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
             dev = resolve(st, p)
             if dev is None or dev not in st.arrays:
                 return 1, "", f"mdadm: cannot open {p}: No such file or directory\n"
-            out.append(md_detail(st, st.arrays[dev], p))
+            a = st.arrays[dev]
+            # --brief: the ARRAY line (mdadm's Detail.c prints the brief form, as --scan does)
+            out.append(mdadm_conf_line(st, a) + "\n" if "brief" in keys else md_detail(st, a, p))
         return 0, "".join(out), ""
     if "examine" in keys:
         if "scan" in keys:

@@ -129,10 +129,20 @@ def test_cut_off_or_forged_answers_are_refused() -> None:
     assert not parse_batch(b"L\0/x\0absent\0\0").complete
 
 
-@pytest.mark.parametrize("name", ["-oProxyCommand=touch /tmp/x", "a b", "", "a\nb", "x;y"])
+@pytest.mark.parametrize(
+    "name", ["-oProxyCommand=touch /tmp/x", "a b", "", "a\nb", "x;y", "storage1\n", "a:\n"]
+)
 def test_host_names_that_could_be_options_are_refused(name: str) -> None:
+    """Issue 23 item 11: a trailing newline passed the check (``$`` matches before it)."""
     with pytest.raises(HostNameError):
         check_host_name(name)
+
+
+def test_a_hosts_file_name_with_a_trailing_newline_is_refused() -> None:
+    from app.hosts import HostsError, parse_hosts_file
+
+    with pytest.raises(HostsError, match="not a host name"):
+        parse_hosts_file('hosts = ["storage1\\n"]')
 
 
 def test_globs_are_only_ours() -> None:

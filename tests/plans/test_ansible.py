@@ -20,6 +20,7 @@ import pytest
 
 from app.cli import main
 from app.plans.ansible import playbook
+from app.plans.geometry import PlanError
 from app.plans.plan import Plan, Step
 from backends.simulated import SimulatedBackend
 from tests.tools import ansible_playbook
@@ -81,7 +82,7 @@ def fakes(tmp_path: Path) -> tuple[Path, Path]:
     state = tmp_path / "state"
     bin_dir.mkdir()
     state.mkdir()
-    for name in ("mdadm", "lsblk", "update-initramfs", "fakelog"):
+    for name in ("mdadm", "lsblk", "update-initramfs", "mkfs.ext4", "blkid"):
         p = bin_dir / name
         p.write_text(FAKE.format(python=sys.executable))
         p.chmod(0o755)
@@ -109,15 +110,33 @@ def create_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str, *e
             "--name",
             "127",
             "--conf",
-            "--conf-path",
-            str(conf),
             "--initramfs",
             *(["--json"] if fmt == "json" else ["--format", fmt]),
             *extra,
         ]
     )
     assert rc == 0
-    return capsys.readouterr().out
+    # the fakes' mdadm.conf: the plan names the real one (apply and the playbook take no other)
+    out = capsys.readouterr().out
+    return out if fmt == "json" else out.replace("/etc/mdadm/mdadm.conf", str(conf))
+
+
+def test_a_conf_path_apply_would_refuse_gets_no_playbook(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 23 item 11: --conf-path /etc/passwd made a playbook appending to /etc/passwd."""
+    argv = ["plan", "create-array", "--demo", "blank", "--level", "1", "--devices"]
+    argv += ["nvme0n1,nvme1n1", "--name", "127", "--conf", "--conf-path", "/etc/passwd"]
+    assert main([*argv, "--format", "ansible"]) == 2
+    res = capsys.readouterr()
+    assert res.out == "" and "/etc/passwd" in res.err and "mdadm.conf" in res.err
+    plan = Plan(
+        "append",
+        (Step(("tee", "-a", "/etc/passwd"), "w", stdin="root2::0:0::/root:/bin/sh\n"),),
+        kind="audit-mdadm-conf",
+    )
+    with pytest.raises(PlanError, match=r"tee writes only md tunables and mdadm\.conf"):
+        playbook(plan, SimulatedBackend.from_scenario("blank").probe(), become=False)
 
 
 def run_playbook(
@@ -163,10 +182,11 @@ def test_same_plan_same_preview_same_digest(
     data = json.loads(create_plan(tmp_path, capsys, "json"))
     text = create_plan(tmp_path, capsys, "text")
     pb = create_plan(tmp_path, capsys, "ansible", "--hosts", "storage", "--no-become")
-    canon = json.dumps(data["steps"], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    covered = {k: data[k] for k in ("steps", "kind", "target", "disks")}
+    canon = json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     digest = data["digest"]  # the digest `plan --json` writes and `apply` checks
     assert digest == "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
-    assert f"# plan digest (sha256 over the steps' canonical JSON): {digest}" in pb
+    assert f"not a signature): {digest}" in pb
     assert f'raidman_plan_digest: "{digest}"' in pb
     preview = text.split("\nnothing was run.")[0].rstrip("\n").splitlines()
     assert all(f"# {line}".rstrip() in pb for line in preview)
@@ -175,10 +195,12 @@ def test_same_plan_same_preview_same_digest(
     body = pb.split("\n---\n", 1)[1]
     assert "shell" not in body and "raw:" not in body
     pos = 0
+    conf = str(tmp_path / "mdadm.conf")  # create_plan points the playbook at the fakes' file
     for step in data["steps"]:
-        block = "argv:\n" + "".join(f'          - !unsafe "{a}"\n' for a in step["argv"])
+        argv = [a.replace("/etc/mdadm/mdadm.conf", conf) for a in step["argv"]]
+        block = "argv:\n" + "".join(f'          - !unsafe "{a}"\n' for a in argv)
         found = body.find(block, pos)
-        assert found > pos, step["argv"]
+        assert found > pos, argv
         pos = found
     # pre-flight tasks come before the first change
     assert body.index("pre-flight:") < body.index('"1. create /dev/md/127')
@@ -241,13 +263,13 @@ def test_plan_strings_are_never_templated(tmp_path: Path, fakes: tuple[Path, Pat
     bin_dir, state = fakes
     plan = Plan(
         title="{{ 6 * 7 }}",
-        steps=(Step(("fakelog", "{{ 7 * 6 }}", "--label={{ lookup('env', 'HOME') }}"), "{{ 1 }}"),),
+        steps=(Step(("mkfs.ext4", "-b", "4096", "-L", "{{ 7 * 6 }}", "/dev/nvme0n1"), "{{ 1 }}"),),
     )
     pb = tmp_path / "p.yml"
     pb.write_text(playbook(plan, SimulatedBackend.from_scenario("blank").probe(), become=False))
     res = run_playbook(pb, bin_dir, state)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert (
-        state / "log"
-    ).read_text() == "fakelog {{ 7 * 6 }} --label={{ lookup('env', 'HOME') }}\n"
+    assert (state / "log").read_text().splitlines()[
+        -1
+    ] == "mkfs.ext4 -b 4096 -L {{ 7 * 6 }} /dev/nvme0n1"
     assert plan.digest in pb.read_text()

@@ -10,12 +10,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,8 @@ import app.commands.plan as plan_cmd
 from app.cli import main
 from app.plans.allowlist import step_problem
 from app.plans.audit_log import read_entries
-from app.plans.plan import Plan, Step, steps_digest
+from app.plans.identity import record_disks
+from app.plans.plan import Plan, PlanFileError, Step, steps_digest
 from app.plans.render import format_plan
 from tests.plans.fakes import FakeBackend, array_machine, blank_machine
 
@@ -59,25 +62,19 @@ def _good_plan(
     capsys.readouterr()
     fake.calls.clear()
     data: dict[str, Any] = json.loads(out.read_text())
-    # plan --out writes the digest of its steps: sha256 over their canonical JSON
-    canon = json.dumps(data["steps"], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    # plan --out writes a digest over what drives confirmation: sha256 over the canonical JSON
+    # of the steps, kind, target and disk identities (a plain hash: anyone can recompute it)
+    covered = {k: data[k] for k in ("steps", "kind", "target", "disks")}
+    canon = json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert data["digest"] == "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
+    assert [d["name"] for d in data["disks"]] == ["nvme0n1", "nvme1n1"]
     return data
 
 
 def _resign(d: dict[str, Any]) -> dict[str, Any]:
-    """What an attacker who knows the format does: recompute the digest over edited steps."""
-    steps = [
-        Step(
-            tuple(s["argv"]),
-            s.get("why", ""),
-            s.get("destructive", False),
-            s.get("stdin"),
-            tuple(s["stdin_from"]) if s.get("stdin_from") else None,
-        )
-        for s in d["steps"]
-    ]
-    d["digest"] = steps_digest(steps)
+    """What an attacker who knows the format does: recompute the digest over the edited plan."""
+    with contextlib.suppress(PlanFileError):  # the loader refuses it anyway (control chars)
+        d["digest"] = Plan.from_json(d).digest
     return d
 
 
@@ -272,6 +269,7 @@ def test_preflight_devices_come_from_the_argv(
     fake.machine = array_machine()
     steps = [Step(("mkfs.ext4", "-b", "4096", "/dev/md127"), "fs", destructive=True)]
     plan = Plan("fs", tuple(steps), target="md127", kind="filesystem", params={"array": "md127"})
+    plan = record_disks(plan, fake.machine)
     path = tmp_path / "fs.json"
     path.write_text(json.dumps(plan.to_json()))
     assert main(["apply", str(path), "--confirm", "md127"]) == 3
@@ -458,3 +456,97 @@ def test_stubs_do_record_what_a_valid_plan_runs(stubs: tuple[Path, Path], tmp_pa
     assert "sysctl -w dev.raid.speed_limit_max=123456" in ran.read_text().splitlines()
     entries = read_entries(tmp_path / "e2e-state" / "audit.log")
     assert [e.event for e in entries] == ["started", "executed"]
+
+
+# ---- issue 23 item 3: confirmation, disk identity and old files -------------------------------
+
+
+@pytest.mark.parametrize("kind", ["boost", "create-array"])
+def test_a_plan_file_cannot_switch_off_the_typed_confirmation(
+    kind: str, fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An mdadm --create marked non-destructive, with no target (and kind boost), re-signed:
+    on the old loader it ran with --yes alone. Whether it destroys data comes from its argv."""
+    d = _good_plan(fake, tmp_path, capsys)
+    d["steps"] = [{**s, "destructive": False} for s in d["steps"]]
+    d = _resign({**d, "kind": kind, "target": ""})
+    path = tmp_path / "sneaky.json"
+    path.write_text(json.dumps(d))
+    plan = Plan.from_json(d)
+    assert plan.destructive and plan.target == "127"  # the file's false and "" are overridden
+    assert main(["apply", str(path), "--yes"]) == 3
+    err = capsys.readouterr().err
+    if kind == "boost":
+        assert "a boost plan never destroys data, but this step does (mdadm --create ...)" in err
+    else:
+        assert "destructive plan: pass --confirm 127" in err
+    assert [a for a in fake.argvs if a[0] == "mdadm"] == []
+
+
+def test_the_digest_covers_kind_target_and_disks(
+    fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """(A destructive plan's target is derived from its argv: editing it changes nothing.)"""
+    good = _good_plan(fake, tmp_path, capsys)
+    for edit in (
+        {"kind": "member-add"},
+        {"disks": good["disks"][:1]},
+        {"disks": [{**x, "serial": "other"} for x in good["disks"]]},
+    ):
+        path = tmp_path / "edited.json"
+        path.write_text(json.dumps({**good, **edit}))
+        assert main(["apply", str(path), "--confirm", "127"]) == 3
+        assert "do not match the plan's digest" in capsys.readouterr().err
+    assert fake.calls == []
+
+
+def test_a_disk_swapped_since_the_plan_was_made_is_refused(
+    fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    m = fake.machine
+    fake.machine = replace(m, disks=tuple(replace(d, serial=f"S-{d.name}") for d in m.disks))
+    _good_plan(fake, tmp_path, capsys)
+    fake.machine = replace(
+        fake.machine,
+        disks=tuple(
+            replace(d, serial="S-other") if d.name == "nvme1n1" else d for d in fake.machine.disks
+        ),
+    )
+    assert main(["apply", str(tmp_path / "good.json"), "--confirm", "127"]) == 3
+    err = capsys.readouterr().err
+    assert "/dev/nvme1n1 is now nvme1n1 (serial S-other)" in err
+    assert "made for nvme1n1 (serial S-nvme1n1)" in err
+    assert [a for a in fake.argvs if a[0] == "mdadm"] == []
+
+
+def _old_format(d: dict[str, Any]) -> dict[str, Any]:
+    """The same plan as an older raidman wrote it: no disks, the digest of the steps only."""
+    d = {k: v for k, v in d.items() if k != "disks"}
+    d["digest"] = steps_digest(Plan.from_json(d).steps)
+    return d
+
+
+def test_an_older_destructive_plan_file_is_refused_with_re_plan(
+    fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(_old_format(_good_plan(fake, tmp_path, capsys))))
+    assert main(["apply", str(path), "--confirm", "127"]) == 3
+    err = capsys.readouterr().err
+    assert "made by an older raidman" in err and "re-plan it" in err
+    assert fake.calls == []
+
+
+def test_an_older_plan_file_that_destroys_nothing_still_runs(
+    fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = Plan(
+        "limits",
+        (Step(("sysctl", "-w", "dev.raid.speed_limit_max=500000"), "max"),),
+        kind="sync-limits",
+        params={"array": None, "min": None, "max": "500000"},
+    )
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(_old_format(plan.to_json())))
+    assert main(["apply", str(path), "--yes"]) == 0, capsys.readouterr().err
+    assert ("sysctl", "-w", "dev.raid.speed_limit_max=500000") in fake.argvs

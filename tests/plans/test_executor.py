@@ -142,7 +142,7 @@ def test_read_only_executes_nothing_and_records_the_refusal(audit: AuditLog) -> 
 
 def test_stdin_from_pipes_producer_stdout_into_the_step(audit: AuditLog) -> None:
     be = FakeBackend(blank_machine())
-    line = "ARRAY /dev/md/127 metadata=1.2 name=test:127 UUID=aa:bb:cc:dd\n"
+    line = "ARRAY /dev/md/127 metadata=1.2 name=test:127 UUID=3aaf6c4e:4e6fe9d5:9bb0d6a3:2f6c1d0e\n"
     be.fail_when("mdadm", 0, stdout=line)
     plan = Plan(
         "conf",
@@ -167,6 +167,30 @@ def test_stdin_from_pipes_producer_stdout_into_the_step(audit: AuditLog) -> None
     assert plan.steps[0].shell() == (
         "mdadm --detail --brief /dev/md/127 | tee -a /etc/mdadm/mdadm.conf"
     )
+
+
+def test_a_piped_mdadm_conf_line_that_is_not_an_array_line_is_not_appended(
+    audit: AuditLog,
+) -> None:
+    """Issue 23 item 11: the ARRAY line mdadm prints carries the array's name from a disk's
+    superblock; a name that smuggles in a second line (a PROGRAM to run as root on every md
+    event) never reaches mdadm.conf."""
+    be = FakeBackend(blank_machine())
+    uuid = "3aaf6c4e:4e6fe9d5:9bb0d6a3:2f6c1d0e"
+    be.fail_when("mdadm", 0, stdout=f"ARRAY /dev/md/127 name=x UUID={uuid}\nPROGRAM /tmp/evil\n")
+    plan = Plan(
+        "conf",
+        (
+            Step(
+                ("tee", "-a", "/etc/mdadm/mdadm.conf"),
+                "append",
+                stdin_from=("mdadm", "--detail", "--brief", "/dev/md/127"),
+            ),
+        ),
+    )
+    rep = execute(plan, be, audit=audit)
+    assert not rep.ok and "PROGRAM /tmp/evil" in rep.outcomes[0].message
+    assert [a[0] for a in be.argvs] == ["mdadm"]  # tee never ran
 
 
 def test_failing_producer_fails_the_step_without_running_it(audit: AuditLog) -> None:

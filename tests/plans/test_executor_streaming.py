@@ -19,7 +19,7 @@ from app.plans.progress import StepProgress, result_lines, sync_target
 from backends.base import CommandResult, OutputCallback
 from tests.plans.fakes import FakeBackend, blank_machine
 
-MKFS = ("mkfs.ext4", "-b", "4096", "/dev/md127")
+MKFS = ("mkfs.ext4", "-b", "4096", "/dev/nvme0n1")
 
 
 @dataclass
@@ -51,7 +51,7 @@ class SlowStreamingBackend(FakeBackend):
 def test_output_events_arrive_while_the_step_still_runs(tmp_path: Path) -> None:
     audit = AuditLog(tmp_path / "audit.log")
     be = SlowStreamingBackend(blank_machine(), audit=audit)
-    plan = Plan("mkfs", (Step(MKFS, "filesystem", destructive=True),), target="md127")
+    plan = Plan("mkfs", (Step(MKFS, "filesystem", destructive=True),), target="nvme0n1")
     events: queue.Queue[StepEvent] = queue.Queue()
     done: list[ExecutionReport] = []
     worker = threading.Thread(
@@ -89,7 +89,7 @@ def test_output_events_arrive_while_the_step_still_runs(tmp_path: Path) -> None:
 def test_a_backend_without_streaming_still_runs(tmp_path: Path) -> None:
     be = FakeBackend(blank_machine())
     events: list[StepEvent] = []
-    plan = Plan("mkfs", (Step(MKFS, "filesystem", destructive=True),), target="md127")
+    plan = Plan("mkfs", (Step(MKFS, "filesystem", destructive=True),), target="nvme0n1")
     rep = execute(plan, be, audit=AuditLog(tmp_path / "a.log"), on_event=events.append)
     assert rep.ok and [e.kind for e in events] == ["started", "finished"]
 
@@ -101,7 +101,7 @@ def test_a_listener_that_raises_does_not_stop_the_plan(tmp_path: Path) -> None:
     def bad(ev: StepEvent) -> None:
         raise RuntimeError("listener broke")
 
-    plan = Plan("mkfs", (Step(MKFS, "filesystem", destructive=True),), target="md127")
+    plan = Plan("mkfs", (Step(MKFS, "filesystem", destructive=True),), target="nvme0n1")
     assert execute(plan, be, audit=AuditLog(tmp_path / "a.log"), on_event=bad).ok
 
 
@@ -148,26 +148,28 @@ def test_sync_target_names_the_array_a_step_sets_syncing() -> None:
 
 def test_result_lines_list_ran_failed_with_stderr_tail_and_not_run(tmp_path: Path) -> None:
     be = FakeBackend(blank_machine())
-    be.fail_when("pvcreate", 5, stderr="one\ntwo\nDevice /dev/md127 excluded by a filter.\x1b[2J\n")
+    be.fail_when(
+        "pvcreate", 5, stderr="one\ntwo\nDevice /dev/nvme0n1 excluded by a filter.\x1b[2J\n"
+    )
     plan = Plan(
         "three",
         (
             Step(MKFS, "fs", destructive=True),
-            Step(("pvcreate", "/dev/md127"), "pv", destructive=True),
+            Step(("pvcreate", "/dev/nvme0n1"), "pv", destructive=True),
             Step(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),
         ),
         target="md127",
     )
     rep = execute(plan, be, audit=AuditLog(tmp_path / "a.log"))
     lines = result_lines(rep, stderr_lines=2)
-    assert lines[0].startswith("ran     1. mkfs.ext4 -b 4096 /dev/md127  (exit 0, ")
+    assert lines[0].startswith("ran     1. mkfs.ext4 -b 4096 /dev/nvme0n1  (exit 0, ")
     assert lines[0].endswith(" s)")
-    assert lines[1].startswith("FAILED  2. pvcreate /dev/md127  (exit 5, ")
+    assert lines[1].startswith("FAILED  2. pvcreate /dev/nvme0n1  (exit 5, ")
     assert lines[2] == "        pvcreate exited with 5: one"
     # the tail of stderr, control characters escaped
     assert lines[3:5] == [
         "        | two",
-        "        | Device /dev/md127 excluded by a filter.\\x1b[2J",
+        "        | Device /dev/nvme0n1 excluded by a filter.\\x1b[2J",
     ]
     assert lines[5].startswith("not run 3. printf")
     assert len(lines) == 6

@@ -165,7 +165,7 @@ def golden_view(plan: Plan) -> dict[str, Any]:
         if s.stdin_from is not None:
             d["stdin_from"] = list(s.stdin_from)
         steps.append(d)
-    # the digest `apply` checks: it changes exactly when the steps do
+    # the digest `apply` checks: it changes exactly when the steps, kind or target do
     return {"kind": plan.kind, "target": plan.target, "steps": steps, "digest": plan.digest}
 
 

@@ -27,6 +27,7 @@ from app.plans.geometry import (
 )
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
+from app.plans.shapes import MDADM_CONF, created_file_problem
 from app.plans.wizards.filesystem import FilesystemParams, filesystem_steps
 
 DEFAULT_CHUNK = 512 * KIB
@@ -266,6 +267,8 @@ def build_create_array(
         bitmap_arg = bm
         if bm not in ("internal", "none") and not bm.startswith("/"):
             raise PlanError("bitmap: internal, none, or an absolute file path (external bitmap)")
+        if bm not in ("internal", "none") and (bad := created_file_problem(bm)) is not None:
+            raise PlanError(f"bitmap file {bad}")
         argv.append(f"--bitmap={bm}")
         if default_why is not None:
             notes.append(default_why)
@@ -295,6 +298,8 @@ def build_create_array(
             destructive=True,
         )
     ]
+    if params.update_conf and params.conf_path not in MDADM_CONF:
+        raise PlanError(f"mdadm.conf: {params.conf_path!r} is not {' or '.join(MDADM_CONF)}")
     if params.update_conf:
         steps.append(
             Step(

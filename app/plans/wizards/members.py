@@ -14,6 +14,7 @@ from app.plans.eligibility import needed_member_bytes
 from app.plans.geometry import PlanError
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
+from app.plans.shapes import created_file_problem
 
 ACTIONS = ("add", "spare", "fail", "remove", "re-add", "replace", "grow")
 
@@ -424,6 +425,8 @@ def build_grow(
     notes: list[str] = []
     if needs_backup_file(a, raid_devices) or backup_file:
         bf = backup_file or f"/root/{a.name}-grow.backup"
+        if (bad := created_file_problem(bf)) is not None:
+            raise PlanError(f"--backup-file {bad}")
         argv.append(f"--backup-file={bf}")
         notes.append(
             f"--backup-file {bf}: must be on a device outside {a.name}; keep it until the "

@@ -19,6 +19,7 @@ from app.plans.geometry import (
 )
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
+from app.plans.shapes import SPEED_LIMIT_RANGE, created_file_problem
 
 SYNC_ACTIONS = ("check", "repair", "idle", "frozen")
 _WHY = {
@@ -93,8 +94,9 @@ def _limit_value(v: int | str | None, what: str) -> str | None:
         n = int(v)
     except ValueError:
         raise PlanError(f"{what}: a speed in KiB/s (or 'system' per array), not {v!r}") from None
-    if n <= 0:
-        raise PlanError(f"{what}: must be a positive number of KiB/s")
+    lo, hi = SPEED_LIMIT_RANGE
+    if not lo <= n <= hi:
+        raise PlanError(f"{what}: a number of KiB/s from {lo} to {hi}")
     return str(n)
 
 
@@ -211,6 +213,8 @@ def build_bitmap(machine: Machine, array: str, location: str, *, chunk: str | No
     loc = location.strip()
     if loc not in ("internal", "none") and not loc.startswith("/"):
         raise PlanError("bitmap: internal, none, or an absolute file path")
+    if loc not in ("internal", "none") and (bad := created_file_problem(loc)) is not None:
+        raise PlanError(f"bitmap file {bad}")
     chunk_bytes = parse_size(chunk) if chunk else None
     if chunk_bytes is not None:
         if loc == "none":

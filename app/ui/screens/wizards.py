@@ -34,6 +34,7 @@ from app.plans.audit_log import AuditLog
 from app.plans.eligibility import Candidate, candidates
 from app.plans.executor import ExecutionReport
 from app.plans.geometry import PlanError, parse_size
+from app.plans.identity import record_disks
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
 from app.plans.wizards.create_array import CHUNK_GUIDANCE, CreateArrayParams, build_create_array
@@ -235,6 +236,7 @@ class _WizardBase(Screen[ExecutionReport | None]):
             err.update(Text(str(e)))
             return
         err.update("")
+        plan = record_disks(plan, self.machine)  # serial/WWN: checked again before each step
         self.last_plan = plan
         pf = preflight_for(plan, self.machine, self.backend)
         self.app.push_screen(

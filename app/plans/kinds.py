@@ -1,0 +1,48 @@
+"""The kinds of plan raidman makes (``Plan.kind``: which wizard or rule built it).
+
+A kind decides nothing about confirmation (whether a plan destroys data comes from its argv,
+app.plans.destroys); ``apply`` refuses an unknown kind, and a kind in ``NEVER_DESTROY`` whose
+steps destroy data (``allowlist.plan_problems``).
+"""
+
+from __future__ import annotations
+
+KNOWN_KINDS = frozenset(
+    {
+        "create-array",
+        "filesystem",
+        "member-add",
+        "member-spare",
+        "member-fail",
+        "member-remove",
+        "member-re-add",
+        "member-replace",
+        "member-grow",
+        "sync-action",
+        "sync-limits",
+        "stripe-cache",
+        "boost",
+        "boost-restore",
+        "audit-ext4-stride",
+        "audit-fstrim",
+        "audit-md-bitmap",
+        "audit-mdadm-conf",
+        "audit-scheduler",
+        "audit-stripe-cache",
+    }
+)
+
+# kinds whose plans change settings or membership state but never overwrite a device
+NEVER_DESTROY = frozenset(
+    {
+        "member-fail",
+        "member-remove",
+        "sync-action",
+        "sync-limits",
+        "sync-bitmap",
+        "stripe-cache",
+        "boost",
+        "boost-restore",
+        *(k for k in KNOWN_KINDS if k.startswith("audit-")),
+    }
+)
