@@ -20,7 +20,9 @@ Shape (every key always present; unknown values are ``null``)::
                  "read_only", "mismatch_cnt", "last_sync_action",
                  "syncs": [{"array", "array_uuid", "action", "start", "end", "outcome",
                             "fraction", "members": [{"device", "disk", "serial",
-                            "kernel_bytes_written", "kernel_capacity_share", "kernel_counter",
+                            "member_bytes", "kernel_bytes_written", "kernel_capacity_share",
+                            "kernel_scope", "kernel_counter", "disk_kernel_bytes_written",
+                            "disk_bytes", "smart_scope",
                             "bytes_written", "smart_counter", "smart_unit", "smart_unit_bytes",
                             "smart_coarser_than_written", "smart_pair", "capacity_share",
                             "wear_points"}]}]  (with the wear

@@ -1,11 +1,14 @@
 """Wear recording driven by the session's sync edges (no sampler, no edge detector of its own).
 
 ``WearRecorder`` is told by :class:`app.session.Session` what the one ``SyncTracker`` saw: a sync
-started → a database record (array UUID, members, the kernel's per-disk write counters from the
-last sample *before* it began) and SMART reads of its members; a sync ended → the record closed
-with the tracker's outcome and fraction, the write counters of the first sample *after* it ended,
-and SMART reads again. The kernel counters (``/proc/diskstats``, 512-byte sectors) give each
-member's exact writes at once; the SMART snapshots confirm them in the device's own unit.
+started → a database record (array UUID, members, the kernel's write counters from the last
+sample *before* it began) and SMART reads of its members' disks; a sync ended → the record
+closed with the tracker's outcome and fraction, the write counters of the first sample *after*
+it ended, and SMART reads again. The kernel counters (``/proc/diskstats``, 512-byte sectors, one
+line per disk and per partition) are kept for each member device and each member's whole disk:
+the member's own line gives what the sync wrote to it, kept apart from another array's sync on
+other partitions of the same disks; the whole disk's line is the span SMART counts (its
+snapshots confirm the disk's writes in the device's own unit).
 
 SMART reads are returned as :class:`SmartRead` effects and run by :func:`take_snapshot`, in a
 thread of their own in ``raidman monitor`` and in a worker in the TUI: never in the sampler's way.
@@ -170,6 +173,25 @@ def members_of(
     return tuple(out)
 
 
+def counted(members: Sequence[SyncMember]) -> set[str]:
+    """The devices whose kernel write counters a sync's record keeps: each member (its own
+    line of /proc/diskstats) and each member's whole disk (the span of its SMART figure)."""
+    return {m.device for m in members} | {m.disk for m in members}
+
+
+def capacities_of(machine: Machine | None, members: Sequence[SyncMember]) -> dict[str, int]:
+    """Sizes in bytes of each member device (the "× its size" of what the sync wrote to it: a
+    partition's own size, never its disk's) and of each member's whole disk."""
+    out: dict[str, int] = {}
+    if machine is None:
+        return out
+    for name in counted(members):
+        size = getattr(machine.device(name), "size_bytes", None)
+        if isinstance(size, int) and size > 0:
+            out[name] = size
+    return out
+
+
 def sweep_order(machine: Machine) -> list[Disk]:
     """The machine's disks in the order a SMART sweep reads them: members of an array whose
     sync is running first (the sync began before their "before" could be read: the sooner the
@@ -244,12 +266,8 @@ class WearRecorder:
         return list(seen.values())
 
     def _capacities(self, members: Sequence[SyncMember]) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for m in members:
-            d = self._machine.disk(m.disk) if self._machine else None
-            if d is not None and d.size_bytes:
-                out[m.disk] = d.size_bytes
-        return out
+        """Each member device's own size (a partition's, not its disk's) and each whole disk's."""
+        return capacities_of(self._machine, members)
 
     # ---- fed by the session -----------------------------------------------------------------
     def probed(self, machine: Machine, now: float) -> tuple[SmartRead, ...]:
@@ -364,7 +382,7 @@ class WearRecorder:
                     # only the members' counters once they are known (the end of the sync
                     # writes them all): on a machine of 1,000 disks the whole map is ~30 KB of
                     # JSON per running sync per second
-                    disks = {m.disk for m in o.members}
+                    disks = counted(o.members)
                     start = o.start
                     if not disks:
                         end = after()
@@ -416,6 +434,9 @@ class WearRecorder:
                 return []
         members = members_of(self._machine, name, live)
         caps = self._capacities(members)
+        if members:  # the members' devices and disks, not every disk of the machine
+            names = counted(members)
+            before = {d: n for d, n in before.items() if d in names}
         sid = self.store.start_sync(
             name, action, members, now, array_uuid=uuid, kernel_start=before, capacities=caps
         )
@@ -447,8 +468,9 @@ class WearRecorder:
     def running_writes(
         self, live: LiveSample | None, *, counters: Mapping[str, DiskIO] | None = None
     ) -> dict[str, tuple[tuple[str, int], ...]]:
-        """Per running sync: each member disk's bytes written since it began (kernel counters).
-        ``counters``: ``live``'s counters by name, when the caller keeps them."""
+        """Per running sync: each member device's bytes written since it began (its own line of
+        the kernel's counters: a partition's, not its disk's). ``counters``: ``live``'s counters
+        by name, when the caller keeps them."""
         if not self._open:
             return {}
         if live is None:
@@ -459,7 +481,7 @@ class WearRecorder:
             now = kernel_writes(live)
         out: dict[str, tuple[tuple[str, int], ...]] = {}
         for name, o in self._open.items():
-            disks = dict.fromkeys(m.disk for m in o.members)
+            disks = dict.fromkeys(m.device for m in o.members)
             out[name] = tuple(
                 (d, max(0, now[d] - o.start[d])) for d in disks if d in now and d in o.start
             )

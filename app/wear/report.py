@@ -44,11 +44,17 @@ def syncs_json(
     """Each recorded sync of the array (by UUID when known): action, start, end (null while
     running), outcome (finished, interrupted, array stopped, became ACTION), fraction reached,
     ``array_uuid``, and per member the bytes written during it, twice:
-    ``kernel_bytes_written`` from the kernel's per-device write counters (/proc/diskstats,
-    exact to the sector, the sync's window from the last sample before to the first after) and
-    ``bytes_written`` from the device's own SMART counter (in its unit, ``smart_unit``: NVMe
-    data units of 512,000 B, ATA LBAs or vendor units); null when unknown. Which is which is
-    said per member: ``kernel_counter`` ("/proc/diskstats"), ``smart_counter`` (the device's
+    ``kernel_bytes_written`` from the kernel's write counter of the member device itself
+    (/proc/diskstats, its own line: a partition's, apart from another array's writes to other
+    partitions of the same disk; exact to the sector, the sync's window from the last sample
+    before to the first after), with ``member_bytes`` (the member's own size) and
+    ``kernel_capacity_share`` (of it); ``kernel_scope`` says "member", or "whole disk" for a
+    record made before per-member counting (then the share is of the disk's capacity); and
+    ``bytes_written`` from the SMART counter of the member's whole disk (``smart_scope``
+    "whole disk": all its partitions; ``disk_bytes`` its capacity, ``capacity_share`` of it;
+    ``disk_kernel_bytes_written`` the kernel's count of the whole disk) in the device's unit
+    (``smart_unit``: NVMe data units of 512,000 B, ATA LBAs or vendor units); null when
+    unknown. Which is which is said per member: ``kernel_counter`` ("/proc/diskstats"), ``smart_counter`` (the device's
     counter, e.g. "nvme:data_units_written"), ``smart_unit_bytes`` (its step) and
     ``smart_coarser_than_written`` (the step is larger than what was written: SMART cannot
     confirm the amount, the kernel's figure stands); ``smart_pair`` whether SMART was read on
@@ -62,16 +68,20 @@ def syncs_json(
         sw = sync_wear(store, ev)
         members = []
         for m in sw.members:
-            k = ev.kernel_written(m.member.disk)
-            cap = ev.capacities.get(m.member.disk) or m.capacity_bytes
+            k, size, own = sw.kernel_written(m)
             members.append(
                 {
                     "device": m.member.device,
                     "disk": m.member.disk,
                     "serial": m.member.serial,
+                    "member_bytes": size if own else None,
                     "kernel_bytes_written": k,
-                    "kernel_capacity_share": _share(k, cap),
+                    "kernel_capacity_share": _share(k, size),
+                    "kernel_scope": "member" if own else "whole disk",
                     "kernel_counter": KERNEL_COUNTER,
+                    "disk_kernel_bytes_written": ev.kernel_written(m.member.disk),
+                    "disk_bytes": m.capacity_bytes or ev.capacities.get(m.member.disk),
+                    "smart_scope": "whole disk",
                     "bytes_written": m.bytes_written,
                     "smart_counter": m.counter,
                     "smart_unit": m.end.counters.get("unit") if m.end is not None else None,

@@ -144,17 +144,35 @@ class SyncEvent:
     members: tuple[SyncMember, ...]
     array_uuid: str | None = None  # md's array UUID (None: recorded before schema 2)
     fraction: float | None = None  # how far it got (last progress seen)
-    # the kernel's cumulative bytes written per whole disk (/proc/diskstats): "start" at the last
-    # sample before the sync began, "end" at the first after it ended
+    # the kernel's cumulative bytes written per device (/proc/diskstats, one line per disk and
+    # per partition): "start" at the last sample before the sync began, "end" at the first
+    # after it ended. Kept for each member device (what the sync wrote to it, apart from what
+    # another array on other partitions of the same disk wrote) and each member's whole disk
+    # (the span SMART counts); records made before per-member counting hold whole disks only
     kernel_start: Mapping[str, int] = field(default_factory=dict)
     kernel_end: Mapping[str, int] = field(default_factory=dict)
-    capacities: Mapping[str, int] = field(default_factory=dict)  # disk -> bytes, at the start
+    # device -> bytes, at the start: each member's own size and its whole disk's
+    capacities: Mapping[str, int] = field(default_factory=dict)
 
-    def kernel_written(self, disk: str) -> int | None:
-        """Bytes the kernel wrote to ``disk`` during the sync (exact, sector granularity);
-        while running: up to the last sample recorded."""
-        a, b = self.kernel_start.get(disk), self.kernel_end.get(disk)
+    def kernel_written(self, device: str) -> int | None:
+        """Bytes the kernel wrote to ``device`` (a member, or its whole disk: all its
+        partitions) during the sync (exact, sector granularity); while running: up to the last
+        sample recorded."""
+        a, b = self.kernel_start.get(device), self.kernel_end.get(device)
         return None if a is None or b is None else max(0, b - a)
+
+    def member_written(self, m: SyncMember) -> tuple[int | None, bool]:
+        """(the kernel's bytes written to the member during the sync, whether that is the
+        member's own count). A record made before per-member counting kept only the whole
+        disk's counter: that one then, said as the whole disk's (False)."""
+        own = self.kernel_written(m.device)
+        if own is not None or m.device == m.disk:
+            return own, True
+        return self.kernel_written(m.disk), False
+
+    def member_size(self, m: SyncMember) -> int | None:
+        """The member's own size (a partition's, not its disk's); None when not kept."""
+        return self.capacities.get(m.device)
 
     @property
     def running(self) -> bool:
