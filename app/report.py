@@ -64,7 +64,7 @@ from app.model.smart import SmartReading
 from app.rules.engine import audit
 from app.rules.finding import Finding
 from app.rules.inputs import gather
-from app.wear.report import smart_json, syncs_json
+from app.wear.report import smart_json, syncs_json, syncs_text
 from app.wear.snapshots import SnapshotStore
 from app.wear.units import bytes_written, tbw_used, wear_used_percent
 from backends.base import Backend
@@ -214,6 +214,7 @@ def machine_to_text(
     smart: Mapping[str, SmartReading] | None = None,
     findings: Sequence[Finding] | None = None,
     notes: Sequence[str] = (),
+    recorded: Sequence[str] = (),
 ) -> str:
     """A compact human report: one line per device, grouped by layer. With ``smart``, each disk's
     SMART health, bytes written (and from which counter), wear and temperature; with
@@ -282,6 +283,10 @@ def machine_to_text(
             lines.append(
                 f"  {f.device:<12} {f.fstype:<6} {', '.join(f.mountpoints) or 'not mounted'}{used}"
             )
+    if recorded:  # app.wear.report.syncs_text
+        lines.append("")
+        lines.append("Recorded syncs")
+        lines.extend(f"  {_clean(ln)}" for ln in recorded)
     if findings is not None:
         lines.append("")
         lines.append(f"Findings ({len(findings)})" if findings else "Findings: none")
@@ -387,4 +392,7 @@ def full_report_text(
         smart=readings,
         findings=report_findings(backend, machine, readings or {}, store) if findings else None,
         notes=[f"wear: {n}" for n in store.notes] if store is not None else (),
+        recorded=syncs_text(store, [(a.name, a.uuid) for a in machine.arrays], backend.now())
+        if store is not None
+        else (),
     )

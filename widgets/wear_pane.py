@@ -261,6 +261,9 @@ class WearPane(VerticalScroll):
                     t.append("\n")
                 t.append_text(sync_heading(w))
                 t.append("\n")
+                f = w.forecast_line()
+                if f is not None:  # what the model said as it began, beside what happened
+                    t.append("  " + f + "\n")
                 if not w.members:
                     t.append("  members not recorded\n", style=MUTED)
                 seen: set[str] = set()

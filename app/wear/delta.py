@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from app.format import duration
+from app.format import human_bytes as fmt_bytes
 from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent, SyncMember
 from app.wear.units import human_bytes
 
@@ -160,6 +162,41 @@ class SyncWear:
         n = self._written(m)
         return m.unit_bytes is not None and n is not None and 0 < n < m.unit_bytes
 
+    def actual_bytes(self) -> int | None:
+        """What the sync wrote to its members, by the kernel's count of each member device
+        (once per device); None where one is not known or is only its disk's."""
+        total = 0
+        for dev in dict.fromkeys(m.member.device for m in self.members):
+            m = next(x for x in self.members if x.member.device == dev)
+            n, own = self.sync.member_written(m.member)
+            if n is None or not own:
+                return None
+            total += n
+        return total if self.members else None
+
+    def forecast_line(self, now: float | None = None) -> str | None:
+        """ "forecast 1h 05m / 256.0 MiB · took 1h 02m / 255.0 MiB" (running: "so far", with
+        ``now``; stopped early: "ran ... (outcome)"); None without a forecast."""
+        fc = self.sync.forecast
+        if fc is None:
+            return None
+        text = f"forecast {fc.text()}"
+        if fc.source == "plan":
+            text += " (the plan's)"
+        n = self.actual_bytes()
+        b = fmt_bytes(n) if n is not None else "?"
+        s = self.sync
+        if s.ended_at is not None:
+            verb = "took" if s.outcome == "finished" else "ran"
+            text += f" · {verb} {duration(s.ended_at - s.started_at)} / {b}"
+            if s.outcome != "finished":
+                text += f" ({s.outcome})"
+        elif now is not None:
+            text += f" · so far {duration(max(0.0, now - s.started_at))} / {b}"
+        else:
+            text += f" · so far {b}"
+        return text
+
     def kernel_written(self, m: MemberWear) -> tuple[int | None, int | None, bool]:
         """(the kernel's bytes written to the member, the size they are a share of, whether
         they are the member's own): the member device's own counter and size; for a record made
@@ -200,8 +237,10 @@ class SyncWear:
         return text
 
     def lines(self) -> list[str]:
-        """Per member: the kernel's count of the member itself, then SMART's of its whole disk."""
-        out = []
+        """The forecast beside what happened; per member: the kernel's count of the member
+        itself, then SMART's of its whole disk."""
+        f = self.forecast_line()
+        out = [f] if f is not None else []
         seen: set[str] = set()  # a member on several disks (md on md, LVM): its count once
         for m in self.members:
             k = self.kernel_line(m) if m.member.device not in seen else None

@@ -23,9 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.model import Disk, Machine
+from app.model.devices import SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.smart import SmartReading
+from app.model.sync_model import SyncForecast
 from app.sync.tracker import FinishedSync, SyncEvent
+from app.wear.forecast import RecordedForecast, model_forecast
 from app.wear.snapshots import SnapshotStore, SyncMember
 from app.wear.snapshots import SyncEvent as StoredSync
 from app.wear.units import bytes_written, endurance_used_percent, wear_used_percent
@@ -152,6 +155,11 @@ class _Open:
     members: tuple[SyncMember, ...]
     start: dict[str, int]
     capacities: dict[str, int]
+    # for the forecast made when it began (at its start, or at the probe that shows its array):
+    # where it stood then, whether it is the array's first sync, whether one is kept yet
+    sync0: SyncStatus | None = None
+    initial: bool = False
+    forecast: bool = False
 
 
 def members_of(
@@ -208,6 +216,10 @@ def sweep_order(machine: Machine) -> list[Disk]:
 
 IDENTITY_PROBES = 5
 IDENTITY_PROBE_GAP_S = 2.0
+# an array that appeared while raidman watched and began a sync within this long: that sync is
+# its first one after mdadm --create (the model's "initial": e.g. a new RAID-5 recovers its last
+# member); md starts it at once, a sample or two later at most
+NEW_ARRAY_S = 60.0
 
 
 class WearRecorder:
@@ -230,6 +242,10 @@ class WearRecorder:
         self._identity_asks: dict[int, tuple[int, float]] = {}
         # (machine, the earliest time any of its disks was asked for; None: one never was)
         self._oldest: tuple[Machine, float | None] | None = None
+        # array -> when it first appeared in the samples (see NEW_ARRAY_S)
+        self._born: dict[str, float] = {}
+        # array -> the forecast of the plan about to start its sync (expect_forecast)
+        self._planned: dict[str, SyncForecast] = {}
 
     # ---- SMART reads of many disks -------------------------------------------------------------
     def _due(self, machine: Machine, reason: str, now: float) -> list[SmartRead]:
@@ -290,6 +306,8 @@ class WearRecorder:
                 self.store.set_sync_members(o.sync_id, o.members)
                 self.store.set_kernel_writes(o.sync_id, o.start, end, o.capacities)
                 reads.extend(self._of(o.members, "sync-end", o.sync_id))
+            if not o.forecast:
+                self._forecast(o)
         self._closed_unknown = waiting
         for name, o in self._open.items():
             a = machine.array(name)
@@ -307,6 +325,8 @@ class WearRecorder:
                 self.store.set_sync_members(o.sync_id, o.members)
                 self.store.set_kernel_writes(o.sync_id, o.start, {}, o.capacities)
                 reads.extend(self._of(new, "sync-start", o.sync_id))
+            if not o.forecast:  # the array's facts known only now (created since the last probe)
+                self._forecast(o)
         return self._asking(reads, now)
 
     def tick(self, now: float) -> tuple[SmartRead, ...]:
@@ -351,6 +371,8 @@ class WearRecorder:
         reads: list[SmartRead] = []
         log: list[str] = []
         present = {a.name for a in sample.arrays}
+        if (prev is not None and len(prev.arrays) != len(sample.arrays)) or self._born:
+            self._note_born(sample, prev, now)
         if self._closed_unknown:  # an array gone from the samples is not asked about again
             self._closed_unknown = [x for x in self._closed_unknown if x[0].array in present]
         for e in events:
@@ -372,7 +394,9 @@ class WearRecorder:
                 if action is None or action in ("pending", "delayed"):
                     continue
                 at = min(now, e.t)  # one that began between two looks: at the earlier look
-                started = self._start(e.array, action, before(), at, log, live=a)
+                born = self._born.pop(e.array, None)
+                initial = born is not None and now - born <= NEW_ARRAY_S
+                started = self._start(e.array, action, before(), at, log, live=a, initial=initial)
                 if at == now:  # else SMART's start is the last snapshot before it (delta.py)
                     reads.extend(started)
         # one commit for all running syncs, not one each; not synced to the disk each second
@@ -412,6 +436,7 @@ class WearRecorder:
         log: list[str],
         *,
         live: MdLive | None = None,
+        initial: bool = False,
     ) -> list[SmartRead]:
         a = self._machine.array(name) if self._machine else None
         uuid = a.uuid if a is not None else None
@@ -430,6 +455,8 @@ class WearRecorder:
                 self._open[name] = _Open(
                     ev.id, name, action, ev.array_uuid or uuid, ev.members, start, caps
                 )
+                # its forecast is the one made when it began (if any): none made mid-way
+                self._open[name].forecast = True
                 log.append(f"{name}: {action} still running (recorded since {ev.started_at:.0f})")
                 return []
         members = members_of(self._machine, name, live)
@@ -440,9 +467,50 @@ class WearRecorder:
         sid = self.store.start_sync(
             name, action, members, now, array_uuid=uuid, kernel_start=before, capacities=caps
         )
-        self._open[name] = _Open(sid, name, action, uuid, members, dict(before), caps)
+        o = _Open(sid, name, action, uuid, members, dict(before), caps)
+        o.sync0 = live.sync if live is not None else None
+        o.initial = initial
+        self._open[name] = o
+        self._forecast(o)
         log.append(f"{name}: {action} started; members {', '.join(m.device for m in members)}")
         return self._of(members, "sync-start", sid)
+
+    # ---- forecasts ----------------------------------------------------------------------------
+    def expect_forecast(self, array: str, forecast: SyncForecast) -> None:
+        """The plan that starts (or just started) a sync of ``array`` hands over its forecast:
+        kept with that sync's record instead of the model's made when raidman saw it start
+        (the running sync's now, else the next one to start on ``array``)."""
+        o = self._open.get(array)
+        if o is not None:
+            self.store.set_sync_forecast(o.sync_id, RecordedForecast.of(forecast, "plan"))
+            o.forecast = True
+        else:
+            self._planned[array] = forecast
+
+    def _forecast(self, o: _Open) -> None:
+        """Keep the forecast of a sync that began: the plan's if one was handed over, else the
+        sync model's from the array's facts at that moment (as probed, where the sync stood
+        when first seen); none yet while the probe does not know the array."""
+        planned = self._planned.pop(o.array, None)
+        if planned is not None:
+            rec = RecordedForecast.of(planned, "plan")
+        else:
+            fc = model_forecast(self._machine, o.array, o.action, o.sync0, initial=o.initial)
+            if fc is None:
+                return
+            rec = RecordedForecast.of(fc)
+        self.store.set_sync_forecast(o.sync_id, rec)
+        o.forecast = True
+
+    def _note_born(self, sample: LiveSample, prev: LiveSample | None, now: float) -> None:
+        """Arrays that appeared since the last sample (created while raidman watched): their
+        first sync is an initial one. Forgotten after ``NEW_ARRAY_S``."""
+        if prev is not None:
+            was = {a.name for a in prev.arrays}
+            for a in sample.arrays:
+                if a.name not in was:
+                    self._born.setdefault(a.name, now)
+        self._born = {k: t for k, t in self._born.items() if now - t <= NEW_ARRAY_S}
 
     def wants_probe(self, now: float) -> bool:
         """Whether a probe would tell a recorded sync's array UUID or members that are not

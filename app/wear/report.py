@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from app.format import duration
 from app.model.smart import SmartReading
 from app.wear.delta import sync_wear
+from app.wear.plot import newest_first, span_text
 from app.wear.snapshots import SnapshotStore
 from app.wear.units import bytes_written, tbw_used, wear_used_percent
 
@@ -62,7 +65,9 @@ def syncs_json(
     after the sync began (a sync that started as the watcher did): ``bytes_written`` then counts
     from that reading on, ``kernel_bytes_before_smart_start`` is what the kernel counted written
     from the sync's start to that reading (null: unknown) and ``bytes_written_corrected`` the
-    sum (``capacity_share`` is of that)."""
+    sum (``capacity_share`` is of that). ``forecast``: ``{"duration_s", "members": [{"device",
+    "bytes_written"}], ...}`` as made when the sync began (app.wear.forecast), and
+    ``forecast_vs_actual`` the line that sets it beside what happened."""
     out: list[dict[str, Any]] = []
     for ev in store.syncs_for(array, array_uuid):
         sw = sync_wear(store, ev)
@@ -107,6 +112,36 @@ def syncs_json(
                 "outcome": ev.outcome,
                 "fraction": ev.fraction,
                 "members": members,
+                # what the sync model (or the plan that started it) said as it began: null for
+                # a record made before forecasts were, or an array the probe never showed
+                "forecast": ev.forecast.to_json() if ev.forecast is not None else None,
+                "forecast_vs_actual": sw.forecast_line(),
             }
         )
+    return out
+
+
+TEXT_SYNCS_PER_ARRAY = 5  # ``raidman report``: the newest few per array (--json has them all)
+
+
+def syncs_text(
+    store: SnapshotStore, arrays: Sequence[tuple[str, str | None]], now: float | None = None
+) -> list[str]:
+    """``raidman report``'s "Recorded syncs": per array (name, UUID) its newest recorded syncs,
+    each with the forecast made as it began beside what happened, then per member the kernel's
+    count of the member itself and SMART's of its whole disk (the lines of the Wear tab)."""
+    out: list[str] = []
+    for name, uuid in arrays:
+        wear = newest_first(sync_wear(store, ev) for ev in store.syncs_for(name, uuid))
+        for w in wear[:TEXT_SYNCS_PER_ARRAY]:
+            s = w.sync
+            head = f"{name}  {s.action} {span_text(s.started_at, s.ended_at)}"
+            if s.ended_at is not None:
+                head += f" ({duration(s.ended_at - s.started_at)})"
+            out.append(f"{head} · {s.outcome or 'running'}")
+            f = w.forecast_line(now)
+            out.extend(f"  {ln}" for ln in ([f] if f is not None else []))
+            out.extend(f"  {ln}" for ln in w.lines() if ln != f)
+        if len(wear) > TEXT_SYNCS_PER_ARRAY:
+            out.append(f"  ({len(wear) - TEXT_SYNCS_PER_ARRAY} older: raidman report --json)")
     return out

@@ -27,8 +27,10 @@ from typing import Any
 from app import statefiles
 from app.paths import DB_FILE, state_dir
 from app.statefiles import StateFileError
+from app.wear.forecast import RecordedForecast, parse_forecast
 
-SCHEMA_VERSION = 2  # 2: sync_events gained array_uuid, fraction, kernel_writes (migrated)
+# 2: sync_events gained array_uuid, fraction, kernel_writes; 3: forecast (both migrated)
+SCHEMA_VERSION = 3
 DB_NAME = DB_FILE
 BUSY_TIMEOUT_S = 5.0  # how long one open waits for another process's lock
 RETRY_DELAY_S = 1.0  # between the attempts to open a locked or busy database
@@ -55,7 +57,8 @@ CREATE TABLE IF NOT EXISTS sync_events (
     members TEXT NOT NULL,
     array_uuid TEXT,
     fraction REAL,
-    kernel_writes TEXT
+    kernel_writes TEXT,
+    forecast TEXT
 );
 CREATE INDEX IF NOT EXISTS sync_events_array ON sync_events (array_name, started_at);
 """
@@ -65,6 +68,8 @@ _MIGRATE_1_2 = (
     "ALTER TABLE sync_events ADD COLUMN fraction REAL",
     "ALTER TABLE sync_events ADD COLUMN kernel_writes TEXT",
 )
+# schema 2 -> 3: the forecast made when the sync began (old rows keep NULL: no forecast)
+_MIGRATE_2_3 = ("ALTER TABLE sync_events ADD COLUMN forecast TEXT",)
 
 
 def default_state_dir() -> Path:
@@ -153,6 +158,8 @@ class SyncEvent:
     kernel_end: Mapping[str, int] = field(default_factory=dict)
     # device -> bytes, at the start: each member's own size and its whole disk's
     capacities: Mapping[str, int] = field(default_factory=dict)
+    # what the sync model said when the sync began (None: a record made before forecasts were)
+    forecast: RecordedForecast | None = None
 
     def kernel_written(self, device: str) -> int | None:
         """Bytes the kernel wrote to ``device`` (a member, or its whole disk: all its
@@ -295,9 +302,9 @@ class SnapshotStore:
             conn.execute(
                 "INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
             )
-        elif cur[0] == "1":
+        elif cur[0] in ("1", "2"):
             have = {r[1] for r in conn.execute("PRAGMA table_info(sync_events)")}
-            for stmt in _MIGRATE_1_2:
+            for stmt in (*_MIGRATE_1_2, *_MIGRATE_2_3):
                 if stmt.split()[5] not in have:
                     conn.execute(stmt)
             conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
@@ -454,6 +461,12 @@ class SnapshotStore:
             "UPDATE sync_events SET kernel_writes=? WHERE id=?", (json.dumps(kw), sync_id)
         )
 
+    def set_sync_forecast(self, sync_id: int, forecast: RecordedForecast) -> None:
+        """Keep the forecast made when the sync began (or the plan's, handed over later)."""
+        self._conn.execute(
+            "UPDATE sync_events SET forecast=? WHERE id=?", (forecast.dumps(), sync_id)
+        )
+
     def set_sync_members(self, sync_id: int, members: Iterable[SyncMember]) -> None:
         """Replace the members (e.g. once their serials are known from SMART)."""
         self._conn.execute(
@@ -534,6 +547,7 @@ class SnapshotStore:
             kernel_start=start,
             kernel_end=end,
             capacities=cap,
+            forecast=parse_forecast(r["forecast"]),
         )
 
 
