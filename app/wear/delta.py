@@ -236,10 +236,10 @@ class SyncWear:
             text += f" = {n / size:.2f} × its {'size' if own else 'capacity'}"
         return text
 
-    def lines(self) -> list[str]:
-        """The forecast beside what happened; per member: the kernel's count of the member
-        itself, then SMART's of its whole disk."""
-        f = self.forecast_line()
+    def lines(self, now: float | None = None) -> list[str]:
+        """The forecast beside what happened (a running sync's time so far with ``now``); per
+        member: the kernel's count of the member itself, then SMART's of its whole disk."""
+        f = self.forecast_line(now)
         out = [f] if f is not None else []
         seen: set[str] = set()  # a member on several disks (md on md, LVM): its count once
         for m in self.members:

@@ -139,9 +139,7 @@ def syncs_text(
             if s.ended_at is not None:
                 head += f" ({duration(s.ended_at - s.started_at)})"
             out.append(f"{head} · {s.outcome or 'running'}")
-            f = w.forecast_line(now)
-            out.extend(f"  {ln}" for ln in ([f] if f is not None else []))
-            out.extend(f"  {ln}" for ln in w.lines() if ln != f)
+            out.extend(f"  {ln}" for ln in w.lines(now))
         if len(wear) > TEXT_SYNCS_PER_ARRAY:
             out.append(f"  ({len(wear) - TEXT_SYNCS_PER_ARRAY} older: raidman report --json)")
     return out
