@@ -337,6 +337,9 @@ class WearPane(VerticalScroll):
             legend.append("\n")
             m = member_for_disk(w, disk, serial)
             if m is not None:
+                k = w.kernel_line(m)  # the member on this disk, by its own kernel counter
+                if k is not None:
+                    legend.append("  " + k + "\n", style=share_colour(w.kernel_share(m)))
                 legend.append("  ")
                 legend.append_text(member_line(w, m))
                 legend.append("\n")

@@ -393,4 +393,9 @@ async def test_array_view_shows_the_forecast_and_each_partition_members_own_coun
         assert "forecast 1h 05m / 256.0 MiB · took 1h 02m / 255.0 MiB" in body
         assert "kernel counter: this rebuild wrote 267 MB to sdd1 = 1.00 × its size" in body
         assert "to sdd (whole disk, all its partitions)" in body
+        # the disk's view: its member's own count beside the disk's SMART figure
+        pane.show_disk(Disk("sdd", CAP, serial="X"), None, [], array_wear(s, "md1"))
+        await pilot.pause()
+        legend = text_of(pane, "wear-legend")
+        assert "kernel counter: this rebuild wrote 267 MB to sdd1 = 1.00 × its size" in legend
     s.close()
