@@ -25,8 +25,11 @@ Shape (every key always present; unknown values are ``null``)::
                             "disk_bytes", "smart_scope",
                             "bytes_written", "smart_counter", "smart_unit", "smart_unit_bytes",
                             "smart_coarser_than_written", "smart_pair", "capacity_share",
-                            "wear_points"}]}]  (with the wear
-                            database only)}],
+                            "wear_points"}],
+                            "forecast": {"duration_s", "members": [{"device", "bytes_written",
+                            "bytes_written_low"}], "duration_s_high", "speed_kib_s",
+                            "speed_why", "action", "source", "why"} | null,
+                            "forecast_vs_actual"}]  (with the wear database only)}],
      "lvm": {"pvs": [{"device", "vg", "size_bytes", "free_bytes", "pe_start", "uuid", "missing"}],
              "vgs": [{"name", "size_bytes", "free_bytes", "extent_size", "extent_count",
                       "free_count", "uuid", "pv_count", "lv_count"}],
