@@ -43,18 +43,28 @@ class RecordedForecast:
     members: tuple[ForecastWrite, ...]
     source: str = "model"  # "model": when raidman saw the sync start; "plan": the plan's
     why: str = ""
+    # a sync first seen part-way (raidman started during it): how far it was then; the
+    # forecast is of the rest (the model's duration from there, its bytes × the share left)
+    from_fraction: float | None = None
 
     @classmethod
-    def of(cls, fc: SyncForecast, source: str = "model") -> RecordedForecast:
+    def of(
+        cls, fc: SyncForecast, source: str = "model", from_fraction: float | None = None
+    ) -> RecordedForecast:
+        left = 1.0 - from_fraction if from_fraction else 1.0
         return cls(
             action=fc.action,
             duration_s=fc.duration_s_low,
             duration_s_high=fc.duration_s_high,
             speed_kib_s=fc.speed_kib_s,
             speed_why=fc.speed_why,
-            members=tuple(ForecastWrite(m.device, m.bytes_high, m.bytes_low) for m in fc.members),
+            members=tuple(
+                ForecastWrite(m.device, round(m.bytes_high * left), round(m.bytes_low * left))
+                for m in fc.members
+            ),
             source=source,
             why=fc.why,
+            from_fraction=from_fraction or None,
         )
 
     @property
@@ -84,6 +94,7 @@ class RecordedForecast:
             "action": self.action,
             "source": self.source,
             "why": self.why,
+            "from_fraction": self.from_fraction,
         }
 
     def dumps(self) -> str:
@@ -99,6 +110,8 @@ class RecordedForecast:
             d = duration(self.duration_s)
         lo, hi = self.bytes_written_low, self.bytes_written
         b = human_bytes(hi) if lo == hi else f"{human_bytes(lo)}–{human_bytes(hi)}"
+        if self.from_fraction:
+            return f"{d} / {b} (from {self.from_fraction:.0%} on)"
         return f"{d} / {b}"
 
 
@@ -144,6 +157,9 @@ def parse_forecast(raw: object) -> RecordedForecast | None:
             _num(d.get("duration_s_high"), integer=False),
         )
         speed = _num(d.get("speed_kib_s"), integer=True)
+        frac = _num(d.get("from_fraction"), integer=False)
+        if frac is not None and frac >= 1:
+            return None
         source = d.get("source", "model")
         return RecordedForecast(
             action=_text(d.get("action", "")),
@@ -154,6 +170,7 @@ def parse_forecast(raw: object) -> RecordedForecast | None:
             members=tuple(members),
             source=source if source in SOURCES else "model",
             why=_text(d.get("why", "")),
+            from_fraction=float(frac) if frac else None,
         )
     except (ValueError, RecursionError):
         return None
@@ -175,11 +192,13 @@ def model_forecast(
     *,
     initial: bool = False,
     targets: Sequence[str] = (),
+    from_start: bool = True,
 ) -> SyncForecast | None:
     """The sync model's forecast for a sync of ``array`` as it starts: the array's level,
     layout and members in slot order (faulty ones left out) as probed, the limits in force
-    (the array's own where set) and where the sync stands; None when the probe does not know
-    the array or its members yet."""
+    (the array's own where set); ``from_start``: of the whole sync (a record whose window began
+    before it), else of the rest from where ``sync`` stands (one first seen part-way); None
+    when the probe does not know the array or its members yet."""
     a = machine.array(array) if machine is not None else None
     if machine is None or a is None or not a.raid_disks:
         return None
@@ -210,6 +229,6 @@ def model_forecast(
         targets=tuple(targets) or (sync.targets if sync is not None else ()),
         initial=initial,
         limit_kib_s=(lo, hi),
-        done_sectors=(sync.done_sectors or 0) if sync is not None else 0,
+        done_sectors=(sync.done_sectors or 0) if sync is not None and not from_start else 0,
         limit_local=a.speed_max_local is not None,
     )

@@ -160,6 +160,9 @@ class _Open:
     sync0: SyncStatus | None = None
     initial: bool = False
     forecast: bool = False
+    # running already at raidman's first look: the record (and the forecast) begin part-way;
+    # else the window begins at the last look before it, so the forecast is of the whole sync
+    midway: bool = False
 
 
 def members_of(
@@ -396,7 +399,9 @@ class WearRecorder:
                 at = min(now, e.t)  # one that began between two looks: at the earlier look
                 born = self._born.pop(e.array, None)
                 initial = born is not None and now - born <= NEW_ARRAY_S
-                started = self._start(e.array, action, before(), at, log, live=a, initial=initial)
+                started = self._start(
+                    e.array, action, before(), at, log, live=a, initial=initial, midway=prev is None
+                )
                 if at == now:  # else SMART's start is the last snapshot before it (delta.py)
                     reads.extend(started)
         # one commit for all running syncs, not one each; not synced to the disk each second
@@ -437,6 +442,7 @@ class WearRecorder:
         *,
         live: MdLive | None = None,
         initial: bool = False,
+        midway: bool = False,
     ) -> list[SmartRead]:
         a = self._machine.array(name) if self._machine else None
         uuid = a.uuid if a is not None else None
@@ -470,6 +476,7 @@ class WearRecorder:
         o = _Open(sid, name, action, uuid, members, dict(before), caps)
         o.sync0 = live.sync if live is not None else None
         o.initial = initial
+        o.midway = midway
         self._open[name] = o
         self._forecast(o)
         log.append(f"{name}: {action} started; members {', '.join(m.device for m in members)}")
@@ -495,10 +502,18 @@ class WearRecorder:
         if planned is not None:
             rec = RecordedForecast.of(planned, "plan")
         else:
-            fc = model_forecast(self._machine, o.array, o.action, o.sync0, initial=o.initial)
+            fc = model_forecast(
+                self._machine,
+                o.array,
+                o.action,
+                o.sync0,
+                initial=o.initial,
+                from_start=not o.midway,
+            )
             if fc is None:
                 return
-            rec = RecordedForecast.of(fc)
+            done = o.sync0.fraction if o.sync0 is not None and o.midway else None
+            rec = RecordedForecast.of(fc, from_fraction=done if done and done < 1 else None)
         self.store.set_sync_forecast(o.sync_id, rec)
         o.forecast = True
 
