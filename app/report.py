@@ -20,11 +20,16 @@ Shape (every key always present; unknown values are ``null``)::
                  "read_only", "mismatch_cnt", "last_sync_action",
                  "syncs": [{"array", "array_uuid", "action", "start", "end", "outcome",
                             "fraction", "members": [{"device", "disk", "serial",
-                            "kernel_bytes_written", "kernel_capacity_share", "kernel_counter",
+                            "member_bytes", "kernel_bytes_written", "kernel_capacity_share",
+                            "kernel_scope", "kernel_counter", "disk_kernel_bytes_written",
+                            "disk_bytes", "smart_scope",
                             "bytes_written", "smart_counter", "smart_unit", "smart_unit_bytes",
                             "smart_coarser_than_written", "smart_pair", "capacity_share",
-                            "wear_points"}]}]  (with the wear
-                            database only)}],
+                            "wear_points"}],
+                            "forecast": {"duration_s", "members": [{"device", "bytes_written",
+                            "bytes_written_low"}], "duration_s_high", "speed_kib_s",
+                            "speed_why", "action", "source", "why"} | null,
+                            "forecast_vs_actual"}]  (with the wear database only)}],
      "lvm": {"pvs": [{"device", "vg", "size_bytes", "free_bytes", "pe_start", "uuid", "missing"}],
              "vgs": [{"name", "size_bytes", "free_bytes", "extent_size", "extent_count",
                       "free_count", "uuid", "pv_count", "lv_count"}],
@@ -62,7 +67,7 @@ from app.model.smart import SmartReading
 from app.rules.engine import audit
 from app.rules.finding import Finding
 from app.rules.inputs import gather
-from app.wear.report import smart_json, syncs_json
+from app.wear.report import smart_json, syncs_json, syncs_text
 from app.wear.snapshots import SnapshotStore
 from app.wear.units import bytes_written, tbw_used, wear_used_percent
 from backends.base import Backend
@@ -212,6 +217,7 @@ def machine_to_text(
     smart: Mapping[str, SmartReading] | None = None,
     findings: Sequence[Finding] | None = None,
     notes: Sequence[str] = (),
+    recorded: Sequence[str] = (),
 ) -> str:
     """A compact human report: one line per device, grouped by layer. With ``smart``, each disk's
     SMART health, bytes written (and from which counter), wear and temperature; with
@@ -280,6 +286,10 @@ def machine_to_text(
             lines.append(
                 f"  {f.device:<12} {f.fstype:<6} {', '.join(f.mountpoints) or 'not mounted'}{used}"
             )
+    if recorded:  # app.wear.report.syncs_text
+        lines.append("")
+        lines.append("Recorded syncs")
+        lines.extend(f"  {_clean(ln)}" for ln in recorded)
     if findings is not None:
         lines.append("")
         lines.append(f"Findings ({len(findings)})" if findings else "Findings: none")
@@ -385,4 +395,7 @@ def full_report_text(
         smart=readings,
         findings=report_findings(backend, machine, readings or {}, store) if findings else None,
         notes=[f"wear: {n}" for n in store.notes] if store is not None else (),
+        recorded=syncs_text(store, [(a.name, a.uuid) for a in machine.arrays], backend.now())
+        if store is not None
+        else (),
     )

@@ -1,7 +1,8 @@
 """WearPane: the "Wear" tab. For a disk: its SMART (health, temperature, power-on hours, bytes
 written with the counter's source and unit, wear used) or why SMART is unavailable, and a plot of
 bytes written over time with the recorded syncs marked. For an array: every recorded sync, newest
-first, with what it wrote to each member (share of capacity, wear points).
+first, with what it wrote to each member: the kernel's count of the member itself (× its own
+size) and SMART's of its whole disk (× the disk's capacity, wear points).
 
 Fed by the app (``show_disk`` / ``show_array`` / ``show_nothing``); never reads the system or the
 database itself. ``app.wear.plot.load_disk_history`` and ``app.wear.delta.array_wear`` read what it
@@ -153,12 +154,6 @@ def member_line(wear: SyncWear, member: MemberWear) -> Text:
     return Text(line, style=share_colour(member.capacity_share))
 
 
-def k_share(wear: SyncWear, member: MemberWear) -> float | None:
-    n = wear.sync.kernel_written(member.member.disk)
-    cap = wear.sync.capacities.get(member.member.disk) or member.capacity_bytes
-    return None if n is None or not cap else n / cap
-
-
 def sync_heading(wear: SyncWear, symbol: str = "") -> Text:
     s = wear.sync
     t = Text()
@@ -266,15 +261,22 @@ class WearPane(VerticalScroll):
                     t.append("\n")
                 t.append_text(sync_heading(w))
                 t.append("\n")
+                f = w.forecast_line()
+                if f is not None:  # what the model said as it began, beside what happened
+                    t.append("  " + f + "\n")
                 if not w.members:
                     t.append("  members not recorded\n", style=MUTED)
+                seen: set[str] = set()
                 for m in w.members:
+                    # the kernel's exact count of the member itself (once per member device),
+                    # then SMART's of its whole disk beside it
+                    k = w.kernel_line(m) if m.member.device not in seen else None
+                    seen.add(m.member.device)
+                    if k is not None:
+                        t.append("  " + k + "\n", style=share_colour(w.kernel_share(m)))
                     t.append("  ")
                     t.append_text(member_line(w, m))
                     t.append("\n")
-                    k = w.kernel_line(m)
-                    if k is not None:  # the kernel's exact count beside SMART's
-                        t.append("  " + k + "\n", style=share_colour(k_share(w, m)))
         t.rstrip()
         self._static("wear-syncs").update(t)
         self._show_only("wear-title", "wear-syncs")
@@ -335,6 +337,9 @@ class WearPane(VerticalScroll):
             legend.append("\n")
             m = member_for_disk(w, disk, serial)
             if m is not None:
+                k = w.kernel_line(m)  # the member on this disk, by its own kernel counter
+                if k is not None:
+                    legend.append("  " + k + "\n", style=share_colour(w.kernel_share(m)))
                 legend.append("  ")
                 legend.append_text(member_line(w, m))
                 legend.append("\n")

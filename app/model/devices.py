@@ -200,6 +200,9 @@ class MdArray:
     # md/mismatch_cnt and md/last_sync_action: what the last check/repair found, also when idle
     mismatch_cnt: int | None = None
     last_sync_action: str | None = None
+    # md/sync_speed_min/max where the array has its own ("(local)"); None: the system's apply
+    speed_min_local: int | None = None
+    speed_max_local: int | None = None
 
     @property
     def path(self) -> str:

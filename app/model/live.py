@@ -25,7 +25,8 @@ class MdLive:
 
 @dataclass(frozen=True, slots=True)
 class DiskIO:
-    """Cumulative per-disk I/O counters (psutil.disk_io_counters(perdisk=True))."""
+    """Cumulative I/O counters of one block device: a whole disk, or a partition (its own
+    line of /proc/diskstats, as psutil.disk_io_counters(perdisk=True) gives every line)."""
 
     name: str
     read_bytes: int

@@ -1,10 +1,17 @@
-"""What each recorded sync cost each member: bytes written, share of capacity, wear points."""
+"""What each recorded sync cost each member: bytes written, share of its size, wear points.
+
+Two figures per member: the kernel's count of the member device itself (its own line of
+/proc/diskstats: a partition's writes, apart from what another array wrote to other partitions
+of the same disk), as a share of the member's own size; and SMART's count of the member's whole
+disk (all its partitions: the device counts no finer), as a share of the disk's capacity."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from app.format import duration
+from app.format import human_bytes as fmt_bytes
 from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent, SyncMember
 from app.wear.units import human_bytes
 
@@ -80,27 +87,36 @@ class SyncWear:
     def word(self) -> str:
         return ACTION_WORDS.get(self.sync.action, self.sync.action)
 
+    @staticmethod
+    def disk_label(m: MemberWear) -> str:
+        """The disk SMART counts for, said as the whole disk where the member is a part of it:
+        "sdb (whole disk, all its partitions)"."""
+        if m.member.device == m.member.disk:
+            return m.member.disk
+        return f"{m.member.disk} (whole disk, all its partitions)"
+
     def line(self, m: MemberWear) -> str:
-        """ "this rebuild wrote 512 GB to nvme3n1 = 1.0 × its capacity"."""
+        """ "this rebuild wrote 512 GB to nvme3n1 = 1.0 × its capacity" (SMART: the whole disk)."""
         verb = "has written" if m.running else "wrote"
+        disk = self.disk_label(m)
         if m.bytes_written is None:
             why = (
                 "no snapshot pair"
                 if m.start is None or m.end is None
                 else "no write counter in known units"
             )
-            return f"this {self.word} {verb} ? to {m.member.disk} ({why})"
+            return f"this {self.word} {verb} ? to {disk} ({why})"
         if m.running and m.end is not None and m.start is not None and m.end.ts <= m.start.ts:
             # nothing read since the "before": a 0 B here would be a figure nobody measured
             return (
-                f"no SMART reading of {m.member.disk} since this {self.word} began yet "
+                f"no SMART reading of {disk} since this {self.word} began yet "
                 "(SMART is re-read on its own cadence; the kernel's figure is live)"
             )
         if m.start_late and m.written_before_start != 0:
             # (the kernel counted nothing between the sync's start and SMART's "before":
             # SMART's own figure is then the whole of it)
             return self._late_line(m, verb)
-        text = f"this {self.word} {verb} {human_bytes(m.bytes_written)} to {m.member.disk}"
+        text = f"this {self.word} {verb} {human_bytes(m.bytes_written)} to {disk}"
         share = m.capacity_share
         if share is not None:
             text += f" = {share:.1f} × its capacity"
@@ -122,10 +138,10 @@ class SyncWear:
         if m.written_before_start is None:
             return (
                 f"this {self.word} {verb} at least {human_bytes(m.bytes_written)} to "
-                f"{m.member.disk} ({since}; what it wrote before that is unknown)"
+                f"{self.disk_label(m)} ({since}; what it wrote before that is unknown)"
             )
         total = m.bytes_written + m.written_before_start
-        text = f"this {self.word} {verb} about {human_bytes(total)} to {m.member.disk}"
+        text = f"this {self.word} {verb} about {human_bytes(total)} to {self.disk_label(m)}"
         share = m.capacity_share
         if share is not None:
             text += f" = {share:.1f} × its capacity"
@@ -135,7 +151,8 @@ class SyncWear:
         )
 
     def _written(self, m: MemberWear) -> int | None:
-        """The amount written, the kernel's figure where known (exact), else SMART's."""
+        """The amount written to the whole disk (SMART's span), the kernel's figure where known
+        (exact), else SMART's."""
         k = self.sync.kernel_written(m.member.disk)
         return k if k is not None else m.bytes_written
 
@@ -145,29 +162,92 @@ class SyncWear:
         n = self._written(m)
         return m.unit_bytes is not None and n is not None and 0 < n < m.unit_bytes
 
+    def actual_bytes(self) -> int | None:
+        """What the sync wrote to its members, by the kernel's count of each member device
+        (once per device); None where one is not known or is only its disk's."""
+        total = 0
+        for dev in dict.fromkeys(m.member.device for m in self.members):
+            m = next(x for x in self.members if x.member.device == dev)
+            n, own = self.sync.member_written(m.member)
+            if n is None or not own:
+                return None
+            total += n
+        return total if self.members else None
+
+    def forecast_line(self, now: float | None = None) -> str | None:
+        """ "forecast 1h 05m / 256.0 MiB · took 1h 02m / 255.0 MiB" (running: "so far", with
+        ``now``; stopped early: "ran ... (outcome)"); None without a forecast."""
+        fc = self.sync.forecast
+        if fc is None:
+            return None
+        text = f"forecast {fc.text()}"
+        if fc.source == "plan":
+            text += " (the plan's)"
+        n = self.actual_bytes()
+        b = fmt_bytes(n) if n is not None else "?"
+        s = self.sync
+        if s.ended_at is not None:
+            verb = "took" if s.outcome == "finished" else "ran"
+            text += f" · {verb} {duration(s.ended_at - s.started_at)} / {b}"
+            if s.outcome != "finished":
+                text += f" ({s.outcome})"
+        elif now is not None:
+            text += f" · so far {duration(max(0.0, now - s.started_at))} / {b}"
+        else:
+            text += f" · so far {b}"
+        return text
+
+    def kernel_written(self, m: MemberWear) -> tuple[int | None, int | None, bool]:
+        """(the kernel's bytes written to the member, the size they are a share of, whether
+        they are the member's own): the member device's own counter and size; for a record made
+        before per-member counting, its whole disk's counter and capacity (False)."""
+        n, own = self.sync.member_written(m.member)
+        if own:
+            size = self.sync.member_size(m.member)
+            if size is None and m.member.device == m.member.disk:
+                size = m.capacity_bytes
+        else:
+            size = self.sync.capacities.get(m.member.disk) or m.capacity_bytes
+        return n, size, own
+
+    def kernel_share(self, m: MemberWear) -> float | None:
+        """The kernel's figure as a share of the member's own size (see :meth:`kernel_written`)."""
+        n, size, _own = self.kernel_written(m)
+        return None if n is None or not size else n / size
+
     def kernel_line(self, m: MemberWear) -> str | None:
-        """The kernel's own count (/proc/diskstats, exact to the sector), said as such:
-        "kernel counter: this rebuild has written 256 MiB to sdd so far = 1.00 × its capacity"."""
-        n = self.sync.kernel_written(m.member.disk)
+        """The kernel's own count of the member device (/proc/diskstats, exact to the sector),
+        said as such: "kernel counter: this rebuild has written 256 MiB to sdd1 so far = 1.00 ×
+        its size"; a record from before per-member counting: its whole disk's, said so."""
+        n, size, own = self.kernel_written(m)
         if n is None:
             return None
         verb = "has written" if m.running else "wrote"
-        text = f"kernel counter: this {self.word} {verb} {human_bytes(n)} to {m.member.disk}"
+        where = (
+            m.member.device
+            if own
+            else f"{m.member.disk} (whole disk, all its partitions: recorded before per-member "
+            "counts)"
+        )
+        text = f"kernel counter: this {self.word} {verb} {human_bytes(n)} to {where}"
         if m.running:
             text += " so far"
-        cap = self.sync.capacities.get(m.member.disk) or m.capacity_bytes
-        if cap:
-            text += f" = {n / cap:.2f} × its capacity"
+        if size:
+            text += f" = {n / size:.2f} × its {'size' if own else 'capacity'}"
         return text
 
-    def lines(self) -> list[str]:
-        """SMART's figure per member, then the kernel's."""
-        out = []
+    def lines(self, now: float | None = None) -> list[str]:
+        """The forecast beside what happened (a running sync's time so far with ``now``); per
+        member: the kernel's count of the member itself, then SMART's of its whole disk."""
+        f = self.forecast_line(now)
+        out = [f] if f is not None else []
+        seen: set[str] = set()  # a member on several disks (md on md, LVM): its count once
         for m in self.members:
-            out.append("SMART counter: " + self.line(m))
-            k = self.kernel_line(m)
+            k = self.kernel_line(m) if m.member.device not in seen else None
+            seen.add(m.member.device)
             if k is not None:
                 out.append(k)
+            out.append("SMART counter: " + self.line(m))
         return out
 
 

@@ -1,11 +1,14 @@
 """Wear recording driven by the session's sync edges (no sampler, no edge detector of its own).
 
 ``WearRecorder`` is told by :class:`app.session.Session` what the one ``SyncTracker`` saw: a sync
-started → a database record (array UUID, members, the kernel's per-disk write counters from the
-last sample *before* it began) and SMART reads of its members; a sync ended → the record closed
-with the tracker's outcome and fraction, the write counters of the first sample *after* it ended,
-and SMART reads again. The kernel counters (``/proc/diskstats``, 512-byte sectors) give each
-member's exact writes at once; the SMART snapshots confirm them in the device's own unit.
+started → a database record (array UUID, members, the kernel's write counters from the last
+sample *before* it began) and SMART reads of its members' disks; a sync ended → the record
+closed with the tracker's outcome and fraction, the write counters of the first sample *after*
+it ended, and SMART reads again. The kernel counters (``/proc/diskstats``, 512-byte sectors, one
+line per disk and per partition) are kept for each member device and each member's whole disk:
+the member's own line gives what the sync wrote to it, kept apart from another array's sync on
+other partitions of the same disks; the whole disk's line is the span SMART counts (its
+snapshots confirm the disk's writes in the device's own unit).
 
 SMART reads are returned as :class:`SmartRead` effects and run by :func:`take_snapshot`, in a
 thread of their own in ``raidman monitor`` and in a worker in the TUI: never in the sampler's way.
@@ -20,9 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.model import Disk, Machine
+from app.model.devices import SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.smart import SmartReading
+from app.model.sync_model import SyncForecast
 from app.sync.tracker import FinishedSync, SyncEvent
+from app.wear.forecast import RecordedForecast, model_forecast
 from app.wear.snapshots import SnapshotStore, SyncMember
 from app.wear.snapshots import SyncEvent as StoredSync
 from app.wear.units import bytes_written, endurance_used_percent, wear_used_percent
@@ -149,6 +155,14 @@ class _Open:
     members: tuple[SyncMember, ...]
     start: dict[str, int]
     capacities: dict[str, int]
+    # for the forecast made when it began (at its start, or at the probe that shows its array):
+    # where it stood then, whether it is the array's first sync, whether one is kept yet
+    sync0: SyncStatus | None = None
+    initial: bool = False
+    forecast: bool = False
+    # running already at raidman's first look: the record (and the forecast) begin part-way;
+    # else the window begins at the last look before it, so the forecast is of the whole sync
+    midway: bool = False
 
 
 def members_of(
@@ -170,6 +184,25 @@ def members_of(
     return tuple(out)
 
 
+def counted(members: Sequence[SyncMember]) -> set[str]:
+    """The devices whose kernel write counters a sync's record keeps: each member (its own
+    line of /proc/diskstats) and each member's whole disk (the span of its SMART figure)."""
+    return {m.device for m in members} | {m.disk for m in members}
+
+
+def capacities_of(machine: Machine | None, members: Sequence[SyncMember]) -> dict[str, int]:
+    """Sizes in bytes of each member device (the "× its size" of what the sync wrote to it: a
+    partition's own size, never its disk's) and of each member's whole disk."""
+    out: dict[str, int] = {}
+    if machine is None:
+        return out
+    for name in counted(members):
+        size = getattr(machine.device(name), "size_bytes", None)
+        if isinstance(size, int) and size > 0:
+            out[name] = size
+    return out
+
+
 def sweep_order(machine: Machine) -> list[Disk]:
     """The machine's disks in the order a SMART sweep reads them: members of an array whose
     sync is running first (the sync began before their "before" could be read: the sooner the
@@ -186,6 +219,10 @@ def sweep_order(machine: Machine) -> list[Disk]:
 
 IDENTITY_PROBES = 5
 IDENTITY_PROBE_GAP_S = 2.0
+# an array that appeared while raidman watched and began a sync within this long: that sync is
+# its first one after mdadm --create (the model's "initial": e.g. a new RAID-5 recovers its last
+# member); md starts it at once, a sample or two later at most
+NEW_ARRAY_S = 60.0
 
 
 class WearRecorder:
@@ -208,6 +245,10 @@ class WearRecorder:
         self._identity_asks: dict[int, tuple[int, float]] = {}
         # (machine, the earliest time any of its disks was asked for; None: one never was)
         self._oldest: tuple[Machine, float | None] | None = None
+        # array -> when it first appeared in the samples (see NEW_ARRAY_S)
+        self._born: dict[str, float] = {}
+        # array -> the forecast of the plan about to start its sync (expect_forecast)
+        self._planned: dict[str, SyncForecast] = {}
 
     # ---- SMART reads of many disks -------------------------------------------------------------
     def _due(self, machine: Machine, reason: str, now: float) -> list[SmartRead]:
@@ -244,12 +285,8 @@ class WearRecorder:
         return list(seen.values())
 
     def _capacities(self, members: Sequence[SyncMember]) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for m in members:
-            d = self._machine.disk(m.disk) if self._machine else None
-            if d is not None and d.size_bytes:
-                out[m.disk] = d.size_bytes
-        return out
+        """Each member device's own size (a partition's, not its disk's) and each whole disk's."""
+        return capacities_of(self._machine, members)
 
     # ---- fed by the session -----------------------------------------------------------------
     def probed(self, machine: Machine, now: float) -> tuple[SmartRead, ...]:
@@ -272,6 +309,8 @@ class WearRecorder:
                 self.store.set_sync_members(o.sync_id, o.members)
                 self.store.set_kernel_writes(o.sync_id, o.start, end, o.capacities)
                 reads.extend(self._of(o.members, "sync-end", o.sync_id))
+            if not o.forecast:
+                self._forecast(o)
         self._closed_unknown = waiting
         for name, o in self._open.items():
             a = machine.array(name)
@@ -289,6 +328,8 @@ class WearRecorder:
                 self.store.set_sync_members(o.sync_id, o.members)
                 self.store.set_kernel_writes(o.sync_id, o.start, {}, o.capacities)
                 reads.extend(self._of(new, "sync-start", o.sync_id))
+            if not o.forecast:  # the array's facts known only now (created since the last probe)
+                self._forecast(o)
         return self._asking(reads, now)
 
     def tick(self, now: float) -> tuple[SmartRead, ...]:
@@ -333,6 +374,8 @@ class WearRecorder:
         reads: list[SmartRead] = []
         log: list[str] = []
         present = {a.name for a in sample.arrays}
+        if (prev is not None and len(prev.arrays) != len(sample.arrays)) or self._born:
+            self._note_born(sample, prev, now)
         if self._closed_unknown:  # an array gone from the samples is not asked about again
             self._closed_unknown = [x for x in self._closed_unknown if x[0].array in present]
         for e in events:
@@ -354,7 +397,11 @@ class WearRecorder:
                 if action is None or action in ("pending", "delayed"):
                     continue
                 at = min(now, e.t)  # one that began between two looks: at the earlier look
-                started = self._start(e.array, action, before(), at, log, live=a)
+                born = self._born.pop(e.array, None)
+                initial = born is not None and now - born <= NEW_ARRAY_S
+                started = self._start(
+                    e.array, action, before(), at, log, live=a, initial=initial, midway=prev is None
+                )
                 if at == now:  # else SMART's start is the last snapshot before it (delta.py)
                     reads.extend(started)
         # one commit for all running syncs, not one each; not synced to the disk each second
@@ -364,7 +411,7 @@ class WearRecorder:
                     # only the members' counters once they are known (the end of the sync
                     # writes them all): on a machine of 1,000 disks the whole map is ~30 KB of
                     # JSON per running sync per second
-                    disks = {m.disk for m in o.members}
+                    disks = counted(o.members)
                     start = o.start
                     if not disks:
                         end = after()
@@ -394,6 +441,8 @@ class WearRecorder:
         log: list[str],
         *,
         live: MdLive | None = None,
+        initial: bool = False,
+        midway: bool = False,
     ) -> list[SmartRead]:
         a = self._machine.array(name) if self._machine else None
         uuid = a.uuid if a is not None else None
@@ -412,16 +461,71 @@ class WearRecorder:
                 self._open[name] = _Open(
                     ev.id, name, action, ev.array_uuid or uuid, ev.members, start, caps
                 )
+                # its forecast is the one made when it began (if any): none made mid-way
+                self._open[name].forecast = True
                 log.append(f"{name}: {action} still running (recorded since {ev.started_at:.0f})")
                 return []
         members = members_of(self._machine, name, live)
         caps = self._capacities(members)
+        if members:  # the members' devices and disks, not every disk of the machine
+            names = counted(members)
+            before = {d: n for d, n in before.items() if d in names}
         sid = self.store.start_sync(
             name, action, members, now, array_uuid=uuid, kernel_start=before, capacities=caps
         )
-        self._open[name] = _Open(sid, name, action, uuid, members, dict(before), caps)
+        o = _Open(sid, name, action, uuid, members, dict(before), caps)
+        o.sync0 = live.sync if live is not None else None
+        o.initial = initial
+        o.midway = midway
+        self._open[name] = o
+        self._forecast(o)
         log.append(f"{name}: {action} started; members {', '.join(m.device for m in members)}")
         return self._of(members, "sync-start", sid)
+
+    # ---- forecasts ----------------------------------------------------------------------------
+    def expect_forecast(self, array: str, forecast: SyncForecast) -> None:
+        """The plan that starts (or just started) a sync of ``array`` hands over its forecast:
+        kept with that sync's record instead of the model's made when raidman saw it start
+        (the running sync's now, else the next one to start on ``array``)."""
+        o = self._open.get(array)
+        if o is not None:
+            self.store.set_sync_forecast(o.sync_id, RecordedForecast.of(forecast, "plan"))
+            o.forecast = True
+        else:
+            self._planned[array] = forecast
+
+    def _forecast(self, o: _Open) -> None:
+        """Keep the forecast of a sync that began: the plan's if one was handed over, else the
+        sync model's from the array's facts at that moment (as probed, where the sync stood
+        when first seen); none yet while the probe does not know the array."""
+        planned = self._planned.pop(o.array, None)
+        if planned is not None:
+            rec = RecordedForecast.of(planned, "plan")
+        else:
+            fc = model_forecast(
+                self._machine,
+                o.array,
+                o.action,
+                o.sync0,
+                initial=o.initial,
+                from_start=not o.midway,
+            )
+            if fc is None:
+                return
+            done = o.sync0.fraction if o.sync0 is not None and o.midway else None
+            rec = RecordedForecast.of(fc, from_fraction=done if done and done < 1 else None)
+        self.store.set_sync_forecast(o.sync_id, rec)
+        o.forecast = True
+
+    def _note_born(self, sample: LiveSample, prev: LiveSample | None, now: float) -> None:
+        """Arrays that appeared since the last sample (created while raidman watched): their
+        first sync is an initial one. Forgotten after ``NEW_ARRAY_S``."""
+        if prev is not None:
+            was = {a.name for a in prev.arrays}
+            for a in sample.arrays:
+                if a.name not in was:
+                    self._born.setdefault(a.name, now)
+        self._born = {k: t for k, t in self._born.items() if now - t <= NEW_ARRAY_S}
 
     def wants_probe(self, now: float) -> bool:
         """Whether a probe would tell a recorded sync's array UUID or members that are not
@@ -447,8 +551,9 @@ class WearRecorder:
     def running_writes(
         self, live: LiveSample | None, *, counters: Mapping[str, DiskIO] | None = None
     ) -> dict[str, tuple[tuple[str, int], ...]]:
-        """Per running sync: each member disk's bytes written since it began (kernel counters).
-        ``counters``: ``live``'s counters by name, when the caller keeps them."""
+        """Per running sync: each member device's bytes written since it began (its own line of
+        the kernel's counters: a partition's, not its disk's). ``counters``: ``live``'s counters
+        by name, when the caller keeps them."""
         if not self._open:
             return {}
         if live is None:
@@ -459,7 +564,7 @@ class WearRecorder:
             now = kernel_writes(live)
         out: dict[str, tuple[tuple[str, int], ...]] = {}
         for name, o in self._open.items():
-            disks = dict.fromkeys(m.disk for m in o.members)
+            disks = dict.fromkeys(m.device for m in o.members)
             out[name] = tuple(
                 (d, max(0, now[d] - o.start[d])) for d in disks if d in now and d in o.start
             )

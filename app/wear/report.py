@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from app.format import duration
 from app.model.smart import SmartReading
 from app.wear.delta import sync_wear
+from app.wear.plot import newest_first, span_text
 from app.wear.snapshots import SnapshotStore
 from app.wear.units import bytes_written, tbw_used, wear_used_percent
 
@@ -44,11 +47,17 @@ def syncs_json(
     """Each recorded sync of the array (by UUID when known): action, start, end (null while
     running), outcome (finished, interrupted, array stopped, became ACTION), fraction reached,
     ``array_uuid``, and per member the bytes written during it, twice:
-    ``kernel_bytes_written`` from the kernel's per-device write counters (/proc/diskstats,
-    exact to the sector, the sync's window from the last sample before to the first after) and
-    ``bytes_written`` from the device's own SMART counter (in its unit, ``smart_unit``: NVMe
-    data units of 512,000 B, ATA LBAs or vendor units); null when unknown. Which is which is
-    said per member: ``kernel_counter`` ("/proc/diskstats"), ``smart_counter`` (the device's
+    ``kernel_bytes_written`` from the kernel's write counter of the member device itself
+    (/proc/diskstats, its own line: a partition's, apart from another array's writes to other
+    partitions of the same disk; exact to the sector, the sync's window from the last sample
+    before to the first after), with ``member_bytes`` (the member's own size) and
+    ``kernel_capacity_share`` (of it); ``kernel_scope`` says "member", or "whole disk" for a
+    record made before per-member counting (then the share is of the disk's capacity); and
+    ``bytes_written`` from the SMART counter of the member's whole disk (``smart_scope``
+    "whole disk": all its partitions; ``disk_bytes`` its capacity, ``capacity_share`` of it;
+    ``disk_kernel_bytes_written`` the kernel's count of the whole disk) in the device's unit
+    (``smart_unit``: NVMe data units of 512,000 B, ATA LBAs or vendor units); null when
+    unknown. Which is which is said per member: ``kernel_counter`` ("/proc/diskstats"), ``smart_counter`` (the device's
     counter, e.g. "nvme:data_units_written"), ``smart_unit_bytes`` (its step) and
     ``smart_coarser_than_written`` (the step is larger than what was written: SMART cannot
     confirm the amount, the kernel's figure stands); ``smart_pair`` whether SMART was read on
@@ -56,22 +65,28 @@ def syncs_json(
     after the sync began (a sync that started as the watcher did): ``bytes_written`` then counts
     from that reading on, ``kernel_bytes_before_smart_start`` is what the kernel counted written
     from the sync's start to that reading (null: unknown) and ``bytes_written_corrected`` the
-    sum (``capacity_share`` is of that)."""
+    sum (``capacity_share`` is of that). ``forecast``: ``{"duration_s", "members": [{"device",
+    "bytes_written"}], ...}`` as made when the sync began (app.wear.forecast), and
+    ``forecast_vs_actual`` the line that sets it beside what happened."""
     out: list[dict[str, Any]] = []
     for ev in store.syncs_for(array, array_uuid):
         sw = sync_wear(store, ev)
         members = []
         for m in sw.members:
-            k = ev.kernel_written(m.member.disk)
-            cap = ev.capacities.get(m.member.disk) or m.capacity_bytes
+            k, size, own = sw.kernel_written(m)
             members.append(
                 {
                     "device": m.member.device,
                     "disk": m.member.disk,
                     "serial": m.member.serial,
+                    "member_bytes": size if own else None,
                     "kernel_bytes_written": k,
-                    "kernel_capacity_share": _share(k, cap),
+                    "kernel_capacity_share": _share(k, size),
+                    "kernel_scope": "member" if own else "whole disk",
                     "kernel_counter": KERNEL_COUNTER,
+                    "disk_kernel_bytes_written": ev.kernel_written(m.member.disk),
+                    "disk_bytes": m.capacity_bytes or ev.capacities.get(m.member.disk),
+                    "smart_scope": "whole disk",
                     "bytes_written": m.bytes_written,
                     "smart_counter": m.counter,
                     "smart_unit": m.end.counters.get("unit") if m.end is not None else None,
@@ -97,6 +112,34 @@ def syncs_json(
                 "outcome": ev.outcome,
                 "fraction": ev.fraction,
                 "members": members,
+                # what the sync model (or the plan that started it) said as it began: null for
+                # a record made before forecasts were, or an array the probe never showed
+                "forecast": ev.forecast.to_json() if ev.forecast is not None else None,
+                "forecast_vs_actual": sw.forecast_line(),
             }
         )
+    return out
+
+
+TEXT_SYNCS_PER_ARRAY = 5  # ``raidman report``: the newest few per array (--json has them all)
+
+
+def syncs_text(
+    store: SnapshotStore, arrays: Sequence[tuple[str, str | None]], now: float | None = None
+) -> list[str]:
+    """``raidman report``'s "Recorded syncs": per array (name, UUID) its newest recorded syncs,
+    each with the forecast made as it began beside what happened, then per member the kernel's
+    count of the member itself and SMART's of its whole disk (the lines of the Wear tab)."""
+    out: list[str] = []
+    for name, uuid in arrays:
+        wear = newest_first(sync_wear(store, ev) for ev in store.syncs_for(name, uuid))
+        for w in wear[:TEXT_SYNCS_PER_ARRAY]:
+            s = w.sync
+            head = f"{name}  {s.action} {span_text(s.started_at, s.ended_at)}"
+            if s.ended_at is not None:
+                head += f" ({duration(s.ended_at - s.started_at)})"
+            out.append(f"{head} · {s.outcome or 'running'}")
+            out.extend(f"  {ln}" for ln in w.lines(now))
+        if len(wear) > TEXT_SYNCS_PER_ARRAY:
+            out.append(f"  ({len(wear) - TEXT_SYNCS_PER_ARRAY} older: raidman report --json)")
     return out

@@ -40,9 +40,12 @@ from app.wear.dbshape import (
     text_col,
     time_col,
 )
+from app.wear.forecast import RecordedForecast, parse_forecast
 
 T = TypeVar("T")
-SCHEMA_VERSION = 2  # 2: sync_events gained array_uuid, fraction, kernel_writes (migrated)
+
+# 2: sync_events gained array_uuid, fraction, kernel_writes; 3: forecast (both migrated)
+SCHEMA_VERSION = 3
 DB_NAME = DB_FILE
 BUSY_TIMEOUT_S = 5.0  # how long one open waits for another process's lock
 RETRY_DELAY_S = 1.0  # between the attempts to open a locked or busy database
@@ -69,7 +72,8 @@ CREATE TABLE IF NOT EXISTS sync_events (
     members TEXT NOT NULL,
     array_uuid TEXT,
     fraction REAL,
-    kernel_writes TEXT
+    kernel_writes TEXT,
+    forecast TEXT
 );
 CREATE INDEX IF NOT EXISTS sync_events_array ON sync_events (array_name, started_at);
 """
@@ -79,6 +83,8 @@ _MIGRATE_1_2 = (
     "ALTER TABLE sync_events ADD COLUMN fraction REAL",
     "ALTER TABLE sync_events ADD COLUMN kernel_writes TEXT",
 )
+# schema 2 -> 3: the forecast made when the sync began (old rows keep NULL: no forecast)
+_MIGRATE_2_3 = ("ALTER TABLE sync_events ADD COLUMN forecast TEXT",)
 
 
 MAX_ROW_NOTES = 10  # a database full of bad rows says so this many times, then counts
@@ -161,17 +167,37 @@ class SyncEvent:
     members: tuple[SyncMember, ...]
     array_uuid: str | None = None  # md's array UUID (None: recorded before schema 2)
     fraction: float | None = None  # how far it got (last progress seen)
-    # the kernel's cumulative bytes written per whole disk (/proc/diskstats): "start" at the last
-    # sample before the sync began, "end" at the first after it ended
+    # the kernel's cumulative bytes written per device (/proc/diskstats, one line per disk and
+    # per partition): "start" at the last sample before the sync began, "end" at the first
+    # after it ended. Kept for each member device (what the sync wrote to it, apart from what
+    # another array on other partitions of the same disk wrote) and each member's whole disk
+    # (the span SMART counts); records made before per-member counting hold whole disks only
     kernel_start: Mapping[str, int] = field(default_factory=dict)
     kernel_end: Mapping[str, int] = field(default_factory=dict)
-    capacities: Mapping[str, int] = field(default_factory=dict)  # disk -> bytes, at the start
+    # device -> bytes, at the start: each member's own size and its whole disk's
+    capacities: Mapping[str, int] = field(default_factory=dict)
+    # what the sync model said when the sync began (None: a record made before forecasts were)
+    forecast: RecordedForecast | None = None
 
-    def kernel_written(self, disk: str) -> int | None:
-        """Bytes the kernel wrote to ``disk`` during the sync (exact, sector granularity);
-        while running: up to the last sample recorded."""
-        a, b = self.kernel_start.get(disk), self.kernel_end.get(disk)
+    def kernel_written(self, device: str) -> int | None:
+        """Bytes the kernel wrote to ``device`` (a member, or its whole disk: all its
+        partitions) during the sync (exact, sector granularity); while running: up to the last
+        sample recorded."""
+        a, b = self.kernel_start.get(device), self.kernel_end.get(device)
         return None if a is None or b is None else max(0, b - a)
+
+    def member_written(self, m: SyncMember) -> tuple[int | None, bool]:
+        """(the kernel's bytes written to the member during the sync, whether that is the
+        member's own count). A record made before per-member counting kept only the whole
+        disk's counter: that one then, said as the whole disk's (False)."""
+        own = self.kernel_written(m.device)
+        if own is not None or m.device == m.disk:
+            return own, True
+        return self.kernel_written(m.disk), False
+
+    def member_size(self, m: SyncMember) -> int | None:
+        """The member's own size (a partition's, not its disk's); None when not kept."""
+        return self.capacities.get(m.device)
 
     @property
     def running(self) -> bool:
@@ -378,9 +404,9 @@ class SnapshotStore:
             conn.execute(
                 "INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
             )
-        elif cur[0] == "1":
+        elif cur[0] in ("1", "2"):
             have = {r[1] for r in conn.execute("PRAGMA table_info(sync_events)")}
-            for stmt in _MIGRATE_1_2:
+            for stmt in (*_MIGRATE_1_2, *_MIGRATE_2_3):
                 if stmt.split()[5] not in have:
                     conn.execute(stmt)
             conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
@@ -580,6 +606,12 @@ class SnapshotStore:
             "UPDATE sync_events SET kernel_writes=? WHERE id=?", (json.dumps(kw), sync_id)
         )
 
+    def set_sync_forecast(self, sync_id: int, forecast: RecordedForecast) -> None:
+        """Keep the forecast made when the sync began (or the plan's, handed over later)."""
+        self._conn.execute(
+            "UPDATE sync_events SET forecast=? WHERE id=?", (forecast.dumps(), sync_id)
+        )
+
     def set_sync_members(self, sync_id: int, members: Iterable[SyncMember]) -> None:
         """Replace the members (e.g. once their serials are known from SMART)."""
         self._conn.execute(
@@ -657,6 +689,7 @@ class SnapshotStore:
             kernel_start=start,
             kernel_end=end,
             capacities=cap,
+            forecast=parse_forecast(r["forecast"]),
         )
 
 

@@ -356,3 +356,46 @@ def test_smart_text_shows_rated_tbw_used_where_the_model_is_known() -> None:
     assert "rated TBW     412 TB written of 150 TBW rated = 275 % · Samsung 850 EVO 500 GB" in text
     unknown = SmartReading("sdb", True, model="Samsung SSD 840 Series", attributes=worn.attributes)
     assert "rated TBW" not in smart_text(disk, unknown).plain
+
+
+async def test_array_view_shows_the_forecast_and_each_partition_members_own_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22 (items 4, 5): the forecast made as the sync began beside what happened; per
+    member the kernel's count of the partition itself (× its size), SMART's of its whole disk."""
+    from app.model.sync_model import MemberWrite, SyncForecast
+    from app.wear.forecast import RecordedForecast
+
+    monkeypatch.setenv("RAIDMAN_STATE_DIR", str(tmp_path))
+    s = SnapshotStore.open()
+    mib = 1 << 20
+    sid = s.start_sync(
+        "md1", "recover", [SyncMember("sdd1", "sdd", "X")], T0,
+        kernel_start={"sdd1": 0, "sdd": 0}, capacities={"sdd1": 256 * mib, "sdd": CAP},
+    )  # fmt: skip
+    s.set_kernel_writes(
+        sid, {"sdd1": 0, "sdd": 0}, {"sdd1": 255 * mib, "sdd": 300 * mib},
+        {"sdd1": 256 * mib, "sdd": CAP},
+    )  # fmt: skip
+    fc = SyncForecast(
+        array="md1", action="recover", speed_kib_s=68, speed_why="md's limit",
+        duration_s_low=3900.0, duration_s_high=3900.0,
+        members=(MemberWrite("sdd1", 256 * mib, 256 * mib, 256 * mib),),
+    )  # fmt: skip
+    s.set_sync_forecast(sid, RecordedForecast.of(fc))
+    s.end_sync(sid, T0 + 3720)
+    app = PaneApp()
+    async with app.run_test(size=(120, 24)) as pilot:
+        pane = app.query_one(WearPane)
+        pane.show_array(MdArray("md1", "raid1"), array_wear(s, "md1"))
+        await pilot.pause()
+        body = text_of(pane, "wear-syncs")
+        assert "forecast 1h 05m / 256.0 MiB · took 1h 02m / 255.0 MiB" in body
+        assert "kernel counter: this rebuild wrote 267 MB to sdd1 = 1.00 × its size" in body
+        assert "to sdd (whole disk, all its partitions)" in body
+        # the disk's view: its member's own count beside the disk's SMART figure
+        pane.show_disk(Disk("sdd", CAP, serial="X"), None, [], array_wear(s, "md1"))
+        await pilot.pause()
+        legend = text_of(pane, "wear-legend")
+        assert "kernel counter: this rebuild wrote 267 MB to sdd1 = 1.00 × its size" in legend
+    s.close()

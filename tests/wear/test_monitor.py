@@ -136,7 +136,10 @@ def test_rebuild_recorded_with_article_numbers(tmp_path: Path) -> None:
     assert d.bytes_written == (3763859973 - 603302987) * 512 == 1_618_205_176_832
     assert d.wear_points == 1
     assert d.capacity_share is not None and round(d.capacity_share, 2) == 3.24
-    assert sw.line(d) == "this rebuild wrote 1.62 TB to sdd = 3.2 × its capacity, 1 wear point"
+    assert sw.line(d) == (
+        "this rebuild wrote 1.62 TB to sdd (whole disk, all its partitions) = 3.2 × its "
+        "capacity, 1 wear point"
+    )
     a = sw.member("sda")
     assert a is not None and a.bytes_written == 2048 * 512 and a.wear_points == 0
     assert any("this rebuild wrote 1.62 TB to sdd" in ln for ln in lines)

@@ -1,0 +1,340 @@
+"""md's sync model, as the kernel runs it: what a sync's progress counts, how md's speed limits
+throttle it, how long it takes, which bytes it writes to which member, and which syncs wait for
+one another. Pure (no I/O), beside the level table (:mod:`app.model.levels`), which keeps the
+per-level facts this builds on.
+
+Sources (kernel ``drivers/md``; mdadm ``Create.c``):
+
+- **Progress and throttle.** ``md_do_sync()`` (``md.c``) adds what each ``sync_request()``
+  returns to ``io_sectors`` and every ``SYNC_MARK_STEP`` (3 s) keeps a mark of it (``SYNC_MARKS``
+  = 10 marks, ``resync_mark`` / ``resync_mark_cnt`` is the oldest: 27–30 s back). Its throttle
+  computes ``currspeed = (io_sectors - resync_mark_cnt) / 2 / ((jiffies - resync_mark) / HZ + 1)``
+  and, while ``currspeed > speed_min(mddev)``, sleeps when ``currspeed > speed_max(mddev)`` (or
+  when the array is not idle). ``sync_speed`` (``md.c`` ``sync_speed_show``) reports the same
+  count over the same mark. So the limits bound the **progress** rate — the unit ``sync_speed``
+  shows — not a per-member rate: a 4-disk RAID-10 resync held 4,401 KiB/s under
+  ``speed_limit_max`` 4,000 (VM, issue 22). The ``+ 1`` second in ``currspeed``'s divisor lets
+  the true rate sit ``1 + 1/t`` above the limit over a mark window of t s (:data:`HELD_RATIO`).
+- ``speed_min()`` / ``speed_max()`` (``md.c``) are ``mddev->sync_speed_min/max`` where set (the
+  array's own ``md/sync_speed_min/max``, shown "(local)"), else ``sysctl_speed_limit_min/max``
+  (``dev.raid.speed_limit_*``, shown "(system)").
+- **What progress counts.** ``md_do_sync()`` runs a resync/check/repair and a reshape up to
+  ``mddev->resync_max_sectors``, a recovery up to ``mddev->dev_sectors`` (member sectors).
+  ``raid10_run()`` sets ``resync_max_sectors`` to the array size, so a RAID-10 resync, check or
+  repair counts array sectors (levels' ``array_sector_syncs``); RAID-1/4/5/6 count member
+  sectors. Sectors a bitmap lets the personality skip (``*skipped``) advance the position but
+  not ``io_sectors``: a bitmap-based sync is throttled and timed by what it really syncs.
+- **Bytes written.** RAID-1 resync (``raid1.c`` ``sync_request_write()``): reads one mirror and
+  writes every other one (no compare unless a check/repair was requested). RAID-10 resync
+  (``raid10.c`` ``sync_request_write()``): reads every copy, compares with the first and writes
+  only the copies that differ. RAID-4/5/6 resync (``raid5.c`` ``handle_parity_checks5/6()``):
+  checks parity and writes it only where the check fails. A recovery/replacement
+  (``raid1/10_sync_request()``, ``raid5.c`` ``handle_stripe()``'s ``s.replacing``/``to_write``)
+  writes the target member only. mdadm ``Create.c`` builds a new RAID-4/5 degraded with the
+  last device as a spare unless ``--assume-clean``/``--force``: md *recovers* the last member
+  (VM, issue 22: ~254 MiB to the last of four 256 MiB members, ~13 kB to the others).
+- **One sync per disk.** ``md_do_sync()`` loops over every array and, if one
+  ``match_mddev_units()`` (a member on the same whole disk) is already syncing, logs "delaying
+  resync of mdX until mdY has finished (they share one or more physical units)" and waits;
+  mdstat shows ``resync=DELAYED``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from app.model import levels
+
+if TYPE_CHECKING:
+    from app.model.devices import MdArray
+
+SECTOR = 512
+ACTIONS = ("resync", "recover", "check", "repair", "reshape", "replace")
+
+# md.c: SYNC_MARKS 10, SYNC_MARK_STEP 3 s; the oldest mark is 27..30 s back
+MARK_WINDOW_S = 28.5
+# the throttle compares currspeed = done / (t + 1) with the limit, so the true rate held at the
+# limit is limit × (t + 1) / t (sync_speed divides by t alone: it shows about this rate)
+HELD_RATIO = (MARK_WINDOW_S + 1) / MARK_WINDOW_S
+# sync_speed within 5 % of the max limit counts as held by it
+AT_CEILING = 0.95
+
+
+@dataclass(frozen=True, slots=True)
+class MemberWrite:
+    device: str  # kernel name of the member (partition or disk): "sdb1", "nvme0n1p2"
+    bytes_low: int  # what the sync will write to this member, low end of the range
+    bytes_high: int  # high end (== low where the model is exact)
+    member_bytes: int  # the member's size in the array (the "x its size" denominator)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "device": self.device,
+            "bytes_written_low": self.bytes_low,
+            "bytes_written_high": self.bytes_high,
+            "member_bytes": self.member_bytes,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SyncForecast:
+    array: str  # "md127" (a planned array: the name the plan gives it)
+    action: str  # resync | recover | check | repair | reshape | replace
+    speed_kib_s: int | None  # expected progress rate, in sync_speed's unit (KiB/s)
+    speed_why: str  # "md's limit" | "the array's own limit" | "the members' speed" | ""
+    duration_s_low: float | None
+    duration_s_high: float | None
+    members: tuple[MemberWrite, ...]  # every member the sync writes to or reads
+    waits_for: tuple[str, ...] = ()  # arrays sharing a disk whose sync runs first
+    why: str = ""  # one line, plain English: why these bytes
+    progress_sectors: int | None = None  # what the sync's progress will count (its unit)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "array": self.array,
+            "action": self.action,
+            "speed_kib_s": self.speed_kib_s,
+            "duration_s_low": self.duration_s_low,
+            "duration_s_high": self.duration_s_high,
+            "members": [m.to_json() for m in self.members],
+            "waits_for": list(self.waits_for),
+            "why": self.why,
+        }
+
+
+# ---- progress unit --------------------------------------------------------------------------
+
+
+def counts_array_sectors(level: str | None, action: str) -> bool:
+    """Whether the sync's progress (sync_completed, sync_speed) counts array sectors: a RAID-10
+    resync/check/repair (``resync_max_sectors`` is the array size, ``raid10_run()``)."""
+    f = levels.facts(level)
+    return f is not None and action in f.array_sector_syncs
+
+
+def progress_per_member(
+    level: str | None, raid_devices: int | None, layout: str | None, action: str
+) -> float:
+    """Members' worth of data one unit of sync progress covers: 1 where progress counts member
+    sectors, ``raid_disks / copies`` for a RAID-10 resync/check/repair (array sectors). This is
+    a unit conversion only: md's limits bound the progress rate itself (see the module doc)."""
+    if not raid_devices or not counts_array_sectors(level, action):
+        return 1.0
+    copies = levels.raid10_copies(layout) if level == "raid10" else 1
+    return raid_devices / max(1, copies)
+
+
+# ---- throttle -------------------------------------------------------------------------------
+
+
+def held_rate(limit_max_kib_s: int) -> float:
+    """The progress rate md holds a sync at when ``speed_max`` binds (KiB/s)."""
+    return limit_max_kib_s * HELD_RATIO
+
+
+def at_ceiling(speed_kib_s: int | float | None, max_kib_s: int | None) -> bool | None:
+    """Whether a sync's ``sync_speed`` is at (within 5 % of, or above) the max limit in force:
+    the limit, not the disks, holds it back. None when either figure is unknown."""
+    if speed_kib_s is None or not max_kib_s:
+        return None
+    return speed_kib_s >= AT_CEILING * max_kib_s
+
+
+def effective_limits(
+    array: MdArray, sysctl_min: int | None, sysctl_max: int | None
+) -> tuple[int | None, int | None]:
+    """The array's own md/sync_speed_min/max where set ("(local)"), else the system's
+    (``speed_min()``/``speed_max()`` in ``md.c``)."""
+    lo = array.speed_min_local if array.speed_min_local is not None else sysctl_min
+    hi = array.speed_max_local if array.speed_max_local is not None else sysctl_max
+    return lo, hi
+
+
+def hardware_progress_kib_s(
+    level: str, raid_disks: int, layout: str | None, action: str, member_speed_kib_s: int
+) -> float:
+    """The progress rate the members allow, from one member's sequential speed: a RAID-10
+    resync/check/repair reads each array sector's copies spread over all members (progress =
+    member speed × raid_disks / copies); a reshape reads and rewrites every member (half);
+    else one progress sector is one sector of each member, in parallel."""
+    rate = member_speed_kib_s * progress_per_member(level, raid_disks, layout, action)
+    if action == "reshape":
+        rate /= 2
+    return float(rate)
+
+
+# ---- bytes written --------------------------------------------------------------------------
+
+
+def _first_copy_slots(level: str, raid_disks: int, layout: str | None) -> set[int] | None:
+    """RAID-10 near layouts whose disk count divides by the copies: the slots that hold only
+    first copies (read, compared against, never written by a resync). None: mixed slots."""
+    if level != "raid10":
+        return None
+    g = levels.raid10_layout(layout)
+    if g.far > 1 or raid_disks % g.near:
+        return None
+    return {i for i in range(raid_disks) if i % g.near == 0}
+
+
+def _compare_write_high(
+    level: str, raid_disks: int, layout: str | None, slot: int, member_bytes: int
+) -> int:
+    """The most a compare-and-write resync/repair can write to a member: the copies or parity
+    it holds (RAID-10: non-first copies; RAID-4/5/6: its share of parity)."""
+    if level == "raid10":
+        first = _first_copy_slots(level, raid_disks, layout)
+        if first is not None:
+            return 0 if slot in first else member_bytes
+        copies = levels.raid10_copies(layout)
+        return member_bytes * (copies - 1) // max(1, copies)
+    f = levels.facts(level)
+    if f is not None and f.parity:
+        if level == "raid4":
+            return member_bytes if slot == raid_disks - 1 else 0
+        return member_bytes * f.parity // max(1, raid_disks)
+    return member_bytes
+
+
+def forecast_sync(
+    *,
+    array: str,
+    level: str,
+    raid_disks: int,
+    layout: str | None,
+    action: str,
+    members: Sequence[tuple[str, int]],
+    targets: Sequence[str] = (),
+    initial: bool = False,
+    content: str = "unknown",
+    bitmap_dirty_bytes: int | None = None,
+    limit_kib_s: tuple[int | None, int | None] = (None, None),
+    member_speed_kib_s: int | None = None,
+    done_sectors: int = 0,
+    limit_local: bool = False,
+    waits_for: Sequence[str] = (),
+    mismatch_bytes: int | None = None,
+) -> SyncForecast:
+    """What a sync of ``array`` will do: its rate, duration and the bytes it writes per member.
+
+    ``members`` are (device, member bytes) in slot order. ``limit_local``: the max limit is the
+    array's own (md/sync_speed_max "(local)"). ``mismatch_bytes``: what a check found (a repair
+    writes at most that). See the module docstring for the kernel facts."""
+    slots = list(members)
+    size = max((b for _, b in slots), default=0)
+    writes: dict[str, tuple[int, int]] = {d: (0, 0) for d, _ in slots}
+    kind = action
+    why = ""
+    io_fraction = 1.0  # share of the progress range md really syncs (bitmap: dirty share)
+
+    if action in ("resync", "repair") and initial and level in ("raid4", "raid5"):
+        # mdadm Create.c: a new RAID-4/5 starts degraded, the last device a spare to rebuild
+        kind = "recover"
+        last = slots[-1][0] if slots else ""
+        writes[last] = (slots[-1][1], slots[-1][1]) if slots else (0, 0)
+        why = (
+            f"mdadm builds a new {levels.label(level)} degraded and rebuilds its last member "
+            f"({last}); the others are only read"
+        )
+    elif action in ("recover", "replace"):
+        tgt = [t for t in targets if t in writes] or ([slots[-1][0]] if slots else [])
+        for t in tgt:
+            b = dict(slots)[t]
+            if bitmap_dirty_bytes is not None and action == "recover":
+                w = min(b, bitmap_dirty_bytes)
+                writes[t] = (w, w)
+            else:
+                writes[t] = (b, b)
+        if bitmap_dirty_bytes is not None and action == "recover":
+            io_fraction = min(1.0, bitmap_dirty_bytes / size) if size else 1.0
+            why = (
+                f"a re-add with a write-intent bitmap resyncs only what was written while "
+                f"{', '.join(tgt)} was out"
+            )
+        else:
+            verb = "copied onto its replacement" if action == "replace" else "rebuilt in full"
+            why = f"{', '.join(tgt)} is {verb}: one member's size written; the others are read"
+    elif action == "check":
+        why = "a check only reads: nothing is written unless it is a repair"
+    elif action == "reshape":
+        for d, b in slots:
+            writes[d] = (b, b)
+        why = "a reshape rewrites every member"
+    elif action in ("resync", "repair"):
+        dirty = bitmap_dirty_bytes if (bitmap_dirty_bytes is not None and not initial) else None
+        if dirty is not None and size:
+            io_fraction = min(1.0, dirty / size)
+        if level == "raid1" and action == "resync":
+            for i, (d, b) in enumerate(slots):
+                if i:
+                    w = b if dirty is None else min(b, dirty)
+                    writes[d] = (w, w)
+            why = "a RAID-1 resync copies the first mirror onto every other one"
+        else:
+            for i, (d, b) in enumerate(slots):
+                hi = _compare_write_high(level, raid_disks, layout, i, b)
+                if dirty is not None:
+                    hi = min(hi, dirty)
+                if action == "repair" and mismatch_bytes is not None:
+                    hi = min(hi, mismatch_bytes)
+                lo = 0
+                if content == "zero" and action == "resync":
+                    hi = 0
+                writes[d] = (lo, hi)
+            why = (
+                f"a {levels.label(level)} {action} compares and writes only blocks that differ: "
+                "nothing on new or trimmed disks, up to the copies or parity on used ones"
+            )
+
+    # progress: the unit and how much of it the sync really does
+    per_member = progress_per_member(level, raid_disks, layout, kind)
+    total = int(size // SECTOR * per_member)
+    remaining = max(0, total - done_sectors) * io_fraction
+
+    # rate
+    lo_lim, hi_lim = limit_kib_s
+    limit_rate = held_rate(hi_lim) if hi_lim else None
+    hw = (
+        hardware_progress_kib_s(level, raid_disks, layout, kind, member_speed_kib_s)
+        if member_speed_kib_s
+        else None
+    )
+    speed: float | None
+    if limit_rate is not None and (hw is None or hw >= limit_rate):
+        speed = limit_rate
+        speed_why = "the array's own limit" if limit_local else "md's limit"
+    elif hw is not None:
+        speed = hw
+        speed_why = "the members' speed"
+    else:
+        speed = None
+        speed_why = ""
+    d_low = d_high = None
+    if speed:
+        d_low = remaining / 2 / speed
+        # unknown member speed: the limit is only a bound, the sync may take longer
+        d_high = d_low if hw is not None else None
+    del lo_lim
+    return SyncForecast(
+        array=array,
+        action=kind,
+        speed_kib_s=round(speed) if speed else None,
+        speed_why=speed_why,
+        duration_s_low=d_low,
+        duration_s_high=d_high,
+        members=tuple(MemberWrite(d, writes[d][0], writes[d][1], b) for d, b in slots),
+        waits_for=tuple(waits_for),
+        why=why,
+        progress_sectors=total,
+    )
+
+
+# ---- syncs that wait for each other ------------------------------------------------------
+
+
+def shares_disk(a: Iterable[str], b: Iterable[str], disk_of: Callable[[str], str | None]) -> bool:
+    """Whether two arrays' members sit on one whole disk (``match_mddev_units()``)."""
+    disks_a = {disk_of(d) or d for d in a}
+    return any((disk_of(d) or d) in disks_a for d in b)

@@ -1,0 +1,260 @@
+"""The sync model (app/model/sync_model.py): throttle on the progress rate, bytes per member per
+level and action, durations. Numbers from the VM runs of issue 22 (four 256 MiB NVMe disks,
+Debian 6.1 kernel): a 4-disk RAID-10 n2 resync held 4,401 KiB/s under speed_limit_max 4,000;
+RAID-5 creation wrote ~254 MiB to the last member and ~13 kB to the others."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.model.devices import MdArray
+from app.model.sync_model import (
+    HELD_RATIO,
+    at_ceiling,
+    effective_limits,
+    forecast_sync,
+    progress_per_member,
+    shares_disk,
+)
+
+MIB = 1024 * 1024
+M = 256 * MIB
+FOUR = [("nvme0n1", M), ("nvme1n1", M), ("nvme2n1", M), ("nvme3n1", M)]
+
+
+def written(f, dev: str) -> tuple[int, int]:
+    m = next(m for m in f.members if m.device == dev)
+    return m.bytes_low, m.bytes_high
+
+
+def test_progress_unit_comes_from_the_level_table() -> None:
+    assert progress_per_member("raid10", 4, "n2", "resync") == 2
+    assert progress_per_member("raid10", 4, "n2", "check") == 2
+    assert progress_per_member("raid10", 3, "n2", "resync") == 1.5
+    assert progress_per_member("raid10", 6, "n3", "repair") == 2
+    assert progress_per_member("raid10", 4, "n2", "recover") == 1  # member sectors
+    assert progress_per_member("raid1", 2, None, "resync") == 1
+    assert progress_per_member("raid6", 5, "left-symmetric", "resync") == 1
+    assert progress_per_member(None, None, None, "resync") == 1
+
+
+def test_raid10_resync_is_held_at_the_limit_on_progress_not_per_member() -> None:
+    """VM: 4-disk RAID-10 n2 at speed_limit_max 4000 progressed at 4,401 KiB/s (array
+    sectors): the limit bounds progress, so the forecast is ~limit, not 2 × limit."""
+    f = forecast_sync(
+        array="md127",
+        level="raid10",
+        raid_disks=4,
+        layout="n2",
+        action="resync",
+        members=FOUR,
+        initial=True,
+        limit_kib_s=(1000, 4000),
+    )
+    assert f.speed_kib_s is not None and 4000 <= f.speed_kib_s <= 4401
+    assert f.speed_why == "md's limit"
+    assert f.progress_sectors == 2 * M // 512  # array sectors: 512 MiB
+    assert f.duration_s_low == pytest.approx(2 * M / 1024 / (4000 * HELD_RATIO))
+    assert f.duration_s_high is None  # member speed unknown: the limit is only a bound
+    # with the members' speed known (far faster than the limit): exact
+    g = forecast_sync(
+        array="md127",
+        level="raid10",
+        raid_disks=4,
+        layout="n2",
+        action="resync",
+        members=FOUR,
+        limit_kib_s=(1000, 4000),
+        member_speed_kib_s=500_000,
+    )
+    assert g.duration_s_low == g.duration_s_high == f.duration_s_low
+    # a slow member bounds it: 3000 KiB/s per member reads 6000 KiB/s of array progress
+    h = forecast_sync(
+        array="md127",
+        level="raid10",
+        raid_disks=4,
+        layout="n2",
+        action="resync",
+        members=FOUR,
+        limit_kib_s=(1000, 200_000),
+        member_speed_kib_s=3000,
+    )
+    assert h.speed_kib_s == 6000 and h.speed_why == "the members' speed"
+
+
+def test_raid10_near_resync_writes_only_second_copies_up_to_the_member() -> None:
+    f = forecast_sync(
+        array="md127",
+        level="raid10",
+        raid_disks=4,
+        layout="n2",
+        action="resync",
+        members=FOUR,
+        initial=True,
+        content="used",
+    )
+    assert written(f, "nvme0n1") == (0, 0)
+    assert written(f, "nvme1n1") == (0, M)
+    assert written(f, "nvme2n1") == (0, 0)
+    assert written(f, "nvme3n1") == (0, M)
+    zero = forecast_sync(
+        array="md127",
+        level="raid10",
+        raid_disks=4,
+        layout="n2",
+        action="resync",
+        members=FOUR,
+        initial=True,
+        content="zero",
+    )
+    assert all(m.bytes_high == 0 for m in zero.members)
+
+
+def test_raid5_creation_recovers_the_last_member() -> None:
+    f = forecast_sync(
+        array="md0",
+        level="raid5",
+        raid_disks=4,
+        layout="left-symmetric",
+        action="resync",
+        members=FOUR,
+        initial=True,
+        limit_kib_s=(1000, 4000),
+    )
+    assert f.action == "recover"
+    assert written(f, "nvme3n1") == (M, M)
+    assert all(m.bytes_high == 0 for m in f.members[:3])
+    assert f.progress_sectors == M // 512  # member sectors
+    assert "last member" in f.why
+
+
+def test_raid1_initial_resync_copies_every_mirror_but_the_first() -> None:
+    f = forecast_sync(
+        array="md1",
+        level="raid1",
+        raid_disks=3,
+        layout=None,
+        action="resync",
+        members=FOUR[:3],
+        initial=True,
+    )
+    assert [(m.bytes_low, m.bytes_high) for m in f.members] == [(0, 0), (M, M), (M, M)]
+
+
+def test_raid6_resync_writes_at_most_its_parity_share() -> None:
+    f = forecast_sync(
+        array="md0",
+        level="raid6",
+        raid_disks=4,
+        layout=None,
+        action="resync",
+        members=FOUR,
+        initial=True,
+        content="used",
+    )
+    assert all((m.bytes_low, m.bytes_high) == (0, M // 2) for m in f.members)
+
+
+def test_recovery_writes_one_member_and_a_bitmap_re_add_only_the_dirty_bits() -> None:
+    full = forecast_sync(
+        array="md127",
+        level="raid10",
+        raid_disks=4,
+        layout="n2",
+        action="recover",
+        members=FOUR,
+        targets=("nvme1n1",),
+        limit_kib_s=(1000, 4000),
+    )
+    assert written(full, "nvme1n1") == (M, M)
+    assert written(full, "nvme0n1") == (0, 0)
+    assert full.progress_sectors == M // 512
+    re_add = forecast_sync(
+        array="md127",
+        level="raid10",
+        raid_disks=4,
+        layout="n2",
+        action="recover",
+        members=FOUR,
+        targets=("nvme1n1",),
+        bitmap_dirty_bytes=16 * MIB,
+        limit_kib_s=(1000, 4000),
+    )
+    assert written(re_add, "nvme1n1") == (16 * MIB, 16 * MIB)
+    assert re_add.duration_s_low is not None and full.duration_s_low is not None
+    assert re_add.duration_s_low == pytest.approx(full.duration_s_low / 16)
+
+
+def test_check_writes_nothing_and_reshape_rewrites_every_member() -> None:
+    kw = dict(array="md0", level="raid5", raid_disks=4, layout=None, members=FOUR)
+    chk = forecast_sync(action="check", **kw)  # type: ignore[arg-type]
+    assert all(m.bytes_high == 0 for m in chk.members)
+    rs = forecast_sync(action="reshape", **kw)  # type: ignore[arg-type]
+    assert all((m.bytes_low, m.bytes_high) == (M, M) for m in rs.members)
+
+
+def test_a_running_sync_forecasts_what_is_left() -> None:
+    f = forecast_sync(
+        array="md0",
+        level="raid1",
+        raid_disks=2,
+        layout=None,
+        action="recover",
+        members=FOUR[:2],
+        targets=("nvme1n1",),
+        limit_kib_s=(1000, 4000),
+        done_sectors=M // 512 // 2,
+    )
+    assert f.duration_s_low == pytest.approx(M / 2 / 1024 / (4000 * HELD_RATIO))
+
+
+def test_the_arrays_own_limit_wins_and_is_named() -> None:
+    a = MdArray(name="md0", level="raid1", speed_max_local=50_000)
+    assert effective_limits(a, 1000, 200_000) == (1000, 50_000)
+    assert effective_limits(MdArray(name="md0", level="raid1"), 1000, 200_000) == (1000, 200_000)
+    f = forecast_sync(
+        array="md0",
+        level="raid1",
+        raid_disks=2,
+        layout=None,
+        action="check",
+        members=FOUR[:2],
+        limit_kib_s=(1000, 50_000),
+        limit_local=True,
+    )
+    assert f.speed_why == "the array's own limit"
+
+
+def test_at_ceiling_compares_progress_with_the_limit() -> None:
+    assert at_ceiling(4401, 4000) is True  # the VM's RAID-10 resync
+    assert at_ceiling(2000, 4000) is False
+    assert at_ceiling(None, 4000) is None
+    assert at_ceiling(3000, None) is None
+
+
+def test_arrays_on_partitions_of_one_disk_share_it() -> None:
+    def disk_of(d: str) -> str:
+        return d.rstrip("0123456789") if d.startswith("sd") else d
+
+    assert shares_disk(["sdb1", "sdc1"], ["sda2", "sdb2"], disk_of)
+    assert not shares_disk(["sdb1", "sdc1"], ["sda2", "sdd2"], disk_of)
+
+
+def test_to_json_has_the_plan_fields() -> None:
+    f = forecast_sync(
+        array="md0",
+        level="raid1",
+        raid_disks=2,
+        layout=None,
+        action="recover",
+        members=FOUR[:2],
+        targets=("nvme1n1",),
+    )
+    j = f.to_json()
+    assert set(j) >= {"array", "action", "speed_kib_s", "duration_s_low", "duration_s_high"}
+    assert j["members"][1] == {
+        "device": "nvme1n1",
+        "bytes_written_low": M,
+        "bytes_written_high": M,
+        "member_bytes": M,
+    }
