@@ -338,3 +338,41 @@ def shares_disk(a: Iterable[str], b: Iterable[str], disk_of: Callable[[str], str
     """Whether two arrays' members sit on one whole disk (``match_mddev_units()``)."""
     disks_a = {disk_of(d) or d for d in a}
     return any((disk_of(d) or d) in disks_a for d in b)
+
+
+# ---- what the members can do (boost's ceiling) ---------------------------------------------
+
+# One member's sequential rate where nothing better is known, KiB/s: the interface's practical
+# maximum (SATA 6 Gb/s ~550 MB/s; a PCIe 3 x4 NVMe ~2 GB/s sustained; a 7200 rpm disk's outer
+# tracks ~250 MB/s). A boost needs an upper bound, not a promise.
+RATED_KIB_S = {"nvme": 2_000_000, "ssd": 537_000, "hdd": 250_000}
+BOOST_HEADROOM = 1.25  # a boosted max a quarter above what the members can do: not held by it
+BOOST_FLOOR_KIB_S = 200_000  # the kernel's default speed_limit_max: a boost never sets less
+BOOST_UNKNOWN_KIB_S = 500_000  # members' speed unknown: seed 000's "echo 500000"
+
+
+def rated_member_kib_s(rotational: bool | None, transport: str | None) -> int | None:
+    """A member disk's sequential rate by kind (:data:`RATED_KIB_S`); None when unknown."""
+    if transport == "nvme":
+        return RATED_KIB_S["nvme"]
+    if rotational is True:
+        return RATED_KIB_S["hdd"]
+    if rotational is False:
+        return RATED_KIB_S["ssd"]
+    return None
+
+
+def boost_max_kib_s(
+    level: str, raid_disks: int, layout: str | None, action: str, member_kib_s: int | None
+) -> tuple[int, str]:
+    """The speed_max a boost sets for this sync — from what its slowest member can do, in
+    progress units (:func:`hardware_progress_kib_s`) with headroom, never below the kernel's
+    default max — and why, in words."""
+    if not member_kib_s:
+        return BOOST_UNKNOWN_KIB_S, "the members' speed is not known"
+    hw = hardware_progress_kib_s(level, raid_disks, layout, action, member_kib_s)
+    value = max(BOOST_FLOOR_KIB_S, int(-(-hw * BOOST_HEADROOM // 1000) * 1000))
+    return value, (
+        f"the members can do about {round(hw):,} KiB/s of {action} progress "
+        f"(slowest member ~{member_kib_s:,} KiB/s)"
+    )

@@ -82,6 +82,8 @@ def sync_status(st: SimState, a: SimArray) -> SyncStatus | None:
     lo, hi = st.effective_limits(a)
     if job is None:
         return None
+    if job.waiting:  # as the Linux probe reads sync_completed "delayed"
+        return SyncStatus(action="delayed", min_speed_kib_s=lo, max_speed_kib_s=hi)
     return SyncStatus(
         action="frozen" if job.frozen else job.action,
         done_sectors=int(job.pos),
@@ -127,6 +129,8 @@ def progress_lines(st: SimState, a: SimArray) -> str:
         return ""
     if job.frozen:
         return "      resync=PENDING\n" if job.pos == 0 else ""
+    if job.waiting:  # md.c status_resync(): "resync=DELAYED" whatever the action
+        return "      resync=DELAYED\n"
     res = int(job.pos)
     maxs = job.total
     per_milli = res * 1000 // maxs if maxs else 0
