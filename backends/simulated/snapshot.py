@@ -119,6 +119,8 @@ def build_array(st: SimState, a: SimArray) -> MdArray:
         container=a.container,
         member_index=a.member_index,
         consistency_policy=("bitmap" if a.bitmap else "resync") if a.redundant() else "none",
+        speed_min_local=a.sync_speed_min if a.redundant() else None,
+        speed_max_local=a.sync_speed_max if a.redundant() else None,
     )
 
 

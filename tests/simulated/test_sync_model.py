@@ -68,8 +68,10 @@ def test_per_array_sync_speed_max_overrides_global(make) -> None:
     assert b.read_text("/sys/block/md127/md/sync_speed_max") == "50000 (local)\n"
     b.clock.advance(60)
     assert 50000 <= speed(b, "md127") <= 53000  # the array's own limit, on progress
+    assert b.probe().array("md127").speed_max_local == 50000  # type: ignore[union-attr]
     b.run(["tee", "/sys/block/md127/md/sync_speed_max"], stdin="system\n")
     assert b.read_text("/sys/block/md127/md/sync_speed_max") == "500000 (system)\n"
+    assert b.probe().array("md127").speed_max_local is None  # type: ignore[union-attr]
 
 
 def test_stripe_cache_raises_raid6_rebuild_25_to_66(make) -> None:
