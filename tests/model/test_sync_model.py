@@ -258,3 +258,23 @@ def test_to_json_has_the_plan_fields() -> None:
         "bytes_written_high": M,
         "member_bytes": M,
     }
+
+
+def test_waiting_for_names_syncing_arrays_on_a_shared_disk() -> None:
+    """md.c md_do_sync(): a sync waits for one running on an array sharing a disk
+    (match_mddev_units); the simulated raid10-evo: md126 on sdb1/sdc1/sdd1 waits for md127."""
+    from app.model.sync_model import waiting_for
+    from backends.simulated import SimClock, SimulatedBackend
+
+    b = SimulatedBackend.from_scenario("raid10-evo", clock=SimClock.manual())
+    m = b.probe()
+    names, wait = waiting_for(m, "md126", ["sdb1", "sdc1", "sdd1"])
+    md127 = m.array("md127")
+    assert md127 is not None and md127.sync is not None
+    assert names == ("md127",) and wait == md127.sync.eta_s
+    assert waiting_for(m, "md127", ["sda2", "sdb2"]) == ((), None)  # not itself
+    f = forecast_sync(
+        array="md126", level="raid1", raid_disks=2, layout=None, action="resync",
+        members=FOUR[:2], waits_for=names, wait_s=wait,
+    )  # fmt: skip
+    assert f.to_json()["waits_for"] == ["md127"] and f.to_json()["wait_s"] == wait
