@@ -108,7 +108,12 @@ def test_writes_to_another_array_on_the_same_disks_stay_out_of_a_sync(tmp_path: 
     own partitions' writes only (the kernel's counter of each partition since the sync began);
     the whole disk's figure beside it has both arrays' writes."""
     backend, clock, store, mon, _lines = monitored(tmp_path)
-    run_until(mon, backend, clock, "md126", 1.0)
+    for _ in range(3):
+        clock.advance(1)
+        mon.tick()
+    # md126 shares sdb..sdd with md127: its resync waits (md.c md_do_sync, resync=DELAYED)
+    mdstat = backend.read_text("/proc/mdstat") or ""
+    assert "resync=DELAYED" in mdstat.split("md127 :")[0], mdstat
     st = backend.state
     (running,) = store.syncs_for("md127")
     assert running.running
@@ -126,7 +131,7 @@ def test_writes_to_another_array_on_the_same_disks_stay_out_of_a_sync(tmp_path: 
         assert m["kernel_scope"] == "member"
         assert m["kernel_bytes_written"] == own, (dev, m["kernel_bytes_written"], own)
         assert m["disk_kernel_bytes_written"] == whole
-        # md126's resync (sdc1, sdd1: 512 MiB) and the 32 MiB host write are the disk's only
+        # the 32 MiB host write to md126 (its resync still waits) is the disk's only other
         assert whole - own >= 32 * MIB
     assert got["sdc2"]["kernel_bytes_written"] == 0  # a first copy: md127 only read it
 
