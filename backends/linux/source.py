@@ -32,6 +32,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from app.model.devices import ProbeNote
 from app.model.live import DiskIO
+from app.parsers.errors import ParseError
+from app.parsers.safe import load_json
 from backends.base import NOT_IN_CAPTURE, CommandResult, OutputCallback
 from backends.linux.io import read_disk_io
 from backends.linux.stream import NOT_FOUND, TIMED_OUT, run_streaming
@@ -341,13 +343,23 @@ class CaptureError(Exception):
     """A capture directory is missing or unreadable; the message is meant for the user."""
 
 
+MAX_INDEX_BYTES = 256 * 1024 * 1024  # a capture's index of 5,000 disks is a few MB
+
+
 def _load_json(path: Path, default: Any) -> Any:
+    """An index of a capture (untrusted: it may come from another machine): at most
+    MAX_INDEX_BYTES, JSON nested at most 64 deep (a deeper one was a RecursionError that ended
+    the TUI), numbers within 64 bits; anything else is a CaptureError naming the file."""
     if not path.exists():
         return default
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise CaptureError(f"{path}: {e}") from None
+        if path.stat().st_size > MAX_INDEX_BYTES:
+            raise CaptureError(f"{path}: larger than {MAX_INDEX_BYTES // 2**20} MiB")
+        return load_json(path.read_text(encoding="utf-8", errors="replace"), str(path))
+    except ParseError as e:
+        raise CaptureError(str(e)) from None
+    except OSError as e:
+        raise CaptureError(f"{path}: {e.strerror or e}") from None
 
 
 def _strip_columns(argv: Sequence[str]) -> tuple[str, ...]:

@@ -32,16 +32,20 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import selectors
 import shlex
 import stat
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from app.model.live import DiskIO
 from app.parsers.fsinfo import EXT_TYPES
+from app.parsers.safe import ascii_int
 from backends.base import CommandResult
 from backends.linux.io import parse_diskstats
 from backends.linux.source import NOT_FOUND, TIMED_OUT, _note_source, _Notes
@@ -52,6 +56,10 @@ CONNECT_TIMEOUT = 8.0
 BATCH_TIMEOUT = 300.0
 CONTROL_PERSIST = 60
 UNREACHABLE = 255
+# One round trip's answer: a probe of 5,000 disks is ~10 MB; more is refused, not held.
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+MAX_STDERR_BYTES = 64 * 1024  # the last lines say why ssh failed
+MAX_FIELDS = 1_000_000  # argv words or link names in one record
 
 # a host as ssh_config knows it: alias, user@host, host:port is not ssh syntax (use the config)
 _HOST_OK = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@%+\[\]:-]{0,252}$")
@@ -352,6 +360,72 @@ class FrameError(ValueError):
     """The remote answer is not in the shape the script writes (cut off, or not ours)."""
 
 
+class AnswerTooLarge(OSError):
+    """The remote answered more than MAX_ANSWER_BYTES (the ssh child is killed)."""
+
+
+def run_capped(
+    argv: Sequence[str],
+    data: bytes,
+    timeout: float | None,
+    limit: int | None = None,
+) -> tuple[int, bytes, bytes]:
+    """``subprocess.run(argv, input=data, capture_output=True, timeout=timeout)`` that keeps at
+    most ``limit`` bytes of stdout (AnswerTooLarge past it: a 512 MB answer took 1.08 GB) and the
+    last MAX_STDERR_BYTES of stderr. TimeoutExpired when ``timeout`` passes."""
+    p = subprocess.Popen(
+        list(argv),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        shell=False,
+    )
+    assert p.stdin is not None and p.stdout is not None and p.stderr is not None
+    limit = MAX_ANSWER_BYTES if limit is None else limit
+
+    def feed(pipe: IO[bytes]) -> None:
+        with contextlib.suppress(OSError):
+            pipe.write(data)
+        with contextlib.suppress(OSError):
+            pipe.close()
+
+    writer = threading.Thread(target=feed, args=(p.stdin,), daemon=True)
+    writer.start()
+    out = bytearray()
+    err = bytearray()
+    deadline = time.monotonic() + timeout if timeout else None
+    sel = selectors.DefaultSelector()
+    sel.register(p.stdout, selectors.EVENT_READ, out)
+    sel.register(p.stderr, selectors.EVENT_READ, err)
+    try:
+        while sel.get_map():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise subprocess.TimeoutExpired(list(argv), timeout or 0)
+            for key, _ in sel.select(left):
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                buf: bytearray = key.data
+                buf.extend(chunk)
+                if buf is out and len(out) > limit:
+                    raise AnswerTooLarge(f"answer larger than {limit // 2**20} MiB: refused")
+                if buf is err and len(err) > MAX_STDERR_BYTES:
+                    del err[: len(err) - MAX_STDERR_BYTES]
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
+    finally:
+        sel.close()
+        p.stdout.close()
+        p.stderr.close()
+    returncode = p.wait()
+    writer.join(timeout=1)
+    return returncode, bytes(out), bytes(err)
+
+
 class _Reader:
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -368,11 +442,12 @@ class _Reader:
         self.pos = end + 1
         return s
 
-    def number(self) -> int:
+    def number(self, limit: int = MAX_FIELDS) -> int:
         s = self.field()
-        if not s.isdigit():
-            raise FrameError(f"expected a length, got {s[:20]!r}")
-        return int(s)
+        v = ascii_int(s)
+        if v is None or v > limit:
+            raise FrameError(f"expected a count, got {s[:20]!r}")
+        return v
 
     def raw(self, n: int) -> str:
         if self.pos + n > len(self.data):
@@ -413,10 +488,11 @@ def _sizes(text: str, count: int) -> list[int]:
     sizes = []
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) != 2 or not parts[0].isdigit():
+        size = ascii_int(parts[0]) if len(parts) == 2 else None
+        if size is None:
             raise FrameError(f"bad size line {line[:40]!r}")
         if parts[1] != "total":
-            sizes.append(int(parts[0]))
+            sizes.append(size)
     if len(sizes) != count:
         raise FrameError(f"{len(sizes)} bodies for {count} answers")
     return sizes
@@ -497,14 +573,16 @@ def parse_batch(data: bytes) -> Batch:
             argc = r.number()
             argv = tuple(r.field() for _ in range(argc))
             rc_text = r.field()
-            if not rc_text.isdigit():
+            rc = ascii_int(rc_text)
+            if rc is None or rc > 255:
                 raise FrameError(f"bad exit status {rc_text[:20]!r}")
-            takers.extend(command_taker(argv, int(rc_text)))
+            takers.extend(command_taker(argv, rc))
         elif kind == "U":
             node, release, euid, now = r.field(), r.field(), r.field(), r.field()
             b.uname = (node, release)
-            b.euid = int(euid) if euid.isdigit() else None
-            b.now = float(now) if now.isdigit() else None
+            b.euid = ascii_int(euid)
+            t = ascii_int(now)
+            b.now = float(t) if t is not None else None
         elif kind == "X":
             b.error = r.field()
         elif kind == "Z":
@@ -552,29 +630,23 @@ class SshSource(_Notes):
         except (OSError, ValueError) as e:
             return Batch(error=str(e))
         try:
-            p = subprocess.run(
-                argv,
-                input=script.encode(),
-                capture_output=True,
-                timeout=timeout,
-                shell=False,
-                check=False,
-                stdin=None,
-            )
+            returncode, stdout, stderr = run_capped(argv, script.encode(), timeout)
         except FileNotFoundError:
             return Batch(error="ssh: program not found (install openssh-client)")
         except subprocess.TimeoutExpired:
             return Batch(error=f"no answer from {self.host} within {timeout or 0:g} s")
+        except AnswerTooLarge as e:
+            return Batch(error=str(e))
         except OSError as e:
             return Batch(error=f"ssh: {e.strerror or e}")
         try:
-            b = parse_batch(p.stdout)
+            b = parse_batch(stdout)
         except FrameError as e:
             b = Batch(error=f"answer out of shape: {e}")
         if not b.complete and b.error is None:
-            err = p.stderr.decode(errors="replace").strip().splitlines()
-            msg = err[-1] if err else f"ssh exit {p.returncode}"
-            b.error = msg if p.returncode == UNREACHABLE else f"answer cut off: {msg}"
+            err = stderr.decode(errors="replace").strip().splitlines()
+            msg = err[-1] if err else f"ssh exit {returncode}"
+            b.error = msg if returncode == UNREACHABLE else f"answer cut off: {msg}"
         return b
 
     def _fetch(self, spec: BatchSpec, timeout: float | None = 0) -> Batch:
