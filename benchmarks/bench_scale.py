@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT, Figure, at_most, child_env, emit, guard, info, python
+from _common import ROOT, Figure, at_most, child_env, emit, guard, info, median, python
 
 REPORT_TARGET_S = 5.0
 AUDIT_TARGET_S = 2.0
@@ -74,8 +74,18 @@ def run_size(n: int) -> dict[str, Any]:
     return dict(json.loads(p.stdout.strip().splitlines()[-1]))
 
 
-def measure(sizes: list[int]) -> list[Figure]:
-    runs = {n: run_size(n) for n in sizes}
+def run_median(n: int, repeat: int) -> dict[str, Any]:
+    """Each part's median over ``repeat`` fresh processes (the machine is shared: one run can
+    land on a busy second)."""
+    got = [run_size(n) for _ in range(repeat)]
+    out = dict(got[0])
+    for k in ("probe", "smart", "audit", "render", "report", "rules_only"):
+        out[k] = median([g[k] for g in got])
+    return out
+
+
+def measure(sizes: list[int], repeat: int) -> list[Figure]:
+    runs = {n: run_median(n, repeat) for n in sizes}
     figs: list[Figure] = []
     for n, r in runs.items():
         note = f"{r['disks']} disks, {r['arrays']} arrays, {r['findings']} findings"
@@ -110,11 +120,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="200 and 1,000 disks")
     ap.add_argument("--json", action="store_true", help="end with a JSON line (for run_all.py)")
     ap.add_argument("--sizes", default=None, help="comma-separated disk counts")
+    ap.add_argument("--runs", type=int, default=None, help="processes per size (median)")
     args = ap.parse_args(argv)
+    repeat = args.runs or (1 if args.quick else 3)
     default = "200,1000" if args.quick else "1000,5000"
     sizes = sorted({int(s) for s in (args.sizes or default).split(",")})
-    figs = guard("scale", lambda: measure(sizes))
-    emit(figs, f"bench_scale: report on {' and '.join(map(str, sizes))} simulated disks", args.json)
+    figs = guard("scale", lambda: measure(sizes, repeat))
+    title = f"bench_scale: report on {' and '.join(map(str, sizes))} simulated disks"
+    emit(figs, f"{title} (median of {repeat} runs)", args.json)
     return 0
 
 

@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Sequence
 
+from app.escape import escape_strings
 from app.model import Machine
 from app.model.live import LiveSample
 from app.model.smart import SmartReading
@@ -99,7 +100,7 @@ class SimulatedBackend:
 
     def probe(self) -> Machine:
         with self._lock:
-            return build_machine(self._sync(), self._cache)
+            return escape_strings(build_machine(self._sync(), self._cache))
 
     def sample(self) -> LiveSample:
         with self._lock:
@@ -113,7 +114,7 @@ class SimulatedBackend:
                 return SmartReading(
                     device=disk, available=False, reason=f"no such disk: {disk}", taken_at=st.t
                 )
-            return build_smart(st, d)
+            return escape_strings(build_smart(st, d))
 
     def read_text(self, path: str) -> str | None:
         with self._lock:
