@@ -1,7 +1,8 @@
 """Other machines: ``--host NAME`` (repeatable), ``--host @GROUP`` and the hosts file.
 
-``$XDG_CONFIG_HOME/raidman/hosts.toml`` (``~/.config/raidman/hosts.toml``) is untrusted input,
-read with tomllib and checked field by field; anything out of shape is a ``HostsError`` with a
+``$XDG_CONFIG_HOME/raidman/hosts.toml`` (``~/.config/raidman/hosts.toml``) must be root's or the
+running user's and not group/other-writable (it decides what root runs over ssh), and is still
+read as untrusted input: bounded in size and nesting, read with tomllib and checked field by field; anything out of shape is a ``HostsError`` with a
 one-line message (the CLI prints it and exits 2)::
 
     hosts = ["db1", "db2"]             # the machines of @all (with every group's members)
@@ -26,13 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app import statefiles
 from app.paths import BOOST_FILE, host_state_dir
 from app.plans.audit_log import AuditLog
+from app.statefiles import StateFileError
 from app.sync.boost import BoostStore
 from backends.base import Backend
 from backends.linux.ssh import CONNECT_TIMEOUT, HostNameError, SshTarget, check_host_name
 
 MAX_HOSTS = 500
+MAX_NESTING = 16  # hosts.toml needs 2 ([groups], a list); tomllib recurses once per level
 
 
 class HostsError(ValueError):
@@ -64,11 +68,49 @@ def _names(where: str, value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def toml_nesting(text: str) -> int:
+    """How deep ``[`` and ``{`` nest outside strings and comments (tomllib recurses once per
+    level: a deeply nested file would end in RecursionError)."""
+    depth = best = 0
+    i, n = 0, len(text)
+    quote = ""
+    while i < n:
+        c = text[i]
+        if quote:
+            if quote[0] == '"' and c == "\\":
+                i += 2
+            elif text.startswith(quote, i):
+                i += len(quote)
+                quote = ""
+            else:
+                i += 1
+            continue
+        if c == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c in "\"'":
+            quote = c * 3 if text.startswith(c * 3, i) else c
+            i += len(quote)
+            continue
+        if c in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return best
+
+
 def parse_hosts_file(text: str, where: str = "hosts.toml") -> HostsFile:
+    if toml_nesting(text) > MAX_NESTING:
+        raise HostsError(f"{where}: nested deeper than {MAX_NESTING} levels")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise HostsError(f"{where}: not TOML: {e}") from None
+    except RecursionError:
+        raise HostsError(f"{where}: nested too deeply") from None
     unknown = set(data) - {"hosts", "groups", "ssh_config", "connect_timeout"}
     if unknown:
         raise HostsError(f"{where}: unknown key {sorted(unknown)[0]!r}")
@@ -98,15 +140,26 @@ def parse_hosts_file(text: str, where: str = "hosts.toml") -> HostsFile:
 
 
 def load_hosts_file(path: Path | None = None) -> HostsFile:
-    """The hosts file, or an empty one when there is none."""
+    """The hosts file, or an empty one when there is none. It decides what root runs (its
+    ``ssh_config`` may hold a ``ProxyCommand``), so it is read as a trusted file
+    (:func:`app.statefiles.read_trusted`: a regular file of root or the running user, not
+    writable by group or others, never a FIFO waited on), and so is the ``ssh_config`` it names
+    (ssh itself does not check a ``-F`` file's owner)."""
     p = path or hosts_file_path()
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        text = statefiles.read_trusted(p, what="hosts file")
+    except StateFileError as e:
+        raise HostsError(str(e)) from None
+    if text is None:
         return HostsFile(groups={})
-    except (OSError, UnicodeDecodeError) as e:
-        raise HostsError(f"{p}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-    return parse_hosts_file(text, str(p))
+    hf = parse_hosts_file(text, str(p))
+    if hf.ssh_config is not None:
+        try:
+            if statefiles.read_trusted(Path(hf.ssh_config), what="ssh_config file") is None:
+                raise HostsError(f"{p}: ssh_config {hf.ssh_config} does not exist")
+        except StateFileError as e:
+            raise HostsError(f"{p}: {e}") from None
+    return hf
 
 
 def resolve_hosts(names: list[str], hf: HostsFile | None = None) -> list[SshTarget]:
@@ -138,15 +191,22 @@ def resolve_hosts(names: list[str], hf: HostsFile | None = None) -> list[SshTarg
     ]
 
 
-def plan_host(path: str) -> str | None:
-    """The ``host`` a plan file was made for (``raidman plan --host NAME --out``), or None.
-    The file has passed ``load_plan_file`` already; a host value out of shape is an error."""
+def plan_host(plan: str | bytes) -> str | None:
+    """The ``host`` a plan file was made for (``raidman plan --host NAME --out``), or None;
+    ``plan`` is the file's bytes (as ``apply`` read them) or its path. The file has passed
+    ``parse_plan_bytes`` already; a host value out of shape is an error."""
     import json
 
+    from app.plans.plan import MAX_FILE_BYTES
+
     try:
-        with open(path, "rb") as fh:
-            raw = json.loads(fh.read())
-    except (OSError, ValueError):
+        data = (
+            plan
+            if isinstance(plan, bytes)
+            else statefiles.read_regular(plan, what="plan file", max_bytes=MAX_FILE_BYTES)
+        )
+        raw = json.loads(data)
+    except (OSError, ValueError, RecursionError, StateFileError):
         return None
     host = raw.get("host") if isinstance(raw, dict) else None
     if host is None:

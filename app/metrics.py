@@ -13,15 +13,14 @@ Domain only: no Textual. Everything read from the system comes through a ``Backe
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import stat
-import tempfile
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app import statefiles
 from app.model import Machine
 from app.model.devices import MdArray
 from app.model.live import DiskIO
@@ -29,6 +28,7 @@ from app.model.smart import SmartReading
 from app.rules.engine import audit
 from app.rules.finding import Finding
 from app.rules.inputs import gather
+from app.statefiles import StateFileError
 from app.wear.delta import MemberWear, sync_wear
 from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent
 from app.wear.units import bytes_written, endurance_used_percent
@@ -465,34 +465,24 @@ class TextfileError(Exception):
     pass
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def write_textfile(directory: str | os.PathLike[str], text: str, name: str = TEXTFILE_NAME) -> Path:
-    """Write ``DIR/name`` atomically: a temp file in DIR (O_EXCL, not a ``.prom`` name, so the
-    collector never reads it half-written), fsync, chmod 0644, rename over the old one.
-    Refuses a directory that is a symlink or that others can write into (root must not write
-    where another user could swap the file)."""
+    """Write ``DIR/name`` the one way raidman writes a file (:func:`app.statefiles.write_text`):
+    a temp file in DIR (O_EXCL, not a ``.prom`` name, so the collector never reads it
+    half-written), fsync, mode 0644, rename over the old one, all relative to one descriptor of
+    DIR. Refuses a DIR that is a symlink or that everyone can write into (not sticky), and a
+    ``name`` that is a symlink, a FIFO or another user's file. A lone surrogate (a label read
+    from a device that is not UTF-8) is written as U+FFFD: the collector wants UTF-8."""
     d = Path(directory)
-    try:
-        st = d.lstat()
-    except OSError as e:
-        raise TextfileError(f"{d}: {e.strerror}") from None
-    if stat.S_ISLNK(st.st_mode):
-        raise TextfileError(f"{d} is a symlink; give the real directory")
-    if not stat.S_ISDIR(st.st_mode):
-        raise TextfileError(f"{d} is not a directory")
-    if st.st_mode & stat.S_IWOTH and not st.st_mode & stat.S_ISVTX:
-        raise TextfileError(f"{d} is writable by everyone; refusing to write metrics there")
     if "/" in name or not name.endswith(".prom"):
         raise TextfileError(f"bad file name {name!r}")
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=d)
+    if os.path.islink(d):
+        raise TextfileError(f"{d} is a symlink; give the real directory")
+    text = _SURROGATE.sub("\ufffd", text)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, d / name)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        statefiles.write_text(d / name, text, mode=0o644, what="metrics file", output=True)
+    except StateFileError as e:
+        raise TextfileError(str(e)) from None
     return d / name

@@ -29,13 +29,15 @@ import argparse
 import sys
 from typing import Any
 
+from app import statefiles
 from app.cli import add_backend_options, make_backend
 from app.hosts import HostAuditLog, HostsError, plan_host
 from app.plans.allowlist import plan_problems
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
-from app.plans.plan import Plan, escape_controls, load_plan_file
+from app.plans.plan import MAX_FILE_BYTES, Plan, PlanFileError, escape_controls, parse_plan_bytes
 from app.plans.render import confirmation_matches, format_plan, preflight_for
+from app.statefiles import StateFileError
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -62,9 +64,21 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _load(path: str) -> tuple[Plan, str | None]:
-    """The plan and the digest it declares; raises with a one-line message."""
-    return load_plan_file(path)
+def _read(path: str) -> bytes:
+    """The plan file's bytes (one more than a plan may have, so a bigger one is seen as such):
+    a regular file only, opened non-blocking (a FIFO or a device is refused, never waited on)."""
+    try:
+        return statefiles.read_regular(path, what="plan file", max_bytes=MAX_FILE_BYTES)
+    except StateFileError as e:
+        raise PlanFileError(str(e).removeprefix(f"refused plan file {path}: ")) from None
+    except OSError as e:
+        raise PlanFileError(e.strerror or str(e)) from None
+
+
+def _load(path: str) -> tuple[Plan, str | None, bytes]:
+    """The plan, the digest it declares and the file's bytes; raises with a one-line message."""
+    data = _read(path)
+    return (*parse_plan_bytes(data), data)
 
 
 def _refused(lines: list[str]) -> int:
@@ -101,7 +115,7 @@ def _confirm(plan: Plan, args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        plan, declared = _load(args.plan)
+        plan, declared, data = _load(args.plan)
     except Exception as e:  # malformed input of any kind: one line, never a traceback
         msg = escape_controls(str(e).splitlines()[0] if str(e) else type(e).__name__)
         print(f"raidman apply: cannot read {escape_controls(args.plan)}: {msg}", file=sys.stderr)
@@ -120,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         return _refused(problems)
     host = args.host[0] if getattr(args, "host", None) else None
     try:
-        made_for = plan_host(args.plan)
+        made_for = plan_host(data)
     except HostsError as e:
         return _refused([str(e)])
     if made_for != host and not (made_for is None and host is None):

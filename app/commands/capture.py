@@ -11,10 +11,12 @@ a file or command it never saw is "not recorded" (unknown), never "absent".
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from app import statefiles
+from app.statefiles import StateFileError
 
 if TYPE_CHECKING:
     from backends.linux.source import Source
@@ -37,7 +39,9 @@ def capture(
     directory: Path, *, smart: bool = True, source: Source | None = None
 ) -> tuple[int, int, int]:
     """Record ``source`` (default: this host) into ``directory``; returns (files read, commands
-    run, notes). Raises OSError."""
+    run, notes). Every file is written through :mod:`app.statefiles` (DIR and what is below it
+    must be the running user's and not group/other-writable; no symlink is followed, no file of
+    another user replaced). Raises OSError or StateFileError."""
     from app.rules.inputs import gather
     from backends.linux import LinuxBackend
     from backends.linux.source import NOT_FOUND, HostSource, RecordingSource
@@ -67,17 +71,20 @@ def capture(
         f"Replay: raidman --replay {directory}",
     ]
     lines += [f"note: [{n.source}] {n.message}" for n in machine.notes]
-    (directory / "README").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    statefiles.write_text(
+        directory / "README", "\n".join(lines) + "\n", mode=0o644, what="capture file"
+    )
     return len(rec.reads), len(rec.commands), len(machine.notes)
 
 
 def run(args: argparse.Namespace) -> int:
     directory = Path(args.dir)
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        if not os.access(directory, os.W_OK | os.X_OK):
-            raise PermissionError(f"{directory}: not writable")
+        statefiles.ensure_dir(directory, "capture directory")
         files, commands, notes = capture(directory, smart=not args.no_smart)
+    except StateFileError as e:
+        print(f"raidman capture: cannot write {directory}: {e}", file=sys.stderr)
+        return 1
     except OSError as e:
         msg = e.strerror if e.strerror else str(e)
         where = f"{e.filename}: " if e.filename and str(e.filename) != str(directory) else ""

@@ -4,6 +4,7 @@ events headless (the systemd unit packaging/raidman-monitor.service runs this)."
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sqlite3
 import sys
@@ -20,6 +21,25 @@ from app.wear.snapshots import SnapshotStore, is_transient
 from backends.base import EventSource
 
 POLL_S = 1.0  # how often md state is sampled (cheap sysfs + /proc/diskstats reads), as the TUI
+POLL_RANGE_S = (0.2, 3600.0)  # below: a core spent polling (--poll 0 held 99.8 %); above: blind
+INTERVAL_RANGE_S = (1.0, 7 * 86400.0)  # SMART snapshots: at most every second, at least weekly
+
+
+def _seconds(lo: float, hi: float) -> Any:
+    """An argparse type: a finite number of seconds within [lo, hi] ("inf", "nan", 0 refused
+    with a usage error, not a traceback or a spinning loop)."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        if not math.isfinite(v) or not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{text} is not between {lo:g} and {hi:g} seconds")
+        return v
+
+    parse.__name__ = "seconds"
+    return parse
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -28,13 +48,17 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--interval",
-        type=float,
+        type=_seconds(*INTERVAL_RANGE_S),
         default=DEFAULT_INTERVAL_S,
         metavar="S",
         help=f"seconds between periodic SMART snapshots (default {DEFAULT_INTERVAL_S:.0f})",
     )
     p.add_argument(
-        "--poll", type=float, default=POLL_S, metavar="S", help="seconds between sync-state polls"
+        "--poll",
+        type=_seconds(*POLL_RANGE_S),
+        default=POLL_S,
+        metavar="S",
+        help=f"seconds between sync-state polls ({POLL_RANGE_S[0]:g}-{POLL_RANGE_S[1]:g})",
     )
     p.add_argument("--once", action="store_true", help="one snapshot of every disk, then exit")
     p.add_argument("--db", metavar="PATH", help="database file (default: the state directory)")
@@ -59,7 +83,10 @@ def run(args: argparse.Namespace) -> int:
     store = SnapshotStore.open(args.db)
     for note in store.notes:
         out(f"note: {note}")
-    out(f"raidman monitor on {backend.name}; database {store.path or '(memory)'}")
+    where = store.path or (
+        f"(memory until {store.holding} accepts)" if store.holding else "(memory)"
+    )
+    out(f"raidman monitor on {backend.name}; database {where}")
     mon = WearMonitor(
         backend,
         store,
@@ -74,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
             mon.tick()
             if textfile is not None:
                 textfile.tick()
+            mon.close()  # what the database did not take at start: one more try
         except sqlite3.Error as e:  # locked by another process, disk full: a message, no traceback
             why = " (another process holds it)" if is_transient(e) and "lock" in str(e) else ""
             print(

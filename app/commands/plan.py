@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
+from app import statefiles
 from app.cli import add_backend_options, make_backend
 from app.model import Machine
 from app.plans.geometry import PlanError, parse_size
-from app.plans.plan import Plan
+from app.plans.plan import Plan, escape_controls
 from app.plans.render import format_plan, plan_file_text, preflight_for
 from app.plans.wizards.create_array import CreateArrayParams, build_create_array
 from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
@@ -45,6 +47,7 @@ from app.plans.wizards.sync_actions import (
     build_stripe_cache,
     build_sync_action,
 )
+from app.statefiles import StateFileError
 from backends.base import Backend
 
 
@@ -261,11 +264,10 @@ def run(args: argparse.Namespace) -> int:
     host = _host(args)
     text = plan_file_text(plan, pf, host=host)
     if args.out:
-        try:
-            with open(args.out, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as e:
-            print(f"raidman plan: cannot write {args.out}: {e.strerror}", file=sys.stderr)
+        try:  # never through a symlink, never over another user's file (app.statefiles)
+            statefiles.write_text(Path(args.out), text, mode=0o600, what="plan file", output=True)
+        except StateFileError as e:
+            print(f"raidman plan: {escape_controls(str(e))}", file=sys.stderr)
             return 1
     if args.format == "ansible":
         from app.plans.ansible import playbook

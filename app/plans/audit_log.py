@@ -3,9 +3,10 @@
 Where: ``app.paths.audit_log_path()`` (``/var/log/raidman/audit.log`` for root, else the state
 dir's ``audit.log``; ``$RAIDMAN_STATE_DIR`` overrides both).
 
-How: the file is opened for every entry with ``O_APPEND|O_NOFOLLOW`` (a symlink planted at its
-place is refused, not followed), created with mode 0600 in a directory made with mode 0700; each
-entry is one ``write``. A run that cannot write its log does not start (``check_writable``), and a
+How: the file is opened for every entry through :func:`app.statefiles.open_append`
+(``O_APPEND|O_NOFOLLOW|O_NONBLOCK``; a symlink, FIFO, device or a file of another user planted at
+its place is refused, not followed or waited on; the directory must pass the state directory's
+checks), created with mode 0600 in a directory made with mode 0700; each entry is one ``write``. A run that cannot write its log does not start (``check_writable``), and a
 step whose "started" entry cannot be written does not start either (the executor's rule).
 
 Entry fields: ``ts`` (unix seconds), ``time`` (ISO 8601 UTC), ``user``, ``event``:
@@ -23,11 +24,9 @@ Reading: every line that is not a well-formed entry is returned as an entry with
 
 from __future__ import annotations
 
-import errno
 import getpass
 import json
 import os
-import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,7 +34,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from app import statefiles
 from app.paths import audit_log_path
+from app.statefiles import StateFileError
 
 STDERR_TAIL_LINES = 20
 STDERR_TAIL_CHARS = 4000
@@ -186,21 +187,16 @@ class AuditLog:
         self.last_error: str | None = None
 
     def _open(self) -> int:
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(self.path, flags, 0o600)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise OSError(0, "not a regular file")
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
+        """The one way raidman appends (:func:`app.statefiles.open_append`): the directory is a
+        checked state directory (created 0700), the file is created 0600, a symlink, FIFO,
+        device, hard link or a file another user owns or can write is refused."""
+        return statefiles.open_append(self.path, what="audit log")
 
-    def _fail(self, e: OSError) -> str:
+    def _fail(self, e: OSError | StateFileError) -> str:
+        if isinstance(e, StateFileError):
+            self.last_error = str(e)
+            return self.last_error
         why = e.strerror or str(e)
-        if e.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink
-            why = "is a symlink (refused)"
         self.last_error = f"audit log {self.path}: {why}"
         return self.last_error
 
@@ -208,7 +204,7 @@ class AuditLog:
         """None when entries can be appended, else why not (also kept in ``last_error``)."""
         try:
             os.close(self._open())
-        except OSError as e:
+        except (OSError, StateFileError) as e:
             return self._fail(e)
         self.last_error = None
         return None
@@ -223,7 +219,7 @@ class AuditLog:
                     raise OSError(0, "short write")
             finally:
                 os.close(fd)
-        except OSError as e:
+        except (OSError, StateFileError) as e:
             self._fail(e)
             return False
         self.last_error = None
@@ -307,11 +303,11 @@ class AuditLog:
     def read_entries(self, limit: int | None = None) -> list[AuditEntry]:
         """Entries oldest first (the last ``limit`` when given); a line that is not a
         well-formed entry comes back as an entry with ``event == "corrupt"``."""
-        try:
-            with self.path.open("rb") as fh:
-                data = fh.read(MAX_READ_BYTES)
-        except OSError:
+        try:  # never blocks on a FIFO put in its place
+            data = statefiles.read_regular(self.path, what="audit log", max_bytes=MAX_READ_BYTES)
+        except (OSError, StateFileError):
             return []
+        data = data[:MAX_READ_BYTES]
         out: list[AuditEntry] = []
         for line in data.decode("utf-8", errors="replace").splitlines():
             if not line.strip():

@@ -19,6 +19,7 @@ from pathlib import Path
 from app import statefiles
 from app.model import Machine, levels
 from app.model.live import LiveSample
+from app.parsers.safe import load_json
 from app.paths import BOOST_FILE, state_file
 from app.plans.geometry import stripe_cache_memory
 from app.plans.plan import Plan, Step
@@ -31,6 +32,7 @@ SYSCTL_MAX = "dev.raid.speed_limit_max"
 DEFAULT_BOOST_MIN_KIB = 200_000  # the source article's values (echo 200000 > speed_limit_min)
 DEFAULT_BOOST_MAX_KIB = 500_000  # (echo 500000 > speed_limit_max)
 DEFAULT_BOOST_STRIPE_CACHE = 8192  # seed 001: 256 -> 8192 raised RAID-6 rebuild 25 -> 66 MB/s
+BOOST_MAX_DEPTH = 4  # a list of records holding objects of strings: 3 levels
 
 
 def sysctl_path(key: str) -> str:
@@ -191,8 +193,8 @@ class BoostStore:
             return []
         if text is None:
             return []
-        try:
-            raw = json.loads(text)
+        try:  # nesting, NaN/Infinity, 1e999 and 400-digit numbers refused here, not crashing later
+            raw = load_json(text, str(self.path), max_depth=BOOST_MAX_DEPTH)
             if not isinstance(raw, list):
                 raise ValueError("not a list")
         except ValueError as e:

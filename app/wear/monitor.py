@@ -81,6 +81,7 @@ class WearMonitor:
     # ---- the loop body ------------------------------------------------------------------------
     def tick(self) -> None:
         """One look: probe (first time / when the stack changed), sample, clock."""
+        self.retry_store()
         now = self.backend.now()
         if self.session.view.probed is None:
             machine = self.backend.probe()
@@ -100,12 +101,22 @@ class WearMonitor:
         with self._lock:
             self._apply(self.session.tick(now))
 
+    def retry_store(self, *, force: bool = False) -> None:
+        """History held in memory (the database was locked or full at start) is written to the
+        database as soon as it accepts it (:meth:`SnapshotStore.try_attach`)."""
+        with self._lock:
+            line = self.store.try_attach(force=force)
+        if line:
+            self.log(f"note: {line}")
+
     def close(self) -> None:
-        """Finish the queued SMART reads and stop their thread."""
+        """Finish the queued SMART reads and stop their thread; write what is still held in
+        memory if the database accepts it now."""
         if self._queue is not None and self._thread is not None:
             self._queue.put((9, self._next(), None))
             self._thread.join()
             self._queue = None
+        self.retry_store(force=True)
 
     # ---- effects ------------------------------------------------------------------------------
     def _apply(self, eff: Effects) -> None:

@@ -15,19 +15,33 @@ runs in memory with a note: raidman never crashes on it.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from app import statefiles
 from app.paths import DB_FILE, state_dir
 from app.statefiles import StateFileError
+from app.wear import held
+from app.wear.dbshape import (
+    MAX_TEXT,
+    BadRow,
+    DatabaseRefused,
+    check_ours,
+    counter,
+    int_col,
+    json_col,
+    text_col,
+    time_col,
+)
 
+T = TypeVar("T")
 SCHEMA_VERSION = 2  # 2: sync_events gained array_uuid, fraction, kernel_writes (migrated)
 DB_NAME = DB_FILE
 BUSY_TIMEOUT_S = 5.0  # how long one open waits for another process's lock
@@ -65,6 +79,9 @@ _MIGRATE_1_2 = (
     "ALTER TABLE sync_events ADD COLUMN fraction REAL",
     "ALTER TABLE sync_events ADD COLUMN kernel_writes TEXT",
 )
+
+
+MAX_ROW_NOTES = 10  # a database full of bad rows says so this many times, then counts
 
 
 def default_state_dir() -> Path:
@@ -168,6 +185,12 @@ class SnapshotStore:
         self._conn = conn
         self.path = path
         self.notes = notes
+        self._bad_rows: set[tuple[str, object]] = set()
+        # held in memory for the database at this path (locked or full when opened): see try_attach
+        self._pending: Path | None = None
+        self._busy_timeout_s = BUSY_TIMEOUT_S
+        self._next_attach = 0.0
+        self._dropped = 0
         mode = conn.execute("PRAGMA journal_mode").fetchone()
         self._wal = mode is not None and str(mode[0]).lower() == "wal"
         level = conn.execute("PRAGMA synchronous").fetchone()
@@ -211,6 +234,15 @@ class SnapshotStore:
                 conn = cls._connect(str(p), timeout=busy_timeout_s)
                 cls._check(conn)
                 return cls(conn, p, notes)
+            except DatabaseRefused as e:
+                if conn is not None:
+                    with _suppress():
+                        conn.close()
+                notes.append(
+                    f"wear database {p}: {e}; it is left untouched; wear history of this run is "
+                    "kept in memory only"
+                )
+                return cls(cls._memory(), None, notes)
             except sqlite3.DatabaseError as e:
                 if conn is not None:
                     with _suppress():
@@ -226,9 +258,11 @@ class SnapshotStore:
                     continue
                 notes.append(
                     f"wear database {p}: {e}; gave up after {attempts} attempts. The file is kept "
-                    "as it is (not corrupt); wear history of this run is kept in memory only"
+                    "as it is (not corrupt); wear history is held in memory (the newest "
+                    f"{held.MAX_HELD_SNAPSHOTS} snapshots) and written to it as soon as it "
+                    "accepts it"
                 )
-                return cls(cls._memory(), None, notes)
+                return cls._holding(p, notes, busy_timeout_s)
         assert first_error is not None
         try:
             aside = statefiles.move_aside(p, "corrupt")
@@ -250,6 +284,70 @@ class SnapshotStore:
             return cls(cls._memory(), None, notes)
 
     @classmethod
+    def _holding(cls, p: Path, notes: list[str], busy_timeout_s: float) -> SnapshotStore:
+        """A store in memory that writes what it holds to ``p`` once ``p`` can be used."""
+        conn = cls._memory()
+        with _suppress():
+            held.seed_ids(conn)
+        store = cls(conn, None, notes)
+        store._pending = p
+        store._busy_timeout_s = busy_timeout_s
+        store._next_attach = time.monotonic() + held.RETRY_EVERY_S
+        return store
+
+    @property
+    def holding(self) -> Path | None:
+        """The database file this store's history is waiting for (None: it is in the file, or
+        is memory only for good)."""
+        return self._pending
+
+    def try_attach(self, *, force: bool = False) -> str | None:
+        """If the history is held in memory for a database that was locked or full: at most
+        every ``RETRY_EVERY_S`` (always with ``force``) try the file again; when it accepts,
+        write what is held into it (one transaction) and go on with the file. A line saying
+        what happened when something did (also in ``notes``), else None. Never raises."""
+        p = self._pending
+        if p is None or (not force and time.monotonic() < self._next_attach):
+            return None
+        self._next_attach = time.monotonic() + held.RETRY_EVERY_S
+        conn: sqlite3.Connection | None = None
+        try:
+            statefiles.ensure_dir(p.parent)
+            for side in (p, *_sides(p)):
+                if os.path.lexists(side):
+                    statefiles.check_file(side)
+            conn = self._connect(str(p), timeout=self._busy_timeout_s)
+            self._check(conn)
+            n_snap, n_sync = held.copy_held(self._conn, conn)
+        except (sqlite3.Error, StateFileError, OSError) as e:
+            if conn is not None:
+                with _suppress():
+                    conn.close()
+            if isinstance(e, sqlite3.Error) and is_transient(e):
+                return None  # still locked or full: the next try
+            self._pending = None
+            line = f"wear database {p}: {e}; the history held in memory stays there"
+            self.notes.append(line)
+            return line
+        old, self._conn = self._conn, conn
+        with _suppress():
+            old.close()
+        self.path, self._pending = p, None
+        mode = conn.execute("PRAGMA journal_mode").fetchone()
+        self._wal = mode is not None and str(mode[0]).lower() == "wal"
+        level = conn.execute("PRAGMA synchronous").fetchone()
+        self._synchronous = int(level[0]) if level is not None else 2
+        dropped = (
+            f" ({self._dropped} older ones were dropped to bound memory)" if self._dropped else ""
+        )
+        line = (
+            f"wear database {p} accepts writes again: wrote the {n_snap} snapshot(s) and "
+            f"{n_sync} sync record(s) held in memory{dropped}"
+        )
+        self.notes.append(line)
+        return line
+
+    @classmethod
     def _memory(cls) -> sqlite3.Connection:
         conn = cls._connect(":memory:")
         cls._check(conn)
@@ -265,10 +363,13 @@ class SnapshotStore:
 
     @staticmethod
     def _check(conn: sqlite3.Connection) -> None:
-        """Create the schema, or raise DatabaseError if the file is not ours / is damaged."""
+        """Create the schema, or raise DatabaseError if the file is damaged, DatabaseRefused if it
+        is not ours or is newer (checked before anything is written to it: no WAL switch, no
+        table added)."""
         row = conn.execute("PRAGMA quick_check").fetchone()
         if row is None or row[0] != "ok":
             raise sqlite3.DatabaseError(f"integrity check: {row[0] if row else 'no answer'}")
+        check_ours(conn, SCHEMA_VERSION)
         with _suppress():
             conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(_SCHEMA)
@@ -318,6 +419,8 @@ class SnapshotStore:
                 self._conn.execute(f"PRAGMA synchronous={self._synchronous:d}")
 
     def close(self) -> None:
+        """A store still holding history for its database tries it once more first."""
+        self.try_attach(force=True)
         self._conn.close()
 
     # ---- snapshots ----------------------------------------------------------------------------
@@ -335,7 +438,10 @@ class SnapshotStore:
             "INSERT INTO snapshots (ts, serial, device, reason, sync_id, counters) VALUES (?,?,?,?,?,?)",
             (ts, serial, device, reason, sync_id, json.dumps(dict(counters), sort_keys=True)),
         )
-        return int(cur.lastrowid or 0)
+        rowid = int(cur.lastrowid or 0)
+        if self._pending is not None and rowid % 100 == 0:  # held in memory: bounded
+            self._dropped += held.prune(self._conn)
+        return rowid
 
     def snapshots_for(self, serial: str, since: float | None = None) -> list[Snapshot]:
         q = "SELECT * FROM snapshots WHERE serial=?"
@@ -344,7 +450,7 @@ class SnapshotStore:
             q += " AND ts>=?"
             args.append(since)
         q += " ORDER BY ts, id"
-        return [self._snap(r) for r in self._conn.execute(q, args)]
+        return self._rows(self._conn.execute(q, args), self._snap, "snapshots")
 
     def serials(self) -> list[str]:
         return [
@@ -358,35 +464,73 @@ class SnapshotStore:
         if at_or_before is not None:
             q += " AND ts<=?"
             args.append(at_or_before)
-        r = self._conn.execute(q + " ORDER BY ts DESC, id DESC LIMIT 1", args).fetchone()
-        return self._snap(r) if r else None
+        return self._first(
+            self._conn.execute(q + " ORDER BY ts DESC, id DESC", args), self._snap, "snapshots"
+        )
 
     def first_snapshot_after(self, serial: str, ts: float) -> Snapshot | None:
-        r = self._conn.execute(
-            "SELECT * FROM snapshots WHERE serial=? AND ts>=? ORDER BY ts, id LIMIT 1", (serial, ts)
-        ).fetchone()
-        return self._snap(r) if r else None
+        rows = self._conn.execute(
+            "SELECT * FROM snapshots WHERE serial=? AND ts>=? ORDER BY ts, id", (serial, ts)
+        )
+        return self._first(rows, self._snap, "snapshots")
 
     def sync_snapshot(self, sync_id: int, serial: str, reason: str) -> Snapshot | None:
-        r = self._conn.execute(
-            "SELECT * FROM snapshots WHERE sync_id=? AND serial=? AND reason=? ORDER BY ts, id LIMIT 1",
+        rows = self._conn.execute(
+            "SELECT * FROM snapshots WHERE sync_id=? AND serial=? AND reason=? ORDER BY ts, id",
             (sync_id, serial, reason),
-        ).fetchone()
-        return self._snap(r) if r else None
+        )
+        return self._first(rows, self._snap, "snapshots")
+
+    def _rows(
+        self, rows: Iterable[sqlite3.Row], conv: Callable[[sqlite3.Row], T], table: str
+    ) -> list[T]:
+        """Each row converted; a row out of shape costs that row (a note), not the command."""
+        out: list[T] = []
+        for r in rows:
+            try:
+                out.append(conv(r))
+            except (ValueError, TypeError, OverflowError, RecursionError) as e:
+                self._bad_row(table, r, e)
+        return out
+
+    def _first(
+        self, rows: Iterable[sqlite3.Row], conv: Callable[[sqlite3.Row], T], table: str
+    ) -> T | None:
+        """The first row in shape (the cursor is read lazily: only bad rows cost a fetch)."""
+        for r in rows:
+            try:
+                return conv(r)
+            except (ValueError, TypeError, OverflowError, RecursionError) as e:
+                self._bad_row(table, r, e)
+        return None
+
+    def _bad_row(self, table: str, r: sqlite3.Row, e: BaseException) -> None:
+        try:
+            rid: object = r["id"]
+        except (IndexError, KeyError):
+            rid = "?"
+        key = (table, rid if isinstance(rid, int | str) else repr(rid)[:20])
+        if key in self._bad_rows:
+            return
+        self._bad_rows.add(key)
+        if len(self._bad_rows) <= MAX_ROW_NOTES:
+            why = "".join(c if c.isprintable() else "?" for c in str(e))[:120]
+            self.notes.append(
+                f"wear database {self.path or ''}: {table} row {key[1]} skipped: {why}"
+            )
+        elif len(self._bad_rows) == MAX_ROW_NOTES + 1:
+            self.notes.append(f"wear database: more {table} rows skipped (only the first noted)")
 
     @staticmethod
     def _snap(r: sqlite3.Row) -> Snapshot:
-        try:
-            counters = json.loads(r["counters"])
-        except ValueError:
-            counters = {}
+        counters = json_col(r, "counters", dict)
         return Snapshot(
-            id=r["id"],
-            ts=r["ts"],
-            serial=r["serial"],
-            device=r["device"],
-            reason=r["reason"],
-            sync_id=r["sync_id"],
+            id=int_col(r, "id"),
+            ts=time_col(r, "ts"),
+            serial=text_col(r, "serial"),
+            device=text_col(r, "device"),
+            reason=text_col(r, "reason"),
+            sync_id=int_col(r, "sync_id", none_ok=True),
             counters=counters if isinstance(counters, dict) else {},
         )
 
@@ -452,12 +596,10 @@ class SnapshotStore:
         )
 
     def running_syncs(self) -> list[SyncEvent]:
-        return [
-            self._sync(r)
-            for r in self._conn.execute(
-                "SELECT * FROM sync_events WHERE ended_at IS NULL ORDER BY started_at, id"
-            )
-        ]
+        rows = self._conn.execute(
+            "SELECT * FROM sync_events WHERE ended_at IS NULL ORDER BY started_at, id"
+        )
+        return self._rows(rows, self._sync, "sync_events")
 
     def syncs_for(self, array: str, array_uuid: str | None = None) -> list[SyncEvent]:
         """The syncs of one array: by its UUID when known (a new array under an old name does
@@ -469,50 +611,49 @@ class SnapshotStore:
             )
         else:
             q, arg = "SELECT * FROM sync_events WHERE array_name=? ORDER BY started_at, id", array
-        return [self._sync(r) for r in self._conn.execute(q, (arg,))]
+        return self._rows(self._conn.execute(q, (arg,)), self._sync, "sync_events")
 
     def all_syncs(self) -> list[SyncEvent]:
         """Every recorded sync of every array, oldest first."""
-        return [self._sync(r) for r in self._conn.execute("SELECT * FROM sync_events ORDER BY id")]
+        rows = self._conn.execute("SELECT * FROM sync_events ORDER BY id")
+        return self._rows(rows, self._sync, "sync_events")
 
     def sync(self, sync_id: int) -> SyncEvent | None:
-        r = self._conn.execute("SELECT * FROM sync_events WHERE id=?", (sync_id,)).fetchone()
-        return self._sync(r) if r else None
+        rows = self._conn.execute("SELECT * FROM sync_events WHERE id=?", (sync_id,))
+        return self._first(rows, self._sync, "sync_events")
 
     @staticmethod
     def _sync(r: sqlite3.Row) -> SyncEvent:
         members: list[SyncMember] = []
-        try:
-            for m in json.loads(r["members"]):
-                if isinstance(m, Sequence) and len(m) == 3:
-                    members.append(SyncMember(str(m[0]), str(m[1]), m[2] if m[2] else None))
-        except ValueError:
-            pass
+        for m in json_col(r, "members", list) or ():
+            if not isinstance(m, list) or len(m) != 3:
+                raise BadRow("members: not [device, disk, serial] triples")
+            if not all(isinstance(x, str) for x in m[:2]) or not isinstance(m[2], str | None):
+                raise BadRow("members: not text")
+            members.append(SyncMember(m[0], m[1], m[2] if m[2] else None))
         start: dict[str, int] = {}
         end: dict[str, int] = {}
         cap: dict[str, int] = {}
-        try:
-            kw = json.loads(r["kernel_writes"] or "{}")
-            if isinstance(kw, dict):
-                for key, dest in (("start", start), ("end", end), ("capacity", cap)):
-                    part = kw.get(key)
-                    if isinstance(part, dict):
-                        dest.update(
-                            {str(k): v for k, v in part.items() if isinstance(v, int) and v >= 0}
-                        )
-        except ValueError:
-            pass
+        kw = json_col(r, "kernel_writes", dict) or {}
+        for key, dest in (("start", start), ("end", end), ("capacity", cap)):
+            part = kw.get(key)
+            if isinstance(part, dict):
+                dest.update({str(k): v for k, v in part.items() if counter(v)})
         frac = r["fraction"]
+        uuid = r["array_uuid"]
+        ended = r["ended_at"]
         return SyncEvent(
-            id=r["id"],
-            array=r["array_name"],
-            action=r["action"],
-            started_at=r["started_at"],
-            ended_at=r["ended_at"],
-            outcome=r["outcome"],
+            id=int_col(r, "id"),
+            array=text_col(r, "array_name"),
+            action=text_col(r, "action"),
+            started_at=time_col(r, "started_at"),
+            ended_at=None if ended is None else time_col(r, "ended_at"),
+            outcome=None if r["outcome"] is None else text_col(r, "outcome"),
             members=tuple(members),
-            array_uuid=r["array_uuid"] if isinstance(r["array_uuid"], str) else None,
-            fraction=float(frac) if isinstance(frac, (int, float)) else None,
+            array_uuid=uuid if isinstance(uuid, str) and len(uuid) <= MAX_TEXT else None,
+            fraction=float(frac)
+            if isinstance(frac, int | float) and not isinstance(frac, bool) and math.isfinite(frac)
+            else None,
             kernel_start=start,
             kernel_end=end,
             capacities=cap,

@@ -30,15 +30,21 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from app import statefiles
 from app.model.devices import ProbeNote
 from app.model.live import DiskIO
 from app.parsers.errors import ParseError
 from app.parsers.safe import load_json
+from app.statefiles import StateFileError
 from backends.base import NOT_IN_CAPTURE, CommandResult, OutputCallback
 from backends.linux.io import read_disk_io
 from backends.linux.stream import NOT_FOUND, TIMED_OUT, run_streaming
 
 FORMAT = 1
+CAPTURE_DIR = "capture directory"
+CAPTURE_FILE = "capture file"
+MAX_INDEX_BYTES = 256 << 20  # commands.json of 5,000 disks' smartctl -j -a is ~100 MB
+MAX_FILE_BYTES = 16 << 20  # one sysfs/proc file: /proc/self/mountinfo of a big host is ~1 MB
 
 
 def _note_source(path: str) -> str:
@@ -250,8 +256,9 @@ class RecordingSource(_Notes):
         self.inner = inner
         self.smart = inner.smart
         self.dir = Path(directory)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        (self.dir / "files").mkdir(exist_ok=True)
+        # written as the state files are (app.statefiles: the directories ours and 0700, never
+        # through a symlink, each file replaced atomically): root captures into DIR
+        statefiles.ensure_dir(self.dir / "files", CAPTURE_DIR)
         self.reads: dict[str, str] = {}
         self.listings: dict[str, list[str] | None] = {}
         self.links: dict[str, str | None] = {}
@@ -276,9 +283,9 @@ class RecordingSource(_Notes):
             self.reads[path] = "absent" if status == "ok" else status
             return None
         self.reads[path] = "ok"
-        dest = _file_in(self.dir / "files", path)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(text, encoding="utf-8")
+        statefiles.write_text(
+            _file_in(self.dir / "files", path), text, mode=0o644, what=CAPTURE_FILE
+        )
         return text
 
     def listdir(self, path: str) -> tuple[str, ...]:
@@ -326,9 +333,8 @@ class RecordingSource(_Notes):
         """Write the indexes (files are written as they are read)."""
 
         def dump(name: str, data: object) -> None:
-            (self.dir / name).write_text(
-                json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8"
-            )
+            text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+            statefiles.write_text(self.dir / name, text, mode=0o644, what=CAPTURE_FILE)
 
         dump("meta.json", self.meta)
         dump("reads.json", self.reads)
@@ -343,23 +349,24 @@ class CaptureError(Exception):
     """A capture directory is missing or unreadable; the message is meant for the user."""
 
 
-MAX_INDEX_BYTES = 256 * 1024 * 1024  # a capture's index of 5,000 disks is a few MB
-
-
 def _load_json(path: Path, default: Any) -> Any:
-    """An index of a capture (untrusted: it may come from another machine): at most
-    MAX_INDEX_BYTES, JSON nested at most 64 deep (a deeper one was a RecursionError that ended
-    the TUI), numbers within 64 bits; anything else is a CaptureError naming the file."""
-    if not path.exists():
-        return default
+    """An index of a capture (untrusted: it may come from another machine): a regular file (a
+    FIFO or device planted there is refused, never waited on), at most MAX_INDEX_BYTES, JSON
+    nested at most 64 deep, numbers within 64 bits; anything else is a CaptureError naming it."""
     try:
-        if path.stat().st_size > MAX_INDEX_BYTES:
-            raise CaptureError(f"{path}: larger than {MAX_INDEX_BYTES // 2**20} MiB")
-        return load_json(path.read_text(encoding="utf-8", errors="replace"), str(path))
-    except ParseError as e:
-        raise CaptureError(str(e)) from None
+        data = statefiles.read_regular(path, what="capture index", max_bytes=MAX_INDEX_BYTES)
+    except FileNotFoundError:
+        return default
     except OSError as e:
         raise CaptureError(f"{path}: {e.strerror or e}") from None
+    except StateFileError as e:
+        raise CaptureError(str(e)) from None
+    if len(data) > MAX_INDEX_BYTES:
+        raise CaptureError(f"{path}: larger than {MAX_INDEX_BYTES // 2**20} MiB")
+    try:
+        return load_json(data.decode("utf-8", errors="replace"), str(path))
+    except ParseError as e:
+        raise CaptureError(str(e)) from None
 
 
 def _strip_columns(argv: Sequence[str]) -> tuple[str, ...]:
@@ -450,13 +457,23 @@ class ReplaySource(_Notes):
             self._note(_note_source(path), f"cannot read {path}: {status[7:]}")
             return None
         f = _file_in(self.dir / "files", path)
-        try:
-            return f.read_bytes().decode("utf-8", errors="replace")
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        try:  # a FIFO or device planted in a capture is refused, never waited on
+            data = statefiles.read_regular(f, what="capture file", max_bytes=MAX_FILE_BYTES)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except StateFileError as e:
+            if not os.path.isdir(f):  # a directory of the copy was never a file read
+                self._note(_note_source(path), str(e))
             return None
         except OSError as e:
             self._note(_note_source(path), f"cannot read {f}: {e.strerror or e}")
             return None
+        if len(data) > MAX_FILE_BYTES:
+            self._note(
+                _note_source(path), f"refused capture file {f}: larger than {MAX_FILE_BYTES} bytes"
+            )
+            return None
+        return data.decode("utf-8", errors="replace")
 
     def recorded(self, path: str) -> bool:
         """Whether the capture holds an answer for ``path`` (a read — an absent file read is

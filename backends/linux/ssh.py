@@ -32,16 +32,12 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import selectors
 import shlex
 import stat
-import subprocess
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
 from app.model.live import DiskIO
 from app.parsers.fsinfo import EXT_TYPES
@@ -49,8 +45,12 @@ from app.parsers.safe import ascii_int
 from backends.base import CommandResult
 from backends.linux.io import parse_diskstats
 from backends.linux.source import NOT_FOUND, TIMED_OUT, _note_source, _Notes
+from backends.linux.ssh_transport import run_ssh
 
 CONNECT_TIMEOUT = 8.0
+# after ConnectTimeout, how long the key exchange, the login and the remote shell's first record
+# (its uname, written before any work) may take: a host silent past this is unreachable
+FIRST_ANSWER_GRACE_S = 10.0
 # the whole batch (lsblk, lvm, smartctl per disk...) must answer within this; a drop is noticed by
 # ServerAliveInterval × ServerAliveCountMax before it
 BATCH_TIMEOUT = 300.0
@@ -58,7 +58,6 @@ CONTROL_PERSIST = 60
 UNREACHABLE = 255
 # One round trip's answer: a probe of 5,000 disks is ~10 MB; more is refused, not held.
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
-MAX_STDERR_BYTES = 64 * 1024  # the last lines say why ssh failed
 MAX_FIELDS = 1_000_000  # argv words or link names in one record
 
 # a host as ssh_config knows it: alias, user@host, host:port is not ssh syntax (use the config)
@@ -360,72 +359,6 @@ class FrameError(ValueError):
     """The remote answer is not in the shape the script writes (cut off, or not ours)."""
 
 
-class AnswerTooLarge(OSError):
-    """The remote answered more than MAX_ANSWER_BYTES (the ssh child is killed)."""
-
-
-def run_capped(
-    argv: Sequence[str],
-    data: bytes,
-    timeout: float | None,
-    limit: int | None = None,
-) -> tuple[int, bytes, bytes]:
-    """``subprocess.run(argv, input=data, capture_output=True, timeout=timeout)`` that keeps at
-    most ``limit`` bytes of stdout (AnswerTooLarge past it: a 512 MB answer took 1.08 GB) and the
-    last MAX_STDERR_BYTES of stderr. TimeoutExpired when ``timeout`` passes."""
-    p = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        shell=False,
-    )
-    assert p.stdin is not None and p.stdout is not None and p.stderr is not None
-    limit = MAX_ANSWER_BYTES if limit is None else limit
-
-    def feed(pipe: IO[bytes]) -> None:
-        with contextlib.suppress(OSError):
-            pipe.write(data)
-        with contextlib.suppress(OSError):
-            pipe.close()
-
-    writer = threading.Thread(target=feed, args=(p.stdin,), daemon=True)
-    writer.start()
-    out = bytearray()
-    err = bytearray()
-    deadline = time.monotonic() + timeout if timeout else None
-    sel = selectors.DefaultSelector()
-    sel.register(p.stdout, selectors.EVENT_READ, out)
-    sel.register(p.stderr, selectors.EVENT_READ, err)
-    try:
-        while sel.get_map():
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise subprocess.TimeoutExpired(list(argv), timeout or 0)
-            for key, _ in sel.select(left):
-                chunk = os.read(key.fd, 1 << 16)
-                if not chunk:
-                    sel.unregister(key.fileobj)
-                    continue
-                buf: bytearray = key.data
-                buf.extend(chunk)
-                if buf is out and len(out) > limit:
-                    raise AnswerTooLarge(f"answer larger than {limit // 2**20} MiB: refused")
-                if buf is err and len(err) > MAX_STDERR_BYTES:
-                    del err[: len(err) - MAX_STDERR_BYTES]
-    except BaseException:
-        p.kill()
-        p.wait()
-        raise
-    finally:
-        sel.close()
-        p.stdout.close()
-        p.stderr.close()
-    returncode = p.wait()
-    writer.join(timeout=1)
-    return returncode, bytes(out), bytes(err)
-
-
 class _Reader:
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -630,23 +563,28 @@ class SshSource(_Notes):
         except (OSError, ValueError) as e:
             return Batch(error=str(e))
         try:
-            returncode, stdout, stderr = run_capped(argv, script.encode(), timeout)
+            p = run_ssh(
+                argv,
+                script.encode(),
+                first_answer_s=self.target.connect_timeout + FIRST_ANSWER_GRACE_S,
+                timeout=timeout,
+                host=self.host,
+                max_bytes=MAX_ANSWER_BYTES,
+            )
         except FileNotFoundError:
             return Batch(error="ssh: program not found (install openssh-client)")
-        except subprocess.TimeoutExpired:
-            return Batch(error=f"no answer from {self.host} within {timeout or 0:g} s")
-        except AnswerTooLarge as e:
-            return Batch(error=str(e))
         except OSError as e:
             return Batch(error=f"ssh: {e.strerror or e}")
+        if p.error is not None:
+            return Batch(error=p.error)
         try:
-            b = parse_batch(stdout)
+            b = parse_batch(p.stdout)
         except FrameError as e:
             b = Batch(error=f"answer out of shape: {e}")
         if not b.complete and b.error is None:
-            err = stderr.decode(errors="replace").strip().splitlines()
-            msg = err[-1] if err else f"ssh exit {returncode}"
-            b.error = msg if returncode == UNREACHABLE else f"answer cut off: {msg}"
+            err = p.stderr.decode(errors="replace").strip().splitlines()
+            msg = err[-1] if err else f"ssh exit {p.returncode}"
+            b.error = msg if p.returncode == UNREACHABLE else f"answer cut off: {msg}"
         return b
 
     def _fetch(self, spec: BatchSpec, timeout: float | None = 0) -> Batch:

@@ -13,14 +13,8 @@ import pytest
 
 from backends.linux import LinuxBackend
 from backends.linux import ssh as ssh_mod
-from backends.linux.ssh import (
-    AnswerTooLarge,
-    FrameError,
-    SshSource,
-    SshTarget,
-    parse_batch,
-    run_capped,
-)
+from backends.linux.ssh import FrameError, SshSource, SshTarget, parse_batch
+from backends.linux.ssh_transport import run_ssh
 
 SIZES = b"5 /tmp/t/b/100001\n"
 BODY = b"F\0/proc/mdstat\0ok\0Z\0" + SIZES + b"\0hello"
@@ -58,14 +52,16 @@ def test_an_answer_past_the_cap_is_refused_and_not_held() -> None:
     prog = "import sys\nw = sys.stdout.buffer.write\nfor _ in range(64): w(b'x' * (1 << 20))\n"
     tracemalloc.start()
     try:
-        with pytest.raises(AnswerTooLarge, match="larger than 4 MiB"):
-            run_capped([sys.executable, "-c", prog], b"", 30, limit=4 << 20)
+        r = run_ssh(
+            [sys.executable, "-c", prog], b"", first_answer_s=30, timeout=30, max_bytes=4 << 20
+        )
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+    assert r.error is not None and "larger than 4 MiB" in r.error
     assert peak < 16 << 20, peak
-    rc, out, err = run_capped([sys.executable, "-c", "print(input())"], b"hi\n", 30)
-    assert (rc, out.strip(), err) == (0, b"hi", b"")
+    r = run_ssh([sys.executable, "-c", "print(input())"], b"hi\n", first_answer_s=30, timeout=30)
+    assert (r.returncode, r.stdout.strip(), r.stderr, r.error) == (0, b"hi", b"", None)
 
 
 def test_a_huge_answer_is_a_note_not_the_memory_of_the_machine(

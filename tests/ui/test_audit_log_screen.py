@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 from datetime import datetime
 from pathlib import Path
@@ -253,3 +254,16 @@ async def test_corrupt_and_unfinished_entries_are_shown_as_such(log: AuditLog) -
         await pilot.press("c")  # a corrupt row has nothing to copy: a notice, no crash
         await pilot.pause()
         assert app.screen is screen
+
+
+async def test_a_fifo_as_the_audit_log_is_a_message_not_a_hang(tmp_path: Path) -> None:
+    """Issue 23, item 10: opening the L screen on a FIFO blocked the TUI for ever."""
+    fifo = tmp_path / "audit.log"
+    os.mkfifo(fifo)
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = AuditLogScreen(fifo)
+        await app.push_screen(screen)
+        await pilot.pause()
+        msg = static_text(screen, "al-message")
+        assert msg.startswith(f"Cannot read the audit log {fifo}: ") and "FIFO" in msg

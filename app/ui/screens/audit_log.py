@@ -25,9 +25,11 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from app import statefiles
 from app.format import STATE_COLOURS, duration
 from app.plans.audit_log import AuditEntry, AuditLog
 from app.plans.plan import escape_controls
+from app.statefiles import StateFileError
 
 DEFAULT_LIMIT = 2000
 
@@ -143,9 +145,11 @@ class AuditLogScreen(Screen[None]):
     def _read(self) -> tuple[list[AuditEntry], str | None]:
         """Entries (oldest first) and, when there are none, the message saying why."""
         p = self.log_path
-        try:
-            with p.open("rb"):
-                pass
+        try:  # never blocks on a FIFO put in its place (app.statefiles)
+            statefiles.read_regular(p, what="audit log", max_bytes=0)
+        except StateFileError as e:
+            why = str(e).removeprefix(f"refused audit log {p}: ")
+            return [], f"Cannot read the audit log {p}: {why}"
         except FileNotFoundError:
             return [], f"No audit log yet at {p}: raidman has not executed anything here."
         except OSError as e:
