@@ -135,6 +135,8 @@ def mdstat_map(array: MdArray) -> str:
     """The [UUUU] / [_UUU] map of /proc/mdstat, from the member slots; "" for containers."""
     if array.is_container or not array.raid_disks:
         return ""
+    if array.raid_disks > levels.MAX_RAID_DISKS:  # not md's (the parsers refuse it): no map
+        return f"[{array.raid_disks} slots?]"
     slots = ["_"] * array.raid_disks
     for m in array.members:
         if m.slot is not None and 0 <= m.slot < array.raid_disks and m.role == "in_sync":

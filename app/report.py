@@ -55,6 +55,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from app.escape import escape_controls
 from app.format import (
     array_summary,
     duration,
@@ -174,7 +175,7 @@ def machine_to_json(machine: Machine, *, extra: dict[str, Any] | None = None) ->
 
 def _clean(text: object) -> str:
     """Text from tools or the model, safe for a terminal or a mail: control characters escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+    return escape_controls(str(text))
 
 
 def smart_line(reading: SmartReading | None) -> str:
@@ -318,7 +319,9 @@ def machine_to_text(
             lines.append(f"  [{n.severity}] {n.source}: {_clean(n.message)}")
         for text in notes:
             lines.append(f"  [warning] {_clean(text)}")
-    return "\n".join(lines) + "\n"
+    # the model's strings are escaped where the backend built it (app/escape.py); this is the
+    # terminal's side of that boundary, for any text that reached the lines another way
+    return "\n".join(escape_controls(line) for line in lines) + "\n"
 
 
 def recorded_sync_speeds(store: SnapshotStore, machine: Machine) -> dict[str, int]:

@@ -21,7 +21,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import BENCH_DIR, Figure, child_env, parse_json_line, python, table
 
-SCRIPTS = ("bench_side_by_side.py", "bench_probe.py", "bench_watch.py", "bench_hosts.py")
+SCRIPTS = (
+    "bench_side_by_side.py",
+    "bench_probe.py",
+    "bench_watch.py",
+    "bench_hosts.py",
+    "bench_scale.py",
+)
 
 
 def run_script(name: str, extra: list[str]) -> tuple[list[Figure], float]:

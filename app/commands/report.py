@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from app.cli import add_backend_options, make_backends
+from app.escape import escape_controls
 from app.fleet import unreachable_reason
 from app.paths import DB_FILE, host_state_dir
 from app.report import full_report_json, full_report_text
@@ -56,7 +57,7 @@ def _run_hosts(backends: list[tuple[str | None, Backend]], args: argparse.Namesp
         try:
             return _remote_report(str(host), backend, args)
         except Exception as e:  # one host's failure must not lose the others' reports
-            msg = f"probe failed: {e}"
+            msg = f"probe failed: {escape_controls(str(e))}"
             return (
                 ({"host": host, "notes": [{"source": "ssh", "message": msg}]}, False)
                 if (args.json)
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         machine = backend.probe()
     except Exception as e:  # a backend that cannot probe at all: a message, not a traceback
-        print(f"raidman: probe failed: {e}", file=sys.stderr)
+        print(f"raidman: probe failed: {escape_controls(str(e))}", file=sys.stderr)
         return 1
     store = SnapshotStore.open()
     try:

@@ -465,19 +465,38 @@ class Machine:
             yield n
             queue.extend(step(n))
 
+    @cached_property
+    def _disks_under(self) -> dict[str, tuple[str, ...]]:
+        """``disks_under``'s answers, filled as they are asked (each walk once per Machine)."""
+        return {}
+
+    @cached_property
+    def _arrays_of_disk(self) -> dict[str, tuple[MdArray, ...]]:
+        out: dict[str, list[MdArray]] = {}
+        for a in self.arrays:
+            for disk in self.disks_under(a.name):
+                out.setdefault(disk, []).append(a)
+        return {k: tuple(v) for k, v in out.items()}
+
     def disks_under(self, name: str) -> tuple[str, ...]:
         """The whole disks that ``name`` ultimately lives on."""
-        if name in self._by_name and isinstance(self._by_name[name], Disk):
-            return (name,)
-        return tuple(n for n in self.ancestors_of(name) if isinstance(self._by_name.get(n), Disk))
+        memo = self._disks_under
+        found = memo.get(name)
+        if found is None:
+            if isinstance(self._by_name.get(name), Disk):
+                found = (name,)
+            else:
+                found = tuple(
+                    n for n in self.ancestors_of(name) if isinstance(self._by_name.get(n), Disk)
+                )
+            memo[name] = found
+        return found
 
     def arrays_of_disk(self, disk: str) -> tuple[MdArray, ...]:
-        """Arrays that have ``disk`` (or one of its partitions) as a member."""
-        out = []
-        for a in self.arrays:
-            if disk in self.disks_under(a.name):
-                out.append(a)
-        return tuple(out)
+        """Arrays that have ``disk`` (or one of its partitions) as a member (in the order of
+        ``arrays``). Indexed once per Machine: the audit asks for every disk (issue 23: 11.7 M
+        walks of the stack at 5,000 disks)."""
+        return self._arrays_of_disk.get(disk, ())
 
     @property
     def degraded_arrays(self) -> tuple[MdArray, ...]:

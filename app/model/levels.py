@@ -64,6 +64,11 @@ LEVELS: dict[str, LevelFacts] = {
 STRIPED = frozenset(n for n, f in LEVELS.items() if f.striped)
 PARITY = frozenset(n for n, f in LEVELS.items() if f.parity)
 REDUNDANT = frozenset(n for n, f in LEVELS.items() if f.redundant)
+# The most members (slots) an md array can have: ``super_1_validate()`` (drivers/md/md.c) sets
+# ``mddev->max_disks = (4096-256)/2`` (1920; MAX_RAID_DISKS in md.h since 6.x) for 1.x metadata,
+# and 0.90 has MD_SB_DISKS = 27 (include/uapi/linux/raid/md_p.h). A raid_disks, slot or member
+# number beyond it did not come from md: parsers refuse it instead of sizing a list by it.
+MAX_RAID_DISKS = 1920
 MIRRORED = frozenset(("raid1", "raid10"))  # redundancy by copies: a rebuild copies a member
 
 

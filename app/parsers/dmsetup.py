@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.parsers.errors import ParseError
+from app.parsers.safe import ascii_int
 
 SOURCE = "dmsetup table"
 
@@ -33,11 +34,13 @@ def parse_crypt_table(text: str) -> CryptTable:
     f = lines[0].split()
     if len(f) < 8 or f[2] != "crypt":
         raise ParseError(SOURCE, "not a crypt target line")
-    if not f[7].isascii() or not f[7].isdigit() or len(f[7]) > 20:
+    offset = ascii_int(f[7])
+    if offset is None:
         raise ParseError(SOURCE, f"offset is not a sector number: {f[7][:40]!r}")
     opts: tuple[str, ...] = ()
     if len(f) > 8:
-        if not f[8].isascii() or not f[8].isdigit():
-            raise ParseError(SOURCE, "optional parameter count is not a number")
-        opts = tuple(f[9 : 9 + int(f[8])])
-    return CryptTable(f[6], int(f[7]), opts)
+        count = ascii_int(f[8])
+        if count is None:
+            raise ParseError(SOURCE, f"optional parameter count is not a number: {f[8][:40]!r}")
+        opts = tuple(f[9 : 9 + count])
+    return CryptTable(f[6], offset, opts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from app.model import levels
 from app.parsers.errors import ParseError
 from app.parsers.mdstat import RAID5_ALGORITHMS
 from app.parsers.safe import ascii_int, only_parse_errors
@@ -76,6 +77,8 @@ def parse_raid_disks(text: str) -> int:
     v = ascii_int(head)
     if v is None:
         raise ParseError(SOURCE, f"not a raid_disks value: {t[:40]!r}")
+    if v > levels.MAX_RAID_DISKS:
+        raise ParseError(SOURCE, f"raid_disks={v} is beyond md's {levels.MAX_RAID_DISKS} slots")
     return v
 
 
@@ -143,6 +146,8 @@ def parse_slot(text: str) -> int | None:
     v = parse_int(text)
     if v is not None and v < 0:
         raise ParseError(SOURCE, f"negative slot: {text.strip()!r}")
+    if v is not None and v >= levels.MAX_RAID_DISKS:
+        raise ParseError(SOURCE, f"slot={v} is beyond md's {levels.MAX_RAID_DISKS} slots")
     return v
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from app.model import levels
 from app.model.devices import MdArray, MdMember, SyncStatus
 from app.parsers.errors import ParseError
 from app.parsers.safe import ascii_float, ascii_int, only_parse_errors
@@ -216,6 +217,8 @@ def _parse_member(tok: str, lineno: int) -> MdstatMember:
     number = ascii_int(slot)
     if number is None or slot != slot.strip():
         raise ParseError(SOURCE, f"member {tok!r}: slot {slot!r} is not a number", lineno)
+    if number >= levels.MAX_RAID_DISKS:  # md.c bind_rdev_to_array: desc_nr < max_disks
+        raise ParseError(SOURCE, f"member {tok[:40]!r}: number {number} is beyond md's", lineno)
     flags = set()
     for f in re.findall(r"\(([^)]*)\)", flags_s):
         if f not in MEMBER_FLAGS:
@@ -268,8 +271,16 @@ def _parse_blocks(name: str, text: str, lineno: int) -> dict[str, object]:
         out["layout"] = "".join(f"{kind[0]}{n}" for n, kind in copies)
         out["layout_text"] = " ".join(f"{n} {kind}-copies" for n, kind in copies)
     if dm := _DISKS_RE.search(tail):
-        out["raid_disks"] = int(dm.group(1))
-        out["active_disks"] = int(dm.group(2))
+        raid_disks, active_disks = int(dm.group(1)), int(dm.group(2))
+        out["raid_disks"] = raid_disks
+        out["active_disks"] = active_disks
+        if max(raid_disks, active_disks) > levels.MAX_RAID_DISKS:
+            raise ParseError(
+                SOURCE,
+                f"{name}: [{dm.group(1)}/{dm.group(2)}] is beyond md's "
+                f"{levels.MAX_RAID_DISKS} slots",
+                lineno,
+            )
         out["status"] = dm.group(3)
     return out
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from app.parsers.errors import ParseError
 from app.parsers.mountinfo import unescape
+from app.parsers.safe import ascii_int
 
 SOURCE = "swaps"
 
@@ -27,7 +28,9 @@ class SwapEntry:
 
 
 def _int(s: str) -> int | None:
-    return int(s) if s.isascii() and s.isdigit() else None
+    """A size in KiB, or None when the field is not one (a 5,000-digit number, "²"): the
+    sizes are only shown, so an unreadable one costs that field, not the file."""
+    return ascii_int(s)
 
 
 def parse_swaps(text: str) -> tuple[SwapEntry, ...]:

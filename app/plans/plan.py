@@ -24,8 +24,9 @@ What keeps a hostile file harmless is that everything which decides confirmation
 the argv, and the argv is bounded by the allowlist. ``steps_digest`` is the older format (the
 steps only), still recognised to tell an older raidman's file from an edited one.
 
-``escape_controls`` shows text from a plan with control characters (ANSI escapes, ``\r``, bidi
-overrides, ...) as visible ``\x1b`` / ``\u202e`` escapes; ``Plan.escaped()`` is the display copy.
+``escape_controls`` (app/escape.py) shows text from a plan with control characters (ANSI
+escapes, ``\r``, bidi overrides, ...) as visible ``\x1b`` / ``\u202e`` escapes;
+``Plan.escaped()`` is the display copy.
 """
 
 from __future__ import annotations
@@ -33,11 +34,12 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
-import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from app.escape import escape_controls as escape_controls  # the plan modules import it here
+from app.escape import is_control as _is_control
 from app.plans.destroys import confirm_target, destroys
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -68,26 +70,6 @@ DISK_KEYS = frozenset({"name", "serial", "wwn"})
 
 class PlanFileError(ValueError):
     """A plan (file) that is not in shape; ``str()`` is one line saying why."""
-
-
-def _is_control(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp")
-
-
-def escape_controls(text: str, *, keep_newlines: bool = False) -> str:
-    r"""``text`` with every control/format character shown as an escape (``\x1b``, ``\u202e``)."""
-    if not any(_is_control(c) for c in text):
-        return text
-    out = []
-    for ch in text:
-        if ch == "\n" and keep_newlines:
-            out.append(ch)
-        elif _is_control(ch):
-            o = ord(ch)
-            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def _text(v: Any, what: str, *, limit: int = MAX_TEXT_CHARS, newlines: bool = False) -> str:

@@ -21,12 +21,20 @@ STRIPE_CACHE_SUGGESTED = 4096
 PAGE = 4096
 
 
-def _conf_entry(entries: tuple[MdConfArray, ...], a: MdArray) -> MdConfArray | None:
-    u = norm_uuid(a.uuid)
+def _conf_by_uuid(entries: tuple[MdConfArray, ...]) -> dict[str, MdConfArray]:
+    """mdadm.conf's ARRAY lines by normalised UUID, the first of each (one pass, not one per
+    array: 1,250 arrays against 1,250 lines were 1.6 M comparisons)."""
+    out: dict[str, MdConfArray] = {}
     for e in entries:
-        if u is not None and norm_uuid(e.uuid) == u:
-            return e
-    return None
+        u = norm_uuid(e.uuid)
+        if u is not None:
+            out.setdefault(u, e)
+    return out
+
+
+def _conf_entry(by_uuid: dict[str, MdConfArray], a: MdArray) -> MdConfArray | None:
+    u = norm_uuid(a.uuid)
+    return by_uuid.get(u) if u is not None else None
 
 
 def _initramfs_step(conf_path: str) -> Step:
@@ -340,8 +348,9 @@ def _mdadm_conf(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
     conf = inputs.mdadm_conf
     conf_path = inputs.mdadm_conf_path or "/etc/mdadm/mdadm.conf"
     missing: list[MdArray] = []
+    by_uuid = _conf_by_uuid(conf)
     for a in arrays:
-        e = _conf_entry(conf, a)
+        e = _conf_entry(by_uuid, a)
         if e is None:
             missing.append(a)
             continue
@@ -367,7 +376,7 @@ def _mdadm_conf(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             )
     if not missing:
         return
-    scan = inputs.mdadm_scan
+    scan = _conf_by_uuid(inputs.mdadm_scan) if inputs.mdadm_scan is not None else None
     for a in missing:
         line: str | None = None
         if scan is not None:

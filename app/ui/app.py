@@ -57,6 +57,7 @@ from textual.reactive import reactive
 from textual.widgets import TabbedContent
 from textual.worker import get_current_worker
 
+from app.escape import escape_controls
 from app.fleet import HostStatus, unreachable_reason
 from app.hosts import HostAuditLog, host_boost_store
 from app.model.devices import Disk, Machine, MdArray
@@ -442,7 +443,11 @@ class RaidmanApp(App[None]):
         """The open host's probe (the main view's) also brings its line in the hosts view."""
         host = self._host_of(backend)
         if host is not None:
-            why = unreachable_reason(backend) if error is None else (str(error) or "probe failed")
+            why = (
+                unreachable_reason(backend)
+                if error is None
+                else (escape_controls(str(error)) or "probe failed")
+            )
             self.post_message(HostProbed(host, machine, why))
 
     def on_host_probed(self, message: HostProbed) -> None:
@@ -535,7 +540,13 @@ class RaidmanApp(App[None]):
 
     def _probe_failed(self, error: Exception) -> None:
         self._probe_busy = False
-        self.notify(f"probe failed: {error}", title="backend error", severity="error", timeout=8)
+        self.notify(
+            f"probe failed: {escape_controls(str(error))}",
+            title="backend error",
+            severity="error",
+            timeout=8,
+            markup=False,
+        )
 
     def _sample_failed(self, error: Exception) -> None:
         self._sample_landed()

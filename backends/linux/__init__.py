@@ -7,6 +7,7 @@ import importlib
 import threading
 from collections.abc import Iterator, Sequence
 
+from app.escape import escape_strings
 from app.model import Machine
 from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartReading
@@ -62,6 +63,7 @@ class LinuxBackend:
     def probe(self) -> Machine:
         with self._batch("probe"):
             m, fs_info = probe_with_fs_info(self.source)
+        m = escape_strings(m)  # labels, models, names, host: control characters escaped
         self._disk_sectors = {d.name: d.logical_sector for d in m.disks}
         self._fs_info = (m, fs_info)
         return m
@@ -82,8 +84,10 @@ class LinuxBackend:
                 if live is not None:
                     arrays.append(live)
             self.source.take_notes()  # a 1 Hz poll reports nothing; the next probe will
-            return LiveSample(
-                taken_at=self.source.now(), arrays=tuple(arrays), disk_io=self.source.disk_io()
+            return escape_strings(
+                LiveSample(
+                    taken_at=self.source.now(), arrays=tuple(arrays), disk_io=self.source.disk_io()
+                )
             )
 
     def wait_event(self, timeout: float) -> bool | None:
@@ -110,7 +114,7 @@ class LinuxBackend:
             logical_sector=self._disk_sectors.get(disk, 512),
             now=self.now(),
         )
-        return reading
+        return escape_strings(reading)
 
     def read_text(self, path: str) -> str | None:
         return self.source.read_text(path)

@@ -35,7 +35,8 @@ class MdReader:
         return None if text is None else text.strip()
 
     def parsed(self, attr: str, fn: Callable[[str], T]) -> T | None:
-        return self.parse(self.src.read_text(f"{self.base}/{attr}"), fn, attr)
+        path = f"{self.base}/{attr}"  # the note names the file and the field
+        return self.parse(self.src.read_text(path), fn, f"{attr} ({path})")
 
     def parse(
         self, text: str | None, fn: Callable[[str], T], what: str, *, source: str = "sysfs"

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from app.model.live import DiskIO
 from app.parsers.fsinfo import EXT_TYPES
+from app.parsers.safe import ascii_int
 from backends.base import CommandResult
 from backends.linux.io import parse_diskstats
 from backends.linux.source import NOT_FOUND, TIMED_OUT, _note_source, _Notes
@@ -55,6 +56,9 @@ FIRST_ANSWER_GRACE_S = 10.0
 BATCH_TIMEOUT = 300.0
 CONTROL_PERSIST = 60
 UNREACHABLE = 255
+# One round trip's answer: a probe of 5,000 disks is ~10 MB; more is refused, not held.
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+MAX_FIELDS = 1_000_000  # argv words or link names in one record
 
 # a host as ssh_config knows it: alias, user@host, host:port is not ssh syntax (use the config)
 _HOST_OK = re.compile(
@@ -373,11 +377,12 @@ class _Reader:
         self.pos = end + 1
         return s
 
-    def number(self) -> int:
+    def number(self, limit: int = MAX_FIELDS) -> int:
         s = self.field()
-        if not s.isdigit():
-            raise FrameError(f"expected a length, got {s[:20]!r}")
-        return int(s)
+        v = ascii_int(s)
+        if v is None or v > limit:
+            raise FrameError(f"expected a count, got {s[:20]!r}")
+        return v
 
     def raw(self, n: int) -> str:
         if self.pos + n > len(self.data):
@@ -418,10 +423,11 @@ def _sizes(text: str, count: int) -> list[int]:
     sizes = []
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) != 2 or not parts[0].isdigit():
+        size = ascii_int(parts[0]) if len(parts) == 2 else None
+        if size is None:
             raise FrameError(f"bad size line {line[:40]!r}")
         if parts[1] != "total":
-            sizes.append(int(parts[0]))
+            sizes.append(size)
     if len(sizes) != count:
         raise FrameError(f"{len(sizes)} bodies for {count} answers")
     return sizes
@@ -502,14 +508,16 @@ def parse_batch(data: bytes) -> Batch:
             argc = r.number()
             argv = tuple(r.field() for _ in range(argc))
             rc_text = r.field()
-            if not rc_text.isdigit():
+            rc = ascii_int(rc_text)
+            if rc is None or rc > 255:
                 raise FrameError(f"bad exit status {rc_text[:20]!r}")
-            takers.extend(command_taker(argv, int(rc_text)))
+            takers.extend(command_taker(argv, rc))
         elif kind == "U":
             node, release, euid, now = r.field(), r.field(), r.field(), r.field()
             b.uname = (node, release)
-            b.euid = int(euid) if euid.isdigit() else None
-            b.now = float(now) if now.isdigit() else None
+            b.euid = ascii_int(euid)
+            t = ascii_int(now)
+            b.now = float(t) if t is not None else None
         elif kind == "X":
             b.error = r.field()
         elif kind == "Z":
@@ -563,6 +571,7 @@ class SshSource(_Notes):
                 first_answer_s=self.target.connect_timeout + FIRST_ANSWER_GRACE_S,
                 timeout=timeout,
                 host=self.host,
+                max_bytes=MAX_ANSWER_BYTES,
             )
         except FileNotFoundError:
             return Batch(error="ssh: program not found (install openssh-client)")

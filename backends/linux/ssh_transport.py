@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from backends.linux.stream import _feed_stdin
 
 _CHUNK = 65536
+STDERR_KEEP = 64 * 1024  # ssh's last lines say why it failed; a flood of stderr is not kept
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,12 @@ def run_ssh(
     first_answer_s: float,
     timeout: float | None,
     host: str = "",
+    max_bytes: int | None = None,
 ) -> SshRun:
     """Run ``argv`` (ssh), feed it ``script``, collect both outputs. Raises OSError (e.g.
-    FileNotFoundError) when ssh cannot be started."""
+    FileNotFoundError) when ssh cannot be started. An answer past ``max_bytes`` is cut there
+    and ssh killed (``error`` says so: a 512 MB answer took 1.08 GB); stderr keeps its last
+    STDERR_KEEP bytes."""
     p = subprocess.Popen(
         list(argv),
         stdin=subprocess.PIPE,
@@ -60,6 +64,7 @@ def run_ssh(
     out: list[bytes] = []
     err: list[bytes] = []
     got_answer = False
+    got = 0  # bytes of stdout
     error: str | None = None
     sel = selectors.DefaultSelector()
     sel.register(p.stdout, selectors.EVENT_READ, out)
@@ -85,6 +90,14 @@ def run_ssh(
                 key.data.append(chunk)
                 if key.data is out:
                     got_answer = True
+                    got += len(chunk)
+                    if max_bytes is not None and got > max_bytes:
+                        error = f"answer from {host} larger than {max_bytes // 2**20} MiB: refused"
+                        break
+                elif sum(map(len, err)) > 2 * STDERR_KEEP:
+                    err[:] = [b"".join(err)[-STDERR_KEEP:]]
+            if error is not None:
+                break
     finally:
         sel.close()
         if error is not None:

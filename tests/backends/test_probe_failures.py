@@ -190,4 +190,7 @@ def test_a_malformed_uuid_is_a_note(cap: Path) -> None:
     m = ReplayBackend(cap).probe()
     a = m.array("md127")
     assert a is not None and a.uuid == "bb49a2ea:22e496cb:112d8712:d8903475"
-    assert any("md127: uuid: " in x and "not an array UUID" in x for x in _messages(m))
+    assert any(
+        "md127: uuid (/sys/block/md127/md/uuid): " in x and "not an array UUID" in x
+        for x in _messages(m)
+    )

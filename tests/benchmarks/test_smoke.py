@@ -12,7 +12,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
-    "script", ["bench_probe.py", "bench_watch.py", "bench_side_by_side.py", "bench_hosts.py"]
+    "script",
+    [
+        "bench_probe.py",
+        "bench_watch.py",
+        "bench_side_by_side.py",
+        "bench_hosts.py",
+        "bench_scale.py",
+    ],
 )
 def test_benchmark_runs_and_prints_figures(script: str) -> None:
     p = subprocess.run(

@@ -27,7 +27,20 @@ TOKENS = (
     "NaN", "Infinity", "-Infinity", "nan", "inf", "null", "true", "[", "]", "{", "}", "(", ")",
     ":", ",", "=", "%", "K/sec", "min", " ", "\t", "\n", "\x00", "\ufffd", "U", "_", "(F)",
     "[" * 3000, "{\"a\":" * 3000, "k", "KB", "blocks", "chunk", "super", "0x", "-", "..",
+    # counts that once sized a list (issue 23: raid_disks 2x10^8 took 2 GB) and md's limit
+    "30000000", "200000000", "1920", "1921", "9" * 5000,
 )  # fmt: skip
+
+# seeds for the small formats that have no corpus (the kernel's and dmsetup's own layout)
+SWAPS_SEEDS = (
+    "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+    "/dev/sda3                               partition\t8388604\t\t0\t\t-2\n"
+    "/swap\\040file                          file\t\t1048572\t\t512\t\t-3\n",
+)
+DMSETUP_SEEDS = (
+    "0 1953257472 crypt aes-xts-plain64 :64:logon:cryptsetup:abc 0 8:2 32768\n",
+    "0 409600 crypt aes-xts-plain64 0000000000000000 0 253:1 4096 2 allow_discards sector_size:4096\n",
+)
 
 
 @cache
@@ -61,6 +74,10 @@ def _files(kind: str) -> tuple[str, ...]:
         paths += sorted(FIXTURES.rglob("self/mountinfo"))[:3]
     elif kind in ("tune2fs", "xfs_info", "lvmconfig"):
         paths += sorted((TESTS / "rules" / "samples").glob("*"))
+    elif kind == "swaps":
+        return SWAPS_SEEDS
+    elif kind == "dmsetup":
+        return DMSETUP_SEEDS
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in paths if p.is_file()]
     if kind in ("tune2fs", "xfs_info", "lvmconfig"):
         texts = [t for t in texts if t.strip()]

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.parsers import (
+    dmsetup,
     lsblk,
     lvm,
     lvmconfig,
@@ -24,6 +25,7 @@ from app.parsers import (
     mdstat,
     mountinfo,
     smartctl_json,
+    swaps,
     tune2fs,
     xfs_info,
 )
@@ -72,6 +74,8 @@ TEXT_PARSERS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "tune2fs -l": ("tune2fs", tune2fs.parse_tune2fs),
     "xfs_info": ("xfs_info", xfs_info.parse_xfs_info),
     "lvmconfig": ("lvmconfig", lvmconfig.parse_lvmconfig),
+    "/proc/swaps": ("swaps", swaps.parse_swaps),
+    "dmsetup table": ("dmsetup", dmsetup.parse_crypt_table),
 }
 
 JSON_PARSERS: dict[str, tuple[str, Callable[[str], Any]]] = {

@@ -1,0 +1,110 @@
+r"""Machine data shown safely: control and format characters as visible escapes.
+
+Labels, models, serials, LV names, mount points, the host name and the kernel release come from
+the machine (a USB stick's label, a disk's firmware, another admin's ``lvcreate``) and reach a
+terminal in the TUI, ``report``, logs and alerts. An ``ESC]0;...`` in a label set the terminal's
+title, an ``ESC[2J`` in a disk model blanked the TUI, a ``\u202e`` turns text around. Every such
+character (Unicode categories Cc, Cf, Cs, Zl, Zp) is shown as ``\x1b`` / ``\u202e`` instead.
+
+The boundary is the model: each backend's ``probe()`` and ``smart()`` return their strings
+through ``escape_strings``, so everything downstream (widgets, reports, plans' titles, alerts)
+holds clean text. Text that never passes through the model (a tool's stderr, a file's name)
+goes through ``escape_controls`` where it is shown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import unicodedata
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+CONTROL_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+
+def is_control(ch: str) -> bool:
+    """Whether ``ch`` is a control, format (bidi, zero-width), surrogate or line/paragraph
+    separator character."""
+    return unicodedata.category(ch) in CONTROL_CATEGORIES
+
+
+def escape_controls(text: str, *, keep_newlines: bool = False, keep_tabs: bool = False) -> str:
+    r"""``text`` with every control/format character shown as an escape (``\x1b``, ``\u202e``);
+    ``keep_newlines`` keeps ``\n`` and ``keep_tabs`` ``\t`` (multi-line text such as
+    /proc/mdstat, whose progress lines start with a tab)."""
+    if text.isprintable():  # C speed; every control character is not printable
+        return text
+    if not any(is_control(c) for c in text):
+        return text
+    out = []
+    for ch in text:
+        if (ch == "\n" and keep_newlines) or (ch == "\t" and keep_tabs):
+            out.append(ch)
+        elif is_control(ch):
+            o = ord(ch)
+            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+# fields holding multi-line text shown as such (Machine.mdstat: /proc/mdstat as read)
+_MULTILINE = frozenset(("mdstat",))
+
+
+def escape_strings(obj: T) -> T:
+    """``obj`` (a dataclass, tuple, list, dict or string, nested) with every string escaped by
+    ``escape_controls``. Objects whose strings are all clean are returned as they are (the same
+    object), so a clean machine of 5,000 disks costs one ``isprintable`` per string."""
+    return _esc(obj, False)  # type: ignore[no-any-return,unused-ignore]
+
+
+def _esc(obj: Any, keep_newlines: bool) -> Any:
+    if obj is None or isinstance(obj, int | float):
+        return obj
+    if isinstance(obj, str):
+        return escape_controls(obj, keep_newlines=keep_newlines, keep_tabs=keep_newlines)
+    if isinstance(obj, tuple):
+        items = tuple(_esc(x, False) for x in obj)
+        if all(a is b for a, b in zip(items, obj, strict=True)):
+            return obj
+        return type(obj)(*items) if hasattr(obj, "_fields") else items
+    if isinstance(obj, list):
+        new = [_esc(x, False) for x in obj]
+        return obj if all(a is b for a, b in zip(new, obj, strict=True)) else new
+    if isinstance(obj, dict):
+        pairs = [(_esc(k, False), _esc(v, False)) for k, v in obj.items()]
+        same = all(k2 is k and v2 is v for (k2, v2), (k, v) in zip(pairs, obj.items(), strict=True))
+        return obj if same else dict(pairs)
+    if isinstance(obj, frozenset | set):
+        new_set = {_esc(x, False) for x in obj}
+        return obj if new_set == obj else type(obj)(new_set)
+    names = _init_fields(type(obj))
+    if names:
+        changes: dict[str, Any] = {}
+        for name in names:
+            v = getattr(obj, name)
+            if v is None or isinstance(v, int | float):
+                continue
+            v2 = _esc(v, name in _MULTILINE)
+            if v2 is not v:
+                changes[name] = v2
+        return dataclasses.replace(obj, **changes) if changes else obj
+    return obj
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _init_fields(cls: type) -> tuple[str, ...]:
+    """A dataclass's fields set by its constructor; () for any other type."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = (
+            tuple(f.name for f in dataclasses.fields(cls) if f.init)
+            if dataclasses.is_dataclass(cls)
+            else ()
+        )
+        _FIELDS[cls] = names
+    return names
