@@ -147,8 +147,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     # several hosts: the hosts view first (Enter opens one); one: that machine as today
     host, backend = backends[0]
     hosts = [(str(h), b) for h, b in backends if h is not None]
-    RaidmanApp(backend, host=host, hosts=hosts, tune_gc=True).run()
-    return 0
+    tui = RaidmanApp(backend, host=host, hosts=hosts, tune_gc=True)
+    tui.run()
+    return tui_exit_status(tui.return_code)
+
+
+def tui_exit_status(code: int | None) -> int:
+    """The shell's status after the TUI: Textual's own (1 after an uncaught error, whose
+    traceback it prints to stderr once the terminal is restored), with one line saying so."""
+    if code:
+        print(
+            f"raidman: the TUI stopped on an unexpected error (exit status {code}); "
+            "its traceback is above.",
+            file=sys.stderr,
+        )
+    return code or 0
 
 
 def entry() -> int:

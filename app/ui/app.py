@@ -822,6 +822,20 @@ class RaidmanApp(App[None]):
             self.notify("the first probe has not finished yet; try again in a moment", title=what)
         return self.machine
 
+    def _volume_or_say(self, a: MdArray | None, what: str) -> MdArray | None:
+        """A container (IMSM/DDF) is no target of member or sync actions: its first volume
+        stands for it, and a note says so."""
+        if a is None or not a.is_container or self.machine is None:
+            return a
+        volumes = [v for v in self.machine.arrays if v.container == a.name and not v.is_container]
+        names = ", ".join(v.name for v in volumes) or "none"
+        self.notify(
+            f"{a.name} is a container ({a.metadata or 'external'}): {what} act on its volumes"
+            f" ({names})",
+            title=what,
+        )
+        return volumes[0] if volumes else None
+
     def action_create_array(self) -> None:
         if (m := self._probed_or_say("new array")) is not None:
             self.push_screen(
@@ -834,7 +848,7 @@ class RaidmanApp(App[None]):
         if not any(not a.is_container for a in m.arrays):
             self.notify("no md arrays on this machine: n creates one", title="member actions")
             return
-        a = self.selected_array()
+        a = self._volume_or_say(self.selected_array(), "member actions")
         ref = self.selected
         member = ref.name if ref is not None and a is not None else None
         self.push_screen(
@@ -851,7 +865,7 @@ class RaidmanApp(App[None]):
     def action_sync_actions(self) -> None:
         if (m := self._probed_or_say("sync actions")) is None:
             return
-        a = self.selected_array()
+        a = self._volume_or_say(self.selected_array(), "sync actions")
         self.push_screen(
             SyncWizard(m, self.backend, array=a.name if a else None, audit=self.audit_log()),
             self._after_wizard,
