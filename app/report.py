@@ -225,8 +225,8 @@ def machine_to_text(
         for d in disks:
             kind = {True: "HDD", False: "SSD"}.get(d.rotational) if d.rotational is not None else ""
             lines.append(
-                f"  {d.name:<12} {human_bytes(d.size_bytes):>10}  {_clean(d.model or '?')}"
-                f"  {d.transport or '?'} {kind}  sectors {d.logical_sector}/{d.physical_sector}"
+                f"  {d.name:<12} {human_bytes(d.size_bytes):>10}  {_clean(d.model_text)}"
+                f"  {d.transport_text} {kind}  sectors {d.logical_sector}/{d.physical_sector}"
                 f"  io {d.min_io}/{d.optimal_io}"
             )
             if smart is not None and d.kind == "disk":
