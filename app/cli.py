@@ -16,8 +16,10 @@ raidman metrics               Prometheus metrics (node_exporter textfile format)
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -106,7 +108,10 @@ def isolate_demo_state() -> None:
     """A demo must not write its made-up disks into the real snapshot database, audit log or
     boost records: give it a state directory of its own (unless one is set explicitly)."""
     if not os.environ.get("RAIDMAN_STATE_DIR"):
-        os.environ["RAIDMAN_STATE_DIR"] = tempfile.mkdtemp(prefix="raidman-demo-")
+        made = tempfile.mkdtemp(prefix="raidman-demo-")
+        os.environ["RAIDMAN_STATE_DIR"] = made
+        # gone again when the demo ends (after the TUI's threads: atexit runs once they joined)
+        atexit.register(shutil.rmtree, made, ignore_errors=True)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,11 +5,15 @@ line on stderr after the terminal is restored."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
+import re
 import select
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -77,34 +81,73 @@ sys.exit(entry())
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a pty")
-def test_cli_exit_status_after_uncaught_error(tmp_path: Path) -> None:
-    """The console script in a terminal (a pty): status 1 and the line on stderr."""
+def _in_a_pty(code: str, env: dict[str, str], err: Path, keys: bytes = b"") -> tuple[int, str]:
+    """Run ``python -c code`` with a terminal (an 80x24 pty) as stdin/stdout; Textual draws on
+    stderr, here the file ``err``. ``keys`` are typed after 5 s and every 3 s until it ends.
+    (exit status, stderr without the screen's escape sequences)."""
     master, slave = pty.openpty()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"}
-    env["RAIDMAN_STATE_DIR"] = str(tmp_path)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", FORCED],
-        stdin=slave,
-        stdout=slave,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=ROOT,
-    )
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    with err.open("wb") as err_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code], stdin=slave, stdout=slave, stderr=err_file,
+            env=env, cwd=ROOT,
+        )  # fmt: skip
     os.close(slave)
-    deadline = time.monotonic() + 60
+    start = time.monotonic()
+    deadline, typed = start + 60, start + 2.0
     while proc.poll() is None and time.monotonic() < deadline:
         ready, _, _ = select.select([master], [], [], 0.2)
         if ready:
             try:
-                os.read(master, 65536)  # drain the screen output
+                os.read(master, 65536)
             except OSError:
                 break
+        if keys and time.monotonic() - typed > 3.0:
+            os.write(master, keys)
+            typed = time.monotonic()
     try:
         rc = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
     finally:
         os.close(master)
-    err = proc.stderr.read().decode() if proc.stderr else ""
+    text = err.read_text(errors="replace")
+    return rc, re.sub(r"\x1b(\[[0-9;?<>=$]*[A-Za-z~]|\][^\x07]*\x07|[()][A-Z0-9]|.)", "", text)
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "TMPDIR": str(tmp_path)}
+    env.pop("RAIDMAN_STATE_DIR", None)
+    return env
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a pty")
+def test_cli_exit_status_after_uncaught_error(tmp_path: Path) -> None:
+    """The console script in a terminal (a pty): status 1 and the line on stderr."""
+    rc, err = _in_a_pty(FORCED, _env(tmp_path), tmp_path / "stderr")
     assert rc == 1, err
     assert "RuntimeError" in err and "forced for the test" in err
     assert "raidman: the TUI stopped on an unexpected error (exit status 1)" in err
+
+
+RUN = """
+import sys
+from app.cli import entry
+sys.argv = ["raidman", *sys.argv[1:]] if len(sys.argv) > 1 else ["raidman", "--demo", "blank"]
+sys.exit(entry())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a pty")
+def test_demo_leaves_no_temp_dir(tmp_path: Path) -> None:
+    """``raidman --demo blank`` (quit with q) and ``report --demo blank`` make their own state
+    directory in the temp folder and remove it when they end."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    rc, err = _in_a_pty(RUN, _env(temp), tmp_path / "stderr", keys=b"q")
+    assert rc == 0, err
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "report", "--demo", "blank"],
+        env=_env(temp), cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Disks" in done.stdout
+    assert list(temp.iterdir()) == []
