@@ -73,15 +73,18 @@ def progress_items(v: SyncView) -> tuple[str, ...]:
     first line."""
     done = human_bytes(v.done_sectors * SECTOR) if v.done_sectors is not None else "?"
     total = human_bytes(v.total_sectors * SECTOR) if v.total_sectors is not None else "?"
-    return tuple(
-        [
-            percent(v.fraction),
-            f"ETA {duration(v.eta_s)}",
-            f"{speed(v.speed_kib_s)} progress",
-            f"{done} / {total}",
-            f"elapsed {duration(v.elapsed_s)}",
-        ]
-    )
+    items = [
+        percent(v.fraction),
+        f"ETA {duration(v.eta_s)}",
+        f"{speed(v.speed_kib_s)} progress",
+        f"{done} / {total}",
+    ]
+    if v.stalled:  # first after the percent: the one fact that matters then
+        items.insert(1, f"[bold red]no progress for {duration(v.still_s)}[/]")
+    if v.began_s is not None and v.began_s > v.elapsed_s + 60:
+        items.append(f"began ~{duration(v.began_s)} ago (position / speed)")
+    items.append(f"watched for {duration(v.elapsed_s)}")
+    return tuple(items)
 
 
 def limits_lines(lim: SyncLimits) -> tuple[str, str]:

@@ -565,6 +565,10 @@ class RaidmanApp(App[None]):
 
     def _publish(self) -> None:
         view = self.session.view
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen yet
+            self.main.query_one(HeaderBanner).set_stalled(
+                {v.array: v.still_s for v in view.syncs if v.stalled}
+            )
         self.view = view
         self.live = view.live
         self.machine = view.machine

@@ -43,7 +43,7 @@ async def test_sync_card_shows_progress_speed_eta_and_history() -> None:
         text = _card_text(app, "md127")
         assert "md127: resync" in text
         assert "375.2 MiB/s" in text  # 384214 KiB/s, the article's first figure
-        assert "ETA" in text and "elapsed" in text
+        assert "ETA" in text and "watched for" in text
         # 384214 progress of a RAID-10 n2 resync of 4 = 192107 per member ≥ 95 % of 200000
         assert "at its ceiling" in text
         assert "now 187.6 MiB/s per member" in text
