@@ -94,7 +94,7 @@ class ExecutionReport:
         done = sum(1 for o in self.outcomes if o.status == "ok")
         f = self.failed
         if f is None:
-            return f"all {n} steps ran successfully"
+            return "the step ran successfully" if n == 1 else f"all {n} steps ran successfully"
         return f"step {f.index + 1} of {n} failed ({f.message}); {done} ran, {n - done - 1} not run"
 
 
