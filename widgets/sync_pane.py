@@ -355,7 +355,15 @@ class EventLog(RichLog):
         super().__init__(markup=True, wrap=True, highlight=False, **kwargs)  # type: ignore[arg-type]
         self.entries: list[str] = []  # plain text of every event written, oldest first
 
+    EMPTY = "[dim]No events yet: array degraded, member faulty, spare taking over, sync started or ended appear here as they happen.[/]"
+
+    def on_mount(self) -> None:
+        if not self.entries:
+            self.write(self.EMPTY)
+
     def add_events(self, events: list[SyncEvent], clock_text: str) -> None:
+        if events and not self.entries:
+            self.clear()  # the "no events yet" line goes
         for e in events:
             colour = "red" if e.severity == "warning" else "cyan"
             self.entries.append(f"{clock_text} {e.message}")

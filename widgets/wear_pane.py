@@ -305,14 +305,18 @@ class WearPane(VerticalScroll):
         if plot is None:
             have = sum(1 for s in history if s.bytes_written is not None or s.counters.get("raw"))
             title.update(Text("Bytes written over time"))
-            body.update(
-                Text(
-                    f"Not enough history for a plot yet: {have} snapshot(s) of {serial} with a "
-                    "write counter. raidman takes one at start, every 15 minutes and when a sync "
-                    "starts and ends.",
-                    style=MUTED,
+            if history and have == 0:  # read, and never a counter: it never will have one
+                why = (
+                    f"No plot: {serial} reports no write counter in its SMART data "
+                    f"({len(history)} reading(s)), so raidman cannot count what it wrote."
                 )
-            )
+            else:
+                why = (
+                    f"Not enough history for a plot yet: {have} snapshot(s) of {serial} with a "
+                    "write counter. raidman takes one at start, every 15 minutes and when a "
+                    "sync starts and ends."
+                )
+            body.update(Text(why, style=MUTED))
         else:
             what = "bytes written" if plot.unit == "bytes" else "write counter (raw, unit unknown)"
             total = both_bytes(plot.total) if plot.unit == "bytes" else f"{plot.total:,}"

@@ -48,7 +48,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
@@ -496,6 +496,16 @@ class RaidmanApp(App[None]):
         self._publish()
         self.push_screen(MainScreen())
         self.refresh_probe()
+
+    def on_key(self, event: events.Key) -> None:
+        """H on one machine: the hosts binding is hidden (no hosts view), but the key says why
+        nothing happens instead of doing nothing silently."""
+        if event.key == "H" and not self.hosts and isinstance(self.screen, MainScreen):
+            self.notify(
+                "one machine is shown: H lists several hosts when raidman is started with "
+                "--host a,b or a hosts file",
+                title="hosts",
+            )
 
     def action_hosts(self) -> None:
         """Back from a host's view to the hosts view."""

@@ -353,9 +353,13 @@ def probe_with_fs_info(source: Source) -> tuple[Machine, dict[str, FsInfo | Comm
     else:
         filesystems = tuple(
             replace(f, mountpoints=usage.mountpoints(f.device)) for f in filesystems
-        ) + mounted_untyped(usage, filesystems, set(nodes) | {a.name for a in arrays})
+        )
     # swaps/holders that could not be read are not notes: pre-flight refuses and says why
     filesystems, fs_info = read_fs_info(source, filesystems)
+    # after the geometry reads: an ssh probe fetches those in its one round trip from lsblk's
+    # answer, which does not know these (their block size/stride stay unknown)
+    if not mounts_unread:
+        filesystems += mounted_untyped(usage, filesystems, set(nodes) | {a.name for a in arrays})
 
     notes.extend(source.take_notes())
     machine = Machine(

@@ -356,3 +356,18 @@ def test_smart_text_shows_rated_tbw_used_where_the_model_is_known() -> None:
     assert "rated TBW     412 TB written of 150 TBW rated = 275 % · Samsung 850 EVO 500 GB" in text
     unknown = SmartReading("sdb", True, model="Samsung SSD 840 Series", attributes=worn.attributes)
     assert "rated TBW" not in smart_text(disk, unknown).plain
+
+
+async def test_disk_without_a_write_counter_says_it_has_none() -> None:
+    """Snapshots were taken, none with a write counter: no plot will ever come, and the pane
+    says why instead of "not enough history yet"."""
+    from app.wear.snapshots import Snapshot
+
+    app = PaneApp()
+    history = [Snapshot(i, 1000.0 * i, "S1", "sdx", "periodic", None, {}) for i in range(3)]
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(WearPane)
+        pane.show_disk(Disk("sdx", 1 << 40, serial="S1"), None, history, [])
+        await pilot.pause()
+        plot = text_of(pane, "wear-plot")
+        assert "reports no write counter" in plot and "Not enough history" not in plot
