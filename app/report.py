@@ -241,15 +241,20 @@ def machine_to_text(
         lines.append("")
         lines.append("Arrays")
         for a in m.arrays:
-            lines.append(
-                f"  {a.name:<8} {array_summary(a)}  {human_bytes(a.size_bytes)}"
-                f"  state {a.array_state or '?'}  bitmap {a.bitmap or 'none'}"
-            )
-            for mem in a.members:
-                slot = "-" if mem.slot is None else str(mem.slot)
+            if a.is_container:
+                vols = [v.name for v in m.arrays if v.container == a.name and not v.is_container]
                 lines.append(
-                    f"    slot {slot:>2}  {mem.device:<12} {mem.role} {member_marks(mem)}".rstrip()
+                    f"  {a.name:<8} {array_summary(a)}  holds {', '.join(vols) or 'no volume'}"
                 )
+            else:
+                lines.append(
+                    f"  {a.name:<8} {array_summary(a)}  {human_bytes(a.size_bytes)}"
+                    f"  state {a.array_state or '?'}  bitmap {a.bitmap or 'none'}"
+                )
+            for mem in a.members_by_slot:
+                slot = "-" if mem.slot is None else str(mem.slot)
+                role = "container member" if a.is_container else f"{mem.role} {member_marks(mem)}"
+                lines.append(f"    slot {slot:>2}  {mem.device:<12} {role}".rstrip())
             s = a.sync
             if s is not None and s.active:
                 lines.append(

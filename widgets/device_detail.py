@@ -197,7 +197,7 @@ def members_table(a: MdArray, *, width: int = 0) -> Table:
     t = Table(title="members", title_justify="left", title_style="bold underline", expand=False)
     for col in cols:
         t.add_column(col, no_wrap=True)
-    for m in sorted(a.members, key=lambda x: (x.slot is None, x.slot or 0, x.device)):
+    for m in a.members_by_slot:
         role = Text(m.role, member_colour(m))
         marks = member_marks(m)
         if marks:

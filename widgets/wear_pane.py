@@ -120,7 +120,7 @@ def smart_text(disk: Disk, reading: SmartReading | None) -> Text:
         _field(t, "wear used", "not reported by this disk", MUTED)
     else:
         v = Text(f"{wear.used_percent} % of rated life")
-        extra = wear.source
+        extra = f"the drive's own estimate: {wear.source}"
         if wear.normalized is not None:
             extra += f" (normalized {wear.normalized})"
         v.append(f" · {extra}", style=MUTED)
@@ -128,8 +128,23 @@ def smart_text(disk: Disk, reading: SmartReading | None) -> Text:
     tbw = units.tbw_used(reading)
     if tbw is not None:
         v = Text(tbw.text, style=STATE_COLOURS["error"] if tbw.used_percent >= 100 else "")
-        v.append(f" · {tbw.rating.family} {tbw.rating.capacity_gb} GB", style=MUTED)
+        v.append(
+            f" · host writes over the maker's rating for {tbw.rating.family} "
+            f"{tbw.rating.capacity_gb} GB",
+            style=MUTED,
+        )
         _field(t, "rated TBW", v)
+        if wear is not None and wear.used_percent != tbw.used_percent:
+            used = units.endurance_used_percent(reading)
+            t.append(
+                f"{'':<14}two sources disagree: raidman's endurance figure (metrics, records) is {used} % "
+                + (
+                    "(NVMe's percentage_used is the drive's own figure)\n"
+                    if wear.source == "nvme:percentage_used"
+                    else "(the larger: either limit can end the drive's rated life)\n"
+                ),
+                style=MUTED,
+            )
     if reading.reason:
         t.append(f"smartctl: {reading.reason}\n", style=STATE_COLOURS["warning"])
     _exit_bits(t, reading.exit_status)

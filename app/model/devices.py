@@ -242,6 +242,12 @@ class MdArray:
         return f"/dev/{self.name}"
 
     @property
+    def members_by_slot(self) -> tuple[MdMember, ...]:
+        """Members in slot order, those without a slot (spares, faulty, a container's disks)
+        last by name: as mdadm --detail lists them."""
+        return tuple(sorted(self.members, key=lambda x: (x.slot is None, x.slot or 0, x.device)))
+
+    @property
     def is_container(self) -> bool:
         return self.level == "container" or (
             self.metadata is not None
