@@ -1,5 +1,6 @@
 # raidman — every target does its own set-up on a fresh Debian machine.
-#   make demo      the TUI on the simulated backend (scenario a: RAID-10 of four 850 EVO, resyncing)
+#   make demo      the TUI on the simulated backend (scenario a: RAID-10 of four 850 EVO, resyncing);
+#                  installs the runtime dependencies only
 #   make test      the whole suite: lint, type check, import contracts, unit/pilot/snapshot tests, VM tests
 #   make test-vm   only the real-kernel tests (QEMU + virtme-ng)
 #   make bench     the benchmarks (figures printed, nothing asserted)
@@ -20,14 +21,27 @@ TOOL_DEBS := prometheus prometheus-node-exporter openssh-server openssh-client
 
 .PHONY: demo test test-unit test-vm lint bench system-deps vm-deps tool-deps clean snapshots
 
-$(BIN)/raidman: pyproject.toml constraints.txt
+# Two stamps: the demo needs the runtime dependencies only (textual, ...); the tests and lint
+# also the [test,dev] extras (pytest, mypy, ansible-core, virtme-ng, ...). $(BIN)/raidman itself
+# exists after either install, so it cannot be the stamp.
+RUNTIME := $(VENV)/.installed-runtime
+ALL     := $(VENV)/.installed-all
+
+$(VENV)/.venv-made:
 	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { $(APT) update -qq && $(APT) install -y -qq python3-venv python3-pip; }
 	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -c constraints.txt -e '.[test,dev]'
 	@touch $@
 
-demo: $(BIN)/raidman
+$(RUNTIME): pyproject.toml constraints.txt $(VENV)/.venv-made
+	$(BIN)/pip install -q -c constraints.txt -e .
+	@touch $@
+
+$(ALL): pyproject.toml constraints.txt $(VENV)/.venv-made
+	$(BIN)/pip install -q -c constraints.txt -e '.[test,dev]'
+	@touch $@ $(RUNTIME)
+
+demo: $(RUNTIME)
 	$(BIN)/raidman --demo $(SCENARIO)
 
 # System packages the VM tests need (idempotent; apt only runs when something is missing).
@@ -45,25 +59,25 @@ tool-deps:
 	    s=$$p; [ $$p = openssh-server ] && s=ssh; \
 	    $(SUDO) systemctl disable --now $$s.service >/dev/null 2>&1 || true; done; fi; fi
 
-lint: $(BIN)/raidman
+lint: $(ALL)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check app widgets backends
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test-unit: $(BIN)/raidman tool-deps
+test-unit: $(ALL) tool-deps
 	$(BIN)/pytest -m 'not vm'
 
-test-vm: $(BIN)/raidman vm-deps
+test-vm: $(ALL) vm-deps
 	RAIDMAN_VM_REQUIRED=1 $(BIN)/pytest -m vm
 
-test: $(BIN)/raidman vm-deps tool-deps lint
+test: $(ALL) vm-deps tool-deps lint
 	RAIDMAN_VM_REQUIRED=$${RAIDMAN_VM_REQUIRED:-$${CI:+1}} $(BIN)/pytest
 
-snapshots: $(BIN)/raidman
+snapshots: $(ALL)
 	$(BIN)/pytest tests/ui --snapshot-update
 
-bench: $(BIN)/raidman
+bench: $(ALL)
 	$(BIN)/python benchmarks/run_all.py
 
 clean:

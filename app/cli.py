@@ -16,8 +16,10 @@ raidman metrics               Prometheus metrics (node_exporter textfile format)
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -106,7 +108,10 @@ def isolate_demo_state() -> None:
     """A demo must not write its made-up disks into the real snapshot database, audit log or
     boost records: give it a state directory of its own (unless one is set explicitly)."""
     if not os.environ.get("RAIDMAN_STATE_DIR"):
-        os.environ["RAIDMAN_STATE_DIR"] = tempfile.mkdtemp(prefix="raidman-demo-")
+        made = tempfile.mkdtemp(prefix="raidman-demo-")
+        os.environ["RAIDMAN_STATE_DIR"] = made
+        # gone again when the demo ends (after the TUI's threads: atexit runs once they joined)
+        atexit.register(shutil.rmtree, made, ignore_errors=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -147,8 +152,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     # several hosts: the hosts view first (Enter opens one); one: that machine as today
     host, backend = backends[0]
     hosts = [(str(h), b) for h, b in backends if h is not None]
-    RaidmanApp(backend, host=host, hosts=hosts, tune_gc=True).run()
-    return 0
+    tui = RaidmanApp(backend, host=host, hosts=hosts, tune_gc=True)
+    tui.run()
+    return tui_exit_status(tui.return_code)
+
+
+def tui_exit_status(code: int | None) -> int:
+    """The shell's status after the TUI: Textual's own (1 after an uncaught error, whose
+    traceback it prints to stderr once the terminal is restored), with one line saying so."""
+    if code:
+        print(
+            f"raidman: the TUI stopped on an unexpected error (exit status {code}); "
+            "its traceback is above.",
+            file=sys.stderr,
+        )
+    return code or 0
 
 
 def entry() -> int:

@@ -166,6 +166,10 @@ def array_summary(array: MdArray) -> str:
     s = sync_summary(array.sync)
     if s:
         parts.append(s)
+    elif array.is_container:
+        # md says "inactive" of every IMSM/DDF container (it holds metadata, no data of its
+        # own; its volumes are the arrays): the metadata says what it is
+        parts.append(array.metadata or "external")
     elif array.array_state and array.array_state not in ("clean", "active"):
         parts.append(array.array_state)
     if array.layout and array.level in levels.STRIPED - {"raid0"}:

@@ -170,7 +170,9 @@ def collect(inp: MetricsInput) -> list[Family]:
     )
     f_required = Family("raidman_md_disks_required", "Devices the array is made of (raid_disks).")
     f_disks = Family(
-        "raidman_md_disks", "Member devices of the array by state (active, failed, spare)."
+        "raidman_md_disks",
+        "Member devices of the array by state (active as mdstat's [n/m] counts them, "
+        "failed, spare, rebuilding).",
     )
     f_size = Family("raidman_md_size_bytes", "Usable size of the array in bytes.")
     f_action = Family(
@@ -205,10 +207,18 @@ def collect(inp: MetricsInput) -> list[Family]:
         f_degraded.add(a.degraded, **al)
         f_required.add(a.raid_disks, **al)
         roles = [mem.role for mem in a.members]
-        active = sum(1 for r in roles if r in ("in_sync", "rebuilding", "replacement"))
-        f_disks.add(active, **al, state="active")
+        # "active" as mdstat's [n/m] counts it: m = raid_disks - degraded (md.c md_seq_show),
+        # so a member still being rebuilt is not active yet: it is "rebuilding"
+        active = (
+            a.raid_disks - a.degraded
+            if a.raid_disks is not None
+            else sum(1 for r in roles if r == "in_sync")
+        )
+        f_disks.add(max(0, active), **al, state="active")
         f_disks.add(roles.count("faulty"), **al, state="failed")
         f_disks.add(roles.count("spare"), **al, state="spare")
+        building = sum(1 for r in roles if r in ("rebuilding", "replacement"))
+        f_disks.add(building, **al, state="rebuilding")
         f_size.add(a.size_bytes, **al)
         s = a.sync
         current = s.action if s is not None else "idle"

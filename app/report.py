@@ -239,8 +239,8 @@ def machine_to_text(
         for d in disks:
             kind = {True: "HDD", False: "SSD"}.get(d.rotational) if d.rotational is not None else ""
             lines.append(
-                f"  {d.name:<12} {human_bytes(d.size_bytes):>10}  {_clean(d.model or '?')}"
-                f"  {d.transport or '?'} {kind}  sectors {d.logical_sector}/{d.physical_sector}"
+                f"  {d.name:<12} {human_bytes(d.size_bytes):>10}  {_clean(d.model_text)}"
+                f"  {d.transport_text} {kind}  sectors {d.logical_sector}/{d.physical_sector}"
                 f"  io {d.min_io}/{d.optimal_io}"
             )
             if smart is not None and d.kind == "disk":
@@ -255,15 +255,20 @@ def machine_to_text(
         lines.append("")
         lines.append("Arrays")
         for a in m.arrays:
-            lines.append(
-                f"  {a.name:<8} {array_summary(a)}  {human_bytes(a.size_bytes)}"
-                f"  state {a.array_state or '?'}  bitmap {a.bitmap or 'none'}"
-            )
-            for mem in a.members:
-                slot = "-" if mem.slot is None else str(mem.slot)
+            if a.is_container:
+                vols = [v.name for v in m.arrays if v.container == a.name and not v.is_container]
                 lines.append(
-                    f"    slot {slot:>2}  {mem.device:<12} {mem.role} {member_marks(mem)}".rstrip()
+                    f"  {a.name:<8} {array_summary(a)}  holds {', '.join(vols) or 'no volume'}"
                 )
+            else:
+                lines.append(
+                    f"  {a.name:<8} {array_summary(a)}  {human_bytes(a.size_bytes)}"
+                    f"  state {a.array_state or '?'}  bitmap {a.bitmap or 'none'}"
+                )
+            for mem in a.members_by_slot:
+                slot = "-" if mem.slot is None else str(mem.slot)
+                role = "container member" if a.is_container else f"{mem.role} {member_marks(mem)}"
+                lines.append(f"    slot {slot:>2}  {mem.device:<12} {role}".rstrip())
             s = a.sync
             if s is not None and s.active:
                 held = sync_model.at_ceiling(s.speed_kib_s, s.max_speed_kib_s)

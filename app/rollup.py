@@ -7,6 +7,7 @@ with many arrays must not spend a screen on its banner; the worst array is named
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.format import duration, percent, speed
@@ -44,11 +45,15 @@ def degraded_item(a: MdArray) -> str:
     return f"{a.name} ({a.level}, {a.degraded} missing)"
 
 
-def sync_item(a: MdArray) -> str:
+def sync_item(a: MdArray, stalled: Mapping[str, float] | None = None) -> str:
+    """ "md127 resync 16.3% @ 661 MiB/s, ETA 20m"; a sync whose position has not moved for a
+    while (``stalled``: array -> seconds) says so instead of its speed and ETA."""
     s = a.sync
     if s is None:
         return a.name
     item = f"{a.name} {s.action} {percent(s.fraction)}"
+    if stalled and a.name in stalled:
+        return item + f", no progress for {duration(stalled[a.name])}"
     if s.speed_kib_s:
         item += f" @ {speed(s.speed_kib_s)}"
     if s.eta_s is not None:
@@ -65,12 +70,15 @@ def degraded_part(r: Rollup, *, expanded: bool = False) -> str:
     return f"{len(r.degraded)} arrays, worst {degraded_item(r.degraded[0])}"
 
 
-def syncing_part(r: Rollup, *, expanded: bool = False) -> str:
+def syncing_part(
+    r: Rollup, *, expanded: bool = False, stalled: Mapping[str, float] | None = None
+) -> str:
     """ "md127 resync 16.3% @ 661 MiB/s, ETA 20m" or "16 arrays, slowest md9 ETA 4h 10m"."""
     if not r.syncing:
         return ""
     if expanded or len(r.syncing) <= DETAIL_UP_TO:
-        return ", ".join(sync_item(a) for a in r.syncing)
+        return ", ".join(sync_item(a, stalled) for a in r.syncing)
     last = r.syncing[0]
     eta = last.sync.eta_s if last.sync is not None else None
-    return f"{len(r.syncing)} arrays, slowest {last.name} ETA {duration(eta)}"
+    still = f", {len(stalled)} with no progress" if stalled else ""
+    return f"{len(r.syncing)} arrays, slowest {last.name} ETA {duration(eta)}{still}"

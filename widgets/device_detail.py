@@ -112,6 +112,8 @@ def fmt_value(name: str, value: Any, *, compact: bool = False) -> Text:
 # Field names as an admin says them; units are in the value ("32.0 KiB (32,768 B)").
 FIELD_LABELS: dict[str, str] = {
     "size_bytes": "size",
+    "size_kib": "size",
+    "data_offset_sectors": "data offset",
     "chunk_bytes": "chunk",
     "free_bytes": "free",
     "used_bytes": "used",
@@ -134,7 +136,14 @@ FIELD_LABELS: dict[str, str] = {
 
 
 def label_of(name: str) -> str:
-    return FIELD_LABELS.get(name, name.replace("_", " "))
+    """The field's name without the unit its value already shows ("data offset", not
+    "data offset sectors 262,144 sectors")."""
+    if name in FIELD_LABELS:
+        return FIELD_LABELS[name]
+    for unit in ("_sectors", "_kib", "_bytes"):
+        if name.endswith(unit):
+            name = name.removesuffix(unit)
+    return name.replace("_", " ")
 
 
 def _shape_of(obj: object) -> object:
@@ -166,10 +175,11 @@ def field_table(
     for f in dataclasses.fields(obj):
         if f.name in skip or f.name.startswith("_"):
             continue
-        table.add_row(
-            label_of(f.name),
-            fmt_value(f.name, getattr(obj, f.name), compact=is_compact(width)),
-        )
+        value = getattr(obj, f.name)
+        if isinstance(obj, Disk) and f.name in ("model", "serial", "transport") and not value:
+            table.add_row(label_of(f.name), Text(getattr(obj, f"{f.name}_text"), "bright_black"))
+            continue
+        table.add_row(label_of(f.name), fmt_value(f.name, value, compact=is_compact(width)))
     return table
 
 
@@ -187,7 +197,7 @@ def members_table(a: MdArray, *, width: int = 0) -> Table:
     t = Table(title="members", title_justify="left", title_style="bold underline", expand=False)
     for col in cols:
         t.add_column(col, no_wrap=True)
-    for m in sorted(a.members, key=lambda x: (x.slot is None, x.slot or 0, x.device)):
+    for m in a.members_by_slot:
         role = Text(m.role, member_colour(m))
         marks = member_marks(m)
         if marks:
@@ -303,6 +313,8 @@ def fs_view(fs: Filesystem, title: str | None = None, *, width: int = 0) -> Rend
 def disk_view(m: Machine, d: Disk, *, width: int = 0) -> RenderableType:
     head = Text(f"{d.path}  ", "bold")
     head.append(d.model or "", "cyan")
+    if not d.model:
+        head.append(d.model_text, "bright_black")
     parts: list[RenderableType] = [head, field_table(d, width=width)]
     parts_of = [p.name for p in m.partitions if p.parent == d.name]
     if parts_of:
@@ -316,10 +328,10 @@ def disk_view(m: Machine, d: Disk, *, width: int = 0) -> RenderableType:
 
 def partition_view(m: Machine, p: Partition, *, width: int = 0) -> RenderableType:
     parts: list[RenderableType] = [Text(p.path, "bold"), field_table(p, width=width)]
-    end = p.start_sector + p.size_bytes // 512
     parts.append(
         Text(
-            f"start {p.start_bytes:,} B ({human_bytes(p.start_bytes)}) · end sector {end:,}",
+            f"start {p.start_bytes:,} B ({human_bytes(p.start_bytes)})"
+            f" · last sector {p.last_sector:,} (inclusive, as fdisk prints End)",
             "bright_black",
         )
     )

@@ -3,6 +3,8 @@ plus the notes bar (what the probe could not do)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
 from textual import events
 from textual.message import Message
@@ -12,7 +14,12 @@ from app.model.devices import Machine, ProbeNote
 from app.rollup import degraded_item, degraded_part, rollup, sync_item, syncing_part
 
 
-def banner_text(machine: Machine | None, *, expanded: bool = False) -> Text | None:
+def banner_text(
+    machine: Machine | None,
+    *,
+    expanded: bool = False,
+    stalled: Mapping[str, float] | None = None,
+) -> Text | None:
     """Degraded arrays in red, then syncing arrays in yellow; None if calm. One line (a roll-up
     when more than a couple of arrays are in trouble) unless ``expanded``: one line per array."""
     r = rollup(machine)
@@ -33,9 +40,9 @@ def banner_text(machine: Machine | None, *, expanded: bool = False) -> Text | No
         t.append(" ⟳ SYNCING: ", "bold black on yellow")
         if expanded:
             for a in r.syncing:
-                t.append(f"\n   {sync_item(a)}", "bold yellow")
+                t.append(f"\n   {sync_item(a, stalled)}", "bold yellow")
         else:
-            t.append(" " + syncing_part(r), "bold yellow")
+            t.append(" " + syncing_part(r, stalled=stalled), "bold yellow")
     return t
 
 
@@ -64,6 +71,13 @@ class HeaderBanner(Static):
         self.read_only_reason: str | None = None
         self.machine: Machine | None = None
         self.fleet: str | None = None  # several hosts: the others' trouble (app.fleet)
+        self.stalled: Mapping[str, float] = {}  # array -> seconds its sync has not moved
+
+    def set_stalled(self, stalled: Mapping[str, float]) -> None:
+        """The syncs with no progress for a while (``SyncView.stalled``), said in the banner."""
+        if dict(stalled) != dict(self.stalled):
+            self.stalled = dict(stalled)
+            self._redraw()
 
     def set_backend(self, name: str, read_only_reason: str | None) -> None:
         self.backend_name = name
@@ -106,7 +120,7 @@ class HeaderBanner(Static):
 
     def _redraw(self) -> None:
         t = self.title_text()
-        b = banner_text(self.machine, expanded=self.expanded)
+        b = banner_text(self.machine, expanded=self.expanded, stalled=self.stalled)
         if b is not None:
             t.append("\n")
             t.append_text(b)

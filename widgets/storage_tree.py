@@ -327,7 +327,7 @@ class _Builder:
 
     def array_children(self, a: MdArray, key: str) -> None:
         m = self.m
-        for mem in sorted(a.members, key=lambda x: (x.slot is None, x.slot or 0, x.device)):
+        for mem in a.members_by_slot:
             target = dev_key(mem.device) if m.device(mem.device) is not None else None
             self.add(
                 NodeRef(member_key(a.name, mem.device), "member", mem.device, target, a.name),

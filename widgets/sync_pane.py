@@ -73,15 +73,18 @@ def progress_items(v: SyncView, eta_s: float | None = None) -> tuple[str, ...]:
     first line. ``eta_s``: the sync model's ETA (app.sync.limits), else md's own."""
     done = human_bytes(v.done_sectors * SECTOR) if v.done_sectors is not None else "?"
     total = human_bytes(v.total_sectors * SECTOR) if v.total_sectors is not None else "?"
-    return tuple(
-        [
-            percent(v.fraction),
-            f"ETA {duration(v.eta_s if eta_s is None else eta_s)}",
-            f"{speed(v.speed_kib_s)} progress",
-            f"{done} / {total}",
-            f"elapsed {duration(v.elapsed_s)}",
-        ]
-    )
+    items = [
+        percent(v.fraction),
+        f"ETA {duration(v.eta_s if eta_s is None else eta_s)}",
+        f"{speed(v.speed_kib_s)} progress",
+        f"{done} / {total}",
+    ]
+    if v.stalled:  # first after the percent: the one fact that matters then
+        items.insert(1, f"[bold red]no progress for {duration(v.still_s)}[/]")
+    if v.began_s is not None and v.began_s > v.elapsed_s + 60:
+        items.append(f"began ~{duration(v.began_s)} ago (position / speed)")
+    items.append(f"watched for {duration(v.elapsed_s)}")
+    return tuple(items)
 
 
 def limits_lines(lim: SyncLimits) -> tuple[str, str]:
@@ -352,7 +355,15 @@ class EventLog(RichLog):
         super().__init__(markup=True, wrap=True, highlight=False, **kwargs)  # type: ignore[arg-type]
         self.entries: list[str] = []  # plain text of every event written, oldest first
 
+    EMPTY = "[dim]No events yet: array degraded, member faulty, spare taking over, sync started or ended appear here as they happen.[/]"
+
+    def on_mount(self) -> None:
+        if not self.entries:
+            self.write(self.EMPTY)
+
     def add_events(self, events: list[SyncEvent], clock_text: str) -> None:
+        if events and not self.entries:
+            self.clear()  # the "no events yet" line goes
         for e in events:
             colour = "red" if e.severity == "warning" else "cyan"
             self.entries.append(f"{clock_text} {e.message}")

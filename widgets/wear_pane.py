@@ -121,7 +121,7 @@ def smart_text(disk: Disk, reading: SmartReading | None) -> Text:
         _field(t, "wear used", "not reported by this disk", MUTED)
     else:
         v = Text(f"{wear.used_percent} % of rated life")
-        extra = wear.source
+        extra = f"the drive's own estimate: {wear.source}"
         if wear.normalized is not None:
             extra += f" (normalized {wear.normalized})"
         v.append(f" · {extra}", style=MUTED)
@@ -129,8 +129,23 @@ def smart_text(disk: Disk, reading: SmartReading | None) -> Text:
     tbw = units.tbw_used(reading)
     if tbw is not None:
         v = Text(tbw.text, style=STATE_COLOURS["error"] if tbw.used_percent >= 100 else "")
-        v.append(f" · {tbw.rating.family} {tbw.rating.capacity_gb} GB", style=MUTED)
+        v.append(
+            f" · host writes over the maker's rating for {tbw.rating.family} "
+            f"{tbw.rating.capacity_gb} GB",
+            style=MUTED,
+        )
         _field(t, "rated TBW", v)
+        if wear is not None and wear.used_percent != tbw.used_percent:
+            used = units.endurance_used_percent(reading)
+            t.append(
+                f"{'':<14}two sources disagree: raidman's endurance figure (metrics, records) is {used} % "
+                + (
+                    "(NVMe's percentage_used is the drive's own figure)\n"
+                    if wear.source == "nvme:percentage_used"
+                    else "(the larger: either limit can end the drive's rated life)\n"
+                ),
+                style=MUTED,
+            )
     if reading.reason:
         t.append(f"smartctl: {reading.reason}\n", style=STATE_COLOURS["warning"])
     _exit_bits(t, reading.exit_status)
@@ -307,14 +322,18 @@ class WearPane(VerticalScroll):
         if plot is None:
             have = sum(1 for s in history if s.bytes_written is not None or s.counters.get("raw"))
             title.update(Text("Bytes written over time"))
-            body.update(
-                Text(
-                    f"Not enough history for a plot yet: {have} snapshot(s) of {serial} with a "
-                    "write counter. raidman takes one at start, every 15 minutes and when a sync "
-                    "starts and ends.",
-                    style=MUTED,
+            if history and have == 0:  # read, and never a counter: it never will have one
+                why = (
+                    f"No plot: {serial} reports no write counter in its SMART data "
+                    f"({len(history)} reading(s)), so raidman cannot count what it wrote."
                 )
-            )
+            else:
+                why = (
+                    f"Not enough history for a plot yet: {have} snapshot(s) of {serial} with a "
+                    "write counter. raidman takes one at start, every 15 minutes and when a "
+                    "sync starts and ends."
+                )
+            body.update(Text(why, style=MUTED))
         else:
             what = "bytes written" if plot.unit == "bytes" else "write counter (raw, unit unknown)"
             total = both_bytes(plot.total) if plot.unit == "bytes" else f"{plot.total:,}"

@@ -38,7 +38,10 @@ def _remote_report(host: str, backend: Backend, args: argparse.Namespace) -> tup
     """(JSON report or text, reached) of one host. Its sync records are the ones raidman kept
     here while watching that host (``host_state_dir``), never this machine's own."""
     machine = backend.probe()
-    reached = unreachable_reason(backend) is None
+    why = unreachable_reason(backend)
+    reached = why is None
+    if why is not None and not args.json:  # no "not root", no "Findings: none": one line
+        return f"{host}: not reached: {why}\n", False
     kw: dict[str, Any] = {"smart": not args.no_smart and reached, "findings": not args.no_audit}
     store = SnapshotStore.open(host_state_dir(host) / DB_FILE)
     try:

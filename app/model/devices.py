@@ -73,6 +73,37 @@ class Disk:
         unconfigured zram0, an empty card reader), which is no storage."""
         return self.size_bytes > 0
 
+    @property
+    def is_virtio(self) -> bool:
+        """A virtio_blk disk (``vdX``; lsblk's TRAN is empty for it): it has no model, and a
+        serial only when the host sets one."""
+        return self.transport == "virtio" or (
+            self.name.startswith("vd") and self.name[2:3].isalpha()
+        )
+
+    @property
+    def model_text(self) -> str:
+        """The model, or why there is none (never a bare ``?``)."""
+        if self.model:
+            return self.model
+        return (
+            "virtio disk: no model reported"
+            if self.is_virtio
+            else "model not reported by the kernel"
+        )
+
+    @property
+    def serial_text(self) -> str:
+        if self.serial:
+            return self.serial
+        if self.is_virtio:
+            return "virtio disk: no serial set by the host"
+        return "serial not reported by the kernel"
+
+    @property
+    def transport_text(self) -> str:
+        return self.transport or ("virtio" if self.is_virtio else "transport not reported")
+
 
 @dataclass(frozen=True, slots=True)
 class Partition:
@@ -94,6 +125,11 @@ class Partition:
     @property
     def start_bytes(self) -> int:
         return self.start_sector * SECTOR
+
+    @property
+    def last_sector(self) -> int:
+        """The partition's last 512-byte sector, inclusive, as fdisk and parted print "End"."""
+        return self.start_sector + self.size_bytes // SECTOR - 1
 
 
 # sysfs dev-*/state words (Documentation/admin-guide/md.rst) plus "removed" for an empty slot
@@ -207,6 +243,12 @@ class MdArray:
     @property
     def path(self) -> str:
         return f"/dev/{self.name}"
+
+    @property
+    def members_by_slot(self) -> tuple[MdMember, ...]:
+        """Members in slot order, those without a slot (spares, faulty, a container's disks)
+        last by name: as mdadm --detail lists them."""
+        return tuple(sorted(self.members, key=lambda x: (x.slot is None, x.slot or 0, x.device)))
 
     @property
     def is_container(self) -> bool:

@@ -36,6 +36,13 @@ class KernelUsage:
     holders: tuple[tuple[str, str], ...] = ()  # (device, holder): md, dm, bcache on top of it
     partitions: tuple[tuple[str, str], ...] = ()  # (partition, whole disk)
     unread: tuple[tuple[str, str], ...] = ()  # (MOUNTS | SWAPS | HOLDERS, why it was not read)
+    # (kernel name, filesystem type) of each mounted block device, as mountinfo's field 9 says:
+    # the type of a mounted filesystem when lsblk's FSTYPE is empty (no udev data)
+    fstypes: tuple[tuple[str, str], ...] = ()
+
+    def fstype(self, name: str) -> str | None:
+        """The type the kernel mounted ``name`` with (the first mount of it), if mounted."""
+        return next((t for n, t in self.fstypes if n == name), None)
 
     @cached_property
     def _mounts(self) -> dict[str, tuple[str, ...]]:

@@ -42,7 +42,7 @@ def _test_step() -> Step:
     return Step(
         TEST_ALERT,
         "send one TestMessage alert per array through the configured MAILADDR/PROGRAM "
-        "(article 001: test the alerts before relying on them)",
+        "(an alert path nobody has tested may not work when an array degrades)",
     )
 
 
@@ -62,9 +62,9 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             "",
             "mdadm has nowhere to send failure alerts",
             f"{where} {'has no' if text is not None else 'does not exist, so no'} MAILADDR or "
-            f"PROGRAM line: when {names} degrades, mdadm --monitor tells nobody. Article 001 "
-            'calls mail alerts essential ("just put a mail address into mdadm\'s config") '
-            "and advises testing them. The fix appends MAILADDR root (local mail to root; "
+            f"PROGRAM line: when {names} degrades, mdadm --monitor tells nobody, "
+            "and a failed member goes unnoticed until a second failure loses the array. "
+            "The fix appends MAILADDR root (local mail to root; "
             "put a real address there) and sends a test alert.",
             Plan(
                 "Send md alerts to root and test them",
@@ -88,7 +88,7 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             "",
             f"The md monitor ({SERVICE}) is {state}",
             f"Nothing watches {names}: {SERVICE} runs mdadm --monitor --scan, which sends "
-            "the DegradedArray/Fail alerts article 001 shows (and starts spares shared "
+            "the DegradedArray/Fail alerts (and starts spares shared "
             "between arrays). Enable it and send a test alert.",
             Plan(
                 "Start the md monitor and test its alerts",

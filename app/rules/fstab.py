@@ -52,7 +52,7 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
                 f"fstab mounts {mnt} by the md name {spec}",
                 f"/etc/fstab mounts {mnt} from {spec}. md names are not stable (an array made "
                 "as md127 may come back as md126 after a reboot or on another host), so the "
-                "entry can fail or mount another array. Article 000 recommends the UUID: "
+                "entry can fail or mount another array. The UUID stays the same: "
                 f"{better}" + ("" if uuid else f" (blkid {spec} prints it)") + ".",
             )
         options = opts.split(",")
@@ -67,7 +67,7 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
                     fs.device,
                     f"{mnt} is mounted with the discard option",
                     f"/etc/fstab mounts {mnt} with discard: every delete sends TRIM to "
-                    f"{', '.join(ssds)} at once. Article 000 prefers a periodic fstrim (weekly "
-                    "fstrim.timer) to the discard mount option: fewer, larger discards and no "
-                    "stalls on deletes. Remove discard from the options and enable fstrim.timer.",
+                    f"{', '.join(ssds)} at once. A periodic fstrim (weekly "
+                    "fstrim.timer) is better than the discard mount option: fewer, larger discards and "
+                    "no stalls on deletes. Remove discard from the options and enable fstrim.timer.",
                 )

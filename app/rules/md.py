@@ -78,8 +78,8 @@ def _data_offset(machine: Machine, a: MdArray) -> Iterator[Finding]:
 
 
 BITMAP_COST = (
-    "A bitmap is not free: article 000 measured internal bitmaps costing up to 30 % of "
-    "sequential write speed, and article 001 raised a 5-disk RAID-6 from 130 to 165 MB/s by "
+    "A bitmap is not free: an internal bitmap has been measured costing up to 30 % of "
+    "sequential write speed, and a 5-disk RAID-6 went from 130 to 165 MB/s by "
     "moving the bitmap to a file on another disk (mdadm --grow --bitmap=none, then "
     "--bitmap=/path on a filesystem outside the array); a larger --bitmap-chunk costs less."
 )
@@ -112,8 +112,8 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
             a.name,
             f"{a.name} ({a.level}, {a.metadata}) has no write-intent bitmap",
             f"{a.name} is a firmware RAID volume ({a.metadata}); iRST creates these without a "
-            "bitmap, so a member that drops out briefly is rebuilt in full: article 000 saw one "
-            "RAID-5 rebuild after a loose SATA cable write 1.62 TB to a single SSD. Reconnect "
+            "bitmap, so a member that drops out briefly is rebuilt in full: one "
+            "RAID-5 rebuild after a loose SATA cable wrote 1.62 TB to a single SSD. Reconnect "
             "cables firmly, and weigh moving the data to native md with a bitmap. " + BITMAP_COST,
         )
         return
@@ -132,7 +132,7 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
             "rewritten — measured on a real kernel as 1.00 × the member's capacity — and an "
             "unclean shutdown resyncs every block. "
             + (
-                "Article 000 leaves the bitmap off on SSD RAID-10 on purpose (a full re-sync "
+                "SSD RAID-10 is often run without a bitmap on purpose (a full re-sync "
                 "is fast on SSDs and the bitmap costs write speed); that is the trade-off: "
                 "keep it off for write speed, add one to spare the flash a full rewrite. "
                 if all_ssd
@@ -150,8 +150,8 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
         f"{a.name} ({a.level}) has no write-intent bitmap",
         f"Without a bitmap, a member that drops out briefly (cable, controller reset) and is "
         f"re-added is rebuilt in full — every block of {a.name}{size} is read and the member "
-        'rewritten — and an unclean shutdown resyncs the whole array (article 000: "if RAID-5, '
-        'then with a bitmap"). ' + BITMAP_COST + " It can be added to a running array." + later,
+        "rewritten — and an unclean shutdown resyncs the whole array (a RAID-5 wants a "
+        "bitmap). " + BITMAP_COST + " It can be added to a running array." + later,
         None if busy else _add_bitmap_plan(a),
     )
 
@@ -195,7 +195,7 @@ def _parity_on_ssd(machine: Machine, a: MdArray) -> Iterator[Finding]:
         f"small write also costs a read-modify-write of {parity} parity chunk(s). RAID-10 "
         "avoids that read-modify-write, not the full-member writes: its initial sync writes "
         "every block too, and a rebuild — or a re-add without a bitmap — rewrites the whole "
-        "member (Red Hat, quoted in article 000, warns of this for RAID levels 1, 4, 5 and 6).",
+        "member (Red Hat's storage guide warns of this for RAID levels 1, 4, 5 and 6).",
     )
 
 
@@ -221,7 +221,7 @@ def _raid5_on_large_hdds(machine: Machine, a: MdArray, inputs: AuditInputs) -> I
         speed, source = recorded, "the average of its last sync raidman recorded"
     else:
         speed = ARTICLE_REBUILD_KIB_S
-        source = "article 001's measured default-limit rebuild speed (no sync of this array seen)"
+        source = "a rebuild measured at md's default speed limits (no sync of this array seen)"
     hours = member / 1024 / speed / 3600
     yield Finding(
         "advice",
@@ -232,9 +232,9 @@ def _raid5_on_large_hdds(machine: Machine, a: MdArray, inputs: AuditInputs) -> I
         f"({member / 1e12:.1f} TB) per member. "
         f"A rebuild rewrites a whole member: at {speed // 1000} MB/s ({source}) that is about "
         f"{hours:.0f} h, during which a second failure — or an unreadable sector on any "
-        "other member — loses the array. Article 001 chose RAID-6 for this reason (rebuilds "
-        "of large arrays took up to 70 hours) and got its write speed back with a larger "
-        "stripe_cache_size. Moving to RAID-6 needs one more disk: mdadm --grow --level=6 "
+        "other member — loses the array. RAID-6 survives that (rebuilds of large arrays "
+        "can take up to 70 hours), and a larger stripe_cache_size wins its write speed "
+        "back. Moving to RAID-6 needs one more disk: mdadm --grow --level=6 "
         "--raid-devices=N+1 (a reshape); no one-key fix is offered.",
     )
 

@@ -82,8 +82,8 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
                 f"{d.name}: volatile write cache is off",
                 f"{d.name}{_role(machine, d)} runs with its write cache disabled (write "
                 "through). md and the filesystems issue flushes, so the cache is safe to use "
-                "on drives that honour them. What it buys depends on the load: article 004 "
-                "measured a write-back cache doubling sequential writes on a RAID-1 (400 to "
+                "on drives that honour them. What it buys depends on the load: a write-back "
+                "cache has been measured doubling sequential writes on a RAID-1 (400 to "
                 "about 850 MB/s) but costing 10,000–15,000 IOPS of small random I/O. For "
                 "streaming writes turn it on; for small random I/O measure first. If it was "
                 f"turned off on purpose, ignore this; hdparm -W1 /dev/{d.name} turns it on.",
@@ -101,15 +101,15 @@ def _scheduler(machine: Machine, d: Disk, st: SchedulerState, md_member: bool) -
         )
         kind = "SSD"
         why = (
-            "For SSDs none or mq-deadline keep latency low (article 000: deadline or noop); "
+            "For SSDs none or mq-deadline keep latency low; "
             "bfq's fairness bookkeeping costs CPU at SSD speeds."
         )
     elif md_member:
         ok, prefer = HDD_MD_OK, ("bfq",)
         kind = "rotating md member"
         why = (
-            "For software RAID on HDDs article 002 measured fair queuing (CFQ, whose blk-mq "
-            "successor is bfq) as good as or better than deadline and noop in every "
+            "For software RAID on HDDs fair queuing (CFQ, whose blk-mq "
+            "successor is bfq) measured as good as or better than deadline and noop in every "
             "discipline for md RAID-1, and clearly best for md RAID-5 (up to 70–100 MB/s more "
             "sequential reads on RAID-1)."
             + ("" if "bfq" in st.available else " bfq is not loaded: modprobe bfq first.")
@@ -152,7 +152,7 @@ def _ncq_off(machine: Machine, d: Disk, md_member: bool) -> Finding | None:
     else:
         text = (
             f"{d.name}{_role(machine, d)} accepts one command at a time {where}: native "
-            "command queuing is off. Article 002 measured single disks and hardware RAID "
+            "command queuing is off. Single disks and hardware RAID measure "
             "faster with NCQ in nearly every discipline (only md software RAID read faster "
             "without it)." + causes
         )

@@ -84,8 +84,8 @@ def _reading(machine: Machine, r: SmartReading) -> Iterator[Finding]:
             d,
             f"{d}: {crc.raw} interface CRC errors",
             f"{d}{role} counts {crc.raw} UDMA CRC errors: data corrupted on the cable or "
-            "backplane, retried by the link. Reseat or replace the SATA cable — article 000's "
-            "RAID-5 member dropped out from a loose SATA cable and its rebuild rewrote the SSD.",
+            "backplane, retried by the link. Reseat or replace the SATA cable — a member "
+            "that drops out from a loose cable is rebuilt, and the rebuild rewrites the whole SSD.",
         )
     media = r.nvme.get("media_errors")
     if media:
@@ -115,7 +115,7 @@ def _reading(machine: Machine, r: SmartReading) -> Iterator[Finding]:
             f"{d}: {wear.used_percent}% of rated endurance used",
             f"{d}{role} reports {wear.used_percent}% of its rated write endurance used "
             f"({wear.source}). Every full resync or rebuild without a bitmap rewrites a whole "
-            "member (article 000: one RAID-5 resync wrote an entire SSD); plan its replacement.",
+            "member (one RAID-5 resync writes an entire SSD); plan its replacement.",
         )
 
 
@@ -143,7 +143,7 @@ def _tbw(machine: Machine, r: SmartReading) -> Iterator[Finding]:
         f"{d}: {used.text}",
         f"{d}{_role(machine, d)} ({used.rating.family} {used.rating.capacity_gb} GB) has "
         f"{used.text} ({used.counter}); {beyond}. Each full resync or rebuild without a "
-        f"bitmap writes a whole member (article 000). Rating: {used.rating.source}.",
+        f"bitmap writes a whole member. Rating: {used.rating.source}.",
     )
 
 

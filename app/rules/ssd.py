@@ -37,7 +37,7 @@ def _fuller_than_75(machine: Machine) -> Iterator[Finding]:
             f"{where} on SSD is {share:.0%} full",
             f"The {fs.fstype} filesystem on /dev/{fs.device} ({where}) uses {fs.used_bytes} of "
             f"{fs.size_bytes} bytes ({share:.0%}) and lives on SSD(s) {', '.join(ssds)}. "
-            "Article 000 keeps 25 % of every filesystem on SSDs free: free blocks stay "
+            "Keep 25 % of every filesystem on SSDs free: free blocks stay "
             "available in large contiguous runs (less fragmentation) and fstrim has room to "
             "hand back to the controller, which measured 10–20 % faster after trimming "
             "filesystems that were more than 40 % written. Grow the filesystem or move data.",
@@ -69,8 +69,8 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             d.name,
             f"{d.name}: {share * 100:.1f} % of the SSD left unallocated",
             f"{d.name} ({d.model or 'SSD'}): {how}, leaving {share * 100:.1f} % "
-            f"unallocated. The source articles advise 7–12 % (here at least "
-            f"{spare / 1e9:.1f} GB) as extra spare area, which keeps write speed and "
+            f"unallocated. 7–12 % (here at least "
+            f"{spare / 1e9:.1f} GB) of extra spare area keeps write speed and "
             "write amplification steady under sustained writes. Regular TRIM of free "
             "filesystem space has a similar effect. Shrinking partitions or arrays to make "
             "room is not something to do in one key; plan it at the next rebuild.",

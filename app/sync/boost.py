@@ -311,8 +311,8 @@ def members_rotational(machine: Machine, array: str) -> bool | None:
 ROTATIONAL_MIN_NOTE = (
     "some member is a rotational disk: raising dev.raid.speed_limit_min makes md keep the sync "
     "at that speed even while other I/O waits, which starves foreground I/O on spinning disks "
-    "(the kernel's low default exists to keep the extra load on running work small; seed 000 "
-    "raises it on a RAID-10 of SSDs). So only the ceiling{cache} is raised; raising the "
+    "(the kernel's low default exists to keep the extra load on running work small; on a "
+    "RAID-10 of SSDs raising it is harmless). So only the ceiling{cache} is raised; raising the "
     "minimum as well has to be asked for explicitly."
 )
 

@@ -5,6 +5,7 @@ Pure: feed it ``LiveSample``s (from any backend), read back views and events. No
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -93,6 +94,15 @@ class _Running:
     last_done: int | None
     total: int | None
     history: SpeedHistory = field(default_factory=SpeedHistory)
+    moved_at: float | None = None  # when the position last changed (None: not since it began)
+
+
+# The position read from sync_completed moves in steps of 1/16 of the sync (md.c md_do_sync:
+# curr_resync_completed is set once curr_resync is more than max_sectors >> 4 past it), and the
+# kernel's sync_speed falls to 0 within its marks window (SYNC_MARKS * SYNC_MARK_STEP, 30 s)
+# when nothing moves: "no progress" is a position unchanged for STALL_S while the speed is 0,
+# or for longer than the reported speed needs to cross one such step.
+STALL_S = 120.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,12 +121,26 @@ class SyncView:
     # the limits in force (sync_speed_min/max): they bound the progress rate (app.sync.limits)
     min_speed_kib_s: int | None
     max_speed_kib_s: int | None
+    still_s: float = 0.0  # seconds the position has not moved (0: it moved at the last sample)
+    # seconds since the sync began by md's own figures (position / speed), when they allow it
+    began_s: float | None = None
 
     @property
     def fraction(self) -> float | None:
         if self.done_sectors is None or not self.total_sectors:
             return None
         return min(1.0, self.done_sectors / self.total_sectors)
+
+    @property
+    def stalled(self) -> bool:
+        """No progress for ``STALL_S`` (see there): the position has not moved although the
+        kernel's speed says it should have crossed a step of sync_completed by now."""
+        if self.still_s < STALL_S:
+            return False
+        if not self.speed_kib_s or not self.total_sectors:
+            return True
+        step_s = (self.total_sectors / 16) / (2 * self.speed_kib_s)
+        return self.still_s > max(STALL_S, 2 * step_s)
 
 
 def _near_done(done: int | None, total: int | None) -> bool:
@@ -288,6 +312,8 @@ class SyncTracker:
                 msg = f"{name}: {what} started"
             out.append(SyncEvent(t, "sync-started", name, msg, action=sync.action))
         if sync is not None and run is not None:
+            if run.moved_at is None or sync.done_sectors != run.last_done:
+                run.moved_at = t
             run.last_done = sync.done_sectors if sync.done_sectors is not None else run.last_done
             run.total = sync.total_sectors if sync.total_sectors is not None else run.total
             run.history.add(t, sync.done_sectors, sync.speed_kib_s)
@@ -425,6 +451,7 @@ class SyncTracker:
                 continue
             last = run.history.last
             last_t = last.t if last is not None else run.started_at
+            moved_at = run.moved_at if run.moved_at is not None else last_t
             out.append(
                 SyncView(
                     array=name,
@@ -438,9 +465,30 @@ class SyncTracker:
                     speeds=run.history.kernel_speeds(),
                     min_speed_kib_s=sync.min_speed_kib_s,
                     max_speed_kib_s=sync.max_speed_kib_s,
+                    still_s=max(0.0, last_t - moved_at),
+                    began_s=_began_s(sync.action, sync.done_sectors, run.history),
                 )
             )
-        return sorted(out, key=lambda v: v.array)
+        return sorted(out, key=natural_key)
+
+
+def natural_key(v: SyncView) -> tuple[object, ...]:
+    """md0, md1, md10 (not md0, md1, md10 by characters: md10 before md2)."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", v.array))
+
+
+def _began_s(action: str, done: int | None, history: SpeedHistory) -> float | None:
+    """How long ago the sync began, by md's figures: its position over its mean speed as
+    raidman watched it (a rebuild found at 60 % was not begun when raidman started). None
+    when the speed is not known yet or the sync is a reshape (its position is not its
+    progress from zero)."""
+    if done is None or action in ("reshape", "pending", "delayed", "frozen"):
+        return None
+    speeds = [s for s in history.kernel_speeds() if s > 0]
+    if not speeds:
+        return None
+    mean = sum(speeds) / len(speeds)
+    return done / 2 / mean
 
 
 def _dur(seconds: float) -> str:

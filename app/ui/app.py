@@ -48,7 +48,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
@@ -83,7 +83,7 @@ from app.ui.hangup import watch_terminal
 from app.ui.screens.audit_log import AuditLogScreen
 from app.ui.screens.help import HELP_EXTRA, HelpScreen, key_rows
 from app.ui.screens.hosts import HostsScreen
-from app.ui.screens.main import MainScreen
+from app.ui.screens.main import MainScreen, MdstatView
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import (
     CreateArrayWizard,
@@ -502,6 +502,16 @@ class RaidmanApp(App[None]):
         self.push_screen(MainScreen())
         self.refresh_probe()
 
+    def on_key(self, event: events.Key) -> None:
+        """H on one machine: the hosts binding is hidden (no hosts view), but the key says why
+        nothing happens instead of doing nothing silently."""
+        if event.key == "H" and not self.hosts and isinstance(self.screen, MainScreen):
+            self.notify(
+                "one machine is shown: H lists several hosts when raidman is started with "
+                "--host a,b or a hosts file",
+                title="hosts",
+            )
+
     def action_hosts(self) -> None:
         """Back from a host's view to the hosts view."""
         if not self.hosts or not isinstance(self.screen, MainScreen):
@@ -572,10 +582,15 @@ class RaidmanApp(App[None]):
         if self.probed is not None and self.machine is not None:
             self._refresh_sync_pane()
             self._follow_wear()
+            self._refresh_mdstat()
         self._run(effects)
 
     def _publish(self) -> None:
         view = self.session.view
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen yet
+            self.main.query_one(HeaderBanner).set_stalled(
+                {v.array: v.still_s for v in view.syncs if v.stalled}
+            )
         self.view = view
         self.live = view.live
         self.machine = view.machine
@@ -635,6 +650,22 @@ class RaidmanApp(App[None]):
                 )
             else:
                 self.notify(e.message, title=e.kind.replace("-", " "), timeout=8)
+
+    def _refresh_mdstat(self) -> None:
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen / pane yet
+            if self.main.query_one(TabbedContent).active == "mdstat":
+                self._mdstat_worker()
+
+    @work(thread=True, exclusive=True, group="mdstat", exit_on_error=False)
+    def _mdstat_worker(self) -> None:
+        """/proc/mdstat read again while its tab is shown (the probe reads it every 10 s; the
+        banner follows the 1 Hz sample: the tab lagged it by 2 %)."""
+        text = self.backend.read_text("/proc/mdstat")
+        self.call_from_thread(self._show_mdstat, text)
+
+    def _show_mdstat(self, text: str | None) -> None:
+        with contextlib.suppress(LookupError, NoMatches):
+            self.main.query_one(MdstatView).set_text(text)
 
     def _refresh_sync_pane(self) -> None:
         try:
@@ -827,6 +858,20 @@ class RaidmanApp(App[None]):
             self.notify("the first probe has not finished yet; try again in a moment", title=what)
         return self.machine
 
+    def _volume_or_say(self, a: MdArray | None, what: str) -> MdArray | None:
+        """A container (IMSM/DDF) is no target of member or sync actions: its first volume
+        stands for it, and a note says so."""
+        if a is None or not a.is_container or self.machine is None:
+            return a
+        volumes = [v for v in self.machine.arrays if v.container == a.name and not v.is_container]
+        names = ", ".join(v.name for v in volumes) or "none"
+        self.notify(
+            f"{a.name} is a container ({a.metadata or 'external'}): {what} act on its volumes"
+            f" ({names})",
+            title=what,
+        )
+        return volumes[0] if volumes else None
+
     def action_create_array(self) -> None:
         if (m := self._probed_or_say("new array")) is not None:
             self.push_screen(
@@ -839,7 +884,7 @@ class RaidmanApp(App[None]):
         if not any(not a.is_container for a in m.arrays):
             self.notify("no md arrays on this machine: n creates one", title="member actions")
             return
-        a = self.selected_array()
+        a = self._volume_or_say(self.selected_array(), "member actions")
         ref = self.selected
         member = ref.name if ref is not None and a is not None else None
         self.push_screen(
@@ -856,7 +901,7 @@ class RaidmanApp(App[None]):
     def action_sync_actions(self) -> None:
         if (m := self._probed_or_say("sync actions")) is None:
             return
-        a = self.selected_array()
+        a = self._volume_or_say(self.selected_array(), "sync actions")
         self.push_screen(
             SyncWizard(m, self.backend, array=a.name if a else None, audit=self.audit_log()),
             self._after_wizard,

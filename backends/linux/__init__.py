@@ -39,6 +39,9 @@ class LinuxBackend:
 
     @property
     def read_only_reason(self) -> str | None:
+        unreachable = getattr(self.source, "unreachable", None)  # an ssh host not reached
+        if isinstance(unreachable, str):
+            return f"{getattr(self.source, 'host', 'the host')} not reached"
         return None if self.source.euid() == 0 else "not root"
 
     @property

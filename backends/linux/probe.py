@@ -29,7 +29,7 @@ from app.model.devices import (
     ProbeNote,
     VolumeGroup,
 )
-from app.model.usage import MOUNTS
+from app.model.usage import MOUNTS, KernelUsage
 from app.parsers.errors import ParseError
 from app.parsers.fsinfo import FsInfo, fs_info_argv, parse_fs_info, with_geometry
 from app.parsers.lsblk import LSBLK_COLUMNS, LsblkNode, parse_lsblk
@@ -226,6 +226,22 @@ def read_fs_info(
     return tuple(out), readings
 
 
+def mounted_untyped(
+    usage: KernelUsage, filesystems: tuple[Filesystem, ...], devices: set[str]
+) -> tuple[Filesystem, ...]:
+    """The mounted filesystems lsblk did not type (its FSTYPE comes from udev's blkid cache:
+    empty without udev, e.g. a VM whose ext4 on /dev/vda is /), as the kernel mounted them:
+    mountinfo's type and mountpoints. Only block devices the probe knows; swap is no mount."""
+    typed = {f.device for f in filesystems}
+    out: list[Filesystem] = []
+    for name, fstype in usage.fstypes:
+        if name in typed or name not in devices or not fstype:
+            continue
+        typed.add(name)
+        out.append(Filesystem(device=name, fstype=fstype, mountpoints=usage.mountpoints(name)))
+    return tuple(out)
+
+
 def probe(source: Source) -> Machine:
     return probe_with_fs_info(source)[0]
 
@@ -340,6 +356,10 @@ def probe_with_fs_info(source: Source) -> tuple[Machine, dict[str, FsInfo | Comm
         )
     # swaps/holders that could not be read are not notes: pre-flight refuses and says why
     filesystems, fs_info = read_fs_info(source, filesystems)
+    # after the geometry reads: an ssh probe fetches those in its one round trip from lsblk's
+    # answer, which does not know these (their block size/stride stay unknown)
+    if not mounts_unread:
+        filesystems += mounted_untyped(usage, filesystems, set(nodes) | {a.name for a in arrays})
 
     notes.extend(source.take_notes())
     machine = Machine(

@@ -99,6 +99,7 @@ def read_usage(source: Source, by_majmin: Mapping[str, str] | None = None) -> Ke
     # ---- mounts ------------------------------------------------------------------------
     mounts: list[tuple[str, str]] = []
     all_mounts: list[tuple[str, str]] = []  # including major-0 ones without a block source
+    fstypes: list[tuple[str, str]] = []
     text = _read(source, MOUNTINFO, MOUNTS, unread)
     if text is not None:
         try:
@@ -111,6 +112,7 @@ def read_usage(source: Source, by_majmin: Mapping[str, str] | None = None) -> Ke
             all_mounts.append((name or f"{ent.fstype}:{ent.source}", ent.mountpoint))
             if name is not None:
                 mounts.append((name, ent.mountpoint))
+                fstypes.append((name, ent.fstype))
 
     # ---- swaps -------------------------------------------------------------------------
     swaps: list[tuple[str, str]] = []
@@ -162,4 +164,5 @@ def read_usage(source: Source, by_majmin: Mapping[str, str] | None = None) -> Ke
         holders=tuple(dict.fromkeys(holders)),
         partitions=tuple(partitions),
         unread=tuple(dict.fromkeys(unread)),
+        fstypes=tuple(dict.fromkeys(fstypes)),
     )

@@ -238,9 +238,11 @@ DEVHOST = FIXTURES / "preflight" / "devhost-root-on-vda"
 
 def test_devhost_capture_root_disk_refused_though_blkid_was_denied() -> None:
     """Issue 11's machine (tests/fixtures/preflight/devhost-root-on-vda/README): lsblk has no
-    FSTYPE for vda, so no filesystem is known there; mountinfo's 254:0 → vda says it holds "/"."""
+    FSTYPE for vda; mountinfo's 254:0 → vda says it holds "/" (and, since issue 24, its ext4
+    comes from mountinfo's type)."""
     m = ReplayBackend(DEVHOST).probe()
-    assert m.filesystem("vda") is None
+    fs = m.filesystem("vda")
+    assert fs is not None and (fs.fstype, fs.mountpoints) == ("ext4", ("/",))
     assert m.usage is not None and m.usage.unread == ()
     pf = check(m, ["vda", "zram0"], level="raid1")
     refused = {(r.code, r.device): r.message for r in pf.refusals}

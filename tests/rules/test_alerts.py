@@ -37,7 +37,7 @@ def test_alert_targets_parse_abbreviations_and_comments() -> None:
 def test_no_mailaddr_is_a_warning_with_a_test_alert_plan() -> None:
     conf = conf_text().replace("MAILADDR root\n", "")
     f = _codes(_inputs(conf))["md-no-alert-address"]
-    assert f.severity == "warning" and "Article 001" in f.detail
+    assert f.severity == "warning" and "unnoticed until a second failure" in f.detail
     assert f.fix is not None
     steps = f.fix.steps
     assert steps[0].argv == ("tee", "-a", "/etc/mdadm/mdadm.conf")

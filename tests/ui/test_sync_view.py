@@ -46,7 +46,7 @@ async def test_sync_card_shows_progress_speed_eta_and_history() -> None:
         (view,) = app.tracker.views()
         assert "md127: resync" in text
         assert f"{speed(view.speed_kib_s)} progress" in text  # md's window still ramping
-        assert "ETA" in text and "elapsed" in text
+        assert "ETA" in text and "watched for" in text
         # the limits bound the progress rate itself: no per-member conversion (issue 22)
         assert f"limits 195.3 MiB/s … 488.3 MiB/s; now {speed(view.speed_kib_s)}" in text
         assert "per member" not in text

@@ -174,7 +174,10 @@ async def test_disk_view_shows_smart_plot_and_the_rebuild(store: SnapshotStore) 
         # (3,763,859,973 + 1000) LBAs × 512 B = 1.927 TB
         assert "bytes written 1.93 TB (1.8 TiB) · 241 Total_LBAs_Written × 512 B" in smart
         assert "raw 3,763,860,973" in smart
-        assert "wear used     2 % of rated life · 177 Wear_Leveling_Count (normalized 98)" in smart
+        assert (
+            "wear used     2 % of rated life · the drive's own estimate: 177 Wear_Leveling_Count (normalized 98)"
+            in smart
+        )
 
         title = text_of(pane, "wear-plot-title")
         total = (AFTER + 1000 - 603_290_000) * 512
@@ -353,7 +356,10 @@ def test_smart_text_shows_rated_tbw_used_where_the_model_is_known() -> None:
         attributes=(SmartAttribute(241, "Total_LBAs_Written", 99, 99, 0, 412 * 10**12 // 512),),
     )
     text = smart_text(disk, worn).plain
-    assert "rated TBW     412 TB written of 150 TBW rated = 275 % · Samsung 850 EVO 500 GB" in text
+    assert (
+        "rated TBW     412 TB written of 150 TBW rated = 275 % · host writes over the maker's rating for Samsung 850 EVO 500 GB"
+        in text
+    )
     unknown = SmartReading("sdb", True, model="Samsung SSD 840 Series", attributes=worn.attributes)
     assert "rated TBW" not in smart_text(disk, unknown).plain
 
@@ -399,3 +405,40 @@ async def test_array_view_shows_the_forecast_and_each_partition_members_own_coun
         legend = text_of(pane, "wear-legend")
         assert "kernel counter: this rebuild wrote 267 MB to sdd1 = 1.00 × its size" in legend
     s.close()
+
+
+async def test_disk_without_a_write_counter_says_it_has_none() -> None:
+    """Snapshots were taken, none with a write counter: no plot will ever come, and the pane
+    says why instead of "not enough history yet"."""
+    from app.wear.snapshots import Snapshot
+
+    app = PaneApp()
+    history = [Snapshot(i, 1000.0 * i, "S1", "sdx", "periodic", None, {}) for i in range(3)]
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(WearPane)
+        pane.show_disk(Disk("sdx", 1 << 40, serial="S1"), None, history, [])
+        await pilot.pause()
+        plot = text_of(pane, "wear-plot")
+        assert "reports no write counter" in plot and "Not enough history" not in plot
+
+
+def test_two_wear_figures_say_their_source_and_which_counts() -> None:
+    """ "64 % of rated life" (the drive's wear attribute) beside "85 % of TBW" (host writes
+    over the maker's rating): each says where it comes from, and which one raidman uses."""
+    from widgets.wear_pane import smart_text
+
+    disk = Disk("sda", 500 * 10**9, model="Samsung SSD 850 EVO 500GB")
+    r = SmartReading(
+        "sda",
+        True,
+        model="Samsung SSD 850 EVO 500GB",
+        health="PASSED",
+        attributes=(
+            SmartAttribute(177, "Wear_Leveling_Count", 36, 36, 0, 1000),
+            SmartAttribute(241, "Total_LBAs_Written", 99, 99, 0, 1275 * 10**11 // 512),
+        ),
+    )
+    text = " ".join(smart_text(disk, r).plain.split())
+    assert "64 % of rated life · the drive's own estimate: 177 Wear_Leveling_Count" in text
+    assert "= 85 % · host writes over the maker's rating" in text
+    assert "two sources disagree: raidman's endurance figure (metrics, records) is 85 %" in text

@@ -33,17 +33,17 @@ from app.plans.wizards.filesystem import FilesystemParams, filesystem_steps
 DEFAULT_CHUNK = 512 * KIB
 DEFAULT_CONF = "/etc/mdadm/mdadm.conf"
 CHUNK_GUIDANCE = (
-    "chunk: mdadm's default is 512 KiB, good for large sequential I/O; the source article measured "
-    "32 KiB as better for small random I/O on a 4-SSD RAID-10 (a large chunk is not always best)"
+    "chunk: mdadm's default is 512 KiB, good for large sequential I/O; on a 4-SSD RAID-10 "
+    "32 KiB measured better for small random I/O (a large chunk is not always best)"
 )
 BITMAP_GUIDANCE = {
     "internal": (
         "bitmap internal: after a temporary drop-out (cable, timeout) a re-add resyncs only "
-        "blocks written meanwhile; costs write performance (the article measured up to 30%)"
+        "blocks written meanwhile; costs write performance (up to 30% measured on sequential writes)"
     ),
     "none": (
         "bitmap none: best write performance; a member that drops out and is re-added is "
-        "rebuilt in full (fine for fast SSD RAID-10; the article advises a bitmap for RAID-5)"
+        "rebuilt in full (fine for fast SSD RAID-10; RAID-5 wants a bitmap: its rebuilds are long)"
     ),
 }
 _NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
@@ -95,13 +95,13 @@ def default_bitmap(machine: Machine, level: str, devices: tuple[str, ...]) -> tu
     disks = _member_disks(machine, devices)
     if level == "raid10" and disks and all(d is not None and d.is_ssd for d in disks):
         return "none", (
-            "bitmap default for RAID-10 of SSDs: none (article 000: best write speed, and a "
+            "bitmap default for RAID-10 of SSDs: none (best write speed, and a "
             "re-sync of SSD RAID-10 is quick) — the trade-off: a member that drops out and comes "
             "back is rewritten in full; choose internal to resync only what changed"
         )
     return "internal", (
-        f"bitmap default for {levels.label(level)}: internal (article 000: "
-        '"Wenn schon Raid-5, dann bitte mit Bitmap" — a re-add resyncs only what changed)'
+        f"bitmap default for {levels.label(level)}: internal (a member that drops out and "
+        "is re-added resyncs only what changed, not the whole member)"
     )
 
 
@@ -126,7 +126,7 @@ def initial_sync_warning(machine: Machine, level: str, devices: tuple[str, ...])
     }[level]
     return (
         f"the initial sync of this {levels.label(level)} {how}: flash wear on the SSD members "
-        f"({', '.join(ssds)}) before any data is stored (Red Hat, quoted in article 000, warns "
+        f"({', '.join(ssds)}) before any data is stored (Red Hat's storage guide warns "
         "of this for RAID levels 1, 4, 5 and 6; RAID-10 copies too). --assume-clean skips it "
         "only when every member returns zeroes after a full TRIM"
     )
@@ -223,7 +223,7 @@ def build_create_array(
     else:
         warnings.append(
             f"name {name!r} is not a 3-digit number: {dev_path} is stable but the /dev/mdNNN "
-            "number may change across boots (the article recommends e.g. --name=127)"
+            "number may change across boots (a 3-digit name such as --name=127 keeps it)"
         )
 
     argv: list[str] = ["mdadm", "--create", dev_path, f"--level={level.removeprefix('raid')}"]

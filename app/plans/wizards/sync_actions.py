@@ -225,7 +225,7 @@ def build_bitmap(machine: Machine, array: str, location: str, *, chunk: str | No
     if loc == current and chunk_bytes is None:
         raise PlanError(f"{a.name} already has bitmap {current}")
     notes = [
-        "article 001: moving a RAID-6's internal bitmap to a file on another disk raised "
+        "moving a 5-disk RAID-6's internal bitmap to a file on another disk has raised "
         "sequential writes from 130 to 165 MB/s; a larger bitmap chunk also means fewer "
         "bitmap updates, at the price of resyncing more after a drop-out"
     ]

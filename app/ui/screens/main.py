@@ -44,18 +44,30 @@ class MdstatView(Vertical):
         # Mounted after the first probe (an inactive tab): show what the App already has.
         self.set_machine(getattr(self.app, "machine", None))
 
+    _text: str | int | None = 0  # what is shown (0: nothing yet)
+
+    def set_text(self, text: str | None) -> None:
+        """A fresh read of /proc/mdstat (each sample while the tab is shown), so the tab does
+        not lag the banner by up to a probe interval."""
+        if text is not None and text != self._text:
+            self._text = text
+            self._show(text.rstrip("\n"))
+
     def set_machine(self, machine: Machine | None) -> None:
         text = None if machine is None else machine.mdstat
-        if machine is not None and text == getattr(self, "_text", 0):
+        if machine is not None and text == self._text:
             return  # unchanged since the last probe: no redraw
         self._text = text
-        body = self.query_one("#mdstat-body", Log)
         if machine is None:
             shown = "probing…"
         elif machine.mdstat is None:
             shown = "/proc/mdstat not available (no md driver loaded?)"
         else:
             shown = machine.mdstat.rstrip("\n")
+        self._show(shown)
+
+    def _show(self, shown: str) -> None:
+        body = self.query_one("#mdstat-body", Log)
         y = body.scroll_y
         body.clear()
         body.write(shown)

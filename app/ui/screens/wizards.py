@@ -375,11 +375,22 @@ def array_choices(machine: Machine) -> list[tuple[str, str]]:
 
 
 def default_array(machine: Machine, array: str | None) -> str | None:
-    """The array a wizard opens on: the tree's, else the first one, else none."""
-    if array is not None:
+    """The array a wizard opens on: the tree's, else the first one, else none. A container
+    (IMSM/DDF) is no target of member or sync actions: its first volume stands for it."""
+    choices = [v for _, v in array_choices(machine)]
+    if array in choices:
         return array
-    arrays = array_choices(machine)
-    return arrays[0][1] if arrays else None
+    volumes = [v for v in container_volumes(machine, array) if v in choices]
+    if volumes:
+        return volumes[0]
+    return choices[0] if choices else None
+
+
+def container_volumes(machine: Machine, container: str | None) -> list[str]:
+    """The volumes (kernel names) of the container ``container``; none for any other array."""
+    if container is None:
+        return []
+    return [a.name for a in machine.arrays if a.container == container and not a.is_container]
 
 
 class MemberWizard(_WizardBase):

@@ -1,0 +1,27 @@
+"""A step's duration is the time the executor waited for it (issue 24 item 7): the demo's
+backend paces a step's output lines after the program ended and reported a duration of ~0,
+so every step said "(exit 0, 0.0 s)" under a live line that had counted 7 s."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.plans.audit_log import AuditLog
+from app.plans.executor import execute
+from app.plans.progress import result_lines
+from app.plans.wizards.sync_actions import build_sync_action
+from backends.simulated import SimulatedBackend
+from backends.simulated.backend import DEMO_LINE_PACE_S
+
+
+def test_paced_demo_step_reports_the_time_it_took(tmp_path: Path) -> None:
+    be = SimulatedBackend.from_scenario("imsm")  # real-time clock: output is paced
+    plan = build_sync_action(be.probe(), "md126", "check")
+    report = execute(plan, be, audit=AuditLog(tmp_path / "audit.log"), on_event=lambda e: None)
+    assert report.refused is None, report.refused
+    outcome = report.outcomes[-1]
+    assert outcome.result is not None and outcome.result.returncode == 0
+    lines = outcome.result.stdout.count("\n") + outcome.result.stderr.count("\n")
+    assert lines >= 1
+    assert outcome.result.duration_s >= lines * DEMO_LINE_PACE_S * 0.9
+    assert not any("0.0 s" in line for line in result_lines(report))
