@@ -27,7 +27,7 @@ from app.cli import add_backend_options, make_backend
 from app.model import Machine
 from app.plans.geometry import PlanError, parse_size
 from app.plans.plan import Plan
-from app.plans.render import format_plan, plan_file_text, preflight_for
+from app.plans.render import current_consequences, format_plan, plan_file_text, preflight_for
 from app.plans.wizards.create_array import CreateArrayParams, build_create_array
 from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
 from app.plans.wizards.members import (
@@ -257,6 +257,7 @@ def run(args: argparse.Namespace) -> int:
     except PlanError as e:
         print(f"raidman plan: {e}", file=sys.stderr)
         return 2
+    plan = current_consequences(plan, machine, backend)
     pf = preflight_for(plan, machine, backend)
     host = _host(args)
     text = plan_file_text(plan, pf, host=host)

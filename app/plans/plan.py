@@ -20,7 +20,10 @@ import shlex
 import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.plans.consequences import Consequences
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_STEPS = 64
@@ -42,6 +45,7 @@ PLAN_KEYS = frozenset(
         "digest",
         "preflight",
         "host",
+        "consequences",  # written for the reader, never read back: recomputed from the machine
     }
 )
 
@@ -215,10 +219,19 @@ class Plan:
     kind: str = ""  # which wizard/rule built it, e.g. "create-array"
     params: dict[str, Any] = field(default_factory=dict, hash=False)
     notes: tuple[str, ...] = ()  # explanations shown with the plan (geometry, bitmap, conf diff)
+    # what running it means (app.plans.consequences); never taken from a plan file
+    consequences: Consequences | None = field(default=None, hash=False, compare=False)
 
     @property
     def destructive(self) -> bool:
         return any(s.destructive for s in self.steps)
+
+    @property
+    def needs_typed(self) -> bool:
+        """The user must type the target's name: the plan destroys data, or its consequences
+        leave an array weaker than now (``Consequences.confirm``)."""
+        c = self.consequences
+        return self.destructive or (c is not None and c.confirm == "typed")
 
     def shell_script(self) -> str:
         p = self.escaped()  # no text from the plan can end a comment and become a command
@@ -250,7 +263,7 @@ class Plan:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        d = {
             "title": self.title,
             "kind": self.kind,
             "target": self.target,
@@ -260,6 +273,9 @@ class Plan:
             "steps": [s.to_json() for s in self.steps],
             "digest": self.digest,
         }
+        if self.consequences is not None:
+            d["consequences"] = self.consequences.to_json()
+        return d
 
     @classmethod
     def from_json(cls, d: Any) -> Plan:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from app.model import Disk, Machine, levels
+from app.plans.consequences import with_consequences
 from app.plans.geometry import (
     KIB,
     Geometry,
@@ -327,7 +328,7 @@ def build_create_array(
         )
         steps += fs_steps
         notes += fs_notes
-    return Plan(
+    plan = Plan(
         title=f"create {desc} {dev_path}",
         steps=tuple(steps),
         target=name,
@@ -355,6 +356,7 @@ def build_create_array(
         },
         notes=tuple(notes),
     )
+    return with_consequences(plan, machine)
 
 
 def devices_of(plan: Plan) -> tuple[str, ...]:
