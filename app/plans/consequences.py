@@ -486,6 +486,8 @@ def consequences_of(plan: Plan, machine: Machine, limits: Limits | None = None) 
     lowest: dict[str, tuple[int, tuple[str, ...]]] = {}
     sync_action: dict[str, str] = {}  # check/repair a step starts
 
+    before_lost: dict[str, tuple[str, ...]] = {}
+
     def seen(a: _Array) -> None:
         if a.name not in before:
             if a.new:
@@ -493,11 +495,13 @@ def consequences_of(plan: Plan, machine: Machine, limits: Limits | None = None) 
             else:
                 before[a.name] = (a.survives(), a.working())
                 lowest[a.name] = (a.survives(), a.lost_if())
+                before_lost[a.name] = a.lost_if()
 
     def low(a: _Array) -> None:
-        now = a.survives()
-        if a.name not in lowest or now < lowest[a.name][0]:
-            lowest[a.name] = (now, a.lost_if())
+        now, lost = a.survives(), a.lost_if()
+        known = lowest.get(a.name)
+        if known is None or now < known[0] or (now == known[0] and len(lost) > len(known[1])):
+            lowest[a.name] = (now, lost)
 
     for step in plan.steps:
         argv = step.argv
@@ -560,8 +564,16 @@ def consequences_of(plan: Plan, machine: Machine, limits: Limits | None = None) 
             during = min(during, after)
         out.append(Redundancy(a.name, now, min(during, after), after, lost))
     destroys = plan.destructive
-    weaker = any(r.during < r.now or r.after < r.now for r in out)
+    weaker = any(_weaker(r, before_lost.get(r.array, ())) for r in out)
     return Consequences(tuple(syncs), tuple(out), "typed" if destroys or weaker else "yes")
+
+
+def _weaker(r: Redundancy, lost_now: tuple[str, ...]) -> bool:
+    """Fewer further failures survived during or after than now, or as many (none) but more
+    members whose failure would lose the array (a degraded RAID-10 losing a second pair)."""
+    if r.during < r.now or r.after < r.now:
+        return True
+    return r.during == 0 and not set(r.lost_if) <= set(lost_now)
 
 
 def with_consequences(plan: Plan, machine: Machine, limits: Limits | None = None) -> Plan:
