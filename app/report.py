@@ -14,10 +14,11 @@ Shape (every key always present; unknown values are ``null``)::
                               "data_offset_sectors", "size_kib", "recovery_start"}],
                  "sync": {"action", "done_sectors", "total_sectors", "speed_kib_s", "eta_s",
                           "min_speed_kib_s", "max_speed_kib_s", "reshape_position",
-                          "mismatch_cnt", "targets"} | null,
+                          "mismatch_cnt", "targets", "at_ceiling"} | null,
                  "size_bytes", "raid_disks", "metadata", "array_name", "uuid", "degraded",
                  "stripe_cache_size", "container", "member_index", "consistency_policy",
-                 "read_only", "mismatch_cnt", "last_sync_action",
+                 "read_only", "mismatch_cnt", "last_sync_action", "speed_min_local",
+                 "speed_max_local",
                  "syncs": [{"array", "array_uuid", "action", "start", "end", "outcome",
                             "fraction", "members": [{"device", "disk", "serial",
                             "kernel_bytes_written", "kernel_capacity_share", "kernel_counter",
@@ -57,6 +58,7 @@ from app.format import (
     percent,
     speed,
 )
+from app.model import sync_model
 from app.model.devices import Machine, MdArray, MdMember, SyncStatus
 from app.model.smart import SmartReading
 from app.rules.engine import audit
@@ -92,6 +94,9 @@ def sync_to_json(sync: SyncStatus | None) -> dict[str, Any] | None:
         "reshape_position": sync.reshape_position,
         "mismatch_cnt": sync.mismatch_cnt,
         "targets": list(sync.targets),
+        # the max limit holds the sync back (app.model.sync_model: md compares the progress
+        # rate, sync_speed's own unit, with it); null when the speed or the limit is unknown
+        "at_ceiling": sync_model.at_ceiling(sync.speed_kib_s, sync.max_speed_kib_s),
     }
 
 
@@ -131,6 +136,8 @@ def array_to_json(a: MdArray) -> dict[str, Any]:
         "read_only": a.read_only,
         "mismatch_cnt": a.mismatch_cnt,
         "last_sync_action": a.last_sync_action,
+        "speed_min_local": a.speed_min_local,  # the array's own md/sync_speed_min, if set
+        "speed_max_local": a.speed_max_local,
     }
 
 
@@ -252,9 +259,11 @@ def machine_to_text(
                 )
             s = a.sync
             if s is not None and s.active:
+                held = sync_model.at_ceiling(s.speed_kib_s, s.max_speed_kib_s)
                 lines.append(
                     f"    {s.action} {percent(s.fraction)}  speed {speed(s.speed_kib_s)}"
                     f"  ETA {duration(s.eta_s)}"
+                    + (f"  at its ceiling (max {speed(s.max_speed_kib_s)})" if held else "")
                 )
     if m.vgs or m.lvs:
         lines.append("")

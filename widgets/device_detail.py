@@ -242,7 +242,10 @@ def array_view(m: Machine, a: MdArray, *, width: int = 0) -> RenderableType:
     head.append(f"{a.level}  {mdstat_map(a)}", colour)
     if a.is_degraded:
         head.append(f"  DEGRADED: {a.degraded} missing", "bold red")
-    parts: list[RenderableType] = [head, field_table(a, skip=("members", "sync"), width=width)]
+    # an array's own sync speed limits are shown only where it has them ("(local)")
+    unset = tuple(n for n in ("speed_min_local", "speed_max_local") if getattr(a, n) is None)
+    skip = ("members", "sync", *unset)
+    parts: list[RenderableType] = [head, field_table(a, skip=skip, width=width)]
     if a.data_disks and a.chunk_bytes:
         parts.append(
             Text(

@@ -68,15 +68,15 @@ def spark_markup(speeds: tuple[float, ...], width: int) -> str:
     return f"[cyan]{cells}[/] [bright_black]max {speed(top)}[/]"
 
 
-def progress_items(v: SyncView) -> tuple[str, ...]:
+def progress_items(v: SyncView, eta_s: float | None = None) -> tuple[str, ...]:
     """Most important first, so a narrow terminal still shows percent, ETA and speed on the
-    first line."""
+    first line. ``eta_s``: the sync model's ETA (app.sync.limits), else md's own."""
     done = human_bytes(v.done_sectors * SECTOR) if v.done_sectors is not None else "?"
     total = human_bytes(v.total_sectors * SECTOR) if v.total_sectors is not None else "?"
     return tuple(
         [
             percent(v.fraction),
-            f"ETA {duration(v.eta_s)}",
+            f"ETA {duration(v.eta_s if eta_s is None else eta_s)}",
             f"{speed(v.speed_kib_s)} progress",
             f"{done} / {total}",
             f"elapsed {duration(v.elapsed_s)}",
@@ -85,7 +85,7 @@ def progress_items(v: SyncView) -> tuple[str, ...]:
 
 
 def limits_lines(lim: SyncLimits) -> tuple[str, str]:
-    """The limits (per member, with the sync's speed in the same unit) and the boost/ceiling
+    """The limits (on the progress rate, with the sync's speed beside them) and the boost/ceiling
     state, as markup; the second is empty when there is nothing to say."""
     state = escape(lim.state_text())
     if state:
@@ -269,7 +269,7 @@ class SyncCard(Vertical):
         if (title.head, title.note) != (f"{v.array}: {word}{target}", note):
             title.set_title(f"{v.array}: {word}{target}", note)
         self._set("bar", bar_markup(v.fraction, max(10, self.size.width - 4)))
-        self._set_items("progress", progress_items(v))
+        self._set_items("progress", progress_items(v, limits.eta_s))
         text, state = limits_lines(limits)
         self._set("limits", text)
         self._set("limit-state", state)

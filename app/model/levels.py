@@ -20,9 +20,8 @@ Sources:
   is in member sectors except where the personality syncs over the array's own address space:
   ``raid10_sync_request()`` (``drivers/md/raid10.c``) walks ``mddev->resync_max_sectors`` — the
   array size, set in ``raid10_run()`` — for a resync, check or repair, and ``dev_sectors`` for a
-  recovery. ``speed_limit_min/max`` are a per-device rate (Documentation/admin-guide/md.rst), so
-  a RAID-10 resync's progress bound is the limit × ``raid_disks / copies`` (seed 000: a 4-disk
-  n2 resync showed ``speed=384214K/sec`` under ``speed_limit_max`` 200000).
+  recovery (``array_sector_syncs`` below). What that means for md's speed limits, durations and
+  bytes written lives in :mod:`app.model.sync_model`.
 
 "Data disks" below always means optimal I/O / chunk: what ext4's stripe_width / stride and
 XFS's sw must be for the filesystem to write whole stripes as the kernel reports them.
@@ -184,20 +183,6 @@ def failures_survived(level: str, raid_devices: int, layout: str | None = None) 
     if level == "raid10":
         return raid10_copies(layout) - 1
     return 0
-
-
-def progress_per_member(
-    level: str | None, raid_devices: int | None, layout: str | None, action: str
-) -> float:
-    """How many members' worth of data one unit of sync progress covers: 1 where progress counts
-    member sectors, ``raid_disks / copies`` for a RAID-10 resync/check/repair (progress in
-    array sectors). md's speed limits are per member, so a sync's progress bound is
-    ``limit × progress_per_member``."""
-    f = LEVELS.get(level or "")
-    if f is None or action not in f.array_sector_syncs or not raid_devices:
-        return 1.0
-    copies = raid10_copies(layout) if level == "raid10" else 1
-    return raid_devices / max(1, copies)
 
 
 def raid10_copy_sets(raid_devices: int, layout: str | None) -> tuple[frozenset[int], ...]:

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 from app.model import levels
 
 if TYPE_CHECKING:
-    from app.model.devices import MdArray
+    from app.model.devices import Machine, MdArray
 
 SECTOR = 512
 ACTIONS = ("resync", "recover", "check", "repair", "reshape", "replace")
@@ -90,6 +90,7 @@ class SyncForecast:
     waits_for: tuple[str, ...] = ()  # arrays sharing a disk whose sync runs first
     why: str = ""  # one line, plain English: why these bytes
     progress_sectors: int | None = None  # what the sync's progress will count (its unit)
+    wait_s: float | None = None  # about how long it waits for ``waits_for`` (their ETAs)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,6 +102,7 @@ class SyncForecast:
             "members": [m.to_json() for m in self.members],
             "waits_for": list(self.waits_for),
             "why": self.why,
+            "wait_s": self.wait_s,
         }
 
 
@@ -216,12 +218,15 @@ def forecast_sync(
     limit_local: bool = False,
     waits_for: Sequence[str] = (),
     mismatch_bytes: int | None = None,
+    wait_s: float | None = None,
 ) -> SyncForecast:
     """What a sync of ``array`` will do: its rate, duration and the bytes it writes per member.
 
     ``members`` are (device, member bytes) in slot order. ``limit_local``: the max limit is the
     array's own (md/sync_speed_max "(local)"). ``mismatch_bytes``: what a check found (a repair
-    writes at most that). See the module docstring for the kernel facts."""
+    writes at most that). ``waits_for``/``wait_s``: syncing arrays that share a disk with this
+    one and about how long until they end (:func:`waiting_for`): md starts this sync after
+    them. See the module docstring for the kernel facts."""
     slots = list(members)
     size = max((b for _, b in slots), default=0)
     writes: dict[str, tuple[int, int]] = {d: (0, 0) for d, _ in slots}
@@ -328,6 +333,7 @@ def forecast_sync(
         waits_for=tuple(waits_for),
         why=why,
         progress_sectors=total,
+        wait_s=wait_s,
     )
 
 
@@ -338,3 +344,68 @@ def shares_disk(a: Iterable[str], b: Iterable[str], disk_of: Callable[[str], str
     """Whether two arrays' members sit on one whole disk (``match_mddev_units()``)."""
     disks_a = {disk_of(d) or d for d in a}
     return any((disk_of(d) or d) in disks_a for d in b)
+
+
+# ---- what the members can do (boost's ceiling) ---------------------------------------------
+
+# One member's sequential rate where nothing better is known, KiB/s: the interface's practical
+# maximum (SATA 6 Gb/s ~550 MB/s; a PCIe 3 x4 NVMe ~2 GB/s sustained; a 7200 rpm disk's outer
+# tracks ~250 MB/s). A boost needs an upper bound, not a promise.
+RATED_KIB_S = {"nvme": 2_000_000, "ssd": 537_000, "hdd": 250_000}
+BOOST_HEADROOM = 1.25  # a boosted max a quarter above what the members can do: not held by it
+BOOST_FLOOR_KIB_S = 200_000  # the kernel's default speed_limit_max: a boost never sets less
+BOOST_UNKNOWN_KIB_S = 500_000  # members' speed unknown: seed 000's "echo 500000"
+
+
+def rated_member_kib_s(rotational: bool | None, transport: str | None) -> int | None:
+    """A member disk's sequential rate by kind (:data:`RATED_KIB_S`); None when unknown."""
+    if transport == "nvme":
+        return RATED_KIB_S["nvme"]
+    if rotational is True:
+        return RATED_KIB_S["hdd"]
+    if rotational is False:
+        return RATED_KIB_S["ssd"]
+    return None
+
+
+def boost_max_kib_s(
+    level: str, raid_disks: int, layout: str | None, action: str, member_kib_s: int | None
+) -> tuple[int, str]:
+    """The speed_max a boost sets for this sync — from what its slowest member can do, in
+    progress units (:func:`hardware_progress_kib_s`) with headroom, never below the kernel's
+    default max — and why, in words."""
+    if not member_kib_s:
+        return BOOST_UNKNOWN_KIB_S, "the members' speed is not known"
+    hw = hardware_progress_kib_s(level, raid_disks, layout, action, member_kib_s)
+    value = max(BOOST_FLOOR_KIB_S, int(-(-hw * BOOST_HEADROOM // 1000) * 1000))
+    return value, (
+        f"the members can do about {round(hw):,} KiB/s of {action} progress "
+        f"(slowest member ~{member_kib_s:,} KiB/s)"
+    )
+
+
+def waiting_for(
+    machine: Machine, array: str, members: Iterable[str]
+) -> tuple[tuple[str, ...], float | None]:
+    """The arrays whose running sync md lets finish before a sync of ``array`` (on
+    ``members``) starts — those sharing a whole disk (``match_mddev_units()``) — and about how
+    long that takes (the longest of their ETAs; None when one is unknown)."""
+    mine = list(members)
+
+    def disk_of(dev: str) -> str | None:
+        under = machine.disks_under(dev)
+        return under[0] if len(under) == 1 else None
+
+    names: list[str] = []
+    etas: list[float | None] = []
+    for other in machine.arrays:
+        s = other.sync
+        if other.name == array or s is None or s.action in ("idle", "frozen", "pending"):
+            continue
+        if shares_disk(mine, (m.device for m in other.members), disk_of):
+            names.append(other.name)
+            etas.append(s.eta_s)
+    if not names:
+        return (), None
+    wait = None if any(e is None for e in etas) else max(e for e in etas if e is not None)
+    return tuple(names), wait

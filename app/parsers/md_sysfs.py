@@ -91,6 +91,16 @@ def parse_speed_limit(text: str) -> int:
 
 
 @only_parse_errors(SOURCE)
+def parse_local_speed_limit(text: str) -> int | None:
+    """The array's own limit: ``"4000 (local)"`` -> 4000; ``"1000 (system)"`` -> None (md.c
+    ``sync_min_show``/``sync_max_show`` print "(local)" where ``mddev->sync_speed_min/max`` is
+    set, and the system's value with "(system)" otherwise)."""
+    v = parse_speed_limit(text)
+    words = _clean(text).split()
+    return v if words[1:] == ["(local)"] else None
+
+
+@only_parse_errors(SOURCE)
 def parse_sync_completed(text: str) -> SyncCompleted:
     """``"123 / 456"`` -> done and total sectors; ``none``/``delayed``/``pending`` -> the word."""
     t = _clean(text)

@@ -22,6 +22,7 @@ from app.model.sync_model import (
     effective_limits,
     forecast_sync,
     progress_per_member,
+    waiting_for,
 )
 from app.plans.plan import Plan
 
@@ -109,7 +110,10 @@ def sync_line(s: SyncForecast) -> str:
         w = "writes " + ", ".join(_written(m) for m in written)
     else:
         w = "writes nothing (reads only)"
-    waits = f"; waits for {', '.join(s.waits_for)} (shares a disk)" if s.waits_for else ""
+    waits = ""
+    if s.waits_for:
+        first = f" (about {duration(s.wait_s)})" if s.wait_s is not None else ""
+        waits = f"; starts after {', '.join(s.waits_for)}'s sync{first}: they share a disk"
     return f"{s.array} {s.action}: {took}{rate}{why}; {w}{waits}"
 
 
@@ -390,7 +394,12 @@ def _forecast(
     extra = [m for m in a.members if m.role == "replacement" and m.device in targets]
     members = [(m.device, m.size) for m in (*slotted, *extra)]
     lim, local = _limits(machine, a.name, limits)
+    waits, wait_s = (
+        ((), None) if done_sectors else waiting_for(machine, a.name, [d for d, _ in members])
+    )
     kw: dict[str, Any] = dict(
+        waits_for=waits,
+        wait_s=wait_s,
         array=a.name,
         level=a.level,
         raid_disks=a.raid_disks,

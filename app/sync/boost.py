@@ -17,10 +17,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from app import statefiles
-from app.model import Machine, levels
+from app.format import human_bytes
+from app.model import Machine, MdArray, levels, sync_model
 from app.model.live import LiveSample
+from app.parsers.meminfo import mem_available_bytes
 from app.paths import BOOST_FILE, state_file
-from app.plans.geometry import stripe_cache_memory
+from app.plans.geometry import stripe_cache_devices, stripe_cache_memory
 from app.plans.plan import Plan, Step
 from app.statefiles import StateFileError
 
@@ -29,8 +31,12 @@ ReadText = Callable[[str], str | None]
 SYSCTL_MIN = "dev.raid.speed_limit_min"
 SYSCTL_MAX = "dev.raid.speed_limit_max"
 DEFAULT_BOOST_MIN_KIB = 200_000  # the source article's values (echo 200000 > speed_limit_min)
-DEFAULT_BOOST_MAX_KIB = 500_000  # (echo 500000 > speed_limit_max)
+# the max where the members' speed is unknown (seed 000's echo 500000); else boost_ceiling()
+DEFAULT_BOOST_MAX_KIB = sync_model.BOOST_UNKNOWN_KIB_S
 DEFAULT_BOOST_STRIPE_CACHE = 8192  # seed 001: 256 -> 8192 raised RAID-6 rebuild 25 -> 66 MB/s
+# a stripe cache may take at most this share of MemAvailable (issue 22)
+STRIPE_CACHE_MEM_SHARE = 8
+MEMINFO = "/proc/meminfo"
 
 
 def sysctl_path(key: str) -> str:
@@ -39,6 +45,11 @@ def sysctl_path(key: str) -> str:
 
 def stripe_cache_path(array: str) -> str:
     return f"/sys/block/{array}/md/stripe_cache_size"
+
+
+def array_limit_path(array: str, which: str) -> str:
+    """``md/sync_speed_min`` or ``md/sync_speed_max`` of ``array`` (which: "min" | "max")."""
+    return f"/sys/block/{array}/md/sync_speed_{which}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +86,10 @@ class Setting:
 _MD_NAME = re.compile(r"md[0-9]{1,4}")
 _ACTION = re.compile(r"[a-z-]{1,16}")
 _STRIPE_CACHE_KEY = re.compile(r"/sys/block/(md[0-9]{1,4})/md/stripe_cache_size")
+_ARRAY_LIMIT_KEY = re.compile(r"/sys/block/(md[0-9]{1,4})/md/sync_speed_(?:min|max)")
 INT_MAX = 2**31 - 1
 # The only settings a boost raises, with the values the kernel accepts for them (md.rst:
-# stripe_cache_size 17..32768; the speed limits are positive ints, KiB/s per device).
+# stripe_cache_size 17..32768; the speed limits are positive ints, KiB/s of sync progress).
 ALLOWED_RANGES: dict[str, tuple[int, int]] = {
     f"sysctl:{SYSCTL_MIN}": (1, INT_MAX),
     f"sysctl:{SYSCTL_MAX}": (1, INT_MAX),
@@ -92,11 +104,13 @@ def check_setting(key: str, value: str, array: str) -> None:
     if rng is None:
         kind, _, path = key.partition(":")
         m = _STRIPE_CACHE_KEY.fullmatch(path) if kind == "sysfs" else None
-        if m is None:
+        lim = _ARRAY_LIMIT_KEY.fullmatch(path) if kind == "sysfs" else None
+        if m is None and lim is None:
             raise ValueError(f"{key!r} is not a setting boost changes")
-        if m.group(1) != array:
-            raise ValueError(f"{key!r} belongs to {m.group(1)}, not to the record's {array}")
-        rng = STRIPE_CACHE_RANGE
+        owner = (m or lim).group(1)  # type: ignore[union-attr]
+        if owner != array:
+            raise ValueError(f"{key!r} belongs to {owner}, not to the record's {array}")
+        rng = STRIPE_CACHE_RANGE if m is not None else (1, INT_MAX)
     if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 10):
         raise ValueError(f"{key}: value {value!r} is not a number")
     lo, hi = rng
@@ -301,6 +315,46 @@ ROTATIONAL_MIN_NOTE = (
 )
 
 
+def boost_ceiling(machine: Machine, array: MdArray, action: str) -> tuple[int, str]:
+    """The speed_max a boost of ``array``'s ``action`` sets, from what its slowest member disk
+    can do (:func:`app.model.sync_model.boost_max_kib_s`), and why in words."""
+    speeds = []
+    for name in machine.disks_under(array.name):
+        d = machine.disk(name)
+        speeds.append(
+            sync_model.rated_member_kib_s(d.rotational, d.transport) if d is not None else None
+        )
+    member = None if not speeds or None in speeds else min(s for s in speeds if s is not None)
+    return sync_model.boost_max_kib_s(
+        array.level, array.raid_disks or len(array.members), array.layout, action, member
+    )
+
+
+def plan_boost_for(
+    machine: Machine, read_text: ReadText, array: MdArray, store: BoostStore
+) -> tuple[Plan, BoostRecord]:
+    """:func:`plan_boost` for a probed, syncing array: its level, stripe-cache devices, whether
+    a member spins, and the ceiling its members allow."""
+    action = array.sync.action if array.sync is not None else "resync"
+    ceiling, why = boost_ceiling(machine, array, action)
+    return plan_boost(
+        read_text,
+        array.name,
+        action,
+        level=array.level,
+        members=stripe_cache_devices(array),
+        store=store,
+        rotational=members_rotational(machine, array.name),
+        max_kib=ceiling,
+        max_why=why,
+    )
+
+
+def _is_local(text: str | None) -> bool:
+    """md shows an array's own sync_speed_min/max as "<n> (local)", the system's as "(system)"."""
+    return text is not None and text.strip().endswith("(local)")
+
+
 def plan_boost(
     read_text: ReadText,
     array: str,
@@ -313,16 +367,25 @@ def plan_boost(
     raise_min: bool | None = None,
     min_kib: int = DEFAULT_BOOST_MIN_KIB,
     max_kib: int = DEFAULT_BOOST_MAX_KIB,
+    max_why: str = "",
     stripe_cache: int | None = DEFAULT_BOOST_STRIPE_CACHE,
     now: float | None = None,
 ) -> tuple[Plan, BoostRecord]:
     """The plan that raises the limits, and the record that will undo it.
 
+    The limits bound the sync's progress rate (md.c ``md_do_sync()``; see
+    :mod:`app.model.sync_model`), and an array's own ``md/sync_speed_min/max`` ("(local)")
+    win over the system's ``dev.raid.speed_limit_*`` (md.c ``speed_min()``/``speed_max()``):
+    where the array has its own, those are raised and restored, else the sysctls. ``max_kib``:
+    the ceiling to set (:func:`boost_ceiling`: what the members can do), ``max_why`` says why.
+
     ``members``: the devices the stripe cache holds a page for
-    (:func:`app.plans.geometry.stripe_cache_devices`), for its memory cost.
+    (:func:`app.plans.geometry.stripe_cache_devices`), for its memory cost. A stripe cache
+    whose memory is more than 1/8 of MemAvailable (``/proc/meminfo``, read through
+    ``read_text``), or whose memory cannot be checked, is not raised; the notes give the figures.
 
     ``rotational``: whether any member is a spinning disk (``None``: not known). Unless
-    ``raise_min`` says otherwise, ``speed_limit_min`` is raised only on arrays known to be all
+    ``raise_min`` says otherwise, the min limit is raised only on arrays known to be all
     SSD/NVMe; on others the plan raises the max and the stripe cache and its notes say why.
 
     Global limits already raised by another boost keep *that* boost's previous values, so the
@@ -338,6 +401,16 @@ def plan_boost(
     if own is not None:
         inherited.update(own.previous)
 
+    def limit_setting(which: str, key: str) -> Setting:
+        path = array_limit_path(array, which)
+        if _is_local(reader(path)) or f"sysfs:{path}" in inherited:
+            return Setting("sysfs", path)
+        return Setting("sysctl", key)
+
+    min_setting = limit_setting("min", SYSCTL_MIN)
+    max_setting = limit_setting("max", SYSCTL_MAX)
+    whose = f"{array}'s own " if max_setting.kind == "sysfs" else ""
+    min_kib = min(min_kib, max_kib)
     if raise_min is None:
         raise_min = rotational is False
     notes: list[str] = []
@@ -345,39 +418,58 @@ def plan_boost(
     if raise_min:
         wanted.append(
             (
-                Setting("sysctl", SYSCTL_MIN),
+                min_setting,
                 str(min_kib),
-                "raise the guaranteed sync speed (KiB/s per device)",
+                f"raise {array}'s own guaranteed sync speed (KiB/s of progress)"
+                if min_setting.kind == "sysfs"
+                else "raise the guaranteed sync speed (KiB/s of progress)",
             )
         )
     wanted.append(
         (
-            Setting("sysctl", SYSCTL_MAX),
+            max_setting,
             str(max_kib),
-            "raise the sync speed ceiling (KiB/s per device)",
+            f"raise {whose}sync speed ceiling (KiB/s of progress"
+            + (f"; {max_why})" if max_why else ")"),
         )
     )
     cache = bool(stripe_cache and level in levels.PARITY)
     if cache and stripe_cache:
         cost = stripe_cache_memory(stripe_cache, members)
-        wanted.append(
-            (
-                Setting("sysfs", stripe_cache_path(array)),
-                str(stripe_cache),
-                f"larger stripe cache speeds RAID-4/5/6 rebuilds (costs {cost // (1024 * 1024)} MiB RAM)",
+        figures = f"{stripe_cache} entries × 4 KiB × {members} devices = {human_bytes(cost)}"
+        avail = mem_available_bytes(reader(MEMINFO))
+        if avail is None:
+            cache = False
+            notes.append(
+                f"stripe cache not raised: MemAvailable could not be read from {MEMINFO}, so "
+                f"its memory ({figures}) cannot be checked against RAM"
             )
-        )
+        elif cost > avail // STRIPE_CACHE_MEM_SHARE:
+            cache = False
+            notes.append(
+                f"stripe cache not raised: {figures} is more than 1/{STRIPE_CACHE_MEM_SHARE} "
+                f"of MemAvailable ({human_bytes(avail)} / {STRIPE_CACHE_MEM_SHARE} = "
+                f"{human_bytes(avail // STRIPE_CACHE_MEM_SHARE)})"
+            )
+        else:
+            wanted.append(
+                (
+                    Setting("sysfs", stripe_cache_path(array)),
+                    str(stripe_cache),
+                    f"larger stripe cache speeds RAID-4/5/6 rebuilds (costs {cost // (1024 * 1024)} MiB RAM)",
+                )
+            )
     if not raise_min:
         if rotational is None:
             notes.append(
-                "whether the members are SSDs is not known, so dev.raid.speed_limit_min is left "
+                "whether the members are SSDs is not known, so the min sync speed is left "
                 "alone: raising it starves foreground I/O on rotational disks"
             )
         else:
             notes.append(ROTATIONAL_MIN_NOTE.format(cache=" and the stripe cache" if cache else ""))
     elif rotational:
         notes.append(
-            "dev.raid.speed_limit_min is raised as asked although some member is rotational: "
+            "the min sync speed is raised as asked although some member is rotational: "
             "foreground I/O on this array will be starved until the sync ends"
         )
 

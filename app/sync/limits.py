@@ -1,11 +1,12 @@
 """What the Sync card says about md's speed limits for one running sync: the limits in force,
-the sync's speed in the same unit, whether the limit holds it back, and whether it is boosted.
+the sync's speed in the same unit, whether the limit holds it back, its ETA, and whether it is
+boosted.
 
-md's ``speed_limit_min/max`` (and an array's ``sync_speed_min/max``) throttle each *member's*
-sync I/O (Documentation/admin-guide/md.rst), while ``sync_speed`` is the *progress* of the sync
-position. Where progress counts array sectors (a RAID-10 resync/check/repair) one unit of
-progress is several members' worth, so the two are compared only after converting with
-:func:`app.model.levels.progress_per_member`. Pure: no I/O, no UI.
+md's ``speed_limit_min/max`` (and an array's own ``sync_speed_min/max``) bound the sync's
+*progress* rate — the very figure ``sync_speed`` reports — whatever the level: ``md_do_sync()``
+compares ``currspeed``, computed from ``io_sectors`` (the progress count), with
+``speed_min()``/``speed_max()`` (see :mod:`app.model.sync_model`). A 4-disk RAID-10 resync held
+4,401 KiB/s under ``speed_limit_max`` 4,000 (VM, issue 22): at its ceiling. Pure: no I/O, no UI.
 """
 
 from __future__ import annotations
@@ -13,54 +14,48 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.format import speed
-from app.model import levels
+from app.model import sync_model
 from app.model.devices import MdArray
 from app.sync.boost import SYSCTL_MAX, SYSCTL_MIN, BoostRecord
 from app.sync.tracker import SyncView
-
-# within 5 % of the bound counts as held by it (md's sleep-when-over-the-limit loop averages a
-# little under the bound: seed 000's 384214 K/s under a bound of 2 × 200000)
-AT_CEILING = 0.95
 
 
 @dataclass(frozen=True, slots=True)
 class SyncLimits:
     array: str
     action: str
-    progress_kib_s: int | None  # the kernel's sync_speed (array progress)
-    min_kib_s: int | None  # in force, per member (sync_speed_min)
-    max_kib_s: int | None  # in force, per member (sync_speed_max)
-    factor: float  # members' worth of data per unit of progress
-    why_factor: str  # "" when 1
+    progress_kib_s: int | None  # the kernel's sync_speed (progress)
+    min_kib_s: int | None  # in force (sync_speed_min): bounds the progress rate
+    max_kib_s: int | None  # in force (sync_speed_max)
+    local: bool = False  # the max in force is the array's own (md/sync_speed_max "(local)")
     boost: BoostRecord | None = None
+    kernel_eta_s: float | None = None  # md's own: what is left at the current sync_speed
+    left_sectors: int | None = None  # progress sectors still to go
 
     @property
-    def member_kib_s(self) -> float | None:
-        """The sync's speed per member: the unit the limits are in."""
-        if self.progress_kib_s is None:
-            return None
-        return self.progress_kib_s / self.factor
+    def at_ceiling(self) -> bool | None:
+        """The progress rate is at (within 5 % of) the max limit: the limit holds it back.
+        None when the speed or the limit is unknown."""
+        return sync_model.at_ceiling(self.progress_kib_s, self.max_kib_s)
 
     @property
-    def at_ceiling(self) -> bool:
-        """The per-member speed is at (within 5 % of) the ceiling: the limit holds it back."""
-        m = self.member_kib_s
-        if m is None or not self.max_kib_s:
-            return False
-        return m >= AT_CEILING * self.max_kib_s
+    def eta_s(self) -> float | None:
+        """Seconds left, on the sync model: held at its ceiling, the sync goes on at the rate
+        md holds it at (steady, where the 30 s speed window still ramps); else md's own ETA."""
+        if self.at_ceiling and self.left_sectors is not None and self.max_kib_s:
+            return self.left_sectors / 2 / sync_model.held_rate(self.max_kib_s)
+        return self.kernel_eta_s
 
     @property
     def boosted(self) -> bool:
         return self.boost is not None
 
     def limits_text(self) -> str:
-        """ "limits 1000.0 KiB/s … 195.3 MiB/s per member; now 187.6 MiB/s per member" """
+        """ "limits 1000.0 KiB/s … 3.9 MiB/s; now 4.3 MiB/s" (the same unit: progress)."""
         lo = speed(self.min_kib_s)
         hi = speed(self.max_kib_s)
-        s = f"limits {lo} … {hi} per member; now {speed(self.member_kib_s)} per member"
-        if self.why_factor:
-            s += f" ({speed(self.progress_kib_s)} progress ÷ {self.factor:g}: {self.why_factor})"
-        return s
+        own = f" ({self.array}'s own)" if self.local else ""
+        return f"limits {lo} … {hi}{own}; now {speed(self.progress_kib_s)}"
 
     def state_text(self) -> str:
         """Whether the limit is what holds the sync back, and what a boost changed."""
@@ -74,6 +69,13 @@ class SyncLimits:
             old = self.boost.previous.get(f"sysctl:{key}")
             if new is not None:
                 raised.append(f"{label} {speed(int(old)) if old else '?'} → {speed(int(new))}")
+        for name, label in (("sync_speed_min", "min"), ("sync_speed_max", "max")):
+            new = next((v for k, v in self.boost.applied.items() if k.endswith(f"/{name}")), None)
+            if new is not None:
+                old = next(
+                    (v for k, v in self.boost.previous.items() if k.endswith(f"/{name}")), "?"
+                )
+                raised.append(f"{self.array}'s {label} {_limit(old)} → {_limit(new)}")
         cache = [v for k, v in self.boost.applied.items() if k.endswith("/stripe_cache_size")]
         if cache:
             old = next(
@@ -93,30 +95,27 @@ class SyncLimits:
         return s
 
 
+def _limit(value: str) -> str:
+    """A sync_speed_min/max value as written: a number of KiB/s or "system"."""
+    return speed(int(value)) if value.strip().isdigit() else value.strip()
+
+
 def sync_limits(view: SyncView, array: MdArray | None, boost: BoostRecord | None) -> SyncLimits:
-    """The limits of ``view``'s sync; ``array`` (the probed array) gives the level's progress
-    unit, ``boost`` the boost record of the array, if any."""
-    factor = 1.0
-    why = ""
-    if array is not None:
-        factor = levels.progress_per_member(
-            array.level, array.raid_disks, array.layout, view.action
-        )
-        if factor != 1.0:
-            layout = f" {array.layout}" if array.layout else ""
-            why = (
-                f"a {levels.label(array.level or '')}{layout} {view.action} of "
-                f"{array.raid_disks} counts array sectors"
-            )
+    """The limits of ``view``'s sync; ``array`` (the probed array) says whether the array has
+    its own max limit, ``boost`` is the boost record of the array, if any."""
     if boost is not None and boost.action != view.action:
         boost = None  # a record left from another sync: restored by the session, not shown
+    left = None
+    if view.done_sectors is not None and view.total_sectors is not None:
+        left = max(0, view.total_sectors - view.done_sectors)
     return SyncLimits(
         array=view.array,
         action=view.action,
         progress_kib_s=view.speed_kib_s,
         min_kib_s=view.min_speed_kib_s,
         max_kib_s=view.max_speed_kib_s,
-        factor=factor,
-        why_factor=why,
+        local=array is not None and array.speed_max_local is not None,
         boost=boost,
+        kernel_eta_s=view.eta_s,
+        left_sectors=left,
     )

@@ -108,7 +108,7 @@ class SyncView:
     elapsed_s: float
     targets: tuple[str, ...]
     speeds: tuple[float, ...]  # kernel speed history, oldest first (KiB/s)
-    # the limits in force (sync_speed_min/max), per member: compare with app.sync.limits
+    # the limits in force (sync_speed_min/max): they bound the progress rate (app.sync.limits)
     min_speed_kib_s: int | None
     max_speed_kib_s: int | None
 

@@ -66,14 +66,13 @@ from app.paths import DB_FILE, host_state_dir
 from app.plans.audit_log import AuditLog
 from app.plans.eligibility import smart_warnings
 from app.plans.executor import ExecutionReport, execute
-from app.plans.geometry import stripe_cache_devices
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
 from app.report import report_findings
 from app.rules.finding import Finding, badges
 from app.session import Effects, SampleGate, Session, SessionView
 from app.statefiles import StateFileError
-from app.sync.boost import BoostRecord, BoostStore, members_rotational, plan_boost, restore_plan
+from app.sync.boost import BoostRecord, BoostStore, plan_boost_for, restore_plan
 from app.sync.throughput import Rate
 from app.sync.tracker import SyncEvent, SyncTracker
 from app.ui.commands import ActionsProvider, GoToDeviceProvider
@@ -671,15 +670,7 @@ class RaidmanApp(App[None]):
             msg = "no array is syncing" if not syncing else "select the syncing array to boost"
             self.notify(msg, title="boost")
             return
-        plan, record = plan_boost(
-            self.backend.read_text,
-            target.name,
-            target.sync.action,
-            level=target.level,
-            members=stripe_cache_devices(target),
-            store=self.boosts,
-            rotational=members_rotational(m, target.name),
-        )
+        plan, record = plan_boost_for(m, self.backend.read_text, target, self.boosts)
         if not plan.steps:
             self.notify(
                 "the limits are already at least as high as a boost would set", title="boost"

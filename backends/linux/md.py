@@ -244,6 +244,12 @@ def read_array(
         read_only=array_state in ("readonly", "read-auto"),
         mismatch_cnt=r.int_attr("mismatch_cnt") if level not in ("raid0", "linear") else None,
         last_sync_action=r.raw("last_sync_action"),
+        speed_min_local=r.parsed("sync_speed_min", md_sysfs.parse_local_speed_limit)
+        if level in levels.REDUNDANT
+        else None,
+        speed_max_local=r.parsed("sync_speed_max", md_sysfs.parse_local_speed_limit)
+        if level in levels.REDUNDANT
+        else None,
     )
     return arr, r.notes
 

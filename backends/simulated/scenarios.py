@@ -133,6 +133,50 @@ def mdadm_conf_text(st: SimState) -> str:
 
 
 # ---- (a) raid10-evo -------------------------------------------------------------------------
+SEED000_FIRST_SPEED = 384214
+
+
+def ramp_from_limit(
+    st: SimState,
+    a: SimArray,
+    action: str,
+    done: int,
+    t: float,
+    shown: int,
+    old_max: int,
+    new_max: int,
+    new_min: int,
+) -> None:
+    """Start ``action`` on ``a`` so that at ``t`` it stands at ``done`` sectors and md's
+    sync_speed shows ``shown``: it ran held at ``old_max`` until the limit was raised to
+    ``new_max`` a few seconds before ``t`` (found by bisection on the simulator's own speed
+    window, so the figure is the model's, not pasted)."""
+    st.speed_limit_max = old_max
+    st.start_sync(a, action)
+    job = a.job
+    assert job is not None
+    r1 = st.rate(a)
+    st.speed_limit_max, st.speed_limit_min = new_max, new_min
+    r2 = st.rate(a)
+
+    def place(tau: float) -> int:
+        before = done - 2 * r2 * tau  # sectors done when the limit was raised
+        job.started_at = t - tau - before / 2 / r1
+        job.hist = [(job.started_at, 0.0), (t - tau, before)]
+        job.pos = float(done)
+        return st.reported_speed(a) or 0
+
+    lo, hi = 0.0, 30.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if place(mid) < shown:
+            lo = mid
+        else:
+            hi = mid
+    place(hi)
+    job.credited = done
+
+
 def raid10_evo(t: float) -> SimState:
     """Seed 000: four 850 EVO, RAID-10 n2 32K chunk, no bitmap, md127, resync at 16.3 %."""
     st = new_state("mytux", t)
@@ -180,16 +224,10 @@ def raid10_evo(t: float) -> SimState:
             array_state="active",
         ),
     )
-    # the article's moment: resync = 16.3% (27408896/167651328) at speed=384214K/sec
-    done = 27408896 * 2
-    st.start_sync(a, "resync")
-    job = a.job
-    assert job is not None
-    r = st.rate(a)
-    job.started_at = t - done / 2 / r
-    job.hist = [(job.started_at, 0.0)]
-    job.pos = float(done)
-    job.credited = done
+    # the article's moment: resync = 16.3% (27408896/167651328) at speed=384214K/sec, read
+    # just after "echo 500000 > speed_limit_max; echo 200000 > speed_limit_min": md's 30 s
+    # speed window still ramps from the default limit's held rate (486124, then 525478 follow)
+    ramp_from_limit(st, a, "resync", 27408896 * 2, t, SEED000_FIRST_SPEED, 200000, 500000, 200000)
     lv = add_lvm(st, "md127", "vg_raid", "lv_data", 120 * GIB)
     st.filesystems[lv.kernel_name] = SimFS(
         lv.kernel_name,

@@ -82,6 +82,8 @@ def sync_status(st: SimState, a: SimArray) -> SyncStatus | None:
     lo, hi = st.effective_limits(a)
     if job is None:
         return None
+    if job.waiting:  # as the Linux probe reads sync_completed "delayed"
+        return SyncStatus(action="delayed", min_speed_kib_s=lo, max_speed_kib_s=hi)
     return SyncStatus(
         action="frozen" if job.frozen else job.action,
         done_sectors=int(job.pos),
@@ -117,6 +119,8 @@ def build_array(st: SimState, a: SimArray) -> MdArray:
         container=a.container,
         member_index=a.member_index,
         consistency_policy=("bitmap" if a.bitmap else "resync") if a.redundant() else "none",
+        speed_min_local=a.sync_speed_min if a.redundant() else None,
+        speed_max_local=a.sync_speed_max if a.redundant() else None,
     )
 
 
@@ -127,6 +131,8 @@ def progress_lines(st: SimState, a: SimArray) -> str:
         return ""
     if job.frozen:
         return "      resync=PENDING\n" if job.pos == 0 else ""
+    if job.waiting:  # md.c status_resync(): "resync=DELAYED" whatever the action
+        return "      resync=DELAYED\n"
     res = int(job.pos)
     maxs = job.total
     per_milli = res * 1000 // maxs if maxs else 0

@@ -5,14 +5,18 @@ Speed model (documented here because other modules and the tests rely on it)
 * Every sync (resync, recover, check, repair, reshape) advances its *progress position* in the
   kernel's unit for that action: array sectors for a RAID-10 resync/check/repair (as
   ``resync_max_sectors`` is the array size there), member sectors otherwise.
-* ``speed_limit_min/max`` (or the array's own ``sync_speed_min/max``) are a *per-device* rate, as
-  Documentation/admin-guide/md.rst says. For a RAID-10 resync the progress unit covers
-  ``raid_disks / copies`` members' worth, so its bound is ``limit * raid_disks / copies``.
-* The array has a hardware ceiling (what its members sustain for this kind of sync). A sync runs
-  at the ceiling when that is below the bound; when it is throttled, md's "sleep 500 ms when over
-  the limit" loop makes it average ``THROTTLE_EFFICIENCY`` of the bound. The efficiency is
-  calibrated on seed 000: four SATA SSDs in RAID-10 n2 under the default limits (200000 per
-  device, bound 400000) showed ``speed=384214K/sec``.
+* ``speed_limit_min/max`` (or the array's own ``sync_speed_min/max``) bound the *progress* rate,
+  the unit ``sync_speed`` shows, for every level (``md_do_sync()``'s ``currspeed``; see
+  :mod:`app.model.sync_model`, which this follows). The array has a hardware ceiling (what its
+  members sustain for this kind of sync, :func:`app.model.sync_model.hardware_progress_kib_s`).
+  A sync runs at the ceiling when that is below the limit; else md holds it at
+  :func:`app.model.sync_model.held_rate` of the max limit (a little above it: ``currspeed``
+  divides by the mark window + 1 s). Seed 000's 525478 K/sec was read ~12 s after
+  ``speed_limit_max`` was raised to 500000 (held rate ~517,500); its 384214 and 486124 on the
+  way up from the default 200000.
+* md runs one sync at a time on arrays that share a disk (``md_do_sync()``'s
+  ``match_mddev_units()`` loop): a later sync waits (``sync_completed`` "delayed", mdstat
+  ``resync=DELAYED``) until the earlier one ends or is frozen.
 * RAID-4/5/6 ceilings scale with the stripe cache: ``base * scs / (scs + STRIPE_CACHE_HALF)``,
   calibrated on seed 001 (RAID-6 of five WD 1 TB: 25 "MB/s" at 256, 66 at 8192; the article
   reads mdstat's K/sec in thousands, so those are 25000 and 66000 K/sec here).
@@ -31,11 +35,10 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from app.model import levels
+from app.model import levels, sync_model
 from app.model.devices import SECTOR
 
 # --- model constants -----------------------------------------------------------------------
-THROTTLE_EFFICIENCY = 384214 / 400000  # seed 000: bound 2 x 200000, observed 384214
 STRIPE_CACHE_HALF = 457.6  # pages; seed 001: f(256)/f(8192) = 25/66
 MARK_STEP_S = 3.0  # SYNC_MARK_STEP
 SYNC_MARKS = 10
@@ -160,6 +163,8 @@ class SyncJob:
     frozen: bool = False
     reshape_to: int | None = None  # new raid_disks for a reshape
     mismatches: int = 0  # sectors found differing by check/repair (at the end)
+    queued: int = 0  # order md was asked for it (the order syncs on shared disks run)
+    waiting: bool = False  # delayed: an array sharing a disk syncs first (resync=DELAYED)
 
     def pos_at(self, t: float, now: float) -> float:
         """Progress at time ``t`` by linear interpolation over the breakpoints and (now, pos)."""
@@ -327,12 +332,20 @@ class SimState:
     # was; emptied when long, with io_epoch bumped: a reader then starts over)
     io_log: list[str] = field(default_factory=list)
     io_epoch: int = 0
+    sync_order: int = 0  # syncs asked for so far (SyncJob.queued)
+    mem_total_kib: int = 16 * 1024 * 1024  # /proc/meminfo
+    mem_available_kib: int = 12 * 1024 * 1024
     events: list[tuple[float, str, str]] = field(default_factory=list)  # (time, array, text)
     uuid_counter: int = 0
 
     # ---- helpers ------------------------------------------------------------------------
+    def next_sync_order(self) -> int:
+        self.sync_order += 1
+        return self.sync_order
+
     def touch(self) -> None:
         self.generation += 1
+        self.update_waits()
 
     def new_uuid(self, seed: str = "") -> str:
         """A deterministic UUID (scenarios must be reproducible)."""
@@ -415,14 +428,10 @@ class SimState:
         hi = a.sync_speed_max if a.sync_speed_max is not None else self.speed_limit_max
         return lo, hi
 
-    def progress_multiplier(self, a: SimArray, action: str) -> float:
-        """Members' worth of data per progress unit (RAID-10 resync counts array sectors)."""
-        return levels.progress_per_member(a.level, a.raid_disks, a.layout, action)
-
     def ceiling(self, a: SimArray, action: str) -> float:
         """What the hardware sustains for this sync, in progress KiB/s."""
         if a.base_ceiling_kib_s is not None:
-            base = a.base_ceiling_kib_s
+            base = a.base_ceiling_kib_s / (2 if action == "reshape" else 1)
         else:
             seqs = [
                 self.disks[d].seq_kib_s
@@ -430,30 +439,49 @@ class SimState:
                 if (d := self.disk_of(m.device)) is not None
             ]
             slowest = min(seqs) if seqs else SEQ_HDD
-            if a.level in ("raid4", "raid5", "raid6"):
-                base = float(slowest * PARITY_EFFICIENCY)
-            elif a.level == "raid10" and action in ("resync", "check", "repair"):
-                # each member reads and writes its share of an array sector
-                base = slowest * a.raid_disks / a.copies / 2
-            else:
-                base = float(slowest)
-        if a.level in ("raid4", "raid5", "raid6"):
+            member = slowest * PARITY_EFFICIENCY if a.level in levels.PARITY else slowest
+            base = sync_model.hardware_progress_kib_s(
+                a.level, a.raid_disks, a.layout, action, int(member)
+            )
+        if a.level in levels.PARITY:
             base *= stripe_cache_factor(a.stripe_cache_size)
-        if action == "reshape":
-            base /= 2
         return base
 
     def rate(self, a: SimArray) -> float:
-        """Progress KiB/s of the running sync (0 when frozen or idle)."""
+        """Progress KiB/s of the running sync (0 when frozen, delayed or idle)."""
         job = a.job
-        if job is None or job.frozen:
+        if job is None or job.frozen or job.waiting:
             return 0.0
         _lo, hi = self.effective_limits(a)
-        bound = hi * self.progress_multiplier(a, job.action)
         cap = self.ceiling(a, job.action)
-        if cap <= bound:
-            return cap
-        return bound * THROTTLE_EFFICIENCY
+        return min(cap, sync_model.held_rate(hi))
+
+    def shares_disk(self, a: SimArray, b: SimArray) -> bool:
+        """md's match_mddev_units(): a member of each on one whole disk."""
+        return sync_model.shares_disk(
+            (m.device for m in a.members), (m.device for m in b.members), self.disk_of
+        )
+
+    def update_waits(self) -> None:
+        """md_do_sync()'s one-sync-per-disk rule: in the order they were asked for, a sync
+        whose array shares a disk with one that runs waits (delayed); one that may run now
+        starts its speed marks afresh."""
+        jobs = sorted(
+            (a for a in self.arrays.values() if a.job is not None and not a.job.frozen),
+            key=lambda a: (a.job.queued if a.job else 0, a.name),
+        )
+        running: list[SimArray] = []
+        for a in jobs:
+            job = a.job
+            assert job is not None
+            wait = any(self.shares_disk(a, r) for r in running)
+            if job.waiting and not wait:
+                job.started_at = self.t
+                job.hist = [(self.t, job.pos)]
+                self.events.append((self.t, a.name, f"{job.action} no longer delayed"))
+            job.waiting = wait
+            if not wait:
+                running.append(a)
 
     def reported_speed(self, a: SimArray) -> int | None:
         """The kernel's sync_speed: progress since the oldest mark / time since it, KiB/s."""
@@ -494,6 +522,7 @@ class SimState:
             ends: dict[str, float] = {}
             # only arrays with a job move (rate() is 0 without one): on a machine of 250
             # arrays with 16 syncing this is what keeps every read of the simulator cheap
+            self.update_waits()
             syncing = [a for a in self.arrays.values() if a.job is not None]
             rates = {a.name: self.rate(a) for a in syncing}
             for a in syncing:
@@ -583,6 +612,7 @@ class SimState:
             targets=targets,
             credited=int(pos),
             reshape_to=reshape_to,
+            queued=self.next_sync_order(),
         )
         job.weights = self.sync_weights(a, action, targets)
         if action in ("check", "repair"):

@@ -53,8 +53,10 @@ def md_attr(st: SimState, a: SimArray, attr: str) -> str | None:
         "sync_action": "idle" if job is None else ("frozen" if job.frozen else job.action),
         "last_sync_action": a.last_sync_action,
         "mismatch_cnt": str(a.mismatch_cnt),
-        "sync_completed": "none" if job is None else f"{int(job.pos)} / {job.total}",
-        "sync_speed": "none" if job is None else str(st.reported_speed(a)),
+        "sync_completed": "none"
+        if job is None
+        else ("delayed" if job.waiting else f"{int(job.pos)} / {job.total}"),
+        "sync_speed": "none" if job is None or job.waiting else str(st.reported_speed(a)),
         "sync_speed_min": _speed_limit_text(a.sync_speed_min, lo),
         "sync_speed_max": _speed_limit_text(a.sync_speed_max, hi),
         "reshape_position": str(int(job.pos))
@@ -75,6 +77,12 @@ def read_path(st: SimState, path: str) -> str | None:
         return f"{st.speed_limit_min}\n"
     if path == "/proc/sys/dev/raid/speed_limit_max":
         return f"{st.speed_limit_max}\n"
+    if path == "/proc/meminfo":
+        return (
+            f"MemTotal:       {st.mem_total_kib} kB\n"
+            f"MemFree:        {st.mem_available_kib // 2} kB\n"
+            f"MemAvailable:   {st.mem_available_kib} kB\n"
+        )
     if path in st.files:
         return st.files[path]
     if not path.startswith("/sys/block/") and not path.startswith("/sys/class/block/"):

@@ -128,6 +128,9 @@ def test_sync_agrees_with_sysfs(replay: tuple[Machine, Raw, ReplayBackend]) -> N
             assert a.sync.speed_kib_s == int(raw.md(name, "sync_speed"))
             assert (a.sync.eta_s or 0) > 0
         assert a.sync.max_speed_kib_s == int(raw.md(name, "sync_speed_max").split()[0])
+        # the array's own limit only where md says "(local)" (md.c sync_max_show)
+        own = raw.md(name, "sync_speed_max").split()
+        assert a.speed_max_local == (int(own[0]) if own[1:] == ["(local)"] else None)
         if action == "recover":
             rebuilding = [d for d in raw.members(name) if raw.md(name, f"dev-{d}/state") == "spare"]
             assert list(a.sync.targets) == rebuilding and rebuilding

@@ -10,6 +10,7 @@ import pytest
 from app.model.devices import MdArray
 from app.model.sync_model import (
     HELD_RATIO,
+    SyncForecast,
     at_ceiling,
     effective_limits,
     forecast_sync,
@@ -22,7 +23,15 @@ M = 256 * MIB
 FOUR = [("nvme0n1", M), ("nvme1n1", M), ("nvme2n1", M), ("nvme3n1", M)]
 
 
-def written(f, dev: str) -> tuple[int, int]:
+def r10(action: str = "resync", **kw: object) -> SyncForecast:
+    """A forecast for the VM's 4-disk RAID-10 n2 of 256 MiB members."""
+    return forecast_sync(
+        array="md127", level="raid10", raid_disks=4, layout="n2", action=action, members=FOUR,
+        **kw,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def written(f: SyncForecast, dev: str) -> tuple[int, int]:
     m = next(m for m in f.members if m.device == dev)
     return m.bytes_low, m.bytes_high
 
@@ -41,72 +50,27 @@ def test_progress_unit_comes_from_the_level_table() -> None:
 def test_raid10_resync_is_held_at_the_limit_on_progress_not_per_member() -> None:
     """VM: 4-disk RAID-10 n2 at speed_limit_max 4000 progressed at 4,401 KiB/s (array
     sectors): the limit bounds progress, so the forecast is ~limit, not 2 × limit."""
-    f = forecast_sync(
-        array="md127",
-        level="raid10",
-        raid_disks=4,
-        layout="n2",
-        action="resync",
-        members=FOUR,
-        initial=True,
-        limit_kib_s=(1000, 4000),
-    )
+    f = r10("resync", initial=True, limit_kib_s=(1000, 4000))
     assert f.speed_kib_s is not None and 4000 <= f.speed_kib_s <= 4401
     assert f.speed_why == "md's limit"
     assert f.progress_sectors == 2 * M // 512  # array sectors: 512 MiB
     assert f.duration_s_low == pytest.approx(2 * M / 1024 / (4000 * HELD_RATIO))
     assert f.duration_s_high is None  # member speed unknown: the limit is only a bound
     # with the members' speed known (far faster than the limit): exact
-    g = forecast_sync(
-        array="md127",
-        level="raid10",
-        raid_disks=4,
-        layout="n2",
-        action="resync",
-        members=FOUR,
-        limit_kib_s=(1000, 4000),
-        member_speed_kib_s=500_000,
-    )
+    g = r10("resync", limit_kib_s=(1000, 4000), member_speed_kib_s=500_000)
     assert g.duration_s_low == g.duration_s_high == f.duration_s_low
     # a slow member bounds it: 3000 KiB/s per member reads 6000 KiB/s of array progress
-    h = forecast_sync(
-        array="md127",
-        level="raid10",
-        raid_disks=4,
-        layout="n2",
-        action="resync",
-        members=FOUR,
-        limit_kib_s=(1000, 200_000),
-        member_speed_kib_s=3000,
-    )
+    h = r10("resync", limit_kib_s=(1000, 200_000), member_speed_kib_s=3000)
     assert h.speed_kib_s == 6000 and h.speed_why == "the members' speed"
 
 
 def test_raid10_near_resync_writes_only_second_copies_up_to_the_member() -> None:
-    f = forecast_sync(
-        array="md127",
-        level="raid10",
-        raid_disks=4,
-        layout="n2",
-        action="resync",
-        members=FOUR,
-        initial=True,
-        content="used",
-    )
+    f = r10("resync", initial=True, content="used")
     assert written(f, "nvme0n1") == (0, 0)
     assert written(f, "nvme1n1") == (0, M)
     assert written(f, "nvme2n1") == (0, 0)
     assert written(f, "nvme3n1") == (0, M)
-    zero = forecast_sync(
-        array="md127",
-        level="raid10",
-        raid_disks=4,
-        layout="n2",
-        action="resync",
-        members=FOUR,
-        initial=True,
-        content="zero",
-    )
+    zero = r10("resync", initial=True, content="zero")
     assert all(m.bytes_high == 0 for m in zero.members)
 
 
@@ -156,29 +120,12 @@ def test_raid6_resync_writes_at_most_its_parity_share() -> None:
 
 
 def test_recovery_writes_one_member_and_a_bitmap_re_add_only_the_dirty_bits() -> None:
-    full = forecast_sync(
-        array="md127",
-        level="raid10",
-        raid_disks=4,
-        layout="n2",
-        action="recover",
-        members=FOUR,
-        targets=("nvme1n1",),
-        limit_kib_s=(1000, 4000),
-    )
+    full = r10("recover", targets=("nvme1n1",), limit_kib_s=(1000, 4000))
     assert written(full, "nvme1n1") == (M, M)
     assert written(full, "nvme0n1") == (0, 0)
     assert full.progress_sectors == M // 512
-    re_add = forecast_sync(
-        array="md127",
-        level="raid10",
-        raid_disks=4,
-        layout="n2",
-        action="recover",
-        members=FOUR,
-        targets=("nvme1n1",),
-        bitmap_dirty_bytes=16 * MIB,
-        limit_kib_s=(1000, 4000),
+    re_add = r10(
+        "recover", targets=("nvme1n1",), bitmap_dirty_bytes=16 * MIB, limit_kib_s=(1000, 4000)
     )
     assert written(re_add, "nvme1n1") == (16 * MIB, 16 * MIB)
     assert re_add.duration_s_low is not None and full.duration_s_low is not None
@@ -258,3 +205,23 @@ def test_to_json_has_the_plan_fields() -> None:
         "bytes_written_high": M,
         "member_bytes": M,
     }
+
+
+def test_waiting_for_names_syncing_arrays_on_a_shared_disk() -> None:
+    """md.c md_do_sync(): a sync waits for one running on an array sharing a disk
+    (match_mddev_units); the simulated raid10-evo: md126 on sdb1/sdc1/sdd1 waits for md127."""
+    from app.model.sync_model import waiting_for
+    from backends.simulated import SimClock, SimulatedBackend
+
+    b = SimulatedBackend.from_scenario("raid10-evo", clock=SimClock.manual())
+    m = b.probe()
+    names, wait = waiting_for(m, "md126", ["sdb1", "sdc1", "sdd1"])
+    md127 = m.array("md127")
+    assert md127 is not None and md127.sync is not None
+    assert names == ("md127",) and wait == md127.sync.eta_s
+    assert waiting_for(m, "md127", ["sda2", "sdb2"]) == ((), None)  # not itself
+    f = forecast_sync(
+        array="md126", level="raid1", raid_disks=2, layout=None, action="resync",
+        members=FOUR[:2], waits_for=names, wait_s=wait,
+    )  # fmt: skip
+    assert f.to_json()["waits_for"] == ["md127"] and f.to_json()["wait_s"] == wait

@@ -176,9 +176,10 @@ def test_stop_zero_superblock_wipefs(make) -> None:
 
 def test_sysctl_scheduler_and_misc(make) -> None:
     b = make("raid10-evo")
-    assert ok(b, ["sysctl", "-n", "dev.raid.speed_limit_max"]) == "200000\n"
-    ok(b, ["sysctl", "-w", "dev.raid.speed_limit_max=500000"])
-    assert b.read_text("/proc/sys/dev/raid/speed_limit_max") == "500000\n"
+    # seed 000 had raised the limit to 500000 before its first reading
+    assert ok(b, ["sysctl", "-n", "dev.raid.speed_limit_max"]) == "500000\n"
+    ok(b, ["sysctl", "-w", "dev.raid.speed_limit_max=600000"])
+    assert b.read_text("/proc/sys/dev/raid/speed_limit_max") == "600000\n"
     assert b.read_text("/sys/block/sda/queue/scheduler") == "[mq-deadline] kyber bfq none\n"
     ok(b, ["tee", "/sys/block/sda/queue/scheduler"], stdin="none\n")
     assert b.probe().disk("sda").scheduler == "none"  # type: ignore[union-attr]

@@ -20,6 +20,7 @@ KERNEL_DEFAULTS = {
     "/proc/sys/dev/raid/speed_limit_max": "200000\n",
     "/sys/block/md0/md/stripe_cache_size": "256\n",
     "/sys/block/md127/md/stripe_cache_size": "256\n",
+    "/proc/meminfo": "MemTotal:       16318976 kB\nMemAvailable:   12239232 kB\n",
 }
 
 
@@ -125,7 +126,9 @@ def test_unreadable_setting_is_a_warning_not_a_blind_write(tmp_path: Path) -> No
         lambda p: None, "md0", "resync", level="raid5", members=3, store=store, rotational=False
     )
     assert plan.steps == ()
-    assert len(plan.warnings) == 3
+    assert len(plan.warnings) == 2  # the min and max limits
+    # the stripe cache's memory cannot be checked against MemAvailable: not raised either
+    assert any("MemAvailable could not be read" in n for n in plan.notes)
     assert record.previous == {}
 
 
@@ -148,3 +151,83 @@ def test_stripe_cache_cost_counts_only_the_raid_device_slots() -> None:
     assert any(m.role == "faulty" for m in md0.members)
     assert stripe_cache_devices(md0) == 5
     assert stripe_cache_memory(8192, stripe_cache_devices(md0)) == 8192 * 4096 * 5
+
+
+def test_an_arrays_own_limits_are_raised_and_restored_not_the_systems(tmp_path: Path) -> None:
+    """md.c speed_min()/speed_max(): an array's own md/sync_speed_min/max ("(local)") win over
+    dev.raid.speed_limit_*: raising the sysctl would not speed that array up."""
+    files = Files(
+        {
+            **KERNEL_DEFAULTS,
+            "/sys/block/md127/md/sync_speed_min": "1000 (system)\n",
+            "/sys/block/md127/md/sync_speed_max": "4000 (local)\n",
+        }
+    )
+    store = BoostStore(tmp_path / "boost.json")
+    plan, record = plan_boost(
+        files.read, "md127", "resync", level="raid10", members=4, store=store,
+        rotational=False, max_kib=1_343_000,
+    )  # fmt: skip
+    assert [(s.argv, s.stdin) for s in plan.steps] == [
+        (("sysctl", "-w", "dev.raid.speed_limit_min=200000"), None),
+        (("tee", "/sys/block/md127/md/sync_speed_max"), "1343000\n"),
+    ]
+    assert "md127's own sync speed ceiling" in plan.steps[1].why
+    assert record.previous["sysfs:/sys/block/md127/md/sync_speed_max"] == "4000"
+    store.add(record)
+    reopened = BoostStore(tmp_path / "boost.json")  # the record validates: a setting boost owns
+    assert reopened.records == (record,)
+    restore = restore_plan(record, reopened)
+    assert [(s.argv, s.stdin) for s in restore.steps] == [
+        (("sysctl", "-w", "dev.raid.speed_limit_min=1000"), None),
+        (("tee", "/sys/block/md127/md/sync_speed_max"), "4000\n"),
+    ]
+
+
+def test_a_record_naming_another_arrays_limit_is_refused(tmp_path: Path) -> None:
+    import pytest
+
+    from app.sync.boost import check_setting
+
+    check_setting("sysfs:/sys/block/md127/md/sync_speed_max", "4000", "md127")
+    with pytest.raises(ValueError, match="belongs to md126"):
+        check_setting("sysfs:/sys/block/md126/md/sync_speed_max", "4000", "md127")
+    with pytest.raises(ValueError, match="not a setting"):
+        check_setting("sysfs:/sys/block/md127/md/sync_action", "idle", "md127")
+
+
+def test_the_ceiling_comes_from_what_the_members_can_do() -> None:
+    """Not a fixed 500000: a RAID-10 resync of SATA SSDs reads ~2 × 537000 KiB/s of progress;
+    of NVMe far more; of disks whose kind is unknown, seed 000's 500000; never below the kernel's
+    default max."""
+    from app.model.sync_model import boost_max_kib_s
+
+    sata, why = boost_max_kib_s("raid10", 4, "n2", "resync", 537_000)
+    assert sata == 1_343_000 and "1,074,000 KiB/s" in why
+    nvme, _ = boost_max_kib_s("raid10", 4, "n2", "resync", 2_000_000)
+    assert nvme == 5_000_000 > 500_000
+    assert boost_max_kib_s("raid6", 5, None, "recover", None)[0] == 500_000
+    assert boost_max_kib_s("raid1", 2, None, "recover", 100_000)[0] == 200_000  # the floor
+
+
+def test_a_stripe_cache_over_an_eighth_of_memavailable_is_refused_with_figures(
+    tmp_path: Path,
+) -> None:
+    """raid5.c (raid5_run/setup_conf) costs each stripe a page per device: 8192 entries × 4 KiB ×
+    5 devices = 160 MiB, more than 1 GiB / 8."""
+    files = Files({**KERNEL_DEFAULTS, "/proc/meminfo": "MemAvailable:    1048576 kB\n"})
+    store = BoostStore(tmp_path / "boost.json")
+    plan, record = plan_boost(
+        files.read, "md0", "recover", level="raid6", members=5, store=store, rotational=False
+    )
+    assert not any(s.argv[0] == "tee" for s in plan.steps)
+    assert "sysfs:/sys/block/md0/md/stripe_cache_size" not in record.applied
+    (note,) = [n for n in plan.notes if "stripe cache not raised" in n]
+    assert "8192 entries × 4 KiB × 5 devices = 160.0 MiB" in note
+    assert "MemAvailable (1.0 GiB / 8 = 128.0 MiB)" in note
+    # with 2 GiB available it fits (160 MiB <= 256 MiB)
+    files = Files({**KERNEL_DEFAULTS, "/proc/meminfo": "MemAvailable:    2097152 kB\n"})
+    plan, _ = plan_boost(
+        files.read, "md0", "recover", level="raid6", members=5, store=store, rotational=False
+    )
+    assert plan.steps[-1].argv == ("tee", "/sys/block/md0/md/stripe_cache_size")

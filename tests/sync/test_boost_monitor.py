@@ -10,7 +10,7 @@ import pytest
 
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
-from app.sync.boost import BoostStore, plan_boost
+from app.sync.boost import BoostStore, plan_boost_for
 from app.wear.monitor import WearMonitor
 from app.wear.snapshots import SnapshotStore
 from backends.simulated import SimClock, SimulatedBackend
@@ -27,10 +27,10 @@ def test_the_monitor_restores_a_boost_when_its_sync_ends(
     before = {p: backend.read_text(p) for p in LIMITS}
     # a TUI boosted the resync (record written before the raise), then went away
     tui_store = BoostStore(tmp_path / "boost.json")
-    plan, record = plan_boost(
-        backend.read_text, "md127", "resync", level="raid10", members=4,
-        store=tui_store, rotational=False,
-    )  # fmt: skip
+    machine = backend.probe()
+    md127 = machine.array("md127")
+    assert md127 is not None
+    plan, record = plan_boost_for(machine, backend.read_text, md127, tui_store)
     tui_store.begin(record)
     assert execute(plan, backend, audit=AuditLog(tmp_path / "audit.log")).ok
     assert backend.read_text(LIMITS[1]) != before[LIMITS[1]]

@@ -23,10 +23,11 @@ ARRAY_KEYS = {
     "name", "level", "state", "chunk_bytes", "layout", "bitmap", "members", "sync", "size_bytes",
     "raid_disks", "metadata", "array_name", "uuid", "degraded", "stripe_cache_size", "container",
     "member_index", "consistency_policy", "read_only", "mismatch_cnt", "last_sync_action",
+    "speed_min_local", "speed_max_local",
 }  # fmt: skip
 SYNC_KEYS = {
     "action", "done_sectors", "total_sectors", "speed_kib_s", "eta_s", "min_speed_kib_s",
-    "max_speed_kib_s", "reshape_position", "mismatch_cnt", "targets",
+    "max_speed_kib_s", "reshape_position", "mismatch_cnt", "targets", "at_ceiling",
 }  # fmt: skip
 
 
@@ -180,6 +181,35 @@ def test_every_scenario_has_the_documented_shape(name: str) -> None:
         assert set(a) == ARRAY_KEYS
         assert a["sync"] is None or set(a["sync"]) == SYNC_KEYS
     json.loads(json.dumps(out))
+
+
+def test_at_ceiling_compares_the_progress_rate_with_the_max_limit() -> None:
+    """Issue 22: md's limits bound the progress rate (md.c md_do_sync()); a 4-disk RAID-10
+    resync at 4,401 KiB/s under speed_limit_max 4,000 (VM) runs at its ceiling: true; far
+    below: false; speed or limit unknown (a delayed sync): null."""
+    m = build_machine()
+    a = m.arrays[0]
+
+    def sync_json(**kw: object) -> object:
+        s = SyncStatus(action="resync", done_sectors=1, total_sectors=10, **kw)  # type: ignore[arg-type]
+        return machine_to_json(replace(m, arrays=(replace(a, sync=s),)))["arrays"][0]["sync"]
+
+    assert sync_json(speed_kib_s=4401, max_speed_kib_s=4000)["at_ceiling"] is True  # type: ignore[index]
+    assert sync_json(speed_kib_s=2200, max_speed_kib_s=4000)["at_ceiling"] is False  # type: ignore[index]
+    assert sync_json(speed_kib_s=None, max_speed_kib_s=4000)["at_ceiling"] is None  # type: ignore[index]
+    held = replace(
+        m,
+        arrays=(
+            replace(
+                a,
+                sync=SyncStatus("resync", 1, 10, speed_kib_s=4401, max_speed_kib_s=4000),
+            ),
+        ),
+    )
+    assert "at its ceiling (max 3.9 MiB/s)" in machine_to_text(held)
+    # the simulated seed 000 resync, still ramping up to its raised 500000: not yet
+    (evo,) = _scenario_json("raid10-evo")["arrays"]  # type: ignore[misc]
+    assert evo["sync"]["at_ceiling"] is False
 
 
 def test_raid6_degraded_json() -> None:

@@ -1,11 +1,13 @@
-"""Pilot: the Sync pane on the simulated RAID-10 of seed 000 (resync at 384214 K/s), the boost
-key through its plan preview, the limits restored by the App when the sync ends, and events."""
+"""Pilot: the Sync pane on the simulated RAID-10 of seed 000 (resync read at 384214 K/s just after
+speed_limit_max was raised to 500000, ramping up to that limit), the boost key through its plan
+preview, the limits restored by the App when the sync ends, and events."""
 
 from __future__ import annotations
 
 import pytest
 from textual.pilot import Pilot
 
+from app.format import speed
 from app.ui.app import RaidmanApp
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from backends.simulated import SimClock, SimulatedBackend
@@ -41,14 +43,14 @@ async def test_sync_card_shows_progress_speed_eta_and_history() -> None:
         await wait_for(pilot, lambda: bool(app.main.query("#sync-md127")))
         await _tick(pilot, app, clock)
         text = _card_text(app, "md127")
-        assert "md127: resync" in text
-        assert "375.2 MiB/s" in text  # 384214 KiB/s, the article's first figure
-        assert "ETA" in text and "elapsed" in text
-        # 384214 progress of a RAID-10 n2 resync of 4 = 192107 per member ≥ 95 % of 200000
-        assert "at its ceiling" in text
-        assert "now 187.6 MiB/s per member" in text
-        assert "195.3 MiB/s per member" in text
         (view,) = app.tracker.views()
+        assert "md127: resync" in text
+        assert f"{speed(view.speed_kib_s)} progress" in text  # md's window still ramping
+        assert "ETA" in text and "elapsed" in text
+        # the limits bound the progress rate itself: no per-member conversion (issue 22)
+        assert f"limits 195.3 MiB/s … 488.3 MiB/s; now {speed(view.speed_kib_s)}" in text
+        assert "per member" not in text
+        assert "at its ceiling" not in text  # 384214 → ~430000: below 95 % of 500000
         assert len(view.speeds) == 6  # one point per sample taken
         assert view.fraction is not None and f"{view.fraction * 100:.1f}%" in text
         assert (
@@ -65,14 +67,14 @@ async def test_boost_key_previews_raises_and_app_restores_at_the_end() -> None:
         await pilot.pause()
         preview = app.screen
         assert isinstance(preview, PlanPreviewScreen)
+        # min is already the article's 200000; max goes to what four SATA SSDs can do
         assert [s.argv for s in preview.plan.steps] == [
-            ("sysctl", "-w", "dev.raid.speed_limit_min=200000"),
-            ("sysctl", "-w", "dev.raid.speed_limit_max=500000"),
+            ("sysctl", "-w", "dev.raid.speed_limit_max=1343000"),
         ]
         await pilot.click("#pp-run")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert backend.read_text("/proc/sys/dev/raid/speed_limit_max") == "500000\n"
+        assert backend.read_text("/proc/sys/dev/raid/speed_limit_max") == "1343000\n"
         await pilot.press("escape")
         await wait_for(pilot, lambda: [r.array for r in app.boosts.records] == ["md127"])
         # run the resync to its end: the App restores the limits by itself
@@ -83,8 +85,8 @@ async def test_boost_key_previews_raises_and_app_restores_at_the_end() -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.boosts.records == ()
-        assert backend.read_text("/proc/sys/dev/raid/speed_limit_max") == "200000\n"
-        assert backend.read_text("/proc/sys/dev/raid/speed_limit_min") == "1000\n"
+        assert backend.read_text("/proc/sys/dev/raid/speed_limit_max") == "500000\n"
+        assert backend.read_text("/proc/sys/dev/raid/speed_limit_min") == "200000\n"
         log = app.main.query_one(EventLog)
         assert any("resync finished" in line for line in log.entries)
         (fin,) = app.tracker.finished
@@ -93,15 +95,17 @@ async def test_boost_key_previews_raises_and_app_restores_at_the_end() -> None:
 
 @pytest.mark.parametrize("width", [80, 200])
 async def test_after_a_boost_the_card_says_boosted_in_full(width: int) -> None:
-    """Seed 000's boost (speed_limit_max 200000 → 500000): the card no longer offers the boost,
-    says what was raised and when it is restored — in full at 200 columns, wrapped at 80."""
+    """Seed 000's resync held at its raised 500000 (the card says "at its ceiling" and offers the
+    boost); after the boost (500000 → what the SSDs can do) the card no longer offers it, says
+    what was raised and when it is restored — in full at 200 columns, wrapped at 80."""
     app, clock, _ = _app()
     async with app.run_test(size=(width, 40)) as pilot:
         await wait_ready(pilot)
         app.show_tab("sync")
         await _tick(pilot, app, clock)
         await wait_for(pilot, lambda: bool(app.main.query("#sync-md127")))
-        await _tick(pilot, app, clock)
+        await _tick(pilot, app, clock, 30)  # md's 30 s speed window has caught up: held
+        assert "at its ceiling" in _card_text(app, "md127")
         assert "b: boost" in _card_text(app, "md127")
         await pilot.press("b")
         await pilot.pause()
@@ -113,8 +117,8 @@ async def test_after_a_boost_the_card_says_boosted_in_full(width: int) -> None:
             await _tick(pilot, app, clock)
         text = _card_text(app, "md127")
         assert "b: boost" not in text and "raising the limit" not in text
-        assert "max 195.3 MiB/s → 488.3 MiB/s" in text
-        assert "… 488.3 MiB/s per member" in text  # the limit now in force
+        assert "max 488.3 MiB/s → 1.3 GiB/s" in text
+        assert "… 1.3 GiB/s;" in text  # the limit now in force
         state = app.main.query_one("#sync-md127 #limit-state", WrapLine)
         sentence = (
             "limits are restored when this resync of md127 ends, even after a restart of raidman"
