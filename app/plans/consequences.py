@@ -450,7 +450,7 @@ def _running(machine: Machine, a: _Array, limits: Limits) -> SyncForecast | None
     if s.speed_kib_s:
         per = progress_per_member(arr.level, arr.raid_disks, arr.layout, s.action)
         member_speed = max(1, round(s.speed_kib_s / per))
-    return _forecast(
+    f = _forecast(
         machine,
         _from_machine(arr, machine),
         s.action,
@@ -458,6 +458,18 @@ def _running(machine: Machine, a: _Array, limits: Limits) -> SyncForecast | None
         limits,
         done_sectors=s.done_sectors or 0,
         member_speed_kib_s=member_speed,
+    )
+    # what is left to write: the share of the progress range still ahead
+    total = s.total_sectors or f.progress_sectors
+    if not total or not s.done_sectors:
+        return f
+    left = max(0.0, 1 - s.done_sectors / total)
+    return replace(
+        f,
+        members=tuple(
+            replace(w, bytes_low=round(w.bytes_low * left), bytes_high=round(w.bytes_high * left))
+            for w in f.members
+        ),
     )
 
 
