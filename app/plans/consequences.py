@@ -447,7 +447,13 @@ def _running(machine: Machine, a: _Array, limits: Limits) -> SyncForecast | None
         if m is None or m.role == "faulty":
             return None
     member_speed = None
-    if s.speed_kib_s:
+    # a sync well below the max in force is held by its members (or other I/O): that speed is
+    # theirs; near the max (within 10 %: md's own sync_speed wobbles under its limit) the
+    # limit holds it, and what the members could do is not known
+    near_max = bool(
+        s.max_speed_kib_s and s.speed_kib_s and s.speed_kib_s >= 0.9 * s.max_speed_kib_s
+    )
+    if s.speed_kib_s and not near_max:
         per = progress_per_member(arr.level, arr.raid_disks, arr.layout, s.action)
         member_speed = max(1, round(s.speed_kib_s / per))
     f = _forecast(
@@ -528,6 +534,15 @@ def consequences_of(plan: Plan, machine: Machine, limits: Limits | None = None) 
         argv = step.argv
         limits = _apply_limit(argv, step.stdin, limits)
         a: _Array | None = None
+        if argv[:2] == ("sysctl", "-w"):
+            # md's system-wide limits: every running sync (without its own limit) is affected
+            for arr in machine.arrays:
+                if arr.sync is not None and arr.sync.active and not arr.is_container:
+                    t = _array_of(machine, arrays, arr.path)
+                    if t is not None:
+                        seen(t)
+                        t.touched = True
+                        low(t)
         if argv[0] == "mdadm" and len(argv) > 3 and argv[1] == "--create":
             a = _create(machine, argv)
             arrays[a.name] = a

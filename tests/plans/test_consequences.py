@@ -232,3 +232,30 @@ def test_md_array_fixture_shapes() -> None:
     a = _degraded_raid6_x4().array("md0")
     assert isinstance(a, MdArray) and a.raid_disks == 4 and a.degraded == 1
     assert levels.failures_left("raid6", 4, None, {0, 1, 2}) == 1
+
+
+def test_boost_plan_forecasts_the_running_sync_at_the_raised_limits() -> None:
+    """Boost (sysctl dev.raid.speed_limit_* and the array's own limits) changes no redundancy
+    and needs no typed name; the running sync's forecast uses the limits the plan sets."""
+    from app.plans.render import read_limits
+    from app.sync.boost import BoostStore, plan_boost_for
+
+    be = SimulatedBackend.from_scenario("raid5-cable", clock=SimClock.manual())
+    m = be.probe()
+    a = m.array("md127")
+    assert a is not None and a.sync is not None
+    lim = read_limits(be, m)
+    base = consequences_of(Plan("nothing", ()), m, lim)
+    assert base.syncs == ()
+    plan, _ = plan_boost_for(m, be.read_text, a, BoostStore(Path("/nonexistent-boost-store")))
+    c = consequences_of(plan, m, lim)
+    assert c.confirm == "yes"
+    (r,) = c.redundancy
+    assert (r.now, r.during, r.after) == (0, 0, 1)  # sdd1 rebuilds: no redundancy until then
+    (s,) = c.syncs
+    assert s.array == "md127" and s.action == "recover" and s.speed_kib_s
+    before = a.sync.speed_kib_s or 0
+    assert s.speed_kib_s >= before  # never slower than it runs now
+    # the sync runs near md's max (186,547 of 200,000 KiB/s): the limit holds it, so the raised
+    # limit is the forecast's rate (the members' own speed is not known)
+    assert s.speed_why == "md's limit" and s.speed_kib_s > 2 * before
