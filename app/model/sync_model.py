@@ -299,7 +299,7 @@ def forecast_sync(
     remaining = max(0, total - done_sectors) * io_fraction
 
     # rate
-    lo_lim, hi_lim = limit_kib_s
+    hi_lim = limit_kib_s[1]  # md sleeps above the max; the min only keeps it from yielding
     limit_rate = held_rate(hi_lim) if hi_lim else None
     hw = (
         hardware_progress_kib_s(level, raid_disks, layout, kind, member_speed_kib_s)
@@ -321,7 +321,6 @@ def forecast_sync(
         d_low = remaining / 2 / speed
         # unknown member speed: the limit is only a bound, the sync may take longer
         d_high = d_low if hw is not None else None
-    del lo_lim
     return SyncForecast(
         array=array,
         action=kind,

@@ -121,3 +121,24 @@ def test_boosted_and_still_held_back_says_so_without_offering_boost() -> None:
 def test_a_boost_record_of_another_sync_is_not_shown() -> None:
     lim = sync_limits(view(action="check"), array(), boost())
     assert lim.boost is None
+
+
+def test_the_vm_capture_of_a_held_raid10_resync_is_at_its_ceiling() -> None:
+    """tests/fixtures/vm/create-raid10-syncing: a 4-disk RAID-10 n2 resync captured at
+    sync_speed 4401 under speed_limit_max 4000 "(system)". Issue 22: raidman showed it as
+    "2.1 MiB/s per member" against "3.9 MiB/s" and offered no boost; md held it at the limit."""
+    from pathlib import Path
+
+    from app.sync.tracker import SyncTracker
+    from backends.replay import ReplayBackend
+
+    b = ReplayBackend(Path(__file__).parents[1] / "fixtures" / "vm" / "create-raid10-syncing")
+    m = b.probe()
+    tracker = SyncTracker()
+    tracker.update(b.sample())
+    (v,) = tracker.views()
+    lim = sync_limits(v, m.array(v.array), None)
+    assert (lim.progress_kib_s, lim.max_kib_s, lim.local) == (4401, 4000, False)
+    assert lim.at_ceiling is True
+    assert lim.limits_text() == "limits 1000.0 KiB/s … 3.9 MiB/s; now 4.3 MiB/s"
+    assert "b: boost" in lim.state_text()
