@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from app.model import Machine
 from app.model.smart import SmartReading
 from app.plans.allowlist import argv_devices
-from app.plans.consequences import Limits, limits_from_texts, with_consequences
+from app.plans.consequences import Consequences, Limits, limits_from_texts, with_consequences
 from app.plans.eligibility import disk_of
 from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import Issue, Preflight, check, check_busy, check_smart, strip_dev
@@ -78,8 +79,12 @@ def read_limits(backend: Backend | None, machine: Machine) -> Limits:
 def current_consequences(plan: Plan, machine: Machine, backend: Backend | None) -> Plan:
     """``plan`` with its consequences on ``machine`` as it is now (the limits read through
     ``backend``): what ``raidman plan`` prints, ``apply`` confirms and the TUI's preview shows.
-    Whatever consequences the plan came with (a plan file's included) are replaced."""
-    return with_consequences(plan, machine, read_limits(backend, machine))
+    Whatever consequences the plan came with (a plan file's included) are replaced. Should
+    working them out fail, the plan asks for the typed name (unknown is never "yes")."""
+    try:
+        return with_consequences(plan, machine, read_limits(backend, machine))
+    except Exception:
+        return replace(plan, consequences=Consequences(confirm="typed"))
 
 
 def preflight_json(pf: Preflight) -> dict[str, list[dict[str, str]]]:

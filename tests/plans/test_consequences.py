@@ -259,3 +259,18 @@ def test_boost_plan_forecasts_the_running_sync_at_the_raised_limits() -> None:
     # the sync runs near md's max (186,547 of 200,000 KiB/s): the limit holds it, so the raised
     # limit is the forecast's rate (the members' own speed is not known)
     assert s.speed_why == "md's limit" and s.speed_kib_s > 2 * before
+
+
+def test_consequences_that_cannot_be_worked_out_ask_for_the_typed_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import app.plans.render as render
+
+    def boom(*_a: object, **_k: object) -> None:
+        raise ValueError("odd machine")
+
+    plan = build_sync_action(array_machine(), "md127", "check")
+    assert not plan.needs_typed
+    monkeypatch.setattr(render, "with_consequences", boom)
+    again = render.current_consequences(plan, array_machine(), None)
+    assert again.needs_typed and again.steps == plan.steps
