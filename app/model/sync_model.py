@@ -367,6 +367,20 @@ def rated_member_kib_s(rotational: bool | None, transport: str | None) -> int | 
     return None
 
 
+def members_rated_kib_s(machine: Machine, devices: Iterable[str]) -> int | None:
+    """The slowest rated speed of the whole disks under ``devices`` (members or an array):
+    what :func:`forecast_sync`'s ``member_speed_kib_s`` and a boost's ceiling take; None when
+    any disk's kind is unknown."""
+    speeds: list[int | None] = []
+    for dev in devices:
+        for name in machine.disks_under(dev):
+            d = machine.disk(name)
+            speeds.append(rated_member_kib_s(d.rotational, d.transport) if d else None)
+    if not speeds or None in speeds:
+        return None
+    return min(s for s in speeds if s is not None)
+
+
 def boost_max_kib_s(
     level: str, raid_disks: int, layout: str | None, action: str, member_kib_s: int | None
 ) -> tuple[int, str]:

@@ -318,13 +318,7 @@ ROTATIONAL_MIN_NOTE = (
 def boost_ceiling(machine: Machine, array: MdArray, action: str) -> tuple[int, str]:
     """The speed_max a boost of ``array``'s ``action`` sets, from what its slowest member disk
     can do (:func:`app.model.sync_model.boost_max_kib_s`), and why in words."""
-    speeds = []
-    for name in machine.disks_under(array.name):
-        d = machine.disk(name)
-        speeds.append(
-            sync_model.rated_member_kib_s(d.rotational, d.transport) if d is not None else None
-        )
-    member = None if not speeds or None in speeds else min(s for s in speeds if s is not None)
+    member = sync_model.members_rated_kib_s(machine, [array.name])
     return sync_model.boost_max_kib_s(
         array.level, array.raid_disks or len(array.members), array.layout, action, member
     )

@@ -225,3 +225,15 @@ def test_waiting_for_names_syncing_arrays_on_a_shared_disk() -> None:
         members=FOUR[:2], waits_for=names, wait_s=wait,
     )  # fmt: skip
     assert f.to_json()["waits_for"] == ["md127"] and f.to_json()["wait_s"] == wait
+
+
+def test_members_rated_speed_is_the_slowest_disks_kind() -> None:
+    from app.model.sync_model import RATED_KIB_S, members_rated_kib_s
+    from backends.simulated import SimClock, SimulatedBackend
+
+    evo = SimulatedBackend.from_scenario("raid10-evo", clock=SimClock.manual()).probe()
+    assert members_rated_kib_s(evo, ["md127"]) == RATED_KIB_S["ssd"]  # four SATA 850 EVO
+    assert members_rated_kib_s(evo, ["sda2", "sdb2"]) == RATED_KIB_S["ssd"]
+    wd = SimulatedBackend.from_scenario("raid6-wd", clock=SimClock.manual()).probe()
+    assert members_rated_kib_s(wd, ["md0"]) == RATED_KIB_S["hdd"]
+    assert members_rated_kib_s(wd, []) is None

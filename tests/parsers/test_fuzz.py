@@ -28,6 +28,8 @@ from app.parsers import (
     xfs_info,
 )
 from app.parsers.errors import ParseError
+from app.parsers.mdadm_bitmap import parse_examine_bitmap
+from app.parsers.meminfo import mem_available_bytes
 from app.parsers.safe import UnexpectedInput
 from tests.parsers.fuzzing import mutated, mutated_json, sysfs_values
 
@@ -120,6 +122,7 @@ MD_SYSFS: dict[str, Callable[[str], Any]] = {
     "parse_int": md_sysfs.parse_int,
     "parse_raid_disks": md_sysfs.parse_raid_disks,
     "parse_speed_limit": md_sysfs.parse_speed_limit,
+    "parse_local_speed_limit": md_sysfs.parse_local_speed_limit,
     "parse_sync_completed": md_sysfs.parse_sync_completed,
     "parse_dev_state": md_sysfs.parse_dev_state,
     "parse_slot": md_sysfs.parse_slot,
@@ -149,4 +152,6 @@ def test_any_text_at_all(text: str) -> None:
     """Not even real-looking: arbitrary text through every parser."""
     for _kind, fn in [*TEXT_PARSERS.values(), *JSON_PARSERS.values()]:
         _only_parse_error(fn, text)
+    _only_parse_error(parse_examine_bitmap, text)
+    mem_available_bytes(text)  # promises no exception: None for anything but MemAvailable
     smartctl_json.reading_from_smartctl_json(text, "sda")
