@@ -21,6 +21,7 @@ from app.model.sync_model import (
     SyncForecast,
     effective_limits,
     forecast_sync,
+    members_rated_kib_s,
     progress_per_member,
     waiting_for,
 )
@@ -394,6 +395,8 @@ def _forecast(
     extra = [m for m in a.members if m.role == "replacement" and m.device in targets]
     members = [(m.device, m.size) for m in (*slotted, *extra)]
     lim, local = _limits(machine, a.name, limits)
+    if member_speed_kib_s is None:  # what the members' kind is rated to do, where known
+        member_speed_kib_s = members_rated_kib_s(machine, [d for d, _ in members])
     waits, wait_s = (
         ((), None) if done_sectors else waiting_for(machine, a.name, [d for d, _ in members])
     )
