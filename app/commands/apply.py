@@ -55,7 +55,12 @@ from app.plans.plan import (
     parse_plan_bytes,
     steps_digest,
 )
-from app.plans.render import confirmation_matches, format_plan, preflight_for
+from app.plans.render import (
+    confirmation_matches,
+    current_consequences,
+    format_plan,
+    preflight_for,
+)
 from app.statefiles import StateFileError
 
 
@@ -110,7 +115,7 @@ def _refused(lines: list[str]) -> int:
 def _confirm(plan: Plan, args: argparse.Namespace) -> str | None:
     """None when confirmed, else why not. Texts from the plan are shown escaped."""
     shown = plan.escaped()
-    if plan.destructive:
+    if plan.needs_typed:
         if args.confirm is not None:
             return (
                 None
@@ -121,8 +126,10 @@ def _confirm(plan: Plan, args: argparse.Namespace) -> str | None:
                 )
             )
         if not sys.stdin.isatty():
-            return f"destructive plan: pass --confirm {shown.target} (or run it on a terminal)"
-        typed = input(f"This destroys data. Type the target's name ({shown.target}) to go on: ")
+            what = "destructive" if plan.destructive else "redundancy-reducing"
+            return f"{what} plan: pass --confirm {shown.target} (or run it on a terminal)"
+        what = "destroys data" if plan.destructive else "leaves an array with less redundancy"
+        typed = input(f"This {what}. Type the target's name ({shown.target}) to go on: ")
         return None if confirmation_matches(plan, typed) else "the name did not match: nothing run"
     if args.yes:
         return None
@@ -183,6 +190,9 @@ def run(args: argparse.Namespace) -> int:
         problems = ["the plan records no disk identities: re-plan it"]
     if problems:
         return _refused(problems)
+    # what running it means is worked out from its argv on this machine now, never read from
+    # the file: a weakening plan needs the typed name as a destructive one does
+    plan = current_consequences(plan, machine, backend)
     pf = preflight_for(plan, machine, backend)
     if host is not None:
         sys.stdout.write(f"on host: {host} (over ssh)\n")

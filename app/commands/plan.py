@@ -31,7 +31,7 @@ from app.plans.allowlist import plan_step_problems
 from app.plans.geometry import PlanError, parse_size
 from app.plans.identity import record_disks
 from app.plans.plan import Plan, escape_controls
-from app.plans.render import format_plan, plan_file_text, preflight_for
+from app.plans.render import current_consequences, format_plan, plan_file_text, preflight_for
 from app.plans.wizards.create_array import CreateArrayParams, build_create_array
 from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
 from app.plans.wizards.members import (
@@ -266,6 +266,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"raidman plan: {e}", file=sys.stderr)
         return 2
     plan = record_disks(plan, machine)  # serial/WWN of the disks it writes to: apply checks them
+    plan = current_consequences(plan, machine, backend)
     pf = preflight_for(plan, machine, backend)
     host = _host(args)
     text = plan_file_text(plan, pf, host=host)

@@ -188,3 +188,56 @@ def failures_survived(level: str, raid_devices: int, layout: str | None = None) 
     if level == "raid10":
         return raid10_copies(layout) - 1
     return 0
+
+
+def raid10_copy_sets(raid_devices: int, layout: str | None) -> tuple[frozenset[int], ...]:
+    """The slot sets of a RAID-10 that each hold every copy of some chunk: the array is lost
+    once all slots of one set are gone. From ``__raid10_find_phys()`` (``drivers/md/raid10.c``):
+    chunk c's near copies sit on the ``near`` consecutive slots from ``(c × near) mod n``, and
+    each far (or offset) copy ``f`` ``near × f`` slots further on (mod n, one far set). So a
+    4-disk n2 keeps pairs (0,1), (2,3); a 3-disk n2 (0,1), (2,0), (1,2); a 4-disk f2 (0,1),
+    (1,2), (2,3), (3,0)."""
+    n = raid_devices
+    if n <= 0:
+        return ()
+    g = raid10_layout(layout)
+    sets = {
+        frozenset((c * g.near + j + f * g.near) % n for j in range(g.near) for f in range(g.far))
+        for c in range(n)
+    }
+    return tuple(sorted(sets, key=lambda s: sorted(s)))
+
+
+def failures_left(
+    level: str, raid_devices: int, layout: str | None, working: frozenset[int] | set[int]
+) -> int:
+    """Further member failures the array survives, whichever members fail, when only the slots
+    in ``working`` (0 … raid_devices − 1) hold in-sync data; −1 when it is already lost.
+    RAID-1: working − 1 (md runs on one mirror); RAID-4/5/6: parity − missing (``raid5.c``
+    ``has_failed()``: ``degraded > max_degraded``); RAID-10: the fewest working slots of one
+    copy set − 1 (``raid10.c`` ``_enough()`` walks the same sets); RAID-0/linear: 0."""
+    n = raid_devices
+    alive = {s for s in working if 0 <= s < n}
+    if level == "raid1":
+        return len(alive) - 1
+    if level in PARITY:
+        return LEVELS[level].parity - (n - len(alive))
+    if level == "raid10":
+        sets = raid10_copy_sets(n, layout)
+        return min((len(s & alive) for s in sets), default=0) - 1
+    return 0 if len(alive) == n else -1
+
+
+def lost_if(
+    level: str, raid_devices: int, layout: str | None, working: dict[int, str]
+) -> tuple[str, ...]:
+    """The members (``working``: slot → device) whose next failure loses the array: RAID-1 the
+    last working mirror, RAID-4/5/6 every member once the parity is used up, RAID-10 the last
+    working slot of a copy set (by slot, from the layout). Empty while any one failure is
+    survived."""
+    slots = frozenset(working)
+    return tuple(
+        working[s]
+        for s in sorted(working)
+        if failures_left(level, raid_devices, layout, slots - {s}) < 0
+    )

@@ -36,7 +36,10 @@ import json
 import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.plans.consequences import Consequences
 
 from app.escape import escape_controls as escape_controls  # the plan modules import it here
 from app.escape import is_control as _is_control
@@ -63,6 +66,7 @@ PLAN_KEYS = frozenset(
         "preflight",
         "host",
         "disks",
+        "consequences",  # written for the reader, never read back: recomputed from the machine
     }
 )
 DISK_KEYS = frozenset({"name", "serial", "wwn"})
@@ -268,9 +272,19 @@ class Plan:
         if derived is not None and derived != self.target:
             object.__setattr__(self, "target", derived)
 
+    # what running it means (app.plans.consequences); never taken from a plan file
+    consequences: Consequences | None = field(default=None, hash=False, compare=False)
+
     @property
     def destructive(self) -> bool:
         return any(s.destructive for s in self.steps)
+
+    @property
+    def needs_typed(self) -> bool:
+        """The user must type the target's name: the plan destroys data, or its consequences
+        leave an array weaker than now (``Consequences.confirm``)."""
+        c = self.consequences
+        return self.destructive or (c is not None and c.confirm == "typed")
 
     def shell_script(self) -> str:
         p = self.escaped()  # no text from the plan can end a comment and become a command
@@ -321,6 +335,8 @@ class Plan:
         }
         if self.disks is not None:
             d["disks"] = [x.to_json() for x in self.disks]
+        if self.consequences is not None:
+            d["consequences"] = self.consequences.to_json()
         d["digest"] = self.digest
         return d
 

@@ -111,7 +111,35 @@ def _parse_wipefs(stdout: str) -> list[str]:
     return out
 
 
-def check_signatures(backend: Backend, name: str) -> list[Issue]:
+def _hex(uuid: str) -> str:
+    """An md UUID in any spelling (mdadm's 8:8:8:8, blkid's 8-4-4-4-12) as 32 hex digits."""
+    return "".join(c for c in uuid.lower() if c in "0123456789abcdef")
+
+
+def _own_superblock(stdout: str, array_uuid: str | None) -> bool:
+    """Every signature ``wipefs`` found is an md superblock of the array ``array_uuid``: the
+    device is a former member going back into its own array (nothing foreign is overwritten)."""
+    if not array_uuid or len(_hex(array_uuid)) != 32:
+        return False
+    try:
+        data = json.loads(stdout)
+    except ValueError:
+        return False
+    sigs = data.get("signatures") if isinstance(data, dict) else None
+    if not isinstance(sigs, list) or not sigs:
+        return False
+    return all(
+        isinstance(s, dict)
+        and s.get("type") == "linux_raid_member"
+        and isinstance(s.get("uuid"), str)
+        and _hex(s["uuid"]) == _hex(array_uuid)
+        for s in sigs
+    )
+
+
+def check_signatures(backend: Backend, name: str, array_uuid: str | None = None) -> list[Issue]:
+    """A warning when ``name`` holds signatures; none when they are only the md superblock of
+    the array it is added back to (``array_uuid``: same array UUID)."""
     res = backend.run(["wipefs", "--no-act", "--json", f"/dev/{name}"])
     if res.returncode == 127:
         return [Issue("wipefs", name, "wipefs not found: existing signatures were not checked")]
@@ -122,7 +150,7 @@ def check_signatures(backend: Backend, name: str) -> list[Issue]:
         sigs = _parse_wipefs(res.stdout)
     except (ValueError, AttributeError):
         return [Issue("wipefs", name, "could not read wipefs output: signatures not checked")]
-    if not sigs:
+    if not sigs or _own_superblock(res.stdout, array_uuid):
         return []
     return [
         Issue(
@@ -232,7 +260,8 @@ def check(
         if system is not None:
             warnings.append(system)
         if backend is not None and not issues:
-            warnings.extend(check_signatures(backend, name))
+            own = machine.array(array) if array else None
+            warnings.extend(check_signatures(backend, name, own.uuid if own else None))
         elif backend is None and isinstance(dev, Disk) and dev.partition_table:
             warnings.append(
                 Issue(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from app.model import Machine
 from app.model.smart import SmartReading
 from app.plans.allowlist import argv_devices
+from app.plans.consequences import Consequences, Limits, limits_from_texts, with_consequences
 from app.plans.eligibility import disk_of
 from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import Issue, Preflight, check, check_busy, check_smart, strip_dev
@@ -18,8 +20,13 @@ def format_plan(plan: Plan, preflight: Preflight | None = None) -> str:
     digest = plan.digest
     plan = plan.escaped()
     out = [plan.title]
+    c = plan.consequences
+    if c is not None and (c.syncs or c.lines()):
+        out += [f"consequences: {line}" for line in map(escape_controls, c.lines())]
     if plan.destructive:
         out.append(f"DESTROYS DATA — to confirm, type the target's name: {plan.target}")
+    elif plan.needs_typed:
+        out.append(f"WEAKENS AN ARRAY — to confirm, type the target's name: {plan.target}")
     out.append(f"digest: {digest}")
     out.append("")
     for i, s in enumerate(plan.steps, 1):
@@ -40,6 +47,44 @@ def format_plan(plan: Plan, preflight: Preflight | None = None) -> str:
         out.append("pre-flight:")
         out += [f"  {escape_controls(line)}" for line in preflight.lines()]
     return "\n".join(out) + "\n"
+
+
+def read_limits(backend: Backend | None, machine: Machine) -> Limits:
+    """md's speed limits in force as the backend reads them now: the system's
+    (/proc/sys/dev/raid/speed_limit_min/max) and each array's own md/sync_speed_min/max."""
+    if backend is None:
+        return Limits()
+
+    def read(path: str) -> str | None:
+        try:
+            return backend.read_text(path)
+        except Exception:  # unreadable is unknown, never an error in a preview
+            return None
+
+    local = {
+        a.name: (
+            read(f"/sys/block/{a.name}/md/sync_speed_min"),
+            read(f"/sys/block/{a.name}/md/sync_speed_max"),
+        )
+        for a in machine.arrays
+        if not a.is_container
+    }
+    return limits_from_texts(
+        read("/proc/sys/dev/raid/speed_limit_min"),
+        read("/proc/sys/dev/raid/speed_limit_max"),
+        local,
+    )
+
+
+def current_consequences(plan: Plan, machine: Machine, backend: Backend | None) -> Plan:
+    """``plan`` with its consequences on ``machine`` as it is now (the limits read through
+    ``backend``): what ``raidman plan`` prints, ``apply`` confirms and the TUI's preview shows.
+    Whatever consequences the plan came with (a plan file's included) are replaced. Should
+    working them out fail, the plan asks for the typed name (unknown is never "yes")."""
+    try:
+        return with_consequences(plan, machine, read_limits(backend, machine))
+    except Exception:
+        return replace(plan, consequences=Consequences(confirm="typed"))
 
 
 def preflight_json(pf: Preflight) -> dict[str, list[dict[str, str]]]:
@@ -120,7 +165,8 @@ def _smart_of(
 
 
 def confirmation_matches(plan: Plan, typed: str) -> bool:
-    """The typed text confirms a destructive plan: its target, or the target's last path part."""
+    """The typed text confirms a plan that needs it (``Plan.needs_typed``): its target, or the
+    target's last path part."""
     t = typed.strip()
     if not t or not plan.target:
         return False

@@ -480,3 +480,24 @@ def test_replace_of_a_faulty_member_checks_the_new_device() -> None:
     # the hot replace of a working member: its steps pass the allowlist as well
     hot = build_replace(array_machine(), "md127", "nvme2n1", "nvme4n1")
     assert plan_problems(hot, array_machine()) == []
+
+
+def test_a_former_member_back_into_its_own_array_is_not_asked_to_force_signatures() -> None:
+    """Issue 22: sdd2 failed and removed from md127, then added back: the only signature on it
+    is md127's own superblock (same array UUID), so no 'signatures' warning stops apply; the
+    same device added to another array (a foreign UUID) still warns."""
+    from backends.simulated import SimulatedBackend
+    from backends.simulated.clock import SimClock
+
+    be = SimulatedBackend.from_scenario("raid10-evo", clock=SimClock.manual())
+    assert be.run(["mdadm", "/dev/md127", "--fail", "/dev/sdd2"]).ok
+    assert be.run(["mdadm", "/dev/md127", "--remove", "/dev/sdd2"]).ok
+    m = be.probe()
+    a = m.array("md127")
+    assert a is not None and a.member("sdd2") is None and a.uuid
+    pf = preflight_for(build_add(m, "md127", "sdd2"), m, be)
+    assert pf.refusals == () and pf.warnings == ()
+    # another array's UUID on the same device: a foreign superblock is still a warning
+    other = replace(m, arrays=(replace(a, uuid="11111111-2222-3333-4444-555555555555"),))
+    pf2 = preflight_for(build_add(other, "md127", "sdd2"), other, be)
+    assert [(w.code, w.device) for w in pf2.warnings] == [("signatures", "sdd2")]

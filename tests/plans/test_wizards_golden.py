@@ -166,7 +166,11 @@ def golden_view(plan: Plan) -> dict[str, Any]:
             d["stdin_from"] = list(s.stdin_from)
         steps.append(d)
     # the digest `apply` checks: it changes exactly when the steps, kind or target do
-    return {"kind": plan.kind, "target": plan.target, "steps": steps, "digest": plan.digest}
+    view = {"kind": plan.kind, "target": plan.target, "steps": steps, "digest": plan.digest}
+    # issue 22: what running it means (syncs, bytes per member, redundancy, how it is confirmed)
+    assert plan.consequences is not None
+    view["consequences"] = plan.consequences.to_json()
+    return view
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -158,6 +158,38 @@ WALKS = (
             "wait:pick one new device",
         ),
     ),
+    # issue 22/24: a → fail sda1 on the degraded raid6-wd at 80×24: the consequences at the top
+    # (md0 survives no further failure until sdf1's rebuild ends), ctrl+r twice runs nothing
+    # (the wait for "type md0 in the field" fails if it ran), the focused field takes md0 and
+    # Enter runs it
+    Walk(
+        "raid6-wd-80x24-fail-typed",
+        "raid6-wd",
+        (80, 24),
+        (
+            "a",
+            "wait:Member actions",
+            "Tab",
+            "Enter",
+            "Down",
+            "Down",
+            "Enter",
+            "BTab",
+            "Enter",
+            *("Down",) * 6,
+            "Enter",
+            "C-r",
+            "wait:leaves an array weaker",
+            "C-r",
+            "C-r",
+            "wait:type md0 in the field, then Enter",
+            "m",
+            "d",
+            "0",
+            "Enter",
+            "wait:all 1 steps ran successfully",
+        ),
+    ),
     # a → "re-add this member" on sdb2 of md127 (no bitmap): fail + remove + add in one preview,
     # with the cost of the missing bitmap (a full recovery, 1.00 × the member's capacity)
     Walk(

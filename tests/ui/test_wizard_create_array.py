@@ -200,3 +200,48 @@ async def test_reboot_steps_on_by_default(tmp_path: Path) -> None:
         assert any("mdadm.conf" in " ".join(a) for a in argvs)
         notes = " ".join(str(s.render()) for s in prev.query(".pp-note"))
         assert "mdadm.conf" in notes
+
+
+async def test_typed_confirmation_is_visible_focused_and_enter_runs_at_80x24(
+    tmp_path: Path,
+) -> None:
+    """Issue 24 item 2: at 80x24, n -> three members -> ctrl+r (preview) -> ctrl+r (run) used
+    to show only a toast with the field below the fold and unfocused. Now the run key focuses
+    the field, which is on screen above the buttons, the consequences sit at the top, keys go
+    into the field, and Enter runs once the name matches (not before)."""
+    be = FakeBackend(blank_machine())
+    audit = AuditLog(tmp_path / "audit.log")
+    app = Host(lambda: CreateArrayWizard(be.machine, be, audit=audit))
+    async with app.run_test(size=(80, 24)) as pilot:
+        wiz = app.screen
+        devs = wiz.query_one("#ca-devices", SelectionList)
+        for d in ("nvme0n1", "nvme1n1", "nvme2n1"):
+            devs.select(d)
+        wiz.query_one("#ca-level", Select).value = "5"
+        wiz.query_one("#ca-name", Input).value = "126"
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        prev = app.screen
+        assert isinstance(prev, PlanPreviewScreen)
+        top = str(prev.query_one("#pp-consequences", Static).render())
+        # a new RAID-5 is built degraded: md recovers the last member, the others only read
+        assert top.startswith("md126 recover:") and "to nvme2n1 = 1.0 × its size" in top
+        assert "md126 survives no further failure: nvme0n1, nvme1n1" in top
+        field = prev.query_one("#pp-confirm", Input)
+        assert not field.has_focus  # c / s still work as keys until Run is asked for
+        be.calls.clear()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert field.has_focus
+        r = field.region
+        assert r.height > 0 and r.y >= 0 and r.y + r.height <= 24 and r.x + r.width <= 80
+        assert "type 126 in the field" in str(prev.query_one("#pp-status", Static).render())
+        await pilot.press("1", "2", "enter")  # not the name yet: nothing runs
+        await app.workers.wait_for_complete()
+        assert not [a for a in be.argvs if a[:2] != ("wipefs", "--no-act")]
+        await pilot.press("6", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        ran = [a for a in be.argvs if a[:2] != ("wipefs", "--no-act")]
+        assert ran and ran[0][:3] == ("mdadm", "--create", "/dev/md/126")

@@ -1,4 +1,4 @@
-"""Pilot: member wizard (fail → preview → run, non-destructive: no name to type) and the
+"""Pilot: member wizard (fail → preview → typed name → run; a spare's fail needs none) and the
 read-only backend refusing to run anything; sync wizard stripe-cache memory note."""
 
 from __future__ import annotations
@@ -15,27 +15,66 @@ from tests.ui.test_wizard_create_array import Host
 from widgets.plan_view import PlanView
 
 
-async def test_fail_member_runs_without_typed_name(tmp_path: Path) -> None:
+async def test_fail_member_needs_the_typed_name_visible_and_focused(tmp_path: Path) -> None:
+    """Issue 22/24: failing a member of a healthy RAID-10 n2 leaves its partner (same copy set,
+    slots 0/1) the only copy: the preview says so at the top, the run key alone runs nothing,
+    it focuses the name field, which is on screen at 80x24, and Enter runs once it matches."""
     be = FakeBackend(array_machine())
     audit = AuditLog(tmp_path / "audit.log")
     app = Host(lambda: MemberWizard(be.machine, be, "md127", audit=audit))
-    async with app.run_test(size=(140, 60)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         wiz = app.screen
         wiz.query_one("#mb-action", Select).value = "fail"
         wiz.query_one("#mb-device", Select).value = "nvme1n1"
+        await pilot.pause()
+        wiz.query_one("#wz-preview", Button).press()
+        await pilot.pause()
+        prev = app.screen
+        assert isinstance(prev, PlanPreviewScreen)
+        top = str(prev.query_one("#pp-consequences", Static).render())
+        assert "md127 survives no further failure: nvme0n1" in top
+        assert "type md127 to confirm" in top
+        await pilot.press("ctrl+r")
+        await pilot.press("ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert be.argvs == []  # the run key cannot bypass the typed name
+        field = prev.query_one("#pp-confirm", Input)
+        assert field.has_focus
+        region = field.region
+        assert region.height > 0 and region.y + region.height <= 24 and region.y >= 0
+        await pilot.press("m", "d", "1", "2", "6")  # the wrong name: Enter runs nothing
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        assert be.argvs == []
+        field.value = ""
+        await pilot.press("m", "d", "1", "2", "7", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert ("mdadm", "/dev/md127", "--fail", "/dev/nvme1n1") in be.argvs
+        assert prev.query_one("#pp-plan", PlanView).statuses == ["ok"]
+        assert [e.exit_code for e in audit.read_entries() if e.event == "executed"] == [0]
+
+
+async def test_fail_of_a_spare_needs_no_typed_name(tmp_path: Path) -> None:
+    """A spare holds no data: failing it changes no redundancy, so y/N-level Run suffices."""
+    be = FakeBackend(array_machine())
+    audit = AuditLog(tmp_path / "audit.log")
+    app = Host(lambda: MemberWizard(be.machine, be, "md126", audit=audit))
+    async with app.run_test(size=(140, 60)) as pilot:
+        wiz = app.screen
+        wiz.query_one("#mb-action", Select).value = "fail"
+        wiz.query_one("#mb-device", Select).value = "sdf"
         await pilot.pause()
         await pilot.click("#wz-preview")
         await pilot.pause()
         prev = app.screen
         assert isinstance(prev, PlanPreviewScreen)
-        assert not prev.query("#pp-confirm")  # not destructive: no name to type
-        assert any("loses redundancy" in str(s.render()) for s in prev.query(".pp-warn"))
+        assert not prev.query_one("#pp-confirm-row").display
         await pilot.click("#pp-run")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert be.argvs == [("mdadm", "/dev/md127", "--fail", "/dev/nvme1n1")]
-        assert prev.query_one("#pp-plan", PlanView).statuses == ["ok"]
-        assert [e.exit_code for e in audit.read_entries() if e.event == "executed"] == [0]
+        assert ("mdadm", "/dev/md126", "--fail", "/dev/sdf") in be.argvs
 
 
 async def test_read_only_backend_runs_nothing(tmp_path: Path) -> None:
@@ -52,6 +91,8 @@ async def test_read_only_backend_runs_nothing(tmp_path: Path) -> None:
         prev = app.screen
         assert isinstance(prev, PlanPreviewScreen)
         assert any("read-only: not root" in str(s.render()) for s in prev.query(".pp-refused"))
+        prev.query_one("#pp-confirm", Input).value = "md127"
+        await pilot.pause()
         await pilot.click("#pp-run")
         await app.workers.wait_for_complete()
         await pilot.pause()

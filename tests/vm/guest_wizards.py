@@ -176,7 +176,10 @@ def _preview_state(prev: PlanPreviewScreen) -> dict[str, Any]:
         "notes": [_text(s) for s in prev.query(".pp-note")],
         "refusal_codes": [r.code for r in prev.preflight.refusals],
         "warning_codes": list(prev.preflight.warning_codes),
-        "needs_confirm": bool(prev.query("#pp-confirm")),
+        "needs_confirm": prev.plan.needs_typed,
+        "consequences": None
+        if prev.plan.consequences is None
+        else prev.plan.consequences.to_json(),
         "run_disabled": run.disabled,
         "why_not": prev.can_run(),
     }
@@ -231,7 +234,7 @@ async def _preview_and_run(
     if force and prev.query("#pp-force"):
         await _tick(pilot, "#pp-force")
         out["forced_box"] = prev.query_one("#pp-force", Checkbox).value
-    if confirm is not None and prev.query("#pp-confirm"):
+    if confirm is not None and prev.plan.needs_typed:
         await _type(pilot, "#pp-confirm", confirm)
     out["run_disabled_before_run"] = prev.query_one("#pp-run", Button).disabled
     out["why_not_before_run"] = prev.can_run()

@@ -163,7 +163,7 @@ def test_fail_remove_readd_member_through_the_tui(blank_vm: VM) -> None:
     """RAID-10 without a bitmap: fail → remove → re-add through the member wizard. mdadm refuses
     ``--re-add`` without a bitmap, so the wizard's re-add of the device that dropped out plans
     ``--add`` and says why (a full recovery writing the whole member); destructive, so the
-    device's name is typed, and the old md signature is forced past. The kernel recovers onto
+    device's name is typed; its old md superblock is md127's own, so nothing is forced. The kernel recovers onto
     that member and finishes (degraded 0)."""
     vm = blank_vm
     disks = vm.disks(4)
@@ -179,7 +179,7 @@ def test_fail_remove_readd_member_through_the_tui(blank_vm: VM) -> None:
         state,
         "md127",
         [
-            {"action": "fail", "device": victim},
+            {"action": "fail", "device": victim, "confirm": "md127"},
             {"action": "remove", "device": victim},
             {"action": "re-add", "device": victim, "field": "new", "confirm": victim,
              "force": True},
@@ -201,11 +201,15 @@ def test_fail_remove_readd_member_through_the_tui(blank_vm: VM) -> None:
     audit = readd["audit"]  # the whole session's log
     assert _ran(audit) == [_previewed(r["preview"])[0] for r in (fail, remove, readd)], audit
 
-    # fail: no name to type (not destructive), the loss of redundancy is said
+    # fail: the array's name is typed (issue 22: its partner in the n2 pair is then the only
+    # copy), the loss of redundancy is said
     p = fail["preview"]
     assert fail["cursor_on_array"] and fail["preselected_array"] == "md127"
     assert [s["argv"][2:] for s in p["steps"]] == [["--fail", f"/dev/{victim}"]]
-    assert not p["needs_confirm"] and any("loses redundancy" in w for w in p["warnings"])
+    assert p["needs_confirm"] and any("loses redundancy" in w for w in p["warnings"])
+    (red,) = p["consequences"]["redundancy"]
+    assert (red["now"], red["during"], red["after"]) == (1, 0, 0)
+    assert red["lost_if"] == [disks[0]]  # slot 0: the other copy of slot 1's chunks
     assert fail["statuses"] == ["ok"]
     assert "faulty" in (fail["kernel"]["members"][victim] or "")
     assert fail["kernel"]["degraded"] == "1"
@@ -218,12 +222,12 @@ def test_fail_remove_readd_member_through_the_tui(blank_vm: VM) -> None:
     assert any(a["degraded"] == 1 and victim not in a["members"] for a in remove["arrays_after"])
 
     # re-add without a bitmap: --add, with the reason and the cost; destructive → typed name; the
-    # old md superblock is a signature the pre-flight makes you force past, and the log says so
+    # only signature on it is md127's own superblock (same array UUID, issue 22): nothing to force
     p = readd["preview"]
     assert [s["argv"][2:] for s in p["steps"]] == [["--add", f"/dev/{victim}"]]
     assert any("no write-intent bitmap" in w for w in p["warnings"]), p["warnings"]
     assert p["needs_confirm"] and p["refused"] == []
-    assert "signatures" in p["warning_codes"], p
+    assert "signatures" not in p["warning_codes"], p
     assert readd["statuses"] == ["ok"], readd.get("details")
     assert audit[-1]["forced"] == p["warning_codes"]
     assert victim in readd["kernel"]["members"]

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from app.model import Disk, Machine, levels
+from app.plans.consequences import with_consequences
 from app.plans.geometry import (
     KIB,
     Geometry,
@@ -106,8 +107,9 @@ def default_bitmap(machine: Machine, level: str, devices: tuple[str, ...]) -> tu
 
 
 def initial_sync_warning(machine: Machine, level: str, devices: tuple[str, ...]) -> str | None:
-    """RAID-1/4/5/6/10 start with a sync that writes whole members; on SSDs that is wear before
-    any data is stored (Red Hat, quoted in article 000, warns of this for levels 1, 4, 5, 6)."""
+    """RAID-1/4/5/6/10 start with a sync; on SSDs what it writes is wear before any data is
+    stored. What each level writes is the sync model's (``app.model.sync_model``, measured on a
+    real kernel in issue 22): the plan's consequences give the bytes per member."""
     if level not in levels.REDUNDANT:
         return None
     ssds = [
@@ -118,17 +120,20 @@ def initial_sync_warning(machine: Machine, level: str, devices: tuple[str, ...])
     if not ssds:
         return None
     how = {
-        "raid1": "copies every block of the first member onto the others",
-        "raid10": "copies every block onto its mirror copies",
-        "raid4": "builds the array degraded and rebuilds one member in full",
-        "raid5": "builds the array degraded and rebuilds one member in full",
-        "raid6": "reads every stripe and rewrites the parity blocks",
+        "raid1": "copies the first member onto every other one",
+        "raid10": "compares the copies and writes only those that differ (nothing on new or "
+        "trimmed SSDs, up to the whole member on used ones)",
+        "raid4": "rebuilds the last member in full (mdadm builds it degraded; the others are "
+        "only read)",
+        "raid5": "rebuilds the last member in full (mdadm builds it degraded; the others are "
+        "only read)",
+        "raid6": "checks the parity and writes only what differs (nothing on new or trimmed "
+        "SSDs, up to the parity share on used ones)",
     }[level]
     return (
         f"the initial sync of this {levels.label(level)} {how}: flash wear on the SSD members "
-        f"({', '.join(ssds)}) before any data is stored (Red Hat's storage guide warns "
-        "of this for RAID levels 1, 4, 5 and 6; RAID-10 copies too). --assume-clean skips it "
-        "only when every member returns zeroes after a full TRIM"
+        f"({', '.join(ssds)}) before any data is stored. --assume-clean skips it only when every "
+        "member returns zeroes after a full TRIM"
     )
 
 
@@ -332,7 +337,7 @@ def build_create_array(
         )
         steps += fs_steps
         notes += fs_notes
-    return Plan(
+    plan = Plan(
         title=f"create {desc} {dev_path}",
         steps=tuple(steps),
         target=name,
@@ -360,6 +365,7 @@ def build_create_array(
         },
         notes=tuple(notes),
     )
+    return with_consequences(plan, machine)
 
 
 def devices_of(plan: Plan) -> tuple[str, ...]:

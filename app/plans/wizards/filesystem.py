@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from app.format import human_bytes
 from app.model import Machine, MdArray, levels
+from app.plans.consequences import with_consequences
 from app.plans.geometry import (
     MIB,
     XFS_AUTO_STRIPE_MIN_BYTES,
@@ -226,7 +227,7 @@ def build_filesystem(machine: Machine, array: str, params: FilesystemParams) -> 
         for x in ("LVM" if params.lvm else "", params.fstype if params.fstype != "none" else "")
         if x
     )
-    return Plan(
+    plan = Plan(
         title=f"{what} on {a.path}",
         steps=tuple(steps),
         target=name,
@@ -243,3 +244,4 @@ def build_filesystem(machine: Machine, array: str, params: FilesystemParams) -> 
         },
         notes=tuple(notes),
     )
+    return with_consequences(plan, machine)

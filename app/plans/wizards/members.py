@@ -8,8 +8,11 @@ write-intent bitmap (``rebuild_cost``).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.format import human_bytes
 from app.model import Machine, MdArray, MdMember, levels
+from app.plans.consequences import survives_without, with_consequences
 from app.plans.eligibility import needed_member_bytes
 from app.plans.geometry import PlanError
 from app.plans.plan import Plan, Step
@@ -29,24 +32,47 @@ def _array(machine: Machine, array: str) -> MdArray:
     return a
 
 
-def tolerance(a: MdArray) -> int:
-    """How many members the array can lose and still run."""
-    return levels.failures_survived(a.level, a.raid_disks or len(a.members), a.layout)
+def _stops(a: MdArray, dev: str, action: str) -> None:
+    """Refuse a fail that would stop the array: from the level's model of which members hold
+    which data (``levels.failures_left``: RAID-10 copy sets by slot, RAID-4/5/6 parity count,
+    RAID-1 the last mirror), not from a count of missing members."""
+    if survives_without(a, dev) < 0:
+        missing = f", {a.degraded} already missing" if a.degraded else ""
+        raise PlanError(
+            f"failing {dev} would stop {a.name} ({a.level}{missing}): it holds data no other "
+            f"working member has; refused"
+            + (f" — {action} it when the array has redundancy to spare" if action else "")
+        )
 
 
-def _plan(a: MdArray, action: str, steps: list[Step], **kw: object) -> Plan:
+def _plan(machine: Machine, a: MdArray, action: str, steps: list[Step], **kw: object) -> Plan:
     notes = kw.pop("notes", ())
     warnings = kw.pop("warnings", ())
     target = str(kw.pop("target", a.name))
-    return Plan(
-        title=f"{action} on {a.path}: " + str(kw.pop("what", "")),
-        steps=tuple(steps),
-        target=target,
-        kind=f"member-{action}",
-        params={"array": a.name, "action": action, **kw},
-        notes=tuple(notes),  # type: ignore[arg-type]
-        warnings=tuple(warnings),  # type: ignore[arg-type]
+    return _attach(
+        machine,
+        Plan(
+            title=f"{action} on {a.path}: " + str(kw.pop("what", "")),
+            steps=tuple(steps),
+            target=target,
+            kind=f"member-{action}",
+            params={"array": a.name, "action": action, **kw},
+            notes=tuple(notes),  # type: ignore[arg-type]
+            warnings=tuple(warnings),  # type: ignore[arg-type]
+        ),
     )
+
+
+def _attach(machine: Machine, plan: Plan) -> Plan:
+    """The plan with its consequences; one that weakens an array is confirmed by typing the
+    array's name (the target, unless the plan overwrites a device: then that device's)."""
+    plan = with_consequences(plan, machine)
+    c = plan.consequences
+    if c is not None and c.confirm == "typed" and not plan.destructive:
+        weak = [r.array for r in c.redundancy if r.during < r.now or r.after < r.now]
+        if weak:
+            plan = replace(plan, target=weak[0])
+    return plan
 
 
 def build_add(machine: Machine, array: str, device: str, *, spare: bool = False) -> Plan:
@@ -65,6 +91,7 @@ def build_add(machine: Machine, array: str, device: str, *, spare: bool = False)
         why = f"add /dev/{dev} to {a.path}: the array is complete, so it becomes a spare"
     notes = ["the device's current content is overwritten (md superblock and, on recovery, data)"]
     return _plan(
+        machine,
         a,
         "spare" if spare else "add",
         [Step(("mdadm", a.path, opt, f"/dev/{dev}"), why, destructive=True)],
@@ -87,13 +114,11 @@ def build_fail(machine: Machine, array: str, device: str) -> Plan:
     if m.role == "spare":
         why = f"mark the spare /dev/{dev} faulty (no effect on redundancy)"
     else:
-        if a.degraded + 1 > tolerance(a):
-            raise PlanError(
-                f"failing {dev} would stop {a.name} ({a.level}, {a.degraded} already missing): refused"
-            )
+        _stops(a, dev, "")
         why = f"mark /dev/{dev} faulty: {a.path} runs degraded until it is re-added or replaced"
         warnings.append(f"{a.name} loses redundancy while {dev} is out")
     return _plan(
+        machine,
         a,
         "fail",
         [Step(("mdadm", a.path, "--fail", f"/dev/{dev}"), why)],
@@ -115,6 +140,7 @@ def build_remove(machine: Machine, array: str, device: str) -> Plan:
             "fail it first"
         )
     return _plan(
+        machine,
         a,
         "remove",
         [
@@ -186,11 +212,7 @@ def _take_out(a: MdArray, dev: str, m: MdMember, action: str) -> tuple[list[Step
     steps: list[Step] = []
     warnings: list[str] = []
     if m.role == "in_sync":
-        if a.degraded + 1 > tolerance(a):
-            raise PlanError(
-                f"failing {dev} would stop {a.name} ({a.level}, {a.degraded} already missing): "
-                f"refused; {action} it when the array has redundancy to spare"
-            )
+        _stops(a, dev, action)
         warnings.append(f"{a.name} loses redundancy from the fail until {dev}'s slot is rebuilt")
     if m.role != "faulty":
         state = "rebuilding " if m.role == "rebuilding" else ""
@@ -233,6 +255,15 @@ def build_re_add(machine: Machine, array: str, device: str) -> Plan:
     steps: list[Step] = []
     if m is not None:
         _refuse_role(a, dev, m, "re-add")
+        if m.role == "rebuilding":
+            done = ""
+            if a.sync is not None and a.sync.fraction is not None:
+                done = f" ({a.sync.fraction * 100:.1f} % done)"
+            raise PlanError(
+                f"{dev} is being rebuilt into {a.name}{done}: there is nothing to re-add, and "
+                "failing it would throw the rebuild away; wait for the rebuild to finish, or "
+                "replace it with another device"
+            )
         steps, warnings = _take_out(a, dev, m, "re-add")
     elif machine.device(dev) is None:
         raise PlanError(f"no device {dev!r} on this machine")
@@ -266,6 +297,7 @@ def build_re_add(machine: Machine, array: str, device: str) -> Plan:
         )
         target = dev
     return _plan(
+        machine,
         a,
         "re-add",
         steps,
@@ -360,6 +392,7 @@ def build_replace(
             )
         notes.append(rebuild_cost(machine, a, o, how="recover", onto=n))
     return _plan(
+        machine,
         a,
         "replace",
         steps,
@@ -444,6 +477,7 @@ def build_grow(
     if a.level != "raid1":
         notes.append("after the reshape: grow what sits on top (pvresize / resize2fs / xfs_growfs)")
     return _plan(
+        machine,
         a,
         "grow",
         steps,

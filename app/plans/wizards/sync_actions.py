@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from app.format import human_bytes
 from app.model import Machine, MdArray, levels
+from app.plans.consequences import with_consequences
 from app.plans.geometry import (
     PlanError,
     parse_size,
@@ -70,7 +71,7 @@ def build_sync_action(machine: Machine, array: str, action: str) -> Plan:
     notes: list[str] = []
     if action == "repair":
         notes.append(repair_note(a.level))
-    return Plan(
+    plan = Plan(
         title=f"{action} {a.path}",
         steps=(
             Step(
@@ -83,6 +84,7 @@ def build_sync_action(machine: Machine, array: str, action: str) -> Plan:
         params={"array": a.name, "action": action},
         notes=tuple(notes),
     )
+    return with_consequences(plan, machine)
 
 
 def _limit_value(v: int | str | None, what: str) -> str | None:
@@ -147,7 +149,7 @@ def build_speed_limits(
             )
             steps.append(Step(("tee", _sysfs(a, attr)), why, stdin=f"{v}\n"))
         target, title = a.name, f"resync speed limits of {a.path}"
-    return Plan(
+    plan = Plan(
         title=title,
         steps=tuple(steps),
         target=target,
@@ -155,6 +157,7 @@ def build_speed_limits(
         params={"array": array, "min": lo, "max": hi},
         notes=("not persistent: lost at reboot (sysctl.d / a udev rule makes it permanent)",),
     )
+    return with_consequences(plan, machine)
 
 
 def build_stripe_cache(machine: Machine, array: str, entries: int) -> Plan:
@@ -172,7 +175,7 @@ def build_stripe_cache(machine: Machine, array: str, entries: int) -> Plan:
         before = stripe_cache_memory(a.stripe_cache_size, members)
         notes.append(f"now: {a.stripe_cache_size} entries = {human_bytes(before, trim=True)}")
     notes.append("not persistent: lost at reboot (a udev rule makes it permanent)")
-    return Plan(
+    plan = Plan(
         title=f"stripe_cache_size {entries} on {a.path}",
         steps=(
             Step(
@@ -186,6 +189,7 @@ def build_stripe_cache(machine: Machine, array: str, entries: int) -> Plan:
         params={"array": a.name, "entries": entries, "memory_bytes": mem},
         notes=tuple(notes),
     )
+    return with_consequences(plan, machine)
 
 
 def _mount_of(machine: Machine, path: str) -> tuple[str, str] | None:
@@ -270,7 +274,7 @@ def build_bitmap(machine: Machine, array: str, location: str, *, chunk: str | No
                 + ")",
             )
         )
-    return Plan(
+    plan = Plan(
         title=f"bitmap of {a.path}: {current} -> {loc}"
         + (f" ({human_bytes(chunk_bytes, trim=True)} chunk)" if chunk_bytes else ""),
         steps=tuple(steps),
@@ -280,3 +284,4 @@ def build_bitmap(machine: Machine, array: str, location: str, *, chunk: str | No
         notes=tuple(notes),
         warnings=tuple(warnings),
     )
+    return with_consequences(plan, machine)

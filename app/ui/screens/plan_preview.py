@@ -16,7 +16,13 @@
   mode 0600); atomically, never through a symlink, never over an existing file
   (``app.statefiles.write_text``); a plan for another host records it, as ``raidman plan --host``
   does (``apply`` refuses to run it anywhere else);
-* destructive plans: an Input where the user types the target's name;
+* what running it means, at the top in one block (``app.plans.consequences``: each sync's time,
+  rate and bytes per member, what one more failure would cost meanwhile), recomputed on the
+  machine as it is when the screen opens and again at Run;
+* plans that destroy data or leave an array weaker (``Plan.needs_typed``): an Input, always on
+  screen above the buttons (the preview scrolls above it), where the user types the target's
+  name; Run (ctrl+r, the button) without it focuses the field, Enter in it runs once it matches;
+  the run worker checks it again against the consequences on a fresh probe;
 * Run: the executor in a thread worker whose events come back as messages (``StepStarted``,
   ``StepOutput``, ``StepFinished``, ``PlanFinished``); the running step shows its elapsed time
   (ticking each second), its last output lines and, where the program or the kernel gives a
@@ -50,9 +56,14 @@ from app.plans.allowlist import resolve_device
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, StepEvent, execute
 from app.plans.plan import Plan, escape_controls
-from app.plans.preflight import Preflight
+from app.plans.preflight import Issue, Preflight
 from app.plans.progress import StepProgress, result_lines, sync_target
-from app.plans.render import confirmation_matches, plan_file_text, preflight_now
+from app.plans.render import (
+    confirmation_matches,
+    current_consequences,
+    plan_file_text,
+    preflight_for,
+)
 from backends.base import Backend
 from widgets.plan_view import PlanView
 
@@ -144,6 +155,10 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     PlanPreviewScreen #pp-digest { color: $text-muted; padding: 0 1; }
     PlanPreviewScreen #pp-host { color: $accent; text-style: bold; padding: 0 1; }
     PlanPreviewScreen #pp-body { height: 1fr; }
+    PlanPreviewScreen #pp-consequences { color: $warning; text-style: bold; padding: 0 1; }
+    PlanPreviewScreen #pp-confirm-row { height: auto; padding: 0 1; }
+    PlanPreviewScreen #pp-confirm-label { padding: 1 1 0 0; }
+    PlanPreviewScreen #pp-confirm { width: 1fr; }
     PlanPreviewScreen .pp-warn { color: $warning; padding: 0 1; }
     PlanPreviewScreen .pp-refused { color: $error; text-style: bold; padding: 0 1; }
     PlanPreviewScreen .pp-note { color: $text-muted; padding: 0 1; }
@@ -199,6 +214,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         yield Static(Text(f"digest {self.plan.digest}"), id="pp-digest")
         with VerticalScroll(id="pp-body"):
             yield Static("", id="pp-result")
+            yield Static(self._consequences_text(), id="pp-consequences")
             yield PlanView(p, id="pp-plan")
             for r in self.preflight.refusals:
                 yield Static(Text(escape_controls(f"REFUSED {r} [{r.code}]")), classes="pp-refused")
@@ -218,9 +234,6 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
                     f"read-only: {self.backend.read_only_reason} — nothing can run; copy the script instead",
                     classes="pp-refused",
                 )
-            if p.destructive:
-                yield Label(Text(f"Type the target's name to confirm: {p.target}"))
-                yield Input(placeholder=p.target, id="pp-confirm")
         with Vertical(id="pp-progress"):
             yield Static("", id="pp-running")
             yield Static("", id="pp-counter")
@@ -231,6 +244,9 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         with Horizontal(id="pp-save-row"):
             yield Label("Save as (.sh or .json):")
             yield Input(id="pp-save-path")
+        with Horizontal(id="pp-confirm-row"):
+            yield Label(Text(f"Type {p.target} to confirm:"), id="pp-confirm-label")
+            yield Input(placeholder=p.target, id="pp-confirm")
         with Horizontal(id="pp-buttons"):
             yield Button("Copy (c)", id="pp-copy")
             yield Button("Save… (s)", id="pp-save")
@@ -239,12 +255,53 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         yield Static("", id="pp-status")
         yield Footer()
 
+    def _consequences_text(self) -> Text:
+        c = self.plan.consequences
+        lines = [escape_controls(line) for line in c.lines()] if c is not None else []
+        if self.plan.destructive:
+            lines.append(f"destroys data: type {escape_controls(self.plan.target)} to confirm")
+        elif self.plan.needs_typed:
+            lines.append(
+                f"leaves an array weaker: type {escape_controls(self.plan.target)} to confirm"
+            )
+        return Text("\n".join(lines))
+
+    def _show_consequences(self) -> None:
+        """The consequences block and the confirmation row, as ``self.plan`` says now."""
+        block = self.query_one("#pp-consequences", Static)
+        text = self._consequences_text()
+        block.update(text)
+        block.display = bool(text.plain)
+        self.query_one("#pp-confirm-row").display = self.plan.needs_typed
+        self._update_run_button()
+
     def on_mount(self) -> None:
         for wid in ("#pp-result", "#pp-progress", "#pp-save-row"):
             self.query_one(wid).display = False
-        self._update_run_button()
+        self._show_consequences()
+        self._refresh_consequences()
         if hasattr(type(self.app), "view"):  # the live session's view (RaidmanApp)
             self.watch(self.app, "view", self._view_changed, init=False)
+
+    @work(thread=True, exclusive=True, group="plan-consequences")
+    def _refresh_consequences(self) -> None:
+        """The consequences on the live session's machine with the limits read now (a plan
+        from a finding or boost comes without them)."""
+        view: Any = getattr(self.app, "view", None)
+        machine = getattr(view, "machine", None)
+        try:
+            if machine is None:
+                machine = self.backend.probe()
+            plan = current_consequences(self.plan, machine, self.backend)
+        except Exception:  # a preview keeps what it has; Run recomputes on a fresh probe
+            return
+        self.app.call_from_thread(self._consequences_ready, plan)
+
+    def _consequences_ready(self, plan: Plan) -> None:
+        if self.running or self.report is not None:
+            return
+        self.plan = plan
+        self._show_consequences()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # after a run there is nothing left to run: the footer stops offering it
@@ -269,11 +326,12 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             return "pre-flight refuses a device"
         if self.preflight.unforced(self.forced):
             return "pre-flight warnings: tick 'force past the warnings' to go on"
-        if self.plan.destructive:
-            typed = self.query_one("#pp-confirm", Input).value
-            if not confirmation_matches(self.plan, typed):
-                return f"type {self.plan.target!r} to confirm"
+        if self.plan.needs_typed and not self._typed_ok(self.plan):
+            return f"type {self.plan.target!r} to confirm"
         return None
+
+    def _typed_ok(self, plan: Plan) -> bool:
+        return confirmation_matches(plan, self.query_one("#pp-confirm", Input).value)
 
     def _update_run_button(self) -> None:
         why = self.can_run()
@@ -338,11 +396,23 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self.query_one("#pp-status", Static).update(Text(msg))
         self.notify(msg, title="Save", markup=False)
 
+    @on(Input.Submitted, "#pp-confirm")
+    def _confirm_submitted(self) -> None:
+        self.action_run()
+
     @on(Button.Pressed, "#pp-run")
     def action_run(self) -> None:
         why = self.can_run()
         if why is not None:
-            self.notify(why, severity="warning")
+            if self.plan.needs_typed and not self._typed_ok(self.plan) and not self.running:
+                field = self.query_one("#pp-confirm", Input)
+                self.query_one("#pp-confirm-row").display = True
+                field.focus()
+                field.scroll_visible(animate=False)
+                self.query_one("#pp-status", Static).update(
+                    Text(f"type {escape_controls(self.plan.target)} in the field, then Enter")
+                )
+            self.notify(escape_controls(why), severity="warning", markup=False)
             return
         self.running = True
         self._update_run_button()
@@ -359,8 +429,21 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         def on_event(ev: StepEvent) -> None:
             self.post_message(_MESSAGES[ev.kind](ev))  # thread-safe; the UI never waits for us
 
-        # pre-flight again on the machine as it is now: the preview may be minutes old
-        again = preflight_now(self.plan, self.backend)
+        # pre-flight again on the machine as it is now: the preview may be minutes old; and
+        # what it means there: a plan that now weakens an array needs the typed name too
+        try:
+            machine = self.backend.probe()
+        except Exception as e:  # a backend error must stop the run, never skip the checks
+            why = f"cannot read the machine's current state: {e}"
+            self.app.call_from_thread(
+                self._refused_at_run, Preflight((Issue("unchecked", "", why),))
+            )
+            return
+        again = preflight_for(self.plan, machine, self.backend)
+        plan = current_consequences(self.plan, machine, self.backend)
+        if plan.needs_typed and not self.app.call_from_thread(self._typed_ok, plan):
+            self.app.call_from_thread(self._needs_typed_at_run, plan)
+            return
         if again.refusals or again.unforced(self.forced):
             self.app.call_from_thread(self._refused_at_run, again)
             return
@@ -378,6 +461,18 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+
+    def _needs_typed_at_run(self, plan: Plan) -> None:
+        """At Run the plan turned out to weaken an array: nothing ran; the name is asked."""
+        self.running = False
+        self.plan = plan
+        self.query_one("#pp-progress").display = False
+        self._stop_timer()
+        self._show_consequences()
+        self.query_one("#pp-status", Static).update(
+            Text(f"nothing was run: type {escape_controls(plan.target)} to confirm")
+        )
+        self.query_one("#pp-confirm", Input).focus()
 
     def _refused_at_run(self, again: Preflight) -> None:
         self.running = False
