@@ -347,6 +347,11 @@ class Session:
         self._refresh()
         return rec
 
+    @property
+    def audit_idle(self) -> bool:
+        """No audit runs and none waits to: the findings shown are the last ones asked for."""
+        return not self._audit_busy and not self._audit_pending
+
     def audit_finished(self, now: float) -> bool:
         """An audit ended. True: start another now (one was asked for while it ran, and what it
         was asked for, a plan that ran or new SMART readings, came after its inputs were read)."""

@@ -706,11 +706,18 @@ class StorageTree(Tree[NodeRef]):
         changed = {n for n in old.keys() | self._badges.keys() if old.get(n) != self._badges.get(n)}
         if not changed:
             return
+        relabelled = False
         for s in self._specs:
             if s.ref.name in changed:
                 node = self._by_key.get(s.ref.key)
                 if node is not None:
                     node.set_label(self._decorate(s))
+                    relabelled = True
+        if relabelled:
+            # set_label redraws the node but leaves the tree's virtual width as it was: a badge
+            # makes a label 2 cells wider, and the horizontal scrollbar stayed that much short
+            # until some later rebuild (whether one came first decided the snapshot's thumb)
+            self._invalidate()
 
     def reveal(self, key: str) -> TreeNode[NodeRef] | None:
         """Materialise and expand the path to ``key``; its node (None: no such key)."""

@@ -20,11 +20,14 @@ async def wait_for(pilot: Pilot[None], predicate: object, timeout: float = 5.0) 
 
 
 async def wait_ready(pilot: Pilot[None]) -> None:
-    """Until the first probe has been shown in the tree and the first audit has set its badges."""
+    """Until the first probe has been shown in the tree and the audits asked for so far have set
+    their badges (an audit asked for while the first ran follows it: a badge it adds widens the
+    tree, and a snapshot taken between the two differed in the scrollbar's thumb)."""
     app = pilot.app
     assert isinstance(app, RaidmanApp)
     await wait_for(pilot, lambda: app.machine is not None and app.storage_tree.keys)
-    await wait_for(pilot, lambda: app.audit_count > 0)
+    await wait_for(pilot, lambda: app.audit_count > 0 and app.session.audit_idle)
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 
 

@@ -59,7 +59,7 @@ def test_card_limit_follows_the_arrays_own_sync_speed_max() -> None:
     (v,) = tr.views()
     assert v.max_speed_kib_s == 300000
     lim = sync_limits(v, be.probe().array("md127"), None)
-    assert "293.0 MiB/s per member" in lim.limits_text()  # 300,000 KiB/s
+    assert "… 293.0 MiB/s (md127's own)" in lim.limits_text()  # 300,000 KiB/s, the array's own
 
 
 def test_report_container_and_slot_order(

@@ -187,7 +187,7 @@ WALKS = (
             "d",
             "0",
             "Enter",
-            "wait:all 1 steps ran successfully",
+            "wait:the step ran successfully",
         ),
     ),
     # a → "re-add this member" on sdb2 of md127 (no bitmap): fail + remove + add in one preview,

@@ -78,3 +78,30 @@ def test_live_labels_gives_up_when_more_than_the_arrays_changed() -> None:
     second = backend.probe()  # a probe: new objects everywhere
     assert live_labels(first, second) is None
     assert live_labels(first, first) == {}
+
+
+async def test_badges_change_the_trees_virtual_width_at_once() -> None:
+    """A badge makes a label 2 cells wider (or narrower when it goes): the horizontal scrollbar
+    must know at once, not at the next rebuild (the tree's virtual width lagged, and snapshots
+    of the same screen differed in its thumb)."""
+    from tests.ui.helpers import wait_ready
+    from tests.ui.test_snapshots import _scenario_app
+
+    def widest(tree: StorageTree) -> int:
+        depth, root = tree.guide_depth, tree.show_root
+        return max(
+            tree.get_label_width(line.node) + line._get_guide_width(depth, root)
+            for line in tree._tree_lines
+        )
+
+    app = _scenario_app("big")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        tree = app.storage_tree
+        assert app.machine is not None
+        tree.set_badges({})
+        await pilot.pause()
+        assert tree.virtual_size.width == widest(tree)
+        tree.set_badges({a.name: "error" for a in app.machine.arrays})
+        await pilot.pause()
+        assert tree.virtual_size.width == widest(tree)
