@@ -15,11 +15,36 @@ re-probe after a run.
 """
 
 from app.ui.screens.wizards.base import (
-    MEMBER_ACTIONS,
-    CreateArrayWizard,
-    FilesystemWizard,
-    MemberWizard,
-    SyncWizard,
+    DevicePicker,
+    array_choices,
+    candidate_label,
+    container_volumes,
+    default_array,
+    media,
 )
+from app.ui.screens.wizards.create_array import LEVELS, CreateArrayWizard
+from app.ui.screens.wizards.filesystem import (
+    FilesystemWizard,
+    filesystem_array_choices,
+    geometry_line,
+)
+from app.ui.screens.wizards.members import MEMBER_ACTIONS, MemberWizard
+from app.ui.screens.wizards.sync_actions import SYNC_ACTIONS, SyncWizard
 
-__all__ = ["MEMBER_ACTIONS", "CreateArrayWizard", "FilesystemWizard", "MemberWizard", "SyncWizard"]
+__all__ = [
+    "LEVELS",
+    "MEMBER_ACTIONS",
+    "SYNC_ACTIONS",
+    "CreateArrayWizard",
+    "DevicePicker",
+    "FilesystemWizard",
+    "MemberWizard",
+    "SyncWizard",
+    "array_choices",
+    "candidate_label",
+    "container_volumes",
+    "default_array",
+    "filesystem_array_choices",
+    "geometry_line",
+    "media",
+]
