@@ -114,7 +114,8 @@ def _times_children(tail: bytes) -> float:
 
 def _remote_probe(server: LocalSshd, host: str, env: dict[str, str]) -> float:
     """CPU seconds one probe's script costs the machine it runs on."""
-    from backends.linux.ssh import SshSource, SshTarget, parse_batch
+    from backends.linux.ssh import SshSource, SshTarget
+    from backends.linux.ssh_batch import parse_batch
 
     target = SshTarget(host, ssh_config=str(server.ssh_config), control_dir=server.control_dir)
     script = SshSource(target).probe_spec().script()

@@ -35,7 +35,7 @@ from app.model.devices import (
     PhysicalVolume,
     SyncStatus,
 )
-from widgets.storage_tree import NodeRef
+from widgets.tree_spec import NodeRef
 
 # fields holding a byte count that is a small "geometry" figure (shown as exact bytes first)
 _GEOMETRY = {

@@ -6,7 +6,8 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from widgets.storage_tree import NodeRef, StorageTree
+from widgets.storage_tree import StorageTree
+from widgets.tree_spec import NodeRef
 
 _KIND_WORD = {
     "disk": "disk",

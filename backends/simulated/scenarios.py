@@ -5,11 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
+from backends.simulated.speed import SEQ_HDD, SEQ_NVME, SEQ_SATA_SSD, SEQ_USB
 from backends.simulated.state import (
-    SEQ_HDD,
-    SEQ_NVME,
-    SEQ_SATA_SSD,
-    SEQ_USB,
     SimArray,
     SimDisk,
     SimFS,

@@ -15,7 +15,7 @@ from app.model.usage import KernelUsage
 from backends.linux.probe import mounted_untyped
 from backends.replay import ReplayBackend
 from tests.corpus import FIXTURES
-from widgets.storage_tree import build_tree_spec
+from widgets.tree_spec import build_tree_spec
 
 CAP = FIXTURES / "machines" / "vda-root-untyped"
 

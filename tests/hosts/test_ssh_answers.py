@@ -13,7 +13,8 @@ import pytest
 
 from backends.linux import LinuxBackend
 from backends.linux import ssh as ssh_mod
-from backends.linux.ssh import FrameError, SshSource, SshTarget, parse_batch
+from backends.linux.ssh import SshSource, SshTarget
+from backends.linux.ssh_batch import FrameError, parse_batch
 from backends.linux.ssh_transport import run_ssh
 
 SIZES = b"5 /tmp/t/b/100001\n"

@@ -13,15 +13,8 @@ import pytest
 
 from backends.linux import LinuxBackend
 from backends.linux.source import HostSource
-from backends.linux.ssh import (
-    BatchSpec,
-    FrameError,
-    HostNameError,
-    SshSource,
-    SshTarget,
-    check_host_name,
-    parse_batch,
-)
+from backends.linux.ssh import HostNameError, SshSource, SshTarget, check_host_name
+from backends.linux.ssh_batch import BatchSpec, FrameError, parse_batch
 from tests.hosts.sshd import LocalSshd
 
 HOSTILE = [

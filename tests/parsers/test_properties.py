@@ -31,7 +31,7 @@ from app.parsers import md_sysfs, mdstat
 from app.parsers.errors import ParseError
 from app.report import machine_to_text
 from backends.base import BackendError
-from backends.linux.ssh import FrameError, parse_batch
+from backends.linux.ssh_batch import FrameError, parse_batch
 from backends.replay import ReplayBackend
 from tests.corpus import FIXTURES
 from tests.parsers.fuzzing import _files, mutated, mutated_text, sysfs_values

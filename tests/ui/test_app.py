@@ -11,7 +11,8 @@ from app.ui.screens import main as main_screen
 from tests.ui.fake_backend import FakeBackend, build_machine
 from tests.ui.helpers import plain, wait_for, wait_ready
 from widgets.header_banner import HeaderBanner, NotesBar
-from widgets.storage_tree import NodeRef, StorageTree
+from widgets.storage_tree import StorageTree
+from widgets.tree_spec import NodeRef
 
 SIZE = (120, 40)
 

@@ -9,7 +9,7 @@ from rich.console import Console, RenderableType
 
 from tests.ui.fake_backend import build_machine
 from widgets.device_detail import render_ref
-from widgets.storage_tree import NodeRef
+from widgets.tree_spec import NodeRef
 
 
 def _text(r: RenderableType) -> str:

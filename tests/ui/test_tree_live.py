@@ -12,7 +12,8 @@ from textual.widgets.tree import TreeNode
 
 from app.session import merge_live
 from backends.simulated import SimClock, SimulatedBackend
-from widgets.storage_tree import StorageTree, build_tree_spec, live_labels
+from widgets.storage_tree import StorageTree
+from widgets.tree_spec import build_tree_spec, live_labels
 
 
 class TreeApp(App[None]):

@@ -17,7 +17,7 @@ from app.model import (
     VolumeGroup,
 )
 from tests.ui.fake_backend import build_machine
-from widgets.storage_tree import NodeSpec, build_tree_spec
+from widgets.tree_spec import NodeSpec, build_tree_spec
 
 FULL_KINDS = {"disk", "partition", "array", "container", "crypt", "lv", "vg", "fs", "dev"}
 

@@ -1,0 +1,245 @@
+"""What the wizard screens share: the screen base (form, values, Preview / Back, SMART for the
+device pickers in a worker), the device picker with each candidate's reason, and the array
+choices the member and sync wizards open on."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, SelectionList, Static
+from textual.widgets.selection_list import Selection
+
+from app.format import human_bytes
+from app.model import Machine
+from app.model.smart import SmartReading
+from app.plans.audit_log import AuditLog
+from app.plans.eligibility import Candidate, candidates
+from app.plans.executor import ExecutionReport
+from app.plans.geometry import PlanError
+from app.plans.identity import record_disks
+from app.plans.plan import Plan
+from app.plans.render import preflight_for
+from app.ui.screens.plan_preview import PlanPreviewScreen
+from backends.base import Backend
+
+
+def media(rotational: bool | None) -> str:
+    return "SSD" if rotational is False else "HDD" if rotational else "?"
+
+
+def candidate_label(c: Candidate) -> Text:
+    """One picker line: name, IEC size (as the tree), HDD/SSD; why not (before the model, so a
+    narrow terminal cuts the model, not the reason); the model; SMART counts worth a look."""
+    what = "part" if c.kind == "partition" else media(c.rotational)
+    text = Text(f"{c.name:<10} {human_bytes(c.size_bytes):>10} {what:<4} ")
+    if c.reason is not None:
+        text.append(f"✗ {'; '.join(c.reasons) or c.reason}", style="bold")
+        text.append(f"  {c.model or ''}".rstrip(), style="dim")
+    else:
+        text.append(c.model or "")
+        if c.notes:
+            text.append(f"  ⚠ {', '.join(c.notes)}", style="yellow")
+    return text
+
+
+class DevicePicker(SelectionList[str]):
+    """Disks and partitions with size, model and HDD/SSD; those that cannot be members are
+    listed too, disabled, with the reason (mounted on /, member of md127, SMART FAILED…)."""
+
+    def __init__(self, cands: tuple[Candidate, ...], *, id: str) -> None:
+        super().__init__(*self._selections(cands, ()), id=id)
+        self.candidates = cands
+
+    @staticmethod
+    def _selections(cands: tuple[Candidate, ...], chosen: tuple[str, ...]) -> list[Selection[str]]:
+        return [
+            Selection(candidate_label(c), c.name, c.name in chosen and c.eligible,
+                      disabled=not c.eligible)
+            for c in cands
+        ]  # fmt: skip
+
+    def set_candidates(self, cands: tuple[Candidate, ...]) -> None:
+        """New eligibility (e.g. once SMART readings arrived); keeps what is still eligible."""
+        chosen = tuple(self.selected)
+        self.candidates = cands
+        self.clear_options()
+        self.add_options(self._selections(cands, chosen))
+
+
+class _WizardBase(Screen[ExecutionReport | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Back"),
+        Binding("ctrl+r", "preview", "Preview plan", priority=True),
+    ]
+    DEFAULT_CSS = """
+    _WizardBase { layout: vertical; }
+    _WizardBase .wz-title { text-style: bold; padding: 0 1; }
+    _WizardBase #wz-form { height: 1fr; padding: 0 1; }
+    _WizardBase #wz-form Label { margin-top: 1; }
+    _WizardBase #wz-form Input, _WizardBase #wz-form Select { width: 100%; }
+    _WizardBase #wz-form SelectionList { height: auto; max-height: 10; width: 100%; }
+    _WizardBase .wz-hint { color: $text-muted; }
+    _WizardBase .wz-field { height: auto; }
+    _WizardBase #wz-error { color: $error; padding: 0 1; height: auto; }
+    _WizardBase #wz-buttons { height: auto; padding: 0 1; }
+    _WizardBase #wz-buttons Button { margin-right: 1; }
+    """
+    TITLE_TEXT = ""
+    FIRST_FIELD = ""  # focused on open, so the first key goes to a field
+
+    def __init__(
+        self, machine: Machine, backend: Backend, *, audit: AuditLog | None = None
+    ) -> None:
+        super().__init__()
+        self.machine = machine
+        self.backend = backend
+        self.audit = audit
+        self.last_plan: Plan | None = None
+        self.smart: dict[str, SmartReading] | None = None
+        self._cands: tuple[object, int | None, tuple[Candidate, ...]] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label(self.TITLE_TEXT, classes="wz-title")
+        with VerticalScroll(id="wz-form", can_focus=False):
+            yield from self.form()
+        yield Static("", id="wz-error")
+        with Horizontal(id="wz-buttons"):
+            yield Button("Preview plan", id="wz-preview", variant="primary")
+            yield Button("Back", id="wz-cancel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.FIRST_FIELD:
+            self.query_one(self.FIRST_FIELD).focus()
+        if self.query(DevicePicker):
+            self._read_smart()
+
+    def form(self) -> ComposeResult:  # pragma: no cover - overridden
+        yield from ()
+
+    def build_plan(self) -> Plan:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    # ---- device pickers ------------------------------------------------------------
+    def min_size_bytes(self) -> int | None:
+        return None
+
+    def candidates(self) -> tuple[Candidate, ...]:
+        """Worked out once per SMART readings and size floor (1,000 disks on ``big``)."""
+        key = (self.smart, self.min_size_bytes())
+        if self._cands is None or self._cands[0] is not key[0] or self._cands[1] != key[1]:
+            found = candidates(self.machine, smart=self.smart, min_size_bytes=key[1])
+            self._cands = (key[0], key[1], found)
+        return self._cands[2]
+
+    def refresh_pickers(self) -> None:
+        cands = self.candidates()
+        for picker in self.query(DevicePicker):
+            picker.set_candidates(cands)
+
+    @work(thread=True, exclusive=True, group="wizard-smart", exit_on_error=False)
+    def _read_smart(self) -> None:
+        """SMART health for the pickers (smartctl can take seconds per disk: not on the UI thread)."""
+        readings: dict[str, SmartReading] = {}
+        for d in self.machine.disks:
+            if d.kind == "rom":
+                continue
+            try:
+                readings[d.name] = self.backend.smart(d.name)
+            except Exception:  # no SMART for this one: the picker just has no SMART reason
+                continue
+        with contextlib.suppress(RuntimeError):  # the app is shutting down
+            self.app.call_from_thread(self._smart_read, readings)
+
+    def _smart_read(self, readings: dict[str, SmartReading]) -> None:
+        self.smart = readings
+        if self.is_attached:
+            self.refresh_pickers()
+
+    # ---- values --------------------------------------------------------------------
+    def _value(self, wid: str) -> str:
+        return self.query_one(f"#{wid}", Input).value.strip()
+
+    def _select(self, wid: str) -> str | None:
+        v = self.query_one(f"#{wid}", Select).value
+        return None if v is Select.NULL else str(v)
+
+    def _check(self, wid: str) -> bool:
+        return self.query_one(f"#{wid}", Checkbox).value
+
+    def _picked(self, wid: str) -> tuple[str, ...]:
+        return tuple(self.query_one(f"#{wid}", SelectionList).selected)
+
+    def _int(self, wid: str, what: str) -> int | None:
+        text = self._value(wid)
+        if not text:
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            raise PlanError(f"{what}: {text!r} is not a whole number") from None
+
+    # ---- actions -------------------------------------------------------------------
+    @on(Button.Pressed, "#wz-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#wz-preview")
+    def action_preview(self) -> None:
+        err = self.query_one("#wz-error", Static)
+        try:
+            plan = self.build_plan()
+        except PlanError as e:
+            err.update(Text(str(e)))
+            return
+        err.update("")
+        plan = record_disks(plan, self.machine)  # serial/WWN: checked again before each step
+        self.last_plan = plan
+        pf = preflight_for(plan, self.machine, self.backend)
+        self.app.push_screen(
+            PlanPreviewScreen(plan, self.backend, preflight=pf, audit=self.audit),
+            self._preview_closed,
+        )
+
+    def _preview_closed(self, report: ExecutionReport | None) -> None:
+        if report is not None and report.executed:
+            self.dismiss(report)
+
+
+def array_choices(machine: Machine) -> list[tuple[str, str]]:
+    return [
+        (
+            f"{a.name}  {a.level}  {a.array_state or ''}"
+            + (f" degraded ({a.degraded})" if a.degraded else ""),
+            a.name,
+        )
+        for a in machine.arrays
+        if not a.is_container
+    ]
+
+
+def default_array(machine: Machine, array: str | None) -> str | None:
+    """The array a wizard opens on: the tree's, else the first one, else none. A container
+    (IMSM/DDF) is no target of member or sync actions: its first volume stands for it."""
+    choices = [v for _, v in array_choices(machine)]
+    if array in choices:
+        return array
+    volumes = [v for v in container_volumes(machine, array) if v in choices]
+    if volumes:
+        return volumes[0]
+    return choices[0] if choices else None
+
+
+def container_volumes(machine: Machine, container: str | None) -> list[str]:
+    """The volumes (kernel names) of the container ``container``; none for any other array."""
+    if container is None:
+        return []
+    return [a.name for a in machine.arrays if a.container == container and not a.is_container]

@@ -1,0 +1,105 @@
+"""Sync actions and tuning: check/repair/idle/frozen, speed limits, stripe cache
+(app.plans.wizards.sync_actions)."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Input, Label, Select
+
+from app.model import Machine
+from app.plans.audit_log import AuditLog
+from app.plans.geometry import PlanError
+from app.plans.plan import Plan
+from app.plans.wizards.sync_actions import (
+    build_speed_limits,
+    build_stripe_cache,
+    build_sync_action,
+)
+from app.ui.screens.wizards.base import _WizardBase, array_choices, default_array
+from backends.base import Backend
+
+SYNC_ACTIONS = [
+    ("check (count mismatches)", "check"),
+    ("repair", "repair"),
+    ("idle (stop)", "idle"),
+    ("frozen", "frozen"),
+    ("speed limits", "limits"),
+    ("stripe cache size", "stripe-cache"),
+]
+
+
+class SyncWizard(_WizardBase):
+    TITLE_TEXT = "Sync actions and tuning"
+    FIRST_FIELD = "#sy-action"
+
+    def __init__(
+        self,
+        machine: Machine,
+        backend: Backend,
+        array: str | None = None,
+        *,
+        audit: AuditLog | None = None,
+    ) -> None:
+        super().__init__(machine, backend, audit=audit)
+        self.array = default_array(machine, array)
+
+    def form(self) -> ComposeResult:
+        arrays = array_choices(self.machine)
+        yield Label("Array (none: the global dev.raid.speed_limit_* sysctls)")
+        yield Select(arrays, value=self.array or Select.NULL, prompt="none (global limits)",
+                     id="sy-array")  # fmt: skip
+        yield Label("Action")
+        yield Select(SYNC_ACTIONS, value="check" if arrays else "limits", allow_blank=False,
+                     id="sy-action")  # fmt: skip
+        lo, hi = self._now("min"), self._now("max")
+        with Vertical(classes="wz-field", id="sy-f-limits"):
+            yield Label(f"limits: min KiB/s (global now: {lo})")
+            yield Input(placeholder="empty: unchanged", id="sy-min", type="integer")
+            yield Label(f"limits: max KiB/s (global now: {hi})")
+            yield Input(placeholder="empty: unchanged", id="sy-max", type="integer")
+        with Vertical(classes="wz-field", id="sy-f-stripe-cache"):
+            yield Label("stripe cache entries (17..32768; memory = entries × 4 KiB × members)")
+            yield Input(placeholder="e.g. 8192", id="sy-entries", type="integer")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._show_fields()
+
+    @on(Select.Changed, "#sy-action")
+    def _show_fields(self) -> None:
+        act = self._select("sy-action")
+        for field in ("limits", "stripe-cache"):
+            self.query_one(f"#sy-f-{field}").display = act == field
+
+    def _now(self, which: str) -> str:
+        """The current global dev.raid.speed_limit_* (KiB/s), so the form starts from the truth."""
+        try:
+            text = self.backend.read_text(f"/proc/sys/dev/raid/speed_limit_{which}")
+        except Exception:
+            text = None
+        if text is None:
+            return "unknown: no /proc/sys/dev/raid, md driver not loaded?"
+        value = text.strip()
+        return value if value.isdigit() else f"unreadable: {value[:20]!r}"
+
+    def build_plan(self) -> Plan:
+        array = self._select("sy-array")
+        act = self._select("sy-action") or "check"
+        m = self.machine
+        if act == "limits":
+            return build_speed_limits(
+                m,
+                min_kib_s=self._value("sy-min") or None,
+                max_kib_s=self._value("sy-max") or None,
+                array=array,
+            )
+        if not array:
+            raise PlanError(f"{act}: choose an array")
+        if act == "stripe-cache":
+            n = self._int("sy-entries", "stripe cache")
+            if n is None:
+                raise PlanError("give the number of entries")
+            return build_stripe_cache(m, array, n)
+        return build_sync_action(m, array, act)
