@@ -24,7 +24,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 
-from backends.base import Backend, BackendError
+from app.backend import Backend, BackendError
 
 SUBCOMMANDS = ("report", "capture", "plan", "apply", "monitor", "metrics")
 

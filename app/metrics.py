@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app import statefiles
+from app.backend import Backend
 from app.model import Machine
 from app.model.devices import MdArray
 from app.model.live import DiskIO
@@ -32,7 +33,6 @@ from app.statefiles import StateFileError
 from app.wear.delta import MemberWear, sync_wear
 from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent
 from app.wear.units import bytes_written, endurance_used_percent
-from backends.base import Backend
 
 TEXTFILE_NAME = "raidman.prom"  # node_exporter reads DIR/*.prom
 

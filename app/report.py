@@ -55,6 +55,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from app.backend import Backend
 from app.escape import escape_controls
 from app.format import (
     array_summary,
@@ -73,7 +74,6 @@ from app.rules.inputs import gather
 from app.wear.report import smart_json, syncs_json, syncs_text
 from app.wear.snapshots import SnapshotStore
 from app.wear.units import bytes_written, tbw_used, wear_used_percent
-from backends.base import Backend
 
 
 def _plain(obj: Any) -> dict[str, Any]:

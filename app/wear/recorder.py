@@ -22,6 +22,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+from app.backend import Backend
 from app.model import Disk, Machine
 from app.model.devices import SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
@@ -32,7 +33,6 @@ from app.wear.forecast import RecordedForecast, model_forecast
 from app.wear.snapshots import SnapshotStore, SyncMember
 from app.wear.snapshots import SyncEvent as StoredSync
 from app.wear.units import bytes_written, endurance_used_percent, wear_used_percent
-from backends.base import Backend
 
 NOT_WATCHED = "ended while the monitor was not running"
 

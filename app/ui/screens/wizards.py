@@ -27,6 +27,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
+from app.backend import Backend
 from app.format import human_bytes
 from app.model import Machine, MdArray
 from app.model.smart import SmartReading
@@ -59,7 +60,6 @@ from app.plans.wizards.sync_actions import (
     build_sync_action,
 )
 from app.ui.screens.plan_preview import PlanPreviewScreen
-from backends.base import Backend
 
 LEVELS = [("RAID-10", "10"), ("RAID-1", "1"), ("RAID-5", "5"), ("RAID-6", "6"),
           ("RAID-0", "0"), ("RAID-4", "4"), ("linear", "linear")]  # fmt: skip
