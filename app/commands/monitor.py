@@ -16,8 +16,8 @@ from typing import Any
 from app.backend import EventSource
 from app.cli import add_backend_options, make_backend
 from app.metrics import TextfileWriter
+from app.monitor import DEFAULT_INTERVAL_S, WearMonitor
 from app.sync.boost import BoostStore
-from app.wear.monitor import DEFAULT_INTERVAL_S, WearMonitor
 from app.wear.snapshots import SnapshotStore, is_transient
 
 POLL_S = 1.0  # how often md state is sampled (cheap sysfs + /proc/diskstats reads), as the TUI
