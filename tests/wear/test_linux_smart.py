@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from app.backend import CommandResult
-from app.wear.units import bytes_written
+from app.model.smart_units import bytes_written
 from backends.linux.smart import NOT_INSTALLED, read_smart
 from tests.corpus import corpus
 
