@@ -14,7 +14,7 @@ from types import FrameType
 from typing import Any
 
 from app.backend import EventSource
-from app.cli import add_backend_options, make_backend
+from app.commands.backend_options import add_backend_options, make_backend
 from app.metrics import TextfileWriter
 from app.monitor import DEFAULT_INTERVAL_S, WearMonitor
 from app.sync.boost import BoostStore

@@ -26,7 +26,7 @@ from typing import Any
 
 from app import statefiles
 from app.backend import Backend
-from app.cli import add_backend_options, make_backend
+from app.commands.backend_options import add_backend_options, make_backend
 from app.model import Machine
 from app.plans.allowlist import plan_step_problems
 from app.plans.geometry import PlanError, parse_size

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from app.backend import Backend
-from app.cli import add_backend_options, make_backends
+from app.commands.backend_options import add_backend_options, make_backends
 from app.escape import escape_controls
 from app.fleet import unreachable_reason
 from app.paths import DB_FILE, host_state_dir
