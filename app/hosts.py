@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from app import statefiles
+from app.backend import Backend
 from app.paths import BOOST_FILE, host_state_dir
 from app.plans.audit_log import AuditLog
 from app.statefiles import StateFileError
 from app.sync.boost import BoostStore
-from backends.base import Backend
 from backends.linux.ssh import CONNECT_TIMEOUT, HostNameError, SshTarget, check_host_name
 
 MAX_HOSTS = 500

@@ -21,18 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app import statefiles
+from app.backend import Backend
 from app.model import Machine
 from app.model.devices import MdArray
 from app.model.live import DiskIO
 from app.model.smart import SmartReading
+from app.model.smart_units import bytes_written, endurance_used_percent
 from app.rules.engine import audit
 from app.rules.finding import Finding
 from app.rules.inputs import gather
 from app.statefiles import StateFileError
 from app.wear.delta import MemberWear, sync_wear
 from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent
-from app.wear.units import bytes_written, endurance_used_percent
-from backends.base import Backend
 
 TEXTFILE_NAME = "raidman.prom"  # node_exporter reads DIR/*.prom
 

@@ -55,6 +55,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from app.backend import Backend
 from app.escape import escape_controls
 from app.format import (
     array_summary,
@@ -67,13 +68,12 @@ from app.format import (
 from app.model import sync_model
 from app.model.devices import Machine, MdArray, MdMember, SyncStatus
 from app.model.smart import SmartReading
+from app.model.smart_units import bytes_written, tbw_used, wear_used_percent
 from app.rules.engine import audit
 from app.rules.finding import Finding
 from app.rules.inputs import gather
 from app.wear.report import smart_json, syncs_json, syncs_text
 from app.wear.snapshots import SnapshotStore
-from app.wear.units import bytes_written, tbw_used, wear_used_percent
-from backends.base import Backend
 
 
 def _plain(obj: Any) -> dict[str, Any]:

@@ -483,7 +483,7 @@ def monitor_tick(seconds: int) -> tuple[float, float]:
     """In process, manual clock: CPU seconds of one ``raidman monitor`` look on big (the
     WearMonitor tick: sample, session, wear database in a file), and of the simulator's
     ``sample()`` in it. Start-up (the first probe and SMART sweep) is done before timing."""
-    from app.wear.monitor import WearMonitor
+    from app.monitor import WearMonitor
     from app.wear.snapshots import SnapshotStore
     from backends.simulated import SimClock, SimulatedBackend
 

@@ -18,8 +18,8 @@ import pytest
 from app.model import Disk, Machine, MdArray, MdMember, SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.smart import SmartReading
+from app.monitor import WearMonitor
 from app.session import Session
-from app.wear.monitor import WearMonitor
 from app.wear.recorder import SmartRead
 from app.wear.report import syncs_json
 from app.wear.snapshots import SnapshotStore, SyncMember

@@ -1,20 +1,30 @@
 """``/`` on the tree: a one-line filter at the top of the screen, applied as you type.
 
 Enter keeps the filter (the tree's first line shows it; ``esc`` on the tree clears it), Esc here
-clears it and closes."""
+clears it and closes.
+
+The screen knows the tree only as a ``FilterTarget`` (what it reads and sets), so this module
+does not import ``widgets.storage_tree``, which imports it for ``/``."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.widgets import Input
 
-from widgets.storage_tree import StorageTree
-
 PLACEHOLDER = "filter the tree: name, model, serial · degraded · syncing · finding"
+
+
+class FilterTarget(Protocol):
+    """What the filter screen needs of the tree (``widgets.storage_tree.StorageTree``)."""
+
+    @property
+    def filter_text(self) -> str: ...
+
+    def set_filter(self, text: str) -> None: ...
 
 
 class TreeFilterScreen(ModalScreen[str]):
@@ -27,7 +37,7 @@ class TreeFilterScreen(ModalScreen[str]):
         Binding("escape", "clear", "Clear filter"),
     ]
 
-    def __init__(self, tree: StorageTree) -> None:
+    def __init__(self, tree: FilterTarget) -> None:
         super().__init__()
         self.storage = tree
 

@@ -20,9 +20,9 @@ from textual.events import Resize
 from textual.widgets import Static
 
 from app.format import STATE_COLOURS, duration, human_bytes
+from app.model import smart_units as units
 from app.model.devices import Disk, MdArray
 from app.model.smart import SmartReading
-from app.wear import units
 from app.wear.delta import MemberWear, SyncWear
 from app.wear.plot import (
     SERIOUS_BITS,

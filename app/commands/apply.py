@@ -41,7 +41,7 @@ import sys
 from typing import Any
 
 from app import statefiles
-from app.cli import add_backend_options, make_backend
+from app.commands.backend_options import add_backend_options, make_backend
 from app.hosts import HostAuditLog, HostsError, plan_host
 from app.plans.allowlist import plan_problems
 from app.plans.audit_log import AuditLog

@@ -9,7 +9,7 @@ import argparse
 import sys
 from typing import Any
 
-from app.cli import add_backend_options, make_backend
+from app.commands.backend_options import add_backend_options, make_backend
 from app.metrics import TEXTFILE_NAME, TextfileError, metrics_text, write_textfile
 from app.wear.snapshots import SnapshotStore
 

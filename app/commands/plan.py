@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from app import statefiles
-from app.cli import add_backend_options, make_backend
+from app.backend import Backend
+from app.commands.backend_options import add_backend_options, make_backend
 from app.model import Machine
 from app.plans.allowlist import plan_step_problems
 from app.plans.geometry import PlanError, parse_size
@@ -50,7 +51,6 @@ from app.plans.wizards.sync_actions import (
     build_sync_action,
 )
 from app.statefiles import StateFileError
-from backends.base import Backend
 
 
 def _csv(text: str) -> tuple[str, ...]:

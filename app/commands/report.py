@@ -14,13 +14,13 @@ import json
 import sys
 from typing import Any
 
-from app.cli import add_backend_options, make_backends
+from app.backend import Backend
+from app.commands.backend_options import add_backend_options, make_backends
 from app.escape import escape_controls
 from app.fleet import unreachable_reason
 from app.paths import DB_FILE, host_state_dir
 from app.report import full_report_json, full_report_text
 from app.wear.snapshots import SnapshotStore
-from backends.base import Backend
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -1,7 +1,7 @@
 """Rated write endurance (TBW) of SSD models, matched on the SMART model string.
 
 A maker rates a consumer SSD for a number of terabytes written (TBW, 10^12 bytes) over its
-warranty; SMART's own write counter (``app.wear.units.bytes_written``) against that figure is
+warranty; SMART's own write counter (``app.model.smart_units.bytes_written``) against that figure is
 the endurance used when the drive reports no percentage of its own that could be trusted.
 Only models whose figure was checked against the maker's datasheet or warranty table (or a
 review quoting the maker's specification) are listed, each row with its source; a model or a

@@ -31,11 +31,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from app.backend import Backend, CommandResult, OutputCallback, Stream
 from app.plans.allowlist import piped_input_problem, plan_step_problems
 from app.plans.audit_log import AuditLog
 from app.plans.plan import Plan, Step
 from app.plans.recheck import step_refusals
-from backends.base import Backend, CommandResult, OutputCallback, Stream
 
 StepStatus = Literal["ok", "failed", "not-run"]
 EventKind = Literal["started", "output", "finished"]

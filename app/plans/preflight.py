@@ -28,13 +28,13 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from app.backend import Backend
 from app.format import human_bytes
 from app.model import Disk, Machine, Partition, levels
 from app.model.smart import SmartReading
 from app.plans.eligibility import disk_of, needed_member_bytes, smart_failed, smart_warnings
 from app.plans.geometry import PlanError, normalize_level
 from app.plans.in_use import Issue, system_disk_warning, write_refusals
-from backends.base import Backend
 
 __all__ = [
     "Issue",

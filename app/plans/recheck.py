@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from app.backend import Backend
 from app.model import Machine
 from app.plans.allowlist import argv_devices
 from app.plans.eligibility import disk_of
 from app.plans.identity import identity_problems
 from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import check, check_busy, check_smart, strip_dev
-from backends.base import Backend
 
 
 def _new(plan: Plan, i: int, machine: Machine | None) -> tuple[list[str], list[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from app.backend import Backend
 from app.model import Machine
 from app.model.smart import SmartReading
 from app.plans.allowlist import argv_devices
@@ -12,7 +13,6 @@ from app.plans.consequences import Consequences, Limits, limits_from_texts, with
 from app.plans.eligibility import disk_of
 from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import Issue, Preflight, check, check_busy, check_smart, strip_dev
-from backends.base import Backend
 
 
 def format_plan(plan: Plan, preflight: Preflight | None = None) -> str:

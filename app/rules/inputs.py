@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
 
+from app.backend import Backend, CommandResult
 from app.model.devices import Machine
 from app.model.smart import SmartReading
 from app.parsers.dmsetup import CryptTable, parse_crypt_table
@@ -23,7 +24,6 @@ from app.parsers.mdadm import MdConfArray, parse_scan
 from app.parsers.tune2fs import Ext4Superblock
 from app.parsers.xfs_info import XfsGeometry
 from app.plans.shapes import MDADM_CONF
-from backends.base import Backend, CommandResult
 
 MDADM_CONF_PATHS = MDADM_CONF  # where mdadm reads its configuration (the plans append there)
 FSTRIM_ARGV = ("systemctl", "is-active", "fstrim.timer")

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 from app.model.devices import Machine
 from app.model.smart import SmartReading
+from app.model.smart_units import tbw_used, wear_used_percent
 from app.rules.finding import Finding, FindingSeverity
 from app.rules.inputs import AuditInputs
-from app.wear.units import tbw_used, wear_used_percent
 
 # ATA attributes that count sectors the drive could not handle; any non-zero raw is a warning
 PREFAIL_COUNTS = {

@@ -1,6 +1,6 @@
 """The raidman Textual App.
 
-``RaidmanApp(backend)`` shows the storage stack of whatever ``backends.base.Backend`` it is given
+``RaidmanApp(backend)`` shows the storage stack of whatever ``app.backend.Backend`` it is given
 (Linux, simulated, replay). All backend calls run in thread workers (``exclusive=True``; the
 "probe" and "sample" groups never overlap themselves); a backend exception becomes a
 notification, never a crash.
@@ -9,7 +9,7 @@ Data flow
 ---------
 * ``probe()`` at start, every ``probe_interval`` seconds (10) and on ``r``;
   ``sample()`` every ``sample_interval`` seconds (1), and at once on an md event when the
-  backend has events (``backends.base.EventSource``: a worker waits on them; an event while a
+  backend has events (``app.backend.EventSource``: a worker waits on them; an event while a
   sample is in flight is coalesced into one more sample, ``app.session.SampleGate``).
 * The App holds timers and workers only: what probes and samples mean — the merged machine, the
   sync tracker, throughput, boost restores, audit cadence, wear recording — is worked out by one
@@ -57,6 +57,7 @@ from textual.reactive import reactive
 from textual.widgets import TabbedContent
 from textual.worker import get_current_worker
 
+from app.backend import Backend, EventSource
 from app.escape import escape_controls
 from app.fleet import HostStatus, unreachable_reason
 from app.hosts import HostAuditLog, host_boost_store
@@ -95,7 +96,6 @@ from app.wear.delta import array_wear
 from app.wear.plot import disk_serial, load_disk_history
 from app.wear.recorder import SmartRead, take_snapshot
 from app.wear.snapshots import SnapshotStore
-from backends.base import Backend, EventSource
 from widgets.findings import FindingsPane
 from widgets.header_banner import HeaderBanner
 from widgets.storage_tree import NodeRef, StorageTree

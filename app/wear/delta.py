@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from app.format import duration
 from app.format import human_bytes as fmt_bytes
+from app.model.smart_units import human_bytes
 from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent, SyncMember
-from app.wear.units import human_bytes
 
 ACTION_WORDS = {
     "recover": "rebuild",

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from app.format import STATE_COLOURS
+from app.model.smart_units import WriteCounter
 from app.wear.delta import MemberWear, SyncWear, array_wear
 from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent
-from app.wear.units import WriteCounter
 
 BLOCKS = " ▁▂▃▄▅▆▇█"  # 0..8 eighths of a cell
 MARK_SYMBOLS = ("▲", "◆", "●", "■", "★", "▼")

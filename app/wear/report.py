@@ -7,10 +7,10 @@ from typing import Any
 
 from app.format import duration
 from app.model.smart import SmartReading
+from app.model.smart_units import bytes_written, tbw_used, wear_used_percent
 from app.wear.delta import sync_wear
 from app.wear.plot import newest_first, span_text
 from app.wear.snapshots import SnapshotStore
-from app.wear.units import bytes_written, tbw_used, wear_used_percent
 
 
 def smart_json(reading: SmartReading) -> dict[str, Any]:

@@ -41,7 +41,7 @@ def test_capture_into_unwritable_place_is_a_message(
 
 
 def test_replay_of_missing_dir_is_a_backend_error(tmp_path: Path) -> None:
-    from backends.base import BackendError
+    from app.backend import BackendError
 
     with pytest.raises(BackendError, match="not a raidman capture"):
         ReplayBackend(tmp_path / "nothing")
@@ -93,7 +93,7 @@ def test_capture_out_of_shape_is_a_clear_error(tmp_path: Path, name: str, conten
     traceback later in the probe (tests/fixtures/vm/create-raid5-synced with one index spoiled)."""
     import shutil
 
-    from backends.base import BackendError
+    from app.backend import BackendError
     from tests.corpus import FIXTURES
 
     cap = tmp_path / "cap"

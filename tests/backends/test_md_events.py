@@ -32,7 +32,7 @@ def test_a_file_without_events_waits_for_the_timeout(tmp_path: Path) -> None:
 
 
 def test_a_recording_or_replay_never_has_events() -> None:
-    from backends.base import EventSource
+    from app.backend import EventSource
     from backends.linux import LinuxBackend
 
     class Recorded:  # any source but the host's own /proc

@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from backends.base import CommandResult
+from app.backend import CommandResult
 from backends.linux.smart import NOT_INSTALLED, NOT_RECORDED, read_smart
 from backends.replay import ReplayBackend
 from tests.corpus import FIXTURES

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.backend import CommandResult
 from app.model.devices import ProbeNote
 from app.model.live import DiskIO
 from app.model.usage import HOLDERS, MOUNTS, SWAPS
-from backends.base import CommandResult
 from backends.linux.usage import read_usage
 
 MOUNTINFO = """\

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import build_parser, make_backends
+from app.cli import build_parser
+from app.commands.backend_options import make_backends
 from app.fleet import HostStatus, host_line
 from app.ui.app import RaidmanApp
 from app.ui.screens.hosts import HostsScreen

@@ -21,11 +21,11 @@ from app.metrics import (
     render,
     write_textfile,
 )
+from app.model.smart_units import bytes_written, wear_used_percent
+from app.monitor import WearMonitor
 from app.rules.engine import audit
 from app.rules.inputs import gather
-from app.wear.monitor import WearMonitor
 from app.wear.snapshots import SnapshotStore
-from app.wear.units import bytes_written, wear_used_percent
 from backends.simulated import SimClock, SimulatedBackend, scenario_names
 from tests.metrics.expo import find, one, parse
 from tests.tools import promtool

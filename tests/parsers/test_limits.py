@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from app.backend import BackendError
 from app.format import mdstat_map
 from app.model import levels
 from app.model.devices import MdArray
 from app.parsers import dmsetup, md_sysfs, mdstat, swaps
 from app.parsers.errors import ParseError
 from app.report import machine_to_text
-from backends.base import BackendError
 from backends.replay import ReplayBackend
 from tests.corpus import FIXTURES
 

@@ -25,12 +25,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.backend import BackendError
 from app.format import array_summary
 from app.model import levels
 from app.parsers import md_sysfs, mdstat
 from app.parsers.errors import ParseError
 from app.report import machine_to_text
-from backends.base import BackendError
 from backends.linux.ssh_batch import FrameError, parse_batch
 from backends.replay import ReplayBackend
 from tests.corpus import FIXTURES

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from app.backend import CommandResult
 from app.model import (
     Disk,
     Filesystem,
@@ -17,7 +18,6 @@ from app.model import (
 )
 from app.model.live import LiveSample
 from app.model.smart import SmartReading
-from backends.base import CommandResult
 from backends.simulated.usage import usage_of
 
 GIB = 1024**3

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from app.backend import CommandResult
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
 from app.plans.plan import Plan, Step
-from backends.base import CommandResult
 from tests.plans.fakes import FakeBackend, blank_machine
 
 CREATE = (

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from app.backend import CommandResult
 from app.model import Filesystem, Machine
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
 from app.plans.identity import record_disks
 from app.plans.plan import Plan, Step
-from backends.base import CommandResult
 from tests.plans.fakes import FakeBackend, blank_machine, with_usage
 
 PV0 = ("pvcreate", "/dev/nvme0n1")

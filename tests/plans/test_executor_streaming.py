@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from app.backend import CommandResult, OutputCallback
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, StepEvent, execute
 from app.plans.plan import Plan, Step
 from app.plans.progress import StepProgress, result_lines, sync_target
-from backends.base import CommandResult, OutputCallback
 from tests.plans.fakes import FakeBackend, blank_machine
 
 MKFS = ("mkfs.ext4", "-b", "4096", "/dev/nvme0n1")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from app.backend import CommandResult
 from app.model import Machine, MdMember, Partition, SyncStatus
 from app.model.smart import SmartAttribute, SmartReading
 from app.model.usage import MOUNTS, KernelUsage
@@ -13,7 +14,6 @@ from app.plans.plan import Plan, Step
 from app.plans.preflight import Issue, check
 from app.plans.render import preflight_for
 from app.plans.wizards.members import build_add, build_re_add, build_replace
-from backends.base import CommandResult
 from backends.replay import ReplayBackend
 from tests.corpus import FIXTURES
 from tests.plans.fakes import (

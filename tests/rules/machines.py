@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from app.backend import CommandResult
 from app.model import (
     Disk,
     Filesystem,
@@ -19,7 +20,6 @@ from app.model import (
 )
 from app.model.live import LiveSample
 from app.model.smart import SmartReading
-from backends.base import CommandResult
 
 SAMPLES = Path(__file__).parent / "samples"
 GiB = 1 << 30

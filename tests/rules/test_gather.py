@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from app.backend import CommandResult
 from app.rules import audit, gather
 from app.rules.inputs import LVM_KEYS
-from backends.base import CommandResult
 from tests.rules.machines import EVO_UUID, DictBackend, Stack, conf_text, sample
 
 

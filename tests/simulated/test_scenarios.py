@@ -7,8 +7,8 @@ import time
 
 import pytest
 
+from app.backend import Backend
 from app.model import Machine
-from backends.base import Backend
 from backends.simulated import SimClock, SimulatedBackend, scenario_names
 
 NAMES = ("raid10-evo", "raid5-cable", "raid6-wd", "usb-bridge", "imsm", "blank", "big")

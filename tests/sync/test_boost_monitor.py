@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from app.monitor import WearMonitor
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
 from app.sync.boost import BoostStore, plan_boost_for
-from app.wear.monitor import WearMonitor
 from app.wear.snapshots import SnapshotStore
 from backends.simulated import SimClock, SimulatedBackend
 

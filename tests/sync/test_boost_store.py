@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from app.backend import CommandResult
 from app.model.live import LiveSample
 from app.plans.executor import execute
 from app.statefiles import StateFileError
@@ -23,7 +24,6 @@ from app.sync.boost import (
     plan_boost,
     restore_plan,
 )
-from backends.base import CommandResult
 from backends.simulated import SimClock, SimulatedBackend
 from tests.sync.test_boost import KERNEL_DEFAULTS, Files, idle, syncing
 

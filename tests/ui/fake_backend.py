@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from app.backend import BackendError, CommandResult
 from app.model import (
     Disk,
     Filesystem,
@@ -25,7 +26,6 @@ from app.model import (
 )
 from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartReading
-from backends.base import BackendError, CommandResult
 
 GIB = 1024**3
 DISK_BYTES = 500107862016
@@ -164,7 +164,7 @@ def build_machine(*, degraded: bool = False, done_sectors: int = 318341120) -> M
 
 @dataclass
 class FakeBackend:
-    """Implements backends.base.Backend over ``build_machine``; errors can be injected."""
+    """Implements app.backend.Backend over ``build_machine``; errors can be injected."""
 
     machine: Machine = field(default_factory=build_machine)
     read_only: str | None = "not root"

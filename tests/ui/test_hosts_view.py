@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Static
 
+from app.backend import BackendError
 from app.fleet import (
     HostStatus,
     finding_text,
@@ -32,7 +33,6 @@ from app.ui.screens.hosts import HostsScreen
 from app.ui.screens.main import MainScreen
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.wear.snapshots import SnapshotStore
-from backends.base import BackendError
 from backends.simulated import SimClock, SimulatedBackend
 from tests.ui.helpers import plain, wait_for
 from widgets.header_banner import HeaderBanner

@@ -1,14 +1,14 @@
 """The TUI wakes on md events (issue 15, point 2): a backend with an event source
-(``backends.base.EventSource``, /proc/mdstat POLLPRI on Linux) makes the app sample at once,
+(``app.backend.EventSource``, /proc/mdstat POLLPRI on Linux) makes the app sample at once,
 long before its timer would; an event while a sample is in flight gives one more sample."""
 
 from __future__ import annotations
 
 import threading
 
+from app.backend import EventSource
 from app.model.live import LiveSample
 from app.ui.app import RaidmanApp
-from backends.base import EventSource
 from tests.test_session import DISKS, ScriptedBackend, Writes, sample
 from tests.ui.helpers import wait_for
 

@@ -14,12 +14,12 @@ from textual.app import App
 from textual.reactive import reactive
 from textual.widgets import ProgressBar, Static
 
+from app.backend import CommandResult, OutputCallback
 from app.plans.audit_log import AuditLog
 from app.plans.plan import Plan, Step
 from app.session import SessionView
 from app.sync.tracker import SyncView
 from app.ui.screens.plan_preview import PlanPreviewScreen
-from backends.base import CommandResult, OutputCallback
 from backends.simulated import SimulatedBackend
 from backends.simulated.clock import SimClock
 from tests.plans.fakes import FakeBackend, array_machine

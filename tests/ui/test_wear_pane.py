@@ -15,8 +15,8 @@ from textual.widgets import Static
 
 from app.model.devices import Disk, MdArray, MdMember
 from app.model.smart import SmartAttribute, SmartReading
+from app.monitor import counters_of
 from app.wear.delta import array_wear
-from app.wear.monitor import counters_of
 from app.wear.plot import load_disk_history
 from app.wear.snapshots import SnapshotStore, SyncMember
 from widgets.wear_pane import WearPane

@@ -224,8 +224,8 @@ def monitor_sync(
     ``smartctl -j`` reads, raise ``speed_limit_max`` to ``fast_max_kib``, tick until the monitor
     has recorded the end, bracket again. Returns smartctl's units at both moments and what
     ``array_wear`` computes from the database."""
+    from app.monitor import WearMonitor
     from app.wear.delta import array_wear
-    from app.wear.monitor import WearMonitor
     from app.wear.snapshots import SnapshotStore
     from backends.linux import LinuxBackend
 

@@ -39,7 +39,7 @@ def record_beside_write(
     until its sync is recorded as running, write ``write_mib`` to the RAID-1, tick, let the sync
     run fast, tick until its end is recorded. The kernel's counters of every partition and disk
     are read just before ``create`` and just after the last tick."""
-    from app.wear.monitor import WearMonitor
+    from app.monitor import WearMonitor
     from app.wear.report import syncs_json
     from app.wear.snapshots import SnapshotStore
     from backends.linux import LinuxBackend

@@ -10,10 +10,10 @@ import sqlite3
 from pathlib import Path
 
 from app.model.sync_model import MemberWrite, SyncForecast
+from app.monitor import WearMonitor
 from app.report import full_report_text
 from app.wear.delta import array_wear
 from app.wear.forecast import RecordedForecast, parse_forecast
-from app.wear.monitor import WearMonitor
 from app.wear.report import syncs_json
 from app.wear.snapshots import SCHEMA_VERSION, SnapshotStore
 from backends.simulated import SimClock, SimulatedBackend

@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from app.wear.units import bytes_written
-from backends.base import CommandResult
+from app.backend import CommandResult
+from app.model.smart_units import bytes_written
 from backends.linux.smart import NOT_INSTALLED, read_smart
 from tests.corpus import corpus
 

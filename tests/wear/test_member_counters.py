@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.monitor import WearMonitor
 from app.wear.delta import array_wear
-from app.wear.monitor import WearMonitor
 from app.wear.report import syncs_json
 from app.wear.snapshots import SnapshotStore, SyncMember
 from backends.simulated import SimClock, SimulatedBackend

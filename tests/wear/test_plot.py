@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC
 
+from app.model.smart_units import WriteCounter
 from app.wear.plot import (
     BLOCKS,
     counter_text,
@@ -13,7 +14,6 @@ from app.wear.plot import (
     write_plot,
 )
 from app.wear.snapshots import Snapshot, SyncEvent, SyncMember
-from app.wear.units import WriteCounter
 
 T0 = 1_714_560_000.0  # 2024-05-01 10:40:00 UTC
 LBA = 512

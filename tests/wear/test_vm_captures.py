@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from app.wear.units import bytes_written
+from app.model.smart_units import bytes_written
 from backends.replay import ReplayBackend
 from tests.vm.machine import FIXTURES_VM
 

@@ -50,6 +50,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Footer, Input, Label, ProgressBar, Static
 
 from app import statefiles
+from app.backend import Backend
 from app.format import duration, percent, speed
 from app.hosts import HostAuditLog
 from app.plans.allowlist import resolve_device
@@ -64,7 +65,6 @@ from app.plans.render import (
     plan_file_text,
     preflight_for,
 )
-from backends.base import Backend
 from widgets.plan_view import PlanView
 
 REFRESH_S = 0.25  # the running panel is redrawn at most this often (output may come in floods)

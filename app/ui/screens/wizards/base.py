@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
+from app.backend import Backend
 from app.format import human_bytes
 from app.model import Machine
 from app.model.smart import SmartReading
@@ -27,7 +28,6 @@ from app.plans.identity import record_disks
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
 from app.ui.screens.plan_preview import PlanPreviewScreen
-from backends.base import Backend
 
 
 def media(rotational: bool | None) -> str:

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
+from app.backend import Backend
 from app.format import human_bytes
 from app.model import Machine, MdArray
 from app.plans.audit_log import AuditLog
@@ -22,7 +23,6 @@ from app.plans.wizards.filesystem import (
     geometry_of,
 )
 from app.ui.screens.wizards.base import _WizardBase
-from backends.base import Backend
 
 
 def filesystem_array_choices(machine: Machine) -> list[tuple[str | Text, str]]:

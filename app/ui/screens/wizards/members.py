@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.widgets import Input, Label, Select
 
+from app.backend import Backend
 from app.model import Machine, MdArray
 from app.plans.audit_log import AuditLog
 from app.plans.geometry import PlanError
@@ -22,7 +23,6 @@ from app.plans.wizards.members import (
     build_replace,
 )
 from app.ui.screens.wizards.base import DevicePicker, _WizardBase, array_choices, default_array
-from backends.base import Backend
 
 MEMBER_ACTIONS = [
     ("replace this member (--replace, or fail/remove/add)", "replace"),

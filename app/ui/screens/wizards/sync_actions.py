@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Label, Select
 
+from app.backend import Backend
 from app.model import Machine
 from app.plans.audit_log import AuditLog
 from app.plans.geometry import PlanError
@@ -18,7 +19,6 @@ from app.plans.wizards.sync_actions import (
     build_sync_action,
 )
 from app.ui.screens.wizards.base import _WizardBase, array_choices, default_array
-from backends.base import Backend
 
 SYNC_ACTIONS = [
     ("check (count mismatches)", "check"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.monitor import WearMonitor
 from app.wear.delta import array_wear
-from app.wear.monitor import WearMonitor
 from app.wear.snapshots import SnapshotStore
 from backends.simulated import SimClock, SimulatedBackend
 

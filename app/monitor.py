@@ -12,6 +12,7 @@ import queue
 import threading
 from collections.abc import Callable, Sequence
 
+from app.backend import Backend
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
 from app.session import Effects, Session
@@ -20,7 +21,6 @@ from app.sync.boost import BoostRecord, BoostStore, restore_plan
 from app.wear.delta import sync_wear
 from app.wear.recorder import SmartRead, counters_of, take_snapshot
 from app.wear.snapshots import SnapshotStore
-from backends.base import Backend
 
 __all__ = ["DEFAULT_INTERVAL_S", "WearMonitor", "counters_of"]
 

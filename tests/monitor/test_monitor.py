@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from app.backend import CommandResult
 from app.model import Disk, Machine, MdArray, MdMember, SyncStatus
 from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartAttribute, SmartReading
+from app.monitor import WearMonitor
 from app.wear.delta import sync_wear
-from app.wear.monitor import WearMonitor
 from app.wear.report import smart_json, syncs_json
 from app.wear.snapshots import SnapshotStore, SyncMember
-from backends.base import CommandResult
 
 EVO_850_500 = 500_107_862_016
 

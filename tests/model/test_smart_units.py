@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from app.model.smart import SmartAttribute, SmartReading
+from app.model.smart_units import bytes_written, human_bytes, wear_used_percent
 from app.parsers.smartctl_json import reading_from_smartctl_json
-from app.wear.units import bytes_written, human_bytes, wear_used_percent
 from tests.corpus import corpus
 
-SAMPLES = Path(__file__).parent / "samples"
+SAMPLES = Path(__file__).parent.parent / "wear" / "samples"
 
 
 def _read(folder: str, *parts: str) -> SmartReading:
@@ -291,7 +291,7 @@ def test_4k_sector_lbas() -> None:
 
 def test_tbw_used_from_host_lbas_and_the_models_rating() -> None:
     """Samsung's warranty table rates the 850 EVO 500 GB (article 000's drives) 150 TBW."""
-    from app.wear.units import endurance_used_percent, tbw_used
+    from app.model.smart_units import endurance_used_percent, tbw_used
 
     r = SmartReading(
         "sda",
@@ -321,7 +321,7 @@ def test_tbw_used_from_host_lbas_and_the_models_rating() -> None:
 
 
 def test_nvme_percentage_used_is_the_endurance_figure() -> None:
-    from app.wear.units import endurance_used_percent, tbw_used
+    from app.model.smart_units import endurance_used_percent, tbw_used
 
     r = SmartReading(
         "nvme0n1",
