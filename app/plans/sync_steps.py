@@ -19,7 +19,7 @@ from app.plans.plan import Plan, Step
 _MANAGE = ("--add", "--re-add", "--add-spare")
 
 
-def _paths(machine: Machine | None, array: str) -> set[str]:
+def array_paths(machine: Machine | None, array: str) -> set[str]:
     """The paths a step may name ``array`` by (/dev/md127, /dev/md/127, /dev/md/NAME)."""
     out = {f"/dev/{array}", f"/dev/md/{array}", array}
     if array.startswith("md") and array[2:].isdigit():
@@ -54,7 +54,7 @@ def sync_starting_steps(plan: Plan, machine: Machine | None) -> dict[int, tuple[
     step that can start a sync on its array (a fail → remove → re-add plan: the re-add)."""
     out: dict[int, list[SyncForecast]] = {}
     for fc in plan.consequences.syncs if plan.consequences is not None else ():
-        paths = _paths(machine, fc.array)
+        paths = array_paths(machine, fc.array)
         idx = [i for i, s in enumerate(plan.steps) if _starts(s, paths, fc.array)]
         if idx:
             out.setdefault(idx[-1], []).append(fc)
