@@ -9,6 +9,12 @@ prints them (mdadm bitmap.c ``ExamineBitmap``: "Chunksize", "Bitmap : N bits (ch
 app.parsers.mdadm_bitmap): dirty bits × chunk. md's sysfs has no dirty count. The member being
 re-added is not asked: its own bitmap stopped being written when it left.
 
+``mdadm -X`` reads the bits on disk, which md clears lazily (the bitmap daemon, every "flush
+period", and only while the array is not degraded): the count is what md will resync at most.
+Measured in the VM: right after ``mdadm --create`` all 64 bits read dirty while md's in-memory
+counters needed nothing; once clean, 16 MiB written to a RAID-10 n2 x4 with one member out read
+as the chunks written, and the re-add wrote that share to the member.
+
 Run through the backend at plan time (``raidman plan``, ``apply``, the TUI preview's workers),
 never on the UI thread. Anything unreadable is unknown: the forecast keeps its range (nothing …
 the whole member).

@@ -19,6 +19,7 @@ from app.model import Machine, MdArray, MdMember, levels
 from app.model.sync_model import (
     MemberWrite,
     SyncForecast,
+    component_bytes,
     effective_limits,
     forecast_sync,
     members_rated_kib_s,
@@ -157,12 +158,18 @@ def survives_without(a: MdArray, device: str) -> int:
 
 
 def _from_machine(a: MdArray, machine: Machine | None = None) -> _Array:
-    """The array as probed; a member's size is md's (md/dev-*/size), else its device's."""
+    """The array as probed; a member's size is md's (md/dev-*/size), else its device's, at
+    most the array's component size (sync_model.component_bytes)."""
+
+    comp = component_bytes(a)
 
     def size(m: MdMember) -> int:
         if m.size_kib:
-            return m.size_kib * 1024
-        return _device_bytes(machine, m.device) if machine is not None else 0
+            own = m.size_kib * 1024
+        else:
+            own = _device_bytes(machine, m.device) if machine is not None else 0
+        # what the array uses of it (an array made with --size uses less than the device)
+        return min(own, comp) if own and comp else own or comp or 0
 
     ms = [
         _Member(m.device, m.slot, m.role, size(m))

@@ -7,6 +7,7 @@ what the re-add then wrote agree within one bitmap chunk."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,26 @@ def test_simulated_re_add_forecast_and_record_agree(
     (rec,) = [m for m in js["members"] if m["device"] == "nvme2n1"]
     wrote = rec["kernel_bytes_written"]
     assert wrote > 0 and abs(forecast - wrote) <= BITMAP_CHUNK_KIB * 1024
+
+
+def test_a_member_of_an_array_made_with_size_is_rebuilt_to_the_arrays_component_size() -> None:
+    """md/dev-*/size is what the device offers; md rebuilds the component (the array's size
+    over its copies). VM: --size=131072 on 255 MiB members, a re-add without a bitmap wrote
+    128 MiB (tests/vm/test_readd_forecast.py)."""
+    machine = array_machine(degraded_member="nvme2n1")
+    a = machine.array("md127")
+    assert a is not None
+    small = replace(a, size_bytes=256 * MIB)  # RAID-10 n2 x 4: 128 MiB per member
+    machine = replace(machine, arrays=tuple(small if x is a else x for x in machine.arrays))
+    add = Plan(
+        "add nvme2n1",
+        (Step(("mdadm", "/dev/md127", "--add", "/dev/nvme2n1"), "add"),),
+        target="nvme2n1",
+        kind="member-add",
+        params={"array": "md127", "device": "nvme2n1"},
+    )
+    plan = current_consequences(add, machine, FakeBackend(machine))
+    assert plan.consequences is not None
+    (fc,) = plan.consequences.syncs
+    (w,) = [m for m in fc.members if m.device == "nvme2n1"]
+    assert w.bytes_low == w.bytes_high == w.member_bytes == 128 * MIB
