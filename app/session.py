@@ -25,6 +25,7 @@ from types import MappingProxyType
 
 from app.model.devices import Machine, MdArray
 from app.model.live import LiveSample, MdLive
+from app.model.sync_model import SyncForecast
 from app.plans.executor import ExecutionReport
 from app.sync.boost import BoostRecord, BoostStore, due_restores
 from app.sync.throughput import Rate, ThroughputMeter
@@ -307,6 +308,20 @@ class Session:
         """The clock moved: periodic SMART snapshots and the audit cadence."""
         reads = self.recorder.tick(now) if self.recorder is not None else ()
         return Effects(smart_reads=reads, audit=self._audit_due(now))
+
+    def expect_forecasts(self, forecasts: tuple[SyncForecast, ...], now: float) -> None:
+        """A plan is about to run the step that starts these syncs: their records keep the
+        plan's forecasts (``source: "plan"``) instead of the model's made when they are seen
+        to begin. Without a wear store nothing is recorded, so nothing is kept."""
+        if self.recorder is not None:
+            for fc in forecasts:
+                self.recorder.expect_forecast(fc.array, fc, now)
+
+    def withdraw_forecasts(self, arrays: tuple[str, ...]) -> None:
+        """The step that was to start those arrays' syncs failed: their forecasts are dropped."""
+        if self.recorder is not None:
+            for a in arrays:
+                self.recorder.withdraw_forecast(a)
 
     # ---- results of effects ------------------------------------------------------------------
     def restored(self, record: BoostRecord, ok: bool) -> None:

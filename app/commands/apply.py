@@ -41,8 +41,11 @@ import sys
 from typing import Any
 
 from app import statefiles
+from app.backend import Backend
 from app.commands.backend_options import add_backend_options, make_backend
 from app.hosts import HostAuditLog, HostsError, plan_host
+from app.model import Machine
+from app.paths import host_state_dir, state_dir
 from app.plans.allowlist import plan_problems
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
@@ -61,7 +64,10 @@ from app.plans.render import (
     format_plan,
     preflight_for,
 )
+from app.plans.sync_steps import sync_starting_steps
 from app.statefiles import StateFileError
+from app.wear.expected import ExpectedForecasts
+from app.wear.forecast import RecordedForecast
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -137,6 +143,47 @@ def _confirm(plan: Plan, args: argparse.Namespace) -> str | None:
         return "not a terminal: pass --yes to run"
     answer = input("Run these steps? [y/N] ")
     return None if answer.strip().lower() in ("y", "yes") else "not confirmed: nothing run"
+
+
+class _Handover:
+    """The plan's forecasts of the syncs it starts, left for ``raidman monitor`` (another
+    process) in the state directory right before the step that starts them, and withdrawn
+    should that step fail (``app.wear.expected``): the sync's record then keeps the plan's
+    forecast. A file that cannot be written is one warning line: the record keeps the model's."""
+
+    def __init__(self, plan: Plan, machine: Machine, backend: Backend, host: str | None) -> None:
+        self.starts = sync_starting_steps(plan, machine)
+        self.machine = machine
+        self.backend = backend
+        self.host = host
+        self._store: ExpectedForecasts | None = None
+
+    def _expected(self) -> ExpectedForecasts:
+        if self._store is None:
+            where = state_dir() if self.host is None else host_state_dir(self.host)
+            self._store = ExpectedForecasts(where)
+        return self._store
+
+    def __call__(self, ev: StepEvent) -> None:
+        fcs = self.starts.get(ev.index)
+        if not fcs:
+            return
+        try:
+            if ev.kind == "started":
+                for fc in fcs:
+                    a = self.machine.array(fc.array)
+                    rec = RecordedForecast.of(fc, "plan")
+                    uuid = a.uuid if a is not None else None
+                    now = self.backend.now()
+                    self._expected().put(fc.array, uuid, rec, now, wait_s=fc.wait_s)
+            elif ev.kind == "finished" and ev.status != "ok":
+                for fc in fcs:
+                    self._expected().withdraw(fc.array)
+        except (StateFileError, OSError, ValueError) as e:
+            print(
+                f"warning: the plan's forecast is not kept for the sync's record ({e})",
+                file=sys.stderr,
+            )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -232,8 +279,10 @@ def run(args: argparse.Namespace) -> int:
         return 3
 
     streamed: set[int] = set()  # steps whose output was printed as it came
+    handover = _Handover(plan, machine, backend, host)
 
     def on_event(ev: StepEvent) -> None:
+        handover(ev)
         n = ev.index + 1
         if ev.kind == "started":
             print(f"[{n}/{len(plan.steps)}] {ev.step.escaped().shell()}", flush=True)

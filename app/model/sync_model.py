@@ -367,6 +367,23 @@ def rated_member_kib_s(rotational: bool | None, transport: str | None) -> int | 
     return None
 
 
+def component_bytes(a: MdArray) -> int | None:
+    """Each member's data in ``a`` (md's ``component_size``, ``mddev->dev_sectors``): the
+    array's size over its data copies — what a recovery writes to a member. ``md/dev-*/size``
+    is the space the device offers (``rdev->sectors``), larger for an array made with --size
+    (VM: --size=131072 on 255 MiB NVMe members; a re-add without a bitmap wrote 128 MiB)."""
+    n, size = a.raid_disks, a.size_bytes
+    if not n or not size:
+        return None
+    if a.level == "raid10":
+        return size * max(1, levels.raid10_copies(a.layout)) // n
+    if a.level == "raid1":
+        return size
+    if a.level in levels.PARITY:
+        return size // max(1, n - levels.LEVELS[a.level].parity)
+    return None
+
+
 def members_rated_kib_s(machine: Machine, devices: Iterable[str]) -> int | None:
     """The slowest rated speed of the whole disks under ``devices`` (members or an array):
     what :func:`forecast_sync`'s ``member_speed_kib_s`` and a boost's ceiling take; None when

@@ -11,6 +11,7 @@ and again wherever a plan is shown or run against the machine as it is then (``r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -18,6 +19,7 @@ from app.model import Machine, MdArray, MdMember, levels
 from app.model.sync_model import (
     MemberWrite,
     SyncForecast,
+    component_bytes,
     effective_limits,
     forecast_sync,
     members_rated_kib_s,
@@ -156,12 +158,18 @@ def survives_without(a: MdArray, device: str) -> int:
 
 
 def _from_machine(a: MdArray, machine: Machine | None = None) -> _Array:
-    """The array as probed; a member's size is md's (md/dev-*/size), else its device's."""
+    """The array as probed; a member's size is md's (md/dev-*/size), else its device's, at
+    most the array's component size (sync_model.component_bytes)."""
+
+    comp = component_bytes(a)
 
     def size(m: MdMember) -> int:
         if m.size_kib:
-            return m.size_kib * 1024
-        return _device_bytes(machine, m.device) if machine is not None else 0
+            own = m.size_kib * 1024
+        else:
+            own = _device_bytes(machine, m.device) if machine is not None else 0
+        # what the array uses of it (an array made with --size uses less than the device)
+        return min(own, comp) if own and comp else own or comp or 0
 
     ms = [
         _Member(m.device, m.slot, m.role, size(m))
@@ -312,7 +320,10 @@ def _forecast(
     *,
     done_sectors: int = 0,
     member_speed_kib_s: int | None = None,
+    dirty_bytes: int | None = None,
 ) -> SyncForecast:
+    """``dirty_bytes``: a re-add's, what the array's write-intent bitmap holds dirty now
+    (dirty bits × bitmap chunk, ``mdadm -X`` on an in-sync member: app.plans.bitmap_dirty)."""
     slotted = sorted(
         (
             m
@@ -344,6 +355,18 @@ def _forecast(
         done_sectors=done_sectors,
         member_speed_kib_s=member_speed_kib_s,
     )
+    if action == "re-add" and dirty_bytes is not None:
+        # md's bitmap of a RAID-10 counts array sectors (raid10.c raid10_sync_request: a
+        # recovery asks md_bitmap_start_sync for raid10_find_virt(), the array address), of
+        # which each member holds copies / raid_disks; RAID-1/4/5/6 count member sectors
+        per = progress_per_member(a.level, a.raid_disks, a.layout, "resync")
+        member_dirty = round(dirty_bytes / per)
+        f = forecast_sync(**kw, action="recover", bitmap_dirty_bytes=member_dirty)
+        return replace(
+            f,
+            why="a re-add with a write-intent bitmap resyncs only the chunks its bitmap marks "
+            "dirty (written while the member was out, as of now; more if writes go on first)",
+        )
     if action == "re-add":
         # the dirty bits are not known before the member is back: nothing … the whole member
         lo = forecast_sync(**kw, action="recover", bitmap_dirty_bytes=0)
@@ -437,8 +460,14 @@ def _apply_limit(argv: tuple[str, ...], stdin: str | None, limits: Limits) -> Li
     return limits
 
 
-def consequences_of(plan: Plan, machine: Machine, limits: Limits | None = None) -> Consequences:
-    """The plan's consequences on ``machine`` (see the module doc)."""
+def consequences_of(
+    plan: Plan,
+    machine: Machine,
+    limits: Limits | None = None,
+    bitmap_dirty: Mapping[str, int] | None = None,
+) -> Consequences:
+    """The plan's consequences on ``machine`` (see the module doc). ``bitmap_dirty``: array
+    → the bytes its write-intent bitmap holds dirty, where read (a re-add's forecast)."""
     limits = limits or Limits()
     arrays: dict[str, _Array] = {}
     before: dict[str, tuple[int, dict[int, str]]] = {}
@@ -521,7 +550,8 @@ def consequences_of(plan: Plan, machine: Machine, limits: Limits | None = None) 
         if running is not None and not any(t for _, t in planned):
             syncs.append(running)
         for action, targets in planned:
-            syncs.append(_forecast(machine, a, action, targets, limits))
+            dirty = (bitmap_dirty or {}).get(a.name)
+            syncs.append(_forecast(machine, a, action, targets, limits, dirty_bytes=dirty))
         low(a)
         during, lost = lowest[a.name]
         now = before[a.name][0]
@@ -544,9 +574,14 @@ def _weaker(r: Redundancy, lost_now: tuple[str, ...]) -> bool:
     return r.during == 0 and not set(r.lost_if) <= set(lost_now)
 
 
-def with_consequences(plan: Plan, machine: Machine, limits: Limits | None = None) -> Plan:
+def with_consequences(
+    plan: Plan,
+    machine: Machine,
+    limits: Limits | None = None,
+    bitmap_dirty: Mapping[str, int] | None = None,
+) -> Plan:
     """``plan`` carrying its consequences on ``machine``."""
-    return replace(plan, consequences=consequences_of(plan, machine, limits))
+    return replace(plan, consequences=consequences_of(plan, machine, limits, bitmap_dirty))
 
 
 def limits_from_texts(

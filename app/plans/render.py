@@ -9,6 +9,7 @@ from app.backend import Backend
 from app.model import Machine
 from app.model.smart import SmartReading
 from app.plans.allowlist import argv_devices
+from app.plans.bitmap_dirty import read_bitmap_dirty
 from app.plans.consequences import Consequences, Limits, limits_from_texts, with_consequences
 from app.plans.eligibility import disk_of
 from app.plans.plan import Plan, escape_controls
@@ -82,7 +83,8 @@ def current_consequences(plan: Plan, machine: Machine, backend: Backend | None) 
     Whatever consequences the plan came with (a plan file's included) are replaced. Should
     working them out fail, the plan asks for the typed name (unknown is never "yes")."""
     try:
-        return with_consequences(plan, machine, read_limits(backend, machine))
+        limits = read_limits(backend, machine)
+        return with_consequences(plan, machine, limits, read_bitmap_dirty(plan, machine, backend))
     except Exception:
         return replace(plan, consequences=Consequences(confirm="typed"))
 

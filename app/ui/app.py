@@ -64,6 +64,7 @@ from app.hosts import HostAuditLog, host_boost_store
 from app.model.devices import Disk, Machine, MdArray
 from app.model.live import LiveSample
 from app.model.smart import SmartReading
+from app.model.sync_model import SyncForecast
 from app.paths import DB_FILE, host_state_dir
 from app.plans.audit_log import AuditLog
 from app.plans.eligibility import smart_warnings
@@ -601,6 +602,17 @@ class RaidmanApp(App[None]):
         with self._store_lock:
             effects = self.session.tick(self.backend.now())
         self._run(effects)
+
+    def expect_forecasts(self, forecasts: tuple[SyncForecast, ...]) -> None:
+        """A plan's run worker is about to run the step that starts these syncs (asked on the
+        UI thread, through ``call_from_thread``): the session's records keep them."""
+        with self._store_lock:
+            self.session.expect_forecasts(forecasts, self.backend.now())
+
+    def withdraw_forecasts(self, arrays: tuple[str, ...]) -> None:
+        """The step that was to start those syncs failed: their forecasts are dropped."""
+        with self._store_lock:
+            self.session.withdraw_forecasts(arrays)
 
     def _run(self, effects: Effects) -> None:
         """Start what the session asked for, each in its own worker."""

@@ -18,7 +18,7 @@ from typing import Any
 from app.format import duration, human_bytes
 from app.model import Machine
 from app.model.devices import SyncStatus
-from app.model.sync_model import SyncForecast, effective_limits, forecast_sync
+from app.model.sync_model import SyncForecast, component_bytes, effective_limits, forecast_sync
 
 MAX_JSON = 256 * 1024  # a stored forecast larger than this is not read
 MAX_MEMBERS = 4096
@@ -207,11 +207,12 @@ def model_forecast(
         key=lambda m: m.slot if m.slot is not None else 0,
     )
     members: list[tuple[str, int]] = []
+    comp = component_bytes(a)
     for m in slotted:
         b = member_bytes(machine, m.device, m.size_kib)
         if b is None:
             return None
-        members.append((m.device, b))
+        members.append((m.device, min(b, comp) if comp else b))
     if not members:
         return None
     lo, hi = effective_limits(

@@ -30,6 +30,7 @@ from app.model.smart import SmartReading
 from app.model.smart_units import bytes_written, endurance_used_percent, wear_used_percent
 from app.model.sync_model import SyncForecast
 from app.sync.tracker import FinishedSync, SyncEvent
+from app.wear.expected import ExpectedForecasts, expires
 from app.wear.forecast import RecordedForecast, model_forecast
 from app.wear.snapshots import SnapshotStore, SyncMember
 from app.wear.snapshots import SyncEvent as StoredSync
@@ -226,8 +227,21 @@ NEW_ARRAY_S = 60.0
 
 
 class WearRecorder:
-    def __init__(self, store: SnapshotStore, *, smart_every_s: float | None) -> None:
+    def __init__(
+        self,
+        store: SnapshotStore,
+        *,
+        smart_every_s: float | None,
+        expected: ExpectedForecasts | None = None,
+    ) -> None:
         self.store = store
+        # forecasts another process's plan left for the syncs it starts (raidman apply, while
+        # raidman monitor records): beside the database unless told otherwise
+        path = getattr(store, "path", None)
+        if expected is None and path is not None:
+            expected = ExpectedForecasts(path.parent)
+        self._expected = expected
+        self._now: float | None = None  # the time of the last probe or sample
         self._every = smart_every_s
         self._machine: Machine | None = None
         # disk -> when its SMART was last asked for: every disk keeps a recent snapshot, the
@@ -247,8 +261,8 @@ class WearRecorder:
         self._oldest: tuple[Machine, float | None] | None = None
         # array -> when it first appeared in the samples (see NEW_ARRAY_S)
         self._born: dict[str, float] = {}
-        # array -> the forecast of the plan about to start its sync (expect_forecast)
-        self._planned: dict[str, SyncForecast] = {}
+        # array -> (the forecast of the plan about to start its sync, kept until when)
+        self._planned: dict[str, tuple[SyncForecast, float | None]] = {}
 
     # ---- SMART reads of many disks -------------------------------------------------------------
     def _due(self, machine: Machine, reason: str, now: float) -> list[SmartRead]:
@@ -291,6 +305,7 @@ class WearRecorder:
     # ---- fed by the session -----------------------------------------------------------------
     def probed(self, machine: Machine, now: float) -> tuple[SmartRead, ...]:
         self._machine = machine
+        self._now = now
         reads: list[SmartRead] = self._due(machine, "start", now)
         waiting: list[tuple[_Open, dict[str, int]]] = []
         for o, end in self._closed_unknown:
@@ -365,6 +380,7 @@ class WearRecorder:
         members, never a map of every disk."""
         if machine is not None:
             self._machine = machine
+        self._now = now
         first = self._adoptable is None
         if self._adoptable is None:
             self._adoptable = self.store.running_syncs()
@@ -483,25 +499,45 @@ class WearRecorder:
         return self._of(members, "sync-start", sid)
 
     # ---- forecasts ----------------------------------------------------------------------------
-    def expect_forecast(self, array: str, forecast: SyncForecast) -> None:
+    def expect_forecast(self, array: str, forecast: SyncForecast, now: float | None = None) -> None:
         """The plan that starts (or just started) a sync of ``array`` hands over its forecast:
         kept with that sync's record instead of the model's made when raidman saw it start
-        (the running sync's now, else the next one to start on ``array``)."""
+        (the running sync's now, else the next one to start on ``array`` until
+        ``app.wear.expected.expires(now, forecast.wait_s)``)."""
         o = self._open.get(array)
         if o is not None:
             self.store.set_sync_forecast(o.sync_id, RecordedForecast.of(forecast, "plan"))
             o.forecast = True
         else:
-            self._planned[array] = forecast
+            until = expires(now, forecast.wait_s) if now is not None else None
+            self._planned[array] = (forecast, until)
+
+    def withdraw_forecast(self, array: str) -> None:
+        """The step that was to start ``array``'s sync failed: its forecast is not kept."""
+        self._planned.pop(array, None)
+
+    def _plan_forecast(self, o: _Open) -> RecordedForecast | None:
+        """The plan's forecast for ``o``: handed over in this process (the TUI), else left by
+        ``raidman apply`` in the state directory (taken once); None when too old or none."""
+        planned = self._planned.pop(o.array, None)
+        now = self._now
+        if planned is not None:
+            fc, until = planned
+            if until is None or now is None or now <= until:
+                return RecordedForecast.of(fc, "plan")
+        if self._expected is None or now is None or o.midway:
+            return None
+        try:
+            return self._expected.take(o.array, o.uuid, now)
+        except Exception:  # state the owner can write: never a crash of the recorder
+            return None
 
     def _forecast(self, o: _Open) -> None:
         """Keep the forecast of a sync that began: the plan's if one was handed over, else the
         sync model's from the array's facts at that moment (as probed, where the sync stood
         when first seen); none yet while the probe does not know the array."""
-        planned = self._planned.pop(o.array, None)
-        if planned is not None:
-            rec = RecordedForecast.of(planned, "plan")
-        else:
+        rec = self._plan_forecast(o)
+        if rec is None:
             fc = model_forecast(
                 self._machine,
                 o.array,

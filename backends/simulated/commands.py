@@ -9,9 +9,9 @@ import json
 import math
 import re
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 
 from app.model import levels
+from backends.simulated.bitmap import dirty_fraction, examine_bitmap
 from backends.simulated.snapshot import build_smart, layout_number, smart_counters
 from backends.simulated.state import SimArray, SimFS, SimLV, SimMember, SimPV, SimState, SimVG
 from backends.simulated.sysfs import WriteError, mdadm_conf_line, read_path, write_path
@@ -33,10 +33,6 @@ RAID5_LAYOUTS = {
     "left-asymmetric": "left-asymmetric", "right-symmetric": "right-symmetric",
     "right-asymmetric": "right-asymmetric",
 }  # fmt: skip
-# bitmap re-add: share of the component that is dirty after being away for ``s`` seconds
-# (a constant trickle of foreground writes dirties the whole component in a day)
-BITMAP_DIRTY_PER_S = Fraction(1, 86400)
-BITMAP_DIRTY_MIN = Fraction(1, 1000)
 
 
 # ---- device names -------------------------------------------------------------------------
@@ -208,6 +204,7 @@ MDADM_FLAGS = {
     "re-add": "re-add", "replace": "replace", "assume-clean": "assume-clean",
     "force": "force", "add-spare": "add-spare", "readonly": "readonly",
     "readwrite": "readwrite", "brief": "brief", "set-faulty": "fail",
+    "X": "examine-bitmap", "examine-bitmap": "examine-bitmap",
 }  # fmt: skip
 MANAGE_OPS = {"fail", "remove", "add", "re-add", "replace", "with", "add-spare"}
 
@@ -238,6 +235,11 @@ def mdadm(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
             # --brief: the ARRAY line (mdadm's Detail.c prints the brief form, as --scan does)
             out.append(mdadm_conf_line(st, a) + "\n" if "brief" in keys else md_detail(st, a, p))
         return 0, "".join(out), ""
+    if "examine-bitmap" in keys:
+        dev = resolve(st, pos[0]) if len(pos) == 1 else None
+        if dev is None:
+            return 1, "", f"mdadm: cannot open {pos[0] if pos else ''}: No such file or directory\n"
+        return examine_bitmap(st, dev, pos[0])
     if "examine" in keys:
         if "scan" in keys:
             return 0, "".join(mdadm_conf_line(st, a) + "\n" for a in st.arrays.values()), ""
@@ -675,8 +677,7 @@ def manage_one(st: SimState, a: SimArray, op: str, tok: str, replace_src: list[s
             new = SimMember(dev, was[1], missing[0], {"spare"}, data_offset=offset)
             a.members.append(new)
             del a.removed[dev]
-            away = Fraction(st.t - was[0]).limit_denominator(10**6)
-            frac = min(Fraction(1), BITMAP_DIRTY_MIN + away * BITMAP_DIRTY_PER_S)
+            frac = dirty_fraction(was[0], st.t)
             if a.job is None:
                 st.start_sync(a, "recover", targets=(dev,), partial_fraction=frac)
             st.touch()

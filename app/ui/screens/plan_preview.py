@@ -65,6 +65,7 @@ from app.plans.render import (
     plan_file_text,
     preflight_for,
 )
+from app.plans.sync_steps import sync_starting_steps
 from widgets.plan_view import PlanView
 
 REFRESH_S = 0.25  # the running panel is redrawn at most this often (output may come in floods)
@@ -426,7 +427,10 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
 
     @work(thread=True, exclusive=True, group="plan-execute")
     def _execute(self) -> None:
+        starts: dict[int, tuple[Any, ...]] = {}
+
         def on_event(ev: StepEvent) -> None:
+            self._hand_over(ev, starts)
             self.post_message(_MESSAGES[ev.kind](ev))  # thread-safe; the UI never waits for us
 
         # pre-flight again on the machine as it is now: the preview may be minutes old; and
@@ -447,6 +451,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         if again.refusals or again.unforced(self.forced):
             self.app.call_from_thread(self._refused_at_run, again)
             return
+        starts.update(sync_starting_steps(plan, machine))
         report = execute(
             self.plan,
             self.backend,
@@ -456,6 +461,22 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             forced=self.forced,
         )
         self.post_message(PlanFinished(report))
+
+    def _hand_over(self, ev: StepEvent, starts: dict[int, tuple[Any, ...]]) -> None:
+        """(run worker) Right before a step that starts syncs, their forecasts go to the live
+        session's recorder (on the UI thread, waited for: the sync cannot begin first), so their
+        records keep the plan's forecast; the step failed: they are withdrawn. An app without a
+        live session (a test's) has nothing to hand them to."""
+        fcs = starts.get(ev.index)
+        if not fcs:
+            return
+        if ev.kind == "started" and hasattr(self.app, "expect_forecasts"):
+            self.app.call_from_thread(self.app.expect_forecasts, fcs)
+        elif (
+            ev.kind == "finished" and ev.status != "ok" and hasattr(self.app, "withdraw_forecasts")
+        ):
+            arrays = tuple(fc.array for fc in fcs)
+            self.app.call_from_thread(self.app.withdraw_forecasts, arrays)
 
     def _stop_timer(self) -> None:
         if self._timer is not None:
