@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.model import levels
+from app.model import levels, md_names
 from app.model.devices import MdArray
 
 KIB = 1024
@@ -31,14 +31,10 @@ class PlanError(ValueError):
 
 
 def normalize_level(level: str | int) -> str:
-    """ "10", "raid10", "RAID10", 10 → "raid10"; "linear" stays."""
-    s = str(level).strip().lower()
-    if s == "linear":
-        return s
-    if s.startswith("raid"):
-        s = s[4:]
-    if s in ("0", "1", "4", "5", "6", "10"):
-        return f"raid{s}"
+    """ "10", "raid10", "RAID10", 10 → "raid10"; "linear" stays (``md_names.level_name``)."""
+    name = md_names.level_name(level)
+    if name is not None:
+        return name
     raise PlanError(f"unknown RAID level {level!r}; choose one of 0, 1, 4, 5, 6, 10, linear")
 
 

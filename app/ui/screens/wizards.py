@@ -28,7 +28,7 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Sele
 from textual.widgets.selection_list import Selection
 
 from app.format import human_bytes
-from app.model import Machine, MdArray
+from app.model import Machine, MdArray, levels, md_names
 from app.model.smart import SmartReading
 from app.plans.audit_log import AuditLog
 from app.plans.eligibility import Candidate, candidates
@@ -61,8 +61,7 @@ from app.plans.wizards.sync_actions import (
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from backends.base import Backend
 
-LEVELS = [("RAID-10", "10"), ("RAID-1", "1"), ("RAID-5", "5"), ("RAID-6", "6"),
-          ("RAID-0", "0"), ("RAID-4", "4"), ("linear", "linear")]  # fmt: skip
+LEVELS = levels.CREATE_CHOICES
 
 
 def media(rotational: bool | None) -> str:
@@ -294,7 +293,7 @@ class CreateArrayWizard(_WizardBase):
         both = sorted(set(devices) & set(spares))
         if both:
             raise PlanError(f"{', '.join(both)}: picked both as a device and as a spare")
-        striped = level in ("0", "4", "5", "6", "10")
+        striped = md_names.level_name(level) in levels.STRIPED
         chunk_text = self._value("ca-chunk")
         fstype = self._select("ca-fs") or "none"
         lvm = self._check("ca-lvm")
