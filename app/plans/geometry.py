@@ -97,6 +97,14 @@ class Geometry:
     chunk_bytes: int
     layout: str | None = None
 
+    @classmethod
+    def of(cls, array: MdArray) -> Geometry | None:
+        """An existing array's geometry; None where its data is not striped in chunks or md
+        has not told its chunk or member count."""
+        if array.level not in levels.STRIPED or not array.chunk_bytes or not array.raid_disks:
+            return None
+        return cls(array.level, array.raid_disks, array.chunk_bytes, array.layout)
+
     @property
     def striped(self) -> bool:
         return self.level in levels.STRIPED
@@ -131,6 +139,10 @@ class Geometry:
     def xfs(self) -> tuple[str, int]:
         """(su, sw): stripe unit as a mkfs.xfs size string, stripe width in units."""
         return human_kib(self.chunk_bytes).lower(), self.data_disks
+
+    def xfs_bytes(self) -> tuple[int, int]:
+        """(sunit, swidth) in bytes: su = chunk, swidth = su × sw (one full stripe)."""
+        return self.chunk_bytes, self.stripe_bytes
 
     def xfs_explained(self) -> str:
         su, sw = self.xfs()
