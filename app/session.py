@@ -389,7 +389,7 @@ class Session:
             for a in v.machine.arrays:
                 if a.name not in syncing:
                     continue
-                working = tuple(m.device for m in a.members if m.role not in ("faulty", "spare"))
+                working = tuple(m.device for m in a.members if m.working)
                 slow[a.name] = self.meter.slowest(working)
         writes = (
             self.recorder.running_writes(v.live, counters=self.meter.counters)

@@ -106,7 +106,7 @@ def members_items(
         return ()
     cells = []
     for m in a.members:
-        if m.role in ("faulty", "spare"):
+        if not m.working:
             continue  # no I/O expected: not a throughput question
         r = rates.get(m.device)
         if r is None:

@@ -163,4 +163,4 @@ def stripe_cache_devices(array: MdArray) -> int:
     raid disks), so a spare or a faulty member that lost its slot costs nothing."""
     if array.raid_disks:
         return array.raid_disks
-    return sum(1 for m in array.members if m.slot is not None and m.role not in ("faulty", "spare"))
+    return sum(1 for m in array.members if m.slot is not None and m.working)
