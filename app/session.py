@@ -28,7 +28,7 @@ from app.model.live import LiveSample, MdLive
 from app.plans.executor import ExecutionReport
 from app.sync.boost import BoostRecord, BoostStore, due_restores
 from app.sync.throughput import Rate, ThroughputMeter
-from app.sync.tracker import FinishedSync, SyncEvent, SyncTracker, SyncView
+from app.sync.tracker import ArrayEvent, FinishedSync, SyncTracker, SyncView
 from app.wear.recorder import SmartRead, WearRecorder
 from app.wear.snapshots import SnapshotStore
 
@@ -166,7 +166,7 @@ class SampleGate:
 class Effects:
     """What the caller should do after feeding the session (all optional)."""
 
-    events: tuple[SyncEvent, ...] = ()  # to announce (notifications, the event log, the log)
+    events: tuple[ArrayEvent, ...] = ()  # to announce (notifications, the event log, the log)
     reprobe: bool = False  # the stack changed shape: probe again now
     smart_reads: tuple[SmartRead, ...] = ()  # run beside sampling, never in its way
     restores: tuple[BoostRecord, ...] = ()  # boosts whose sync ended: run restore_plan(rec)

@@ -148,6 +148,19 @@ def default_layout(level: str) -> str | None:
     return None
 
 
+# ---- sync actions ----------------------------------------------------------------------------
+# /proc/mdstat's progress word -> md/sync_action's word for the same sync: md.c
+# ``status_resync()`` prints "recovery" where ``action_show()`` (md/sync_action) says "recover";
+# the other words are the same in both.
+MDSTAT_SYNC_ACTIONS: dict[str, str] = {
+    "resync": "resync",
+    "recovery": "recover",
+    "check": "check",
+    "repair": "repair",
+    "reshape": "reshape",
+}
+
+
 # The order the simulation's /proc/mdstat lists personalities on its "Personalities :" line
 # (the kernel lists them in the order their modules registered, register_md_personality()).
 MDSTAT_PERSONALITY_ORDER = ("linear", "raid0", "raid1", "raid10", "raid6", "raid5", "raid4")

@@ -36,14 +36,6 @@ FLAG_WORDS = {
     "J": "journal",
     "R": "replacement",
 }
-# mdstat progress word -> sysfs sync_action word
-ACTION_WORDS = {
-    "resync": "resync",
-    "recovery": "recover",
-    "check": "check",
-    "repair": "repair",
-    "reshape": "reshape",
-}
 
 _ARRAY_RE = re.compile(r"^(md[^\s:]*)\s+:\s*(.*)$", re.ASCII)
 _MEMBER_RE = re.compile(r"^([^\s\[\]()]+)\[([^\]]*)\]((?:\([^)]*\))*)$", re.ASCII)
@@ -427,7 +419,7 @@ def _sync(p: MdstatProgress | None) -> SyncStatus | None:
     if p.waiting is not None:
         return SyncStatus(action=p.waiting.lower())
     return SyncStatus(
-        action=ACTION_WORDS[p.action],
+        action=md_names.MDSTAT_SYNC_ACTIONS[p.action],
         done_sectors=None if p.done_kib is None else p.done_kib * 2,
         total_sectors=None if p.total_kib is None else p.total_kib * 2,
         speed_kib_s=p.speed_kib_s,

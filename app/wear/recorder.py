@@ -27,7 +27,7 @@ from app.model.devices import SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.smart import SmartReading
 from app.model.sync_model import SyncForecast
-from app.sync.tracker import FinishedSync, SyncEvent
+from app.sync.tracker import ArrayEvent, FinishedSync
 from app.wear.forecast import RecordedForecast, model_forecast
 from app.wear.snapshots import SnapshotStore, SyncMember
 from app.wear.snapshots import SyncEvent as StoredSync
@@ -352,7 +352,7 @@ class WearRecorder:
     def sampled(
         self,
         sample: LiveSample,
-        events: Sequence[SyncEvent],
+        events: Sequence[ArrayEvent],
         finished: Sequence[FinishedSync],
         machine: Machine | None,
         now: float,
