@@ -29,7 +29,7 @@ from app.model.sync_model import SyncForecast
 from app.plans.executor import ExecutionReport
 from app.sync.boost import BoostRecord, BoostStore, due_restores
 from app.sync.throughput import Rate, ThroughputMeter
-from app.sync.tracker import FinishedSync, SyncEvent, SyncTracker, SyncView
+from app.sync.tracker import ArrayEvent, FinishedSync, SyncTracker, SyncView
 from app.wear.recorder import SmartRead, WearRecorder
 from app.wear.snapshots import SnapshotStore
 
@@ -167,7 +167,7 @@ class SampleGate:
 class Effects:
     """What the caller should do after feeding the session (all optional)."""
 
-    events: tuple[SyncEvent, ...] = ()  # to announce (notifications, the event log, the log)
+    events: tuple[ArrayEvent, ...] = ()  # to announce (notifications, the event log, the log)
     reprobe: bool = False  # the stack changed shape: probe again now
     smart_reads: tuple[SmartRead, ...] = ()  # run beside sampling, never in its way
     restores: tuple[BoostRecord, ...] = ()  # boosts whose sync ended: run restore_plan(rec)
@@ -409,7 +409,7 @@ class Session:
             for a in v.machine.arrays:
                 if a.name not in syncing:
                     continue
-                working = tuple(m.device for m in a.members if m.role not in ("faulty", "spare"))
+                working = tuple(m.device for m in a.members if m.working)
                 slow[a.name] = self.meter.slowest(working)
         writes = (
             self.recorder.running_writes(v.live, counters=self.meter.counters)

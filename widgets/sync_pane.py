@@ -26,9 +26,9 @@ from app.model.devices import SECTOR
 from app.sync.boost import BoostRecord
 from app.sync.limits import SyncLimits, sync_limits
 from app.sync.throughput import Rate
-from app.sync.tracker import FinishedSync, SyncEvent, SyncView
+from app.sync.tracker import ArrayEvent, FinishedSync, SyncView
 
-ACTION_WORDS = {
+ACTION_TITLES = {
     "resync": "resync (initial or after an unclean stop)",
     "recover": "recovery (rebuilding onto a member)",
     "check": "check (read and compare, no writes)",
@@ -43,7 +43,7 @@ ACTION_WORDS = {
 def title_parts(action: str) -> tuple[str, str]:
     """ "resync" → ("resync", "initial or after an unclean stop"): the word for the card's title
     and the explanation shown beside it, or on its own line when the card is narrow."""
-    words = ACTION_WORDS.get(action, action)
+    words = ACTION_TITLES.get(action, action)
     word, sep, note = words.partition(" (")
     return (word, note.removesuffix(")")) if sep else (words, "")
 
@@ -106,7 +106,7 @@ def members_items(
         return ()
     cells = []
     for m in a.members:
-        if m.role in ("faulty", "spare"):
+        if not m.working:
             continue  # no I/O expected: not a throughput question
         r = rates.get(m.device)
         if r is None:
@@ -361,7 +361,7 @@ class EventLog(RichLog):
         if not self.entries:
             self.write(self.EMPTY)
 
-    def add_events(self, events: list[SyncEvent], clock_text: str) -> None:
+    def add_events(self, events: list[ArrayEvent], clock_text: str) -> None:
         if events and not self.entries:
             self.clear()  # the "no events yet" line goes
         for e in events:

@@ -170,6 +170,14 @@ class MdMember:
     def write_mostly(self) -> bool:
         return "write_mostly" in self.state
 
+    @property
+    def working(self) -> bool:
+        """Takes part in the array's I/O: neither faulty nor an idle spare (in sync, being
+        rebuilt into a slot, a journal or a replacement). md's ``md/dev-*/state`` says
+        "faulty" for a failed device and "spare" for one that is not (yet) in sync
+        (Documentation/admin-guide/md.rst); only a spare without a slot is idle."""
+        return self.role not in ("faulty", "spare")
+
 
 SyncAction = str  # resync, recover, check, repair, reshape, idle, frozen, plus "pending", "delayed"
 

@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from app.model import md_names
+
 
 @dataclass(frozen=True, slots=True)
 class LevelFacts:
@@ -70,6 +72,11 @@ REDUNDANT = frozenset(n for n, f in LEVELS.items() if f.redundant)
 # number beyond it did not come from md: parsers refuse it instead of sizing a list by it.
 MAX_RAID_DISKS = 1920
 MIRRORED = frozenset(("raid1", "raid10"))  # redundancy by copies: a rebuild copies a member
+# the levels a create wizard offers, most asked-for first: (label, mdadm --level value)
+CREATE_CHOICES: tuple[tuple[str, str], ...] = tuple(
+    (LEVELS[n].label, n if n == "linear" else n.removeprefix("raid"))
+    for n in ("raid10", "raid1", "raid5", "raid6", "raid0", "raid4", "linear")
+)
 
 
 def facts(level: str | None) -> LevelFacts | None:
@@ -97,6 +104,17 @@ class Raid10Layout:
         if self.far > 1:
             parts.append(f"{'o' if self.offset else 'f'}{self.far}")
         return "".join(parts) or "n1"
+
+    @property
+    def number(self) -> int:
+        """md/layout for it (``md_names.raid10_encode``: n2 → 0x102, f2 → 0x201, o2 → 0x10201)."""
+        return md_names.raid10_encode(self.near, self.far, self.offset)
+
+    @classmethod
+    def from_number(cls, number: int) -> Raid10Layout | None:
+        """md/layout → the layout; None where md would refuse the number."""
+        g = md_names.raid10_decode(number)
+        return None if g is None else cls(*g)
 
 
 _R10 = re.compile(r"(?:n(\d+))?(?:([fo])(\d+))?")

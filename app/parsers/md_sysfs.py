@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from app.model import levels
+from app.model import levels, md_names
 from app.parsers.errors import ParseError
-from app.parsers.mdstat import RAID5_ALGORITHMS
 from app.parsers.safe import ascii_int, only_parse_errors
 
 SOURCE = "md sysfs"
-
-RAID0_LAYOUTS: dict[int, str] = {1: "original", 2: "alternate"}
 
 # the state words of md/dev-*/state (md.rst), which raidman keeps as they are
 DEV_STATE_WORDS = frozenset(
@@ -169,19 +166,10 @@ def raid10_layout_name(layout: int) -> str:
     """raid10 layout number -> ``n2``/``f2``/``o2`` (copies included); mixes as ``n2f2``."""
     if layout < 0:
         raise ParseError(SOURCE, f"negative raid10 layout: {layout}")
-    near = layout & 0xFF
-    far = (layout >> 8) & 0xFF
-    offset = bool(layout & 0x10000)
-    if near == 0 or far == 0 or layout >> 17:
+    g = levels.Raid10Layout.from_number(layout)
+    if g is None:
         raise ParseError(SOURCE, f"not a raid10 layout: {layout}")
-    parts = []
-    if near > 1:
-        parts.append(f"n{near}")
-    if far > 1:
-        parts.append(f"{'o' if offset else 'f'}{far}")
-    if not parts:  # one copy: degenerate, mdadm calls it n1
-        parts.append("n1")
-    return "".join(parts)
+    return g.name  # one copy: degenerate, mdadm calls it n1
 
 
 @only_parse_errors(SOURCE)
@@ -195,16 +183,17 @@ def layout_name(level: str, text: str) -> str | None:
         raise ParseError(SOURCE, f"not a layout number: {t[:40]!r}")
     n = n_or_none
     lvl = level.strip()
-    if lvl in ("raid4", "raid5", "raid6"):
+    if lvl in levels.PARITY:
         if lvl == "raid4":
-            return "parity-last" if n == 5 else RAID5_ALGORITHMS.get(n, str(n))
-        if n not in RAID5_ALGORITHMS:
+            return md_names.parity_layout_name(n) or str(n)
+        name = md_names.parity_layout_name(n)
+        if name is None:
             raise ParseError(SOURCE, f"unknown {lvl} layout {n}")
-        return RAID5_ALGORITHMS[n]
+        return name
     if lvl == "raid10":
         return raid10_layout_name(n)
     if lvl == "raid0":
-        return RAID0_LAYOUTS.get(n)
+        return md_names.RAID0_LAYOUT_NAMES.get(n)
     return None
 
 

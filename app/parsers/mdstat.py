@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.model import levels
+from app.model import levels, md_names
 from app.model.devices import MdArray, MdMember, SyncStatus
 from app.parsers.errors import ParseError
 from app.parsers.safe import ascii_float, ascii_int, only_parse_errors
@@ -35,32 +35,6 @@ FLAG_WORDS = {
     "W": "write_mostly",
     "J": "journal",
     "R": "replacement",
-}
-# mdstat progress word -> sysfs sync_action word
-ACTION_WORDS = {
-    "resync": "resync",
-    "recovery": "recover",
-    "check": "check",
-    "repair": "repair",
-    "reshape": "reshape",
-}
-
-# include/linux/raid/pq.h / drivers/md/raid5.h ALGORITHM_* numbers, named as mdadm names them
-RAID5_ALGORITHMS = {
-    0: "left-asymmetric",
-    1: "right-asymmetric",
-    2: "left-symmetric",
-    3: "right-symmetric",
-    4: "parity-first",
-    5: "parity-last",
-    8: "ddf-zero-restart",
-    9: "ddf-N-restart",
-    10: "ddf-N-continue",
-    16: "left-asymmetric-6",
-    17: "right-asymmetric-6",
-    18: "left-symmetric-6",
-    19: "right-symmetric-6",
-    20: "parity-first-6",
 }
 
 _ARRAY_RE = re.compile(r"^(md[^\s:]*)\s+:\s*(.*)$", re.ASCII)
@@ -260,7 +234,7 @@ def _parse_blocks(name: str, text: str, lineno: int) -> dict[str, object]:
         out["chunk_bytes"] = int(rm.group(2)) * 1024
         algo = int(rm.group(3))
         out["algorithm"] = algo
-        out["layout"] = RAID5_ALGORITHMS.get(algo, f"algorithm-{algo}")
+        out["layout"] = md_names.parity_layout_name(algo) or f"algorithm-{algo}"
         out["layout_text"] = f"algorithm {algo}"
     elif cm := _CHUNKS_RE.search(tail):
         out["chunk_bytes"] = int(cm.group(1)) * 1024
@@ -445,7 +419,7 @@ def _sync(p: MdstatProgress | None) -> SyncStatus | None:
     if p.waiting is not None:
         return SyncStatus(action=p.waiting.lower())
     return SyncStatus(
-        action=ACTION_WORDS[p.action],
+        action=md_names.MDSTAT_SYNC_ACTIONS[p.action],
         done_sectors=None if p.done_kib is None else p.done_kib * 2,
         total_sectors=None if p.total_kib is None else p.total_kib * 2,
         speed_kib_s=p.speed_kib_s,

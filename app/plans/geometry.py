@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.model import levels
+from app.model import levels, md_names
 from app.model.devices import MdArray
 
 KIB = 1024
@@ -31,14 +31,10 @@ class PlanError(ValueError):
 
 
 def normalize_level(level: str | int) -> str:
-    """ "10", "raid10", "RAID10", 10 → "raid10"; "linear" stays."""
-    s = str(level).strip().lower()
-    if s == "linear":
-        return s
-    if s.startswith("raid"):
-        s = s[4:]
-    if s in ("0", "1", "4", "5", "6", "10"):
-        return f"raid{s}"
+    """ "10", "raid10", "RAID10", 10 → "raid10"; "linear" stays (``md_names.level_name``)."""
+    name = md_names.level_name(level)
+    if name is not None:
+        return name
     raise PlanError(f"unknown RAID level {level!r}; choose one of 0, 1, 4, 5, 6, 10, linear")
 
 
@@ -101,6 +97,14 @@ class Geometry:
     chunk_bytes: int
     layout: str | None = None
 
+    @classmethod
+    def of(cls, array: MdArray) -> Geometry | None:
+        """An existing array's geometry; None where its data is not striped in chunks or md
+        has not told its chunk or member count."""
+        if array.level not in levels.STRIPED or not array.chunk_bytes or not array.raid_disks:
+            return None
+        return cls(array.level, array.raid_disks, array.chunk_bytes, array.layout)
+
     @property
     def striped(self) -> bool:
         return self.level in levels.STRIPED
@@ -136,6 +140,10 @@ class Geometry:
         """(su, sw): stripe unit as a mkfs.xfs size string, stripe width in units."""
         return human_kib(self.chunk_bytes).lower(), self.data_disks
 
+    def xfs_bytes(self) -> tuple[int, int]:
+        """(sunit, swidth) in bytes: su = chunk, swidth = su × sw (one full stripe)."""
+        return self.chunk_bytes, self.stripe_bytes
+
     def xfs_explained(self) -> str:
         su, sw = self.xfs()
         return (
@@ -155,4 +163,4 @@ def stripe_cache_devices(array: MdArray) -> int:
     raid disks), so a spare or a faulty member that lost its slot costs nothing."""
     if array.raid_disks:
         return array.raid_disks
-    return sum(1 for m in array.members if m.slot is not None and m.role not in ("faulty", "spare"))
+    return sum(1 for m in array.members if m.slot is not None and m.working)

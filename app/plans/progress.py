@@ -15,6 +15,8 @@ from collections import deque
 from dataclasses import dataclass
 
 from app.format import duration
+from app.model import md_names
+from app.model.levels import REDUNDANT
 from app.plans.executor import ExecutionReport, StepOutcome
 from app.plans.plan import Step, escape_controls
 
@@ -24,7 +26,6 @@ _LABELLED = re.compile(r"^\s*([A-Za-z][A-Za-z ()0-9]*?):\s+(\d{1,19})/(\d{1,19})
 _BARE = re.compile(r"^\s*(\d{1,19})/(\d{1,19})\s*$")
 _MD_SYSFS = re.compile(r"/sys/block/(md[0-9]+)/md/sync_action")
 _SYNC_ACTIONS = {"check", "repair"}
-_REDUNDANT = {"1", "4", "5", "6", "10", "raid1", "raid4", "raid5", "raid6", "raid10", "mirror"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,7 @@ def sync_target(step: Step) -> str | None:
     if prog == "mdadm" and len(a) > 2:
         if a[1] == "--create":
             levels = [o.split("=", 1)[1] for o in a[3:] if o.startswith("--level=")]
-            return a[2] if levels and levels[0] in _REDUNDANT else None
+            return a[2] if levels and md_names.level_name(levels[0]) in REDUNDANT else None
         if a[1] == "--grow" and any(o.startswith("--raid-devices=") for o in a[3:]):
             return a[2]
         if a[2] in ("--add", "--re-add", "--replace"):

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from app.model import levels
 from app.model.devices import Machine
-from app.plans.geometry import XFS_AUTO_STRIPE_MIN_BYTES
+from app.plans.geometry import XFS_AUTO_STRIPE_MIN_BYTES, Geometry, PlanError
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
@@ -36,15 +36,15 @@ def _ext4(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
         a = array_below(machine, dev)
         if a is None:
             continue
-        geo = striped_geometry(a)
+        geo = Geometry.of(a)
         if geo is None:
             continue
-        chunk, dd = geo
+        chunk, dd = geo.chunk_bytes, geo.data_disks
         bs = sb.block_size
-        if chunk % bs:
+        try:
+            want_s, want_w = geo.ext4(bs)
+        except PlanError:
             continue  # md.py reports chunk vs block; no integral stride exists
-        want_s = chunk // bs
-        want_w = want_s * dd
         have_s = sb.stride or 0
         have_w = sb.stripe_width or 0
         if (have_s, have_w) == (want_s, want_w):
@@ -83,11 +83,11 @@ def _xfs(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
         a = array_below(machine, dev)
         if a is None:
             continue
-        geo = striped_geometry(a)
+        geo = Geometry.of(a)
         if geo is None:
             continue
-        chunk, dd = geo
-        want_u, want_w = chunk, chunk * dd
+        chunk, dd = geo.chunk_bytes, geo.data_disks
+        want_u, want_w = geo.xfs_bytes()
         if (g.sunit_bytes, g.swidth_bytes) == (want_u, want_w):
             continue
         small = g.size_bytes is not None and g.size_bytes < XFS_AUTO_STRIPE_MIN_BYTES

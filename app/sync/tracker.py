@@ -33,7 +33,11 @@ ALARMING: frozenset[str] = frozenset(
 
 
 @dataclass(frozen=True, slots=True)
-class SyncEvent:
+class ArrayEvent:
+    """A change the tracker saw in an array between two samples (appeared, degraded, a member
+    faulty or added, a sync started or ended); the record of one whole sync is
+    ``app.wear.snapshots.SyncEvent``."""
+
     t: float
     kind: EventKind
     array: str
@@ -174,12 +178,12 @@ class SyncTracker:
         self._primed = False
         self._last_t: float | None = None
         self.finished: list[FinishedSync] = []
-        self.events: list[SyncEvent] = []
+        self.events: list[ArrayEvent] = []
 
     # ---- feeding --------------------------------------------------------------------
-    def update(self, sample: LiveSample) -> list[SyncEvent]:
+    def update(self, sample: LiveSample) -> list[ArrayEvent]:
         t = sample.taken_at
-        new: list[SyncEvent] = []
+        new: list[ArrayEvent] = []
         last, running = self._last, self._running
         for live in sample.arrays:
             name = live.name
@@ -196,13 +200,13 @@ class SyncTracker:
             last[name] = live
             if prev is None and self._primed:
                 new.append(
-                    SyncEvent(t, "array-appeared", name, f"{name} appeared ({live.level or '?'})")
+                    ArrayEvent(t, "array-appeared", name, f"{name} appeared ({live.level or '?'})")
                 )
             if prev is not None:
                 new.extend(self._member_events(t, prev, live))
                 if live.degraded > prev.degraded:
                     new.append(
-                        SyncEvent(
+                        ArrayEvent(
                             t,
                             "degraded",
                             name,
@@ -210,11 +214,11 @@ class SyncTracker:
                         )
                     )
                 elif live.degraded == 0 < prev.degraded:
-                    new.append(SyncEvent(t, "recovered", name, f"{name} is no longer degraded"))
+                    new.append(ArrayEvent(t, "recovered", name, f"{name} is no longer degraded"))
             else:  # first seen (at start, or appeared): the state it is already in is news too
                 if live.degraded > 0:
                     new.append(
-                        SyncEvent(
+                        ArrayEvent(
                             t,
                             "degraded",
                             name,
@@ -224,13 +228,13 @@ class SyncTracker:
                 for dev, flags in live.member_states:
                     if "faulty" in flags:
                         new.append(
-                            SyncEvent(t, "member-faulty", name, f"{dev} in {name} is faulty", dev)
+                            ArrayEvent(t, "member-faulty", name, f"{dev} in {name} is faulty", dev)
                         )
                     elif "spare" in flags and not (
                         live.sync is not None and dev in live.sync.targets
                     ):
                         new.append(
-                            SyncEvent(t, "spare-present", name, f"{dev} is a spare in {name}", dev)
+                            ArrayEvent(t, "spare-present", name, f"{dev} is a spare in {name}", dev)
                         )
             new.extend(self._sync_transition(t, name, live, prev))
             if prev is not None or self._primed:  # seen before, or appeared since the last look
@@ -239,14 +243,14 @@ class SyncTracker:
             current = {a.name for a in sample.arrays}
             for name in dict.fromkeys(a.name for a in self._last_arrays if a.name not in current):
                 del last[name]
-                new.append(SyncEvent(t, "array-vanished", name, f"{name} is gone"))
+                new.append(ArrayEvent(t, "array-vanished", name, f"{name} is gone"))
                 run = self._running.pop(name, None)
                 if run is not None:
                     self._finish(
                         name, run, t, completed=False, mismatch=None, outcome="array stopped"
                     )
                     new.append(
-                        SyncEvent(
+                        ArrayEvent(
                             t, "sync-ended", name, f"{name}: {run.action} ended: array stopped"
                         )
                     )
@@ -258,8 +262,8 @@ class SyncTracker:
 
     def _sync_transition(
         self, t: float, name: str, live: MdLive, prev: MdLive | None
-    ) -> list[SyncEvent]:
-        out: list[SyncEvent] = []
+    ) -> list[ArrayEvent]:
+        out: list[ArrayEvent] = []
         sync = live.sync if live.sync is not None and live.sync.active else None
         run = self._running.get(name)
         if run is not None and (sync is None or sync.action != run.action):
@@ -280,7 +284,7 @@ class SyncTracker:
             if fin.mismatch_cnt is not None and fin.action in ("check", "repair"):
                 extra = f", mismatch_cnt {fin.mismatch_cnt}"
             out.append(
-                SyncEvent(
+                ArrayEvent(
                     t,
                     "sync-ended",
                     name,
@@ -310,7 +314,7 @@ class SyncTracker:
             else:
                 what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
                 msg = f"{name}: {what} started"
-            out.append(SyncEvent(t, "sync-started", name, msg, action=sync.action))
+            out.append(ArrayEvent(t, "sync-started", name, msg, action=sync.action))
         if sync is not None and run is not None:
             if run.moved_at is None or sync.done_sectors != run.last_done:
                 run.moved_at = t
@@ -321,7 +325,7 @@ class SyncTracker:
 
     def _unseen_sync(
         self, t: float, name: str, live: MdLive, prev: MdLive | None
-    ) -> list[SyncEvent]:
+    ) -> list[ArrayEvent]:
         """A sync that began and ended between two samples: md's ``last_sync_action`` changed
         while no sync was seen running. Recorded as started at the previous sample and ended
         now; a recovery that left the array whole (or a resync) counts as finished, a check or
@@ -347,10 +351,10 @@ class SyncTracker:
         )
         extra = f", mismatch_cnt {fin.mismatch_cnt}" if fin.mismatch_cnt is not None else ""
         return [
-            SyncEvent(
+            ArrayEvent(
                 run.started_at, "sync-started", name, f"{name}: {action} started", action=action
             ),
-            SyncEvent(
+            ArrayEvent(
                 t,
                 "sync-ended",
                 name,
@@ -359,22 +363,24 @@ class SyncTracker:
             ),
         ]
 
-    def _member_events(self, t: float, prev: MdLive, live: MdLive) -> list[SyncEvent]:
+    def _member_events(self, t: float, prev: MdLive, live: MdLive) -> list[ArrayEvent]:
         if prev.member_states == live.member_states and _targets(prev) == _targets(live):
             return []  # the common case (every sample of a steady array): nothing to say
-        out: list[SyncEvent] = []
+        out: list[ArrayEvent] = []
         before = dict(prev.member_states)
         after = dict(live.member_states)
         for dev, flags in after.items():
             old = before.get(dev)
             if old is None:
                 out.append(
-                    SyncEvent(t, "member-added", live.name, f"{dev} added to {live.name}", dev)
+                    ArrayEvent(t, "member-added", live.name, f"{dev} added to {live.name}", dev)
                 )
                 continue
             if "faulty" in flags and "faulty" not in old:
                 out.append(
-                    SyncEvent(t, "member-faulty", live.name, f"{dev} in {live.name} is faulty", dev)
+                    ArrayEvent(
+                        t, "member-faulty", live.name, f"{dev} in {live.name} is faulty", dev
+                    )
                 )
             # A spare that sat idle and now rebuilds into a slot (or is in sync) has taken over.
             was_idle_spare = (
@@ -385,7 +391,7 @@ class SyncTracker:
             now_active = "in_sync" in flags or (live.sync is not None and dev in live.sync.targets)
             if was_idle_spare and now_active and "faulty" not in flags:
                 out.append(
-                    SyncEvent(
+                    ArrayEvent(
                         t,
                         "spare-takeover",
                         live.name,
@@ -396,7 +402,7 @@ class SyncTracker:
         for dev in before:
             if dev not in after:
                 out.append(
-                    SyncEvent(
+                    ArrayEvent(
                         t, "member-removed", live.name, f"{dev} removed from {live.name}", dev
                     )
                 )

@@ -78,7 +78,7 @@ from app.session import Effects, SampleGate, Session, SessionView
 from app.statefiles import StateFileError
 from app.sync.boost import BoostRecord, BoostStore, plan_boost_for, restore_plan
 from app.sync.throughput import Rate
-from app.sync.tracker import SyncEvent, SyncTracker
+from app.sync.tracker import ArrayEvent, SyncTracker
 from app.ui.commands import ActionsProvider, GoToDeviceProvider
 from app.ui.gc_policy import settle_after_start
 from app.ui.hangup import watch_terminal
@@ -642,7 +642,7 @@ class RaidmanApp(App[None]):
         self.main.query_one(TabbedContent).active = tab
 
     # ---- sync watching: events, sync pane, boost ------------------------------------------
-    def _announce(self, events: list[SyncEvent], t: float) -> None:
+    def _announce(self, events: list[ArrayEvent], t: float) -> None:
         if not events:
             return
         stamp = time.strftime("%H:%M:%S", time.localtime(t)) if t > 1e9 else f"t+{t:,.0f}s"

@@ -29,7 +29,7 @@ from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.smart import SmartReading
 from app.model.smart_units import bytes_written, endurance_used_percent, wear_used_percent
 from app.model.sync_model import SyncForecast
-from app.sync.tracker import FinishedSync, SyncEvent
+from app.sync.tracker import ArrayEvent, FinishedSync
 from app.wear.expected import ExpectedForecasts, expires
 from app.wear.forecast import RecordedForecast, model_forecast
 from app.wear.snapshots import SnapshotStore, SyncMember
@@ -367,7 +367,7 @@ class WearRecorder:
     def sampled(
         self,
         sample: LiveSample,
-        events: Sequence[SyncEvent],
+        events: Sequence[ArrayEvent],
         finished: Sequence[FinishedSync],
         machine: Machine | None,
         now: float,

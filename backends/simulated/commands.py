@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
-from app.model import levels
+from app.model import levels, md_names
 from backends.simulated.bitmap import dirty_fraction, examine_bitmap
 from backends.simulated.snapshot import build_smart, layout_number, smart_counters
 from backends.simulated.state import SimArray, SimFS, SimLV, SimMember, SimPV, SimState, SimVG
@@ -18,21 +18,6 @@ from backends.simulated.sysfs import WriteError, mdadm_conf_line, read_path, wri
 
 Result = tuple[int, str, str]
 E2FS_VERSION = "mke2fs 1.47.0 (5-Feb-2023)"
-LEVEL_ALIASES = {
-    "0": "raid0", "raid0": "raid0", "stripe": "raid0",
-    "1": "raid1", "raid1": "raid1", "mirror": "raid1",
-    "4": "raid4", "raid4": "raid4",
-    "5": "raid5", "raid5": "raid5",
-    "6": "raid6", "raid6": "raid6",
-    "10": "raid10", "raid10": "raid10",
-    "linear": "linear", "-1": "linear",
-}  # fmt: skip
-RAID5_LAYOUTS = {
-    "ls": "left-symmetric", "la": "left-asymmetric", "rs": "right-symmetric",
-    "ra": "right-asymmetric", "left-symmetric": "left-symmetric",
-    "left-asymmetric": "left-asymmetric", "right-symmetric": "right-symmetric",
-    "right-asymmetric": "right-asymmetric",
-}  # fmt: skip
 
 
 # ---- device names -------------------------------------------------------------------------
@@ -286,7 +271,7 @@ def md_create(st: SimState, od: dict[str, str | None], pos: list[str], stdin: st
         return 1, "", err
     if name in st.arrays:
         return 1, "", f"mdadm: Cannot open {pos[0]}: Device or resource busy\n"
-    level = LEVEL_ALIASES.get(str(od.get("level") or "").lower())
+    level = md_names.MDADM_LEVELS.get(str(od.get("level") or "").lower())
     if od.get("level") is None:
         return 2, "", "mdadm: a RAID level is needed to create an array.\n"
     if level is None:
@@ -331,10 +316,11 @@ def md_create(st: SimState, od: dict[str, str | None], pos: list[str], stdin: st
         if int(layout[1:]) > n:
             return 2, "", f"mdadm: that layout requires at least {layout[1:]} devices\n"
     elif level in levels.PARITY:
-        lay = str(od.get("layout") or "left-symmetric")
-        if lay not in RAID5_LAYOUTS:
+        lay = str(od.get("layout") or md_names.DEFAULT_PARITY_LAYOUT)
+        number = md_names.parity_layout_number(level, lay)
+        if number is None or number > 3:  # the simulation models the four rotating layouts
             return 2, "", f"mdadm: layout {lay} not understood for {level}.\n"
-        layout = RAID5_LAYOUTS[lay]
+        layout = md_names.PARITY_LAYOUT_NAMES[number]
     metadata = str(od.get("metadata") or "1.2")
     if metadata not in ("1.2", "1.1", "1.0", "0.90", "1", "default"):
         return 2, "", f"mdadm: unrecognised metadata identifier: {metadata}\n"

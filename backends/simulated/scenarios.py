@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
+from app.model import md_names
 from backends.simulated.speed import SEQ_HDD, SEQ_NVME, SEQ_SATA_SSD, SEQ_USB
 from backends.simulated.state import (
     SimArray,
@@ -274,7 +275,7 @@ def raid5_cable(t: float) -> SimState:
             members=mem,
             component_kib=component_kib,
             chunk_kib=512,
-            layout="left-symmetric",
+            layout=md_names.DEFAULT_PARITY_LAYOUT,
             array_name="mytux:127",
             bitmap=None,
             array_state="active",
@@ -350,7 +351,7 @@ def raid6_wd(t: float) -> SimState:
             members=mem,
             component_kib=component_kib,
             chunk_kib=1024,
-            layout="left-symmetric",
+            layout=md_names.DEFAULT_PARITY_LAYOUT,
             array_name="homeserver:0",
             bitmap="internal",
             stripe_cache_size=256,
@@ -613,9 +614,7 @@ def big(t: float, disks: int = 1000, arrays: int = 250, syncing: int = 16) -> Si
                 component_kib=(WD1TB_BYTES // 1024 - 131072) // 512 * 512 // 2,
                 chunk_kib=512,
                 # only the levels with a layout have one (RAID-1/0 show none, as mdadm does)
-                layout={"raid10": "n2", "raid5": "left-symmetric", "raid6": "left-symmetric"}.get(
-                    level
-                ),
+                layout=md_names.default_layout(level),
                 array_name=f"bigiron:{k}",
                 bitmap="internal",
             ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.model import levels
+from app.model import levels, md_names
 from app.model.devices import (
     Disk,
     Filesystem,
@@ -22,16 +22,6 @@ from app.model.smart import SmartAttribute, SmartReading
 from backends.simulated.state import SimArray, SimDisk, SimIO, SimMember, SimState
 from backends.simulated.usage import usage_of
 
-RAID5_ALGORITHMS = {
-    "left-asymmetric": 0,
-    "right-asymmetric": 1,
-    "left-symmetric": 2,
-    "right-symmetric": 3,
-    "parity-first": 4,
-    "parity-last": 5,
-}
-PERSONALITY_ORDER = ("linear", "raid0", "raid1", "raid10", "raid6", "raid5", "raid4")
-
 
 def partition_alignment_offset(disk: SimDisk, start_sector: int) -> int:
     """queue_limit_alignment_offset() of the kernel, in bytes, for a partition starting there."""
@@ -40,21 +30,12 @@ def partition_alignment_offset(disk: SimDisk, start_sector: int) -> int:
     return (granularity + disk.alignment_offset - alignment) % granularity
 
 
-def raid10_layout_number(layout: str | None) -> int:
-    lay = layout or "n2"
-    kind, copies = lay[0], int(lay[1:] or 2)
-    if kind == "n":
-        return (1 << 8) | copies
-    if kind == "f":
-        return (copies << 8) | 1
-    return (1 << 16) | (copies << 8) | 1  # offset
-
-
 def layout_number(a: SimArray) -> int:
     if a.level == "raid10":
-        return raid10_layout_number(a.layout)
+        return levels.raid10_layout(a.layout).number
     if a.level in levels.PARITY:
-        return RAID5_ALGORITHMS.get(a.layout or "left-symmetric", 2)
+        number = md_names.parity_layout_number(a.level, a.layout)
+        return 2 if number is None else number
     return 0
 
 
@@ -223,7 +204,7 @@ def render_mdstat(st: SimState) -> str:
     present = {a.level for a in st.arrays.values()}
     if present & levels.PARITY:
         present |= levels.PARITY  # one module (raid456) registers all three
-    pers = [p for p in PERSONALITY_ORDER if p in present]
+    pers = [p for p in md_names.MDSTAT_PERSONALITY_ORDER if p in present]
     head = "Personalities : " + "".join(f"[{p}] " for p in pers) + "\n"
     body = "".join(render_array(st, a) for a in sorted_arrays(st))
     return head + body + "unused devices: <none>\n"

@@ -378,8 +378,8 @@ class SyncModel:
                 else:
                     w[m.device] = (zero, one * a.resync_write_fraction)
             return w
-        if a.level in ("raid4", "raid5", "raid6"):
-            parity = 2 if a.level == "raid6" else 1
+        if a.level in levels.PARITY:
+            parity = levels.LEVELS[a.level].parity
             for m in active:
                 if action in ("check", "repair"):
                     w[m.device] = (one, zero)

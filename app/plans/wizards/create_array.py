@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from app.model import Disk, Machine, levels
+from app.model import Disk, Machine, levels, md_names
 from app.plans.consequences import with_consequences
 from app.plans.geometry import (
     KIB,
@@ -49,17 +49,6 @@ BITMAP_GUIDANCE = {
 }
 _NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
 _LAYOUTS_R10 = re.compile(r"[nfo][2-9]")
-_LAYOUTS_R56 = (
-    "left-symmetric",
-    "right-symmetric",
-    "left-asymmetric",
-    "right-asymmetric",
-    "parity-first",
-    "parity-last",
-    "ddf-zero-restart",
-    "ddf-N-restart",
-    "ddf-N-continue",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +247,7 @@ def build_create_array(
             if levels.raid10_copies(layout) > len(devices):
                 raise PlanError(f"layout {layout} keeps {layout[1:]} copies: needs as many devices")
         elif level in levels.PARITY:
-            if layout not in _LAYOUTS_R56:
+            if layout not in md_names.R5_LAYOUT_NAMES:
                 raise PlanError(f"layout {layout!r} is not a RAID-4/5/6 layout")
         else:
             raise PlanError(f"{level} has no layout")

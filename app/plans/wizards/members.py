@@ -134,7 +134,7 @@ def build_remove(machine: Machine, array: str, device: str) -> Plan:
     m = a.member(dev)
     if m is None:
         raise PlanError(f"{dev} is not a member of {a.name}")
-    if m.role not in ("faulty", "spare"):
+    if m.working:
         raise PlanError(
             f"{dev} is an active member ({m.role}): mdadm removes only faulty or spare members; "
             "fail it first"

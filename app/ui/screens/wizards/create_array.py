@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
+from app.model import levels, md_names
 from app.plans.geometry import PlanError, parse_size
 from app.plans.plan import Plan
 from app.plans.wizards.create_array import CHUNK_GUIDANCE, CreateArrayParams, build_create_array
@@ -14,8 +15,7 @@ from app.plans.wizards.filesystem import (
 )
 from app.ui.screens.wizards.base import DevicePicker, _WizardBase
 
-LEVELS = [("RAID-10", "10"), ("RAID-1", "1"), ("RAID-5", "5"), ("RAID-6", "6"),
-          ("RAID-0", "0"), ("RAID-4", "4"), ("linear", "linear")]  # fmt: skip
+LEVELS = levels.CREATE_CHOICES
 
 
 class CreateArrayWizard(_WizardBase):
@@ -63,7 +63,7 @@ class CreateArrayWizard(_WizardBase):
         both = sorted(set(devices) & set(spares))
         if both:
             raise PlanError(f"{', '.join(both)}: picked both as a device and as a spare")
-        striped = level in ("0", "4", "5", "6", "10")
+        striped = md_names.level_name(level) in levels.STRIPED
         chunk_text = self._value("ca-chunk")
         fstype = self._select("ca-fs") or "none"
         lvm = self._check("ca-lvm")
