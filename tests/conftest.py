@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.vm.plugin"]
+pytest_plugins = ["tests.vm.plugin", "tests.vm.etc_mdadm"]
 
 
 @pytest.fixture(autouse=True)

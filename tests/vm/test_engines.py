@@ -104,7 +104,9 @@ def test_node_exporter_serves_raidman_sync_metrics(blank_vm: VM) -> None:
     assert any('array="md0"' in k for k in _series(body, "raidman_md_sync_remaining_seconds"))
 
 
-def test_ansible_builds_raid10_then_changes_nothing(blank_vm: VM) -> None:
+def test_ansible_builds_raid10_then_changes_nothing(blank_vm: VM, etc_mdadm: str) -> None:
+    """The playbook appends to the real mdadm.conf path (the guest's own, a tmpfs-backed
+    /etc/mdadm): ``--conf-path`` takes only the two paths mdadm reads, as apply does."""
     vm = blank_vm
     ansible = ansible_playbook()
     disks = vm.disks(4)
@@ -127,7 +129,7 @@ def test_ansible_builds_raid10_then_changes_nothing(blank_vm: VM) -> None:
         "127",
         "--conf",
         "--conf-path",
-        f"{work}/mdadm.conf",
+        etc_mdadm,
         "--format",
         "ansible",
         "--no-become",
@@ -165,7 +167,7 @@ def test_ansible_builds_raid10_then_changes_nothing(blank_vm: VM) -> None:
     assert k.num("raid_disks") == 4 and k.num("chunk_size") == 32 * 1024
     assert k.get("layout") == str(0x102)  # near=2, far=1: md's raid10 layout word
     assert set(k.members) == set(disks)
-    conf = vm.read(f"{work}/mdadm.conf")
+    conf = vm.read(etc_mdadm)
     assert conf.count("ARRAY /dev/md/127 ") == 1
 
     with vm.timed("ansible-playbook, second run"):
@@ -174,5 +176,5 @@ def test_ansible_builds_raid10_then_changes_nothing(blank_vm: VM) -> None:
     assert re.search(
         r"localhost\s*: ok=\d+\s+changed=0\s+unreachable=0\s+failed=0", second.stdout
     ), second.stdout
-    assert vm.read(f"{work}/mdadm.conf") == conf
+    assert vm.read(etc_mdadm) == conf
     assert set(read_md(vm, "md127").members) == set(disks)
