@@ -441,12 +441,27 @@ def plan_boost(
                 f"its memory ({figures}) cannot be checked against RAM"
             )
         elif cost > avail // STRIPE_CACHE_MEM_SHARE:
-            cache = False
-            notes.append(
-                f"stripe cache not raised: {figures} is more than 1/{STRIPE_CACHE_MEM_SHARE} "
-                f"of MemAvailable ({human_bytes(avail)} / {STRIPE_CACHE_MEM_SHARE} = "
-                f"{human_bytes(avail // STRIPE_CACHE_MEM_SHARE)})"
+            budget = avail // STRIPE_CACHE_MEM_SHARE
+            over = (
+                f"{figures} is more than 1/{STRIPE_CACHE_MEM_SHARE} of MemAvailable "
+                f"({human_bytes(avail)} / {STRIPE_CACHE_MEM_SHARE} = {human_bytes(budget)})"
             )
+            fit = fitting_stripe_cache(stripe_cache, members, budget)
+            now = _int_or_none(reader(stripe_cache_path(array)))
+            if fit is not None and now is not None and fit > now:
+                fit_cost = stripe_cache_memory(fit, members)
+                notes.append(f"stripe cache raised to {fit} only ({human_bytes(fit_cost)}): {over}")
+                wanted.append(
+                    (
+                        Setting("sysfs", stripe_cache_path(array)),
+                        str(fit),
+                        f"larger stripe cache speeds RAID-4/5/6 rebuilds (costs "
+                        f"{fit_cost // (1024 * 1024)} MiB RAM: the most that fits)",
+                    )
+                )
+            else:
+                cache = False
+                notes.append(f"stripe cache not raised: {over}")
         else:
             wanted.append(
                 (
@@ -538,3 +553,19 @@ def due_restores(store: BoostStore, sample: LiveSample) -> list[BoostRecord]:
 
 def boosted_arrays(store: BoostStore) -> Iterable[str]:
     return (r.array for r in store.records)
+
+
+def fitting_stripe_cache(wanted: int, members: int, budget: int) -> int | None:
+    """The largest power of two <= ``wanted`` whose memory (entries x 4 KiB x devices, raid5.c)
+    fits ``budget`` bytes and md accepts (>= 17 entries); None when none does."""
+    n = 1 << (max(wanted, 1).bit_length() - 1)
+    while n >= STRIPE_CACHE_RANGE[0]:
+        if stripe_cache_memory(n, members) <= budget:
+            return n
+        n //= 2
+    return None
+
+
+def _int_or_none(text: str | None) -> int | None:
+    t = (text or "").strip()
+    return int(t) if t.isdigit() and len(t) <= 9 else None

@@ -214,17 +214,27 @@ def test_a_stripe_cache_over_an_eighth_of_memavailable_is_refused_with_figures(
     tmp_path: Path,
 ) -> None:
     """raid5.c (raid5_run/setup_conf) costs each stripe a page per device: 8192 entries × 4 KiB ×
-    5 devices = 160 MiB, more than 1 GiB / 8."""
+    5 devices = 160 MiB, more than 1 GiB / 8: refused, with the figures; the most that fits
+    (4096 = 80 MiB) is raised instead, since it is above the 256 in force (a 1 GiB guest's
+    boost raised nothing before, VM test_sync_watch)."""
     files = Files({**KERNEL_DEFAULTS, "/proc/meminfo": "MemAvailable:    1048576 kB\n"})
     store = BoostStore(tmp_path / "boost.json")
     plan, record = plan_boost(
         files.read, "md0", "recover", level="raid6", members=5, store=store, rotational=False
     )
-    assert not any(s.argv[0] == "tee" for s in plan.steps)
-    assert "sysfs:/sys/block/md0/md/stripe_cache_size" not in record.applied
-    (note,) = [n for n in plan.notes if "stripe cache not raised" in n]
+    (tee,) = [s for s in plan.steps if s.argv[0] == "tee"]
+    assert tee.argv == ("tee", "/sys/block/md0/md/stripe_cache_size") and tee.stdin == "4096\n"
+    (note,) = [n for n in plan.notes if "stripe cache raised to 4096 only" in n]
     assert "8192 entries × 4 KiB × 5 devices = 160.0 MiB" in note
     assert "MemAvailable (1.0 GiB / 8 = 128.0 MiB)" in note
+    # with 64 MiB available even 256 does not fit above what is in force: nothing raised
+    files = Files({**KERNEL_DEFAULTS, "/proc/meminfo": "MemAvailable:    65536 kB\n"})
+    plan, record = plan_boost(
+        files.read, "md0", "recover", level="raid6", members=5, store=store, rotational=False
+    )
+    assert not any(s.argv[0] == "tee" for s in plan.steps)
+    assert "sysfs:/sys/block/md0/md/stripe_cache_size" not in record.applied
+    assert any("stripe cache not raised" in n for n in plan.notes)
     # with 2 GiB available it fits (160 MiB <= 256 MiB)
     files = Files({**KERNEL_DEFAULTS, "/proc/meminfo": "MemAvailable:    2097152 kB\n"})
     plan, _ = plan_boost(

@@ -83,7 +83,7 @@ def test_preflight_refuses_from_the_kernel_tables_without_blkid_or_wipefs(blank_
         assert not failed, failed
         t0 = time.monotonic()
         state = "/tmp/raidman-wizards/preflight"
-        vm.sh(f"rm -rf {state} && mkdir -p {state} && chmod 1777 {state}")
+        vm.sh(f"rm -rf {state} && mkdir -p {state} && chmod 700 {state}")
         tui: dict[str, Any] = vm.call(
             f"{GW}:create_array", state, devs, level="1", name="120", fs="none", lvm=False,
             confirm="120", force=True, bypass_picker=True, env=env, timeout=400,

@@ -42,9 +42,14 @@ def _guest(vm: VM, func: str, *args: Any, **kwargs: Any) -> Any:
     return value
 
 
-def _state_dir(vm: VM, name: str) -> str:
+def _state_dir(vm: VM, name: str, owner: str = "root") -> str:
+    """A state directory as raidman accepts one: its user's own, mode 0700 (a world-writable
+    one is refused, and the audit log with it: nothing would run)."""
     d = f"/tmp/raidman-wizards/{name}"
-    vm.sh(f"rm -rf {d} && mkdir -p {d} && chmod 1777 {d}")
+    vm.sh(
+        f"mkdir -p /tmp/raidman-wizards && chmod 755 /tmp/raidman-wizards && rm -rf {d} && "
+        f"mkdir -p {d} && chmod 700 {d} && chown {owner}:{owner} {d}"
+    )
     return d
 
 
@@ -312,6 +317,7 @@ def test_dry_run_and_non_root_execute_nothing(blank_vm: VM) -> None:
     plan = json.loads(res.stdout)
     assert plan["steps"][0]["argv"][:3] == ["mdadm", "--create", "/dev/md/127"]
     path = f"{state}/plan.json"
+    res_plan = res.stdout
     vm.write(path, res.stdout)
     vm.sh(f"chmod 644 {path}")
     before = _disk_state(vm, disks)
@@ -320,22 +326,32 @@ def test_dry_run_and_non_root_execute_nothing(blank_vm: VM) -> None:
     assert code == 0, res  # a dry run that passed its checks succeeds (issue 16)
     assert "dry run" in res.stdout and "mdadm --create /dev/md/127" in res.stdout
 
-    # non-root: the agent's fork drops to nobody (uid/gid 65534, no groups) and runs the CLI;
-    # (a fresh `setpriv ... python` cannot: the venv's interpreter lives under /root)
-    plain = _guest(vm, "cli_as_nobody", state, ["apply", path, "--confirm", "127"])
+    # non-root: the agent's fork drops to nobody (uid/gid 65534, no groups) and runs the CLI
+    # with a state directory of its own (root's is 0700); (a fresh `setpriv ... python` cannot:
+    # the venv's interpreter lives under /root)
+    nobody = _state_dir(vm, "cli-nobody", owner="65534")
+    npath = f"{nobody}/plan.json"
+    vm.write(npath, res_plan)
+    vm.sh(f"chmod 644 {npath}")
+    plain = _guest(vm, "cli_as_nobody", nobody, ["apply", npath, "--confirm", "127"])
     assert plain["euid"] == 65534 and plain["rc"] == 3, plain  # refused, never 0/1
     forced = _guest(
         vm,
         "cli_as_nobody",
-        state,
-        ["apply", path, "--confirm", "127", "--force", "wipefs", "signatures"],
+        nobody,
+        ["apply", npath, "--confirm", "127", "--force", "wipefs", "signatures"],
     )
     assert forced["rc"] == 3, forced
     assert "read-only: not root" in forced["stderr"], forced
     after = _disk_state(vm, disks)
     assert after == before
     assert vm.glob("/sys/block/md*") == []
-    entries = [json.loads(x) for x in (vm.try_read(f"{state}/audit.log") or "").splitlines() if x]
+    entries = [
+        json.loads(x)
+        for d in (state, nobody)
+        for x in (vm.try_read(f"{d}/audit.log") or "").splitlines()
+        if x
+    ]
     assert [e for e in entries if e["event"] == "executed"] == []
     assert any(e["event"] == "refused" and "not root" in e["reason"] for e in entries), entries
 
@@ -362,7 +378,7 @@ def test_failing_step_stops_the_plan(blank_vm: VM) -> None:
     vm.note(
         f"wizards: mdadm --create with a 32 KiB member: exit {first['exit_code']}: {first['stderr'].strip()}"
     )
-    assert first["status"] == "failed" and first["exit_code"] not in (0, None)
+    assert first["status"] == "failed" and first["exit_code"] not in (0, None), rep
     assert r["statuses"] == ["failed"] + ["not-run"] * (n - 1)
     stderr = first["stderr"].strip()
     assert stderr and stderr.splitlines()[0] in r["details"][0]
