@@ -340,6 +340,14 @@ class SyncTracker:
         ):
             return []
         action = {"recovery": "recover"}.get(live.last_sync_action, live.last_sync_action)
+        if action == "recover" and live.degraded > 0:
+            # A recovery that stopped short while the array still misses a member is not over:
+            # md_check_recovery starts it again (remove_and_add_spares finds the spare again;
+            # 1.x metadata resumes from the member's recovery_offset), and that run is the one
+            # recorded. Seen in the VM: mdadm creating a RAID-5 let md start its recovery, stop
+            # it within the second and start it again; counting the first as a sync of its own
+            # made two records of one rebuild.
+            return []
         if action in ("recover", "resync", "reshape") and live.degraded == 0:
             outcome, completed = "finished", True
         else:
