@@ -32,6 +32,9 @@ ALARMING: frozenset[str] = frozenset(
 )
 
 
+WAITING = ("pending", "delayed")  # a sync that waits: nothing synced yet
+
+
 @dataclass(frozen=True, slots=True)
 class ArrayEvent:
     """A change the tracker saw in an array between two samples (appeared, degraded, a member
@@ -272,7 +275,7 @@ class SyncTracker:
             )
             if completed:
                 outcome = "finished"
-            elif sync is not None and sync.action not in ("pending", "delayed"):
+            elif sync is not None and sync.action not in WAITING:
                 outcome = f"became {sync.action}"
             else:
                 outcome = "interrupted"
@@ -334,7 +337,12 @@ class SyncTracker:
             return []
         if live.last_sync_action in (None, "none"):
             return []
-        if prev is not None and (
+        if prev is not None and prev.sync is not None and prev.sync.action in WAITING:
+            # seen only waiting (md_do_sync sets last_sync_action before it waits its turn):
+            # a recovery that then ran and ended unseen left the array whole
+            if not (live.last_sync_action == "recovery" and live.degraded == 0 < prev.degraded):
+                return []
+        elif prev is not None and (
             (prev.sync is not None and prev.sync.active)
             or live.last_sync_action == prev.last_sync_action
         ):

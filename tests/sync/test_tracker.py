@@ -352,3 +352,19 @@ def test_a_recovery_stopped_between_two_looks_on_a_degraded_array_is_not_a_sync_
     tr.update(sample(4, live("md0", action=None, last="none", degraded=1)))
     ev = tr.update(sample(5, live("md0", action=None, last="recovery", degraded=0)))
     assert [e.kind for e in ev if e.kind.startswith("sync")] == ["sync-started", "sync-ended"]
+
+
+def test_a_recovery_seen_only_waiting_that_ran_unseen_is_still_recorded() -> None:
+    """md_do_sync sets last_sync_action before it waits its turn (resync=DELAYED): a recovery
+    seen only as delayed, then over by the next look with the array whole, is one sync."""
+    tr = SyncTracker()
+    tr.update(sample(0, live(action=None, last="none", degraded=1)))
+    tr.update(sample(1, live(action="delayed", done=None, last="recovery", degraded=1)))
+    ev = tr.update(sample(2, live(action=None, last="recovery", degraded=0)))
+    kinds = [(e.kind, e.action) for e in ev if e.kind.startswith("sync")]
+    assert kinds == [
+        ("sync-ended", "delayed"),
+        ("sync-started", "recover"),
+        ("sync-ended", "recover"),
+    ]
+    assert tr.finished[-1].action == "recover" and tr.finished[-1].outcome == "finished"
