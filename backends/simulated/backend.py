@@ -12,7 +12,7 @@ from app.model.live import LiveSample
 from app.model.smart import SmartReading
 from backends.base import CommandResult, OutputCallback, Stream, emit_output
 from backends.simulated.clock import SimClock
-from backends.simulated.commands import dispatch
+from backends.simulated.programs.registry import dispatch
 from backends.simulated.scenarios import SCENARIOS, big
 from backends.simulated.snapshot import (
     LiveCache,
