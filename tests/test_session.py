@@ -21,8 +21,9 @@ from app.model.smart import SmartReading
 from app.monitor import WearMonitor
 from app.session import Session
 from app.wear.recorder import SmartRead
+from app.wear.records import SyncMember
 from app.wear.report import syncs_json
-from app.wear.snapshots import SnapshotStore, SyncMember
+from app.wear.snapshots import SnapshotStore
 
 MIB = 1 << 20
 DISKS = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")

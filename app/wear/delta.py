@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from app.format import duration
 from app.format import human_bytes as fmt_bytes
 from app.model.smart_units import human_bytes
-from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent, SyncMember
+from app.wear.records import Snapshot, SyncEvent, SyncMember
+from app.wear.snapshots import SnapshotStore
 
 ACTION_WORDS = {
     "recover": "rebuild",

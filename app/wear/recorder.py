@@ -32,8 +32,9 @@ from app.model.sync_model import SyncForecast
 from app.sync.tracker import ArrayEvent, FinishedSync
 from app.wear.expected import ExpectedForecasts, expires
 from app.wear.forecast import RecordedForecast, model_forecast
-from app.wear.snapshots import SnapshotStore, SyncMember
-from app.wear.snapshots import SyncEvent as StoredSync
+from app.wear.records import SyncEvent as StoredSync
+from app.wear.records import SyncMember
+from app.wear.snapshots import SnapshotStore
 
 NOT_WATCHED = "ended while the monitor was not running"
 
