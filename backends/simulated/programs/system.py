@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from backends.simulated.programs.argv import Handler, Result
 from backends.simulated.programs.devices import resolve
-from backends.simulated.snapshot import build_smart, smart_counters
+from backends.simulated.smart import build_smart, smart_counters
 from backends.simulated.state import SimState
 from backends.simulated.sysfs import WriteError, read_path, write_path
 
