@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from backends.simulated.state import SimArray, SimState
+from backends.simulated.records import SimArray
+from backends.simulated.state import SimState
 
 BITMAP_DIRTY_PER_S = Fraction(1, 86400)
 BITMAP_DIRTY_MIN = Fraction(1, 1000)

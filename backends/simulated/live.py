@@ -4,8 +4,9 @@ for what moved since the last one."""
 from __future__ import annotations
 
 from app.model.live import DiskIO, LiveSample, MdLive
+from backends.simulated.records import SimArray, SimIO, SimMember
 from backends.simulated.snapshot import mismatch_cnt, sync_status
-from backends.simulated.state import SimArray, SimIO, SimMember, SimState
+from backends.simulated.state import SimState
 
 
 class LiveCache:

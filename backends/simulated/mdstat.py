@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from app.model import levels, md_names
-from backends.simulated.state import SimArray, SimState
+from backends.simulated.records import SimArray
+from backends.simulated.state import SimState
 
 
 def layout_number(a: SimArray) -> int:

@@ -3,8 +3,10 @@ and a sync placed part-way with md's speed window as the simulator models it."""
 
 from __future__ import annotations
 
-from backends.simulated.speed import SEQ_HDD, SEQ_NVME, SEQ_SATA_SSD
-from backends.simulated.state import (
+from backends.simulated.records import (
+    SEQ_HDD,
+    SEQ_NVME,
+    SEQ_SATA_SSD,
     SimArray,
     SimDisk,
     SimLV,
@@ -12,9 +14,9 @@ from backends.simulated.state import (
     SimPartition,
     SimPV,
     SimSmart,
-    SimState,
     SimVG,
 )
+from backends.simulated.state import SimState
 from backends.simulated.sysfs import mdadm_conf_line
 
 GPT_LINUX = "0fc63daf-8483-4772-8e79-3d69d8477de4"

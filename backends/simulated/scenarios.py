@@ -6,6 +6,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from app.model import md_names
+from backends.simulated.records import SEQ_USB, SimArray, SimDisk, SimFS, SimMember, SimSmart
 from backends.simulated.scenario_parts import (
     GIB,
     GPT_BIOS,
@@ -28,15 +29,7 @@ from backends.simulated.scenario_parts import (
     ramp_from_limit,
     wd_red,
 )
-from backends.simulated.speed import SEQ_USB
-from backends.simulated.state import (
-    SimArray,
-    SimDisk,
-    SimFS,
-    SimMember,
-    SimSmart,
-    SimState,
-)
+from backends.simulated.state import SimState
 
 # ---- (a) raid10-evo -------------------------------------------------------------------------
 SEED000_FIRST_SPEED = 384214

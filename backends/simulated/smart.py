@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from app.model.smart import SmartAttribute, SmartReading
-from backends.simulated.state import SimDisk, SimState
+from backends.simulated.records import SimDisk
+from backends.simulated.state import SimState
 
 
 def smart_counters(st: SimState, d: SimDisk) -> dict[str, int]:

@@ -19,7 +19,8 @@ from app.model.devices import (
     VolumeGroup,
 )
 from backends.simulated.mdstat import render_mdstat
-from backends.simulated.state import SimArray, SimDisk, SimState
+from backends.simulated.records import SimArray, SimDisk
+from backends.simulated.state import SimState
 from backends.simulated.usage import usage_of
 
 

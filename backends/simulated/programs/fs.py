@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from backends.simulated.programs.argv import Result, parse_size, split_opts
 from backends.simulated.programs.devices import io_hints, resolve
-from backends.simulated.state import SimFS, SimState
+from backends.simulated.records import SimFS
+from backends.simulated.state import SimState
 
 E2FS_VERSION = "mke2fs 1.47.0 (5-Feb-2023)"
 

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from backends.simulated.programs.argv import Result, parse_size, split_opts
 from backends.simulated.programs.devices import busy_reason, io_hints, resolve, signatures
-from backends.simulated.state import SimLV, SimPV, SimState, SimVG
+from backends.simulated.records import SimLV, SimPV, SimVG
+from backends.simulated.state import SimState
 
 
 def pvcreate(st: SimState, args: Sequence[str], stdin: str | None) -> Result:

@@ -7,7 +7,8 @@ import re
 from app.model import levels, md_names
 from backends.simulated.programs.argv import Result, parse_size
 from backends.simulated.programs.devices import busy_reason, resolve, signatures
-from backends.simulated.state import SimArray, SimMember, SimState
+from backends.simulated.records import SimArray, SimMember
+from backends.simulated.state import SimState
 
 
 def _md_target(st: SimState, path: str) -> tuple[str | None, str]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from app.model import levels
-from backends.simulated.state import SimArray, SimState
+from backends.simulated.records import SimArray
+from backends.simulated.state import SimState
 
 
 def md_detail(st: SimState, a: SimArray, path: str) -> str:

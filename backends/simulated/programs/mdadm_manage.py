@@ -6,7 +6,8 @@ from backends.simulated.bitmap import dirty_fraction
 from backends.simulated.programs.argv import Result
 from backends.simulated.programs.devices import busy_reason, resolve
 from backends.simulated.programs.mdadm_detail import md_detail
-from backends.simulated.state import SimArray, SimMember, SimState
+from backends.simulated.records import SimArray, SimMember
+from backends.simulated.state import SimState
 
 
 def md_manage(st: SimState, args: list[str]) -> Result:
