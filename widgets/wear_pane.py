@@ -37,7 +37,7 @@ from app.wear.plot import (
     syncs_touching,
     write_plot,
 )
-from app.wear.snapshots import Snapshot
+from app.wear.records import Snapshot
 
 PLOT_HEIGHT = 4
 DEFAULT_PLOT_WIDTH = 60

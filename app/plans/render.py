@@ -10,7 +10,8 @@ from app.model import Machine
 from app.model.smart import SmartReading
 from app.plans.allowlist import argv_devices
 from app.plans.bitmap_dirty import read_bitmap_dirty
-from app.plans.consequences import Consequences, Limits, limits_from_texts, with_consequences
+from app.plans.consequence_types import Consequences, Limits
+from app.plans.consequences import limits_from_texts, with_consequences
 from app.plans.eligibility import disk_of
 from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import Issue, Preflight, check, check_busy, check_smart, strip_dev
