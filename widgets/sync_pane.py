@@ -28,6 +28,7 @@ from app.sync.boost import BoostRecord
 from app.sync.limits import SyncLimits, sync_limits
 from app.sync.throughput import Rate
 from app.sync.tracker import ArrayEvent, FinishedSync, SyncView
+from widgets.shown import shown
 
 ACTION_TITLES = {
     "resync": "resync (initial or after an unclean stop)",
@@ -306,13 +307,10 @@ class SyncPane(VerticalScroll):
         if hasattr(type(self.app), "view"):  # bound to the live session's view (RaidmanApp)
             self.watch(self.app, "view", self._view_changed, init=False)
 
-    def _shown(self) -> bool:
-        return all(w.display for w in self.ancestors_with_self if isinstance(w, Widget))
-
     def _view_changed(self, view: SessionView) -> None:
         """Each probe and sample: redrawn while its tab is shown, else when it is shown next
         (no redraws nobody sees)."""
-        if not self._shown():
+        if not shown(self):
             self._stale = True
             return
         self._stale = False

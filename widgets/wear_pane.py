@@ -22,7 +22,6 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.events import Resize
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Static
 
 from app.format import STATE_COLOURS, duration, human_bytes
@@ -44,6 +43,7 @@ from app.wear.plot import (
     write_plot,
 )
 from app.wear.snapshots import Snapshot
+from widgets.shown import shown
 from widgets.wear_source import ArrayWear, DiskWear, WearRequest, load_wear
 
 PLOT_HEIGHT = 4
@@ -243,11 +243,8 @@ class WearPane(VerticalScroll):
         if hasattr(type(self.app), "wear_request"):  # bound to the App's (RaidmanApp)
             self.watch(self.app, "wear_request", self._requested)
 
-    def _shown(self) -> bool:
-        return all(w.display for w in self.ancestors_with_self if isinstance(w, Widget))
-
     def _requested(self, req: WearRequest | None) -> None:
-        if req is None or (req.follow and not self._shown()):
+        if req is None or (req.follow and not shown(self)):
             return  # following a sync: only while the tab is shown
         obj = req.device()
         if obj is None:

@@ -28,7 +28,7 @@ Data flow
   Details; the Sync, Findings, Wear and Events panes bind themselves; the Wear pane loads its
   data in its own worker.
 * Beside this module: ``fleet.py`` (several hosts), ``workers.py``, ``boost.py``,
-  ``launch.py`` (wizards, a finding's fix).
+  ``launch.py`` (wizards, a finding's fix), ``wear.py`` (the Wear tab's request).
 
 Extension points
 ----------------
@@ -42,7 +42,8 @@ Extension points
   cursor). It reaches the backend as ``self.app.backend``
   and must call it from its own ``@work(thread=True, exclusive=True, group=...)`` worker.
   ``MainScreen.action_show_tab("sync")`` switches to it (bind a key in ``MainScreen.BINDINGS``).
-* **Badges on tree nodes** (audit): ``app.storage_tree.set_badges({"sda": "error", ...})``.
+* **Badges on tree nodes** (audit): set from ``findings`` by ``MainScreen``
+  (``StorageTree.set_badges({"sda": "error", ...})``).
 * **Command palette**: add a ``textual.command.Provider`` to ``RaidmanApp.COMMANDS``.
 * **Going to a device** from anywhere: ``app.go_to("md127")``.
 """

@@ -14,6 +14,7 @@ from app.plans.executor import ExecutionReport
 from app.statefiles import StateFileError
 from app.sync.boost import BoostRecord, plan_boost_for
 from app.ui.host_view import BoostPlanned, BoostRestored, HostView, WorkerWarning, post_result
+from app.ui.screens.main import MainScreen
 from app.ui.screens.plan_preview import PlanPreviewScreen
 
 
@@ -61,6 +62,8 @@ class BoostActions(App[None]):
 
     def _boost_planned(self, view: HostView, planned: BoostPlanned) -> None:
         plan, record = planned.plan, planned.record
+        if not isinstance(self.screen, MainScreen):  # the admin went elsewhere meanwhile
+            return
         if not plan.steps:
             self.notify(
                 "the limits are already at least as high as a boost would set", title="boost"

@@ -28,7 +28,7 @@ from app.rules.finding import Finding
 from app.session import SampleGate, Session
 from app.sync.boost import BoostRecord, BoostStore
 from app.sync.throughput import Rate
-from app.sync.tracker import ArrayEvent, SyncTracker
+from app.sync.tracker import SyncTracker
 from app.wear.snapshots import SnapshotStore
 
 if TYPE_CHECKING:
@@ -71,8 +71,6 @@ class HostView:
     # disk -> (backend time it was read, reading): the audit's SMART, the Wear tab's cache
     smart_seen: dict[str, tuple[float, SmartReading]] = field(default_factory=dict)
     findings: tuple[Finding, ...] = ()
-    # (clock text, event) of every md event seen since the host was opened, oldest first
-    events: tuple[tuple[str, ArrayEvent], ...] = ()
     probe_busy: bool = False
     probe_wanted: bool = False  # a probe asked for while the hosts view's ran: when it lands
     sampling: SampleGate = field(default_factory=SampleGate)
@@ -92,7 +90,6 @@ class HostView:
         self.probe_busy = self.probe_wanted = self.wear_followed = False
         self.sampling = SampleGate()
         self.sample_count = 0
-        self.events = ()
         return self
 
 
@@ -135,6 +132,10 @@ class ShownHost:
     @property
     def _store_lock(self) -> Any:
         return self.stores.lock
+
+    @property
+    def _probe_busy(self) -> bool:
+        return self.hostview.probe_busy
 
     @property
     def _fleet_busy(self) -> dict[str, float]:

@@ -15,6 +15,7 @@ from app.plans.identity import record_disks
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
 from app.ui.host_view import FixReady, HostView, WorkerWarning, post_result
+from app.ui.screens.main import MainScreen
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import (
     CreateArrayWizard,
@@ -82,6 +83,8 @@ class Launchers(App[None]):
             post_result(self, view, FixReady(plan, pre))
 
     def _fix_ready(self, view: HostView, ready: FixReady) -> None:
+        if not isinstance(self.screen, MainScreen):  # the admin went elsewhere meanwhile
+            return
         self.push_screen(
             PlanPreviewScreen(
                 ready.plan, view.backend, preflight=ready.preflight, audit=self.audit_log()

@@ -24,6 +24,7 @@ from widgets.device_detail import DeviceDetail
 from widgets.findings import FindingsView
 from widgets.header_banner import HeaderBanner, NotesBar
 from widgets.keys_footer import KeysFooter
+from widgets.shown import shown
 from widgets.storage_tree import StorageTree
 from widgets.sync_pane import EventLog, SyncPane
 from widgets.wear_pane import WearPane
@@ -51,7 +52,7 @@ class MdstatView(Vertical):
             self.watch(self.app, "live", self._sampled, init=False)
 
     def _sampled(self, _live: object) -> None:
-        if all(w.display for w in self.ancestors_with_self if isinstance(w, Widget)):
+        if shown(self):
             self._read_mdstat(getattr(self.app, "backend"))  # noqa: B009
 
     @work(thread=True, exclusive=True, group="mdstat", exit_on_error=False)
@@ -95,7 +96,8 @@ class MdstatView(Vertical):
 PaneFactory = Callable[[], Widget]
 
 # The right-hand panes, in tab order: (title, id, factory). Add a pane with one line here
-# (see app.ui.app's docstring). "details" and "mdstat" are handled by the App directly.
+# (see app.ui.app's docstring). Each binds to the App's state itself; this screen binds the
+# banner, notes, tree, Details and mdstat.
 DETAIL_PANES: list[tuple[str, str, PaneFactory]] = [
     ("Details", "details", lambda: DeviceDetail(id="detail")),
     ("Sync", "sync", lambda: SyncPane(id="sync-pane")),
@@ -221,7 +223,6 @@ class MainScreen(Screen[None]):
         self._fit_panes()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        # not stopped: the App refreshes the Sync pane on it
         self.tree_wanted = event.pane.id not in FULL_WIDTH_TABS
         self._fit_panes()
 

@@ -19,6 +19,7 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Sele
 from textual.widgets.selection_list import Selection
 
 from app.backend import Backend
+from app.escape import escape_controls
 from app.format import human_bytes
 from app.model import Machine
 from app.model.smart import SmartReading
@@ -239,7 +240,7 @@ class _WizardBase(Screen[ExecutionReport | None]):
         except PlanError as e:
             self.post_message(PlanRefused(str(e)))
         except Exception as e:
-            self.post_message(PlanRefused(f"could not prepare the plan: {e}"))
+            self.post_message(PlanRefused(escape_controls(f"could not prepare the plan: {e}")))
         else:
             self.post_message(PlanReady(plan, pf))
 
@@ -248,6 +249,8 @@ class _WizardBase(Screen[ExecutionReport | None]):
 
     def on_plan_ready(self, message: PlanReady) -> None:
         self.last_plan = message.plan
+        if not self.is_current:  # closed (Esc) while the plan was being made
+            return
         self.app.push_screen(
             PlanPreviewScreen(
                 message.plan, self.backend, preflight=message.preflight, audit=self.audit

@@ -68,6 +68,7 @@ class CreateArrayWizard(_WizardBase):
         read by the preview's worker, as ``raidman plan`` reads them."""
         params = self._params()
         machine, backend = self.machine, self.backend
+        build_create_array(machine, params)  # pure: the form's mistakes said at once, as before
 
         def make() -> Plan:
             conf = scan = None
