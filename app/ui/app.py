@@ -90,7 +90,6 @@ from app.ui.host_view import (
     ProbeFailed,
     SampleDone,
     SampleFailed,
-    ShownHost,
     SmartChanged,
     WearStores,
     WorkerWarning,
@@ -100,6 +99,7 @@ from app.ui.screens.audit_log import AuditLogScreen
 from app.ui.screens.help import HELP_EXTRA, HelpScreen, key_rows
 from app.ui.screens.hosts import HostsScreen
 from app.ui.screens.main import MainScreen
+from app.ui.shown_host import ShownHost
 from app.ui.wear import WearFollow
 from app.ui.workers import HostWorkers
 from widgets.header_banner import HeaderBanner

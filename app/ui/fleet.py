@@ -5,10 +5,11 @@ looks at other hosts)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from textual.message import Message
 
@@ -22,8 +23,33 @@ from app.rules.finding import Finding
 from app.session import Session
 from app.ui.host_view import HostView, WearStores
 
-if TYPE_CHECKING:
-    from app.ui.app import RaidmanApp
+
+class FleetApp(Protocol):
+    """What the hosts view needs of the App (``RaidmanApp``)."""
+
+    fleet: tuple[HostStatus, ...]
+    hostview: HostView
+    stores: WearStores
+
+    @property
+    def host(self) -> str | None: ...
+
+    def refresh_probe(self) -> None: ...
+
+    def post_message(self, message: Message) -> bool: ...
+
+    def run_worker(
+        self,
+        work: Callable[[], None],
+        name: str | None = "",
+        group: str = "default",
+        description: str = "",
+        exit_on_error: bool = True,
+        start: bool = True,
+        exclusive: bool = False,
+        thread: bool = False,
+    ) -> Any: ...
+
 
 HOST_TIMEOUT_S = 60.0  # a host whose probe has not answered for this long is shown unreachable
 HOST_AUDIT_S = 60.0  # a host not open is audited (for its worst finding) at most this often
@@ -49,7 +75,7 @@ class HostProbed(Message):
 class HostsWatch:
     """The hosts of a hosts view (empty with one machine) and what the App knows of each."""
 
-    def __init__(self, app: RaidmanApp, hosts: Mapping[str, Backend], timeout: float) -> None:
+    def __init__(self, app: FleetApp, hosts: Mapping[str, Backend], timeout: float) -> None:
         self.app = app
         self.hosts = dict(hosts)
         self.timeout = timeout
@@ -100,7 +126,7 @@ class HostsWatch:
             if audit_too:
                 self.audited[host] = now
             self.app.run_worker(
-                lambda h=host, b=backend, a=audit_too: self._probe(h, b, a),
+                functools.partial(self._probe, host, backend, audit_too),
                 name=f"hosts:{host}",
                 group=f"hosts:{host}",
                 thread=True,
