@@ -189,6 +189,15 @@ class FindingsView(Vertical):
         with VerticalScroll(id="finding-detail"):
             yield Static(Text("no findings yet (the audit runs after the first probe)", "dim"))
 
+    def on_mount(self) -> None:
+        if hasattr(type(self.app), "findings"):  # bound to the shown host's (RaidmanApp)
+            self.watch(self.app, "findings", self._found, init=False)
+            if self.app.findings:  # type: ignore[attr-defined]  # a host reopened: at once
+                self._found(self.app.findings)  # type: ignore[attr-defined]
+
+    def _found(self, findings: tuple[Finding, ...]) -> None:
+        self.query_one(FindingsPane).set_findings(findings)
+
     def on_findings_pane_emptied(self, event: FindingsPane.Emptied) -> None:
         self.query_one("#finding-detail Static", Static).update(NO_FINDINGS)
 

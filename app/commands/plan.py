@@ -33,7 +33,11 @@ from app.plans.geometry import PlanError, parse_size
 from app.plans.identity import record_disks
 from app.plans.plan import Plan, escape_controls
 from app.plans.render import current_consequences, format_plan, plan_file_text, preflight_for
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array
+from app.plans.wizards.create_array import (
+    CreateArrayParams,
+    build_create_array,
+    read_conf_and_scan,
+)
 from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
 from app.plans.wizards.members import (
     REPLACE_METHODS,
@@ -174,9 +178,7 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
     if w == "create-array":
         conf = scan = None
         if args.conf:
-            conf = backend.read_text(args.conf_path)
-            res = backend.run(["mdadm", "--detail", "--scan"])
-            scan = res.stdout if res.ok else None
+            conf, scan = read_conf_and_scan(backend, args.conf_path)
         fs = _fs_params(args)
         return build_create_array(
             machine,

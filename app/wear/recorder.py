@@ -31,9 +31,6 @@ from app.wear.forecast import RecordedForecast, model_forecast
 from app.wear.records import SyncEvent as StoredSync
 from app.wear.records import SyncMember
 from app.wear.smart_reads import SmartRead, sweep_order
-from app.wear.smart_reads import (
-    take_snapshot as take_snapshot,  # app/ui/app.py's import, until it moves
-)
 from app.wear.snapshots import SnapshotStore
 from app.wear.sync_counts import (
     LazyCounts,
