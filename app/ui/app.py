@@ -177,11 +177,21 @@ class RaidmanApp(App[None]):
         }
     )
 
-    view: reactive[SessionView] = reactive(SessionView, always_update=True, init=False)
-    machine: reactive[Machine | None] = reactive(None, always_update=True, init=False)
-    live: reactive[LiveSample | None] = reactive(None, always_update=True, init=False)
-    selected: reactive[NodeRef | None] = reactive(None, init=False)
-    fleet: reactive[tuple[HostStatus, ...]] = reactive((), always_update=True, init=False)
+    # State, not paint: repaint=False, or each set (every sample) repaints the whole screen
+    # (App.refresh -> Screen.refresh: a full compositor update instead of the lines that moved)
+    view: reactive[SessionView] = reactive(
+        SessionView, always_update=True, init=False, repaint=False
+    )
+    machine: reactive[Machine | None] = reactive(
+        None, always_update=True, init=False, repaint=False
+    )
+    live: reactive[LiveSample | None] = reactive(
+        None, always_update=True, init=False, repaint=False
+    )
+    selected: reactive[NodeRef | None] = reactive(None, init=False, repaint=False)
+    fleet: reactive[tuple[HostStatus, ...]] = reactive(
+        (), always_update=True, init=False, repaint=False
+    )
 
     def __init__(
         self,
