@@ -54,6 +54,7 @@ import termios
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -103,6 +104,7 @@ class Contestant:
     # work done, e.g. the monitor's first SMART sweep of every disk): not counted in the window
     log: Path | None = None
     ready: str | None = None
+    env: dict[str, str] | None = None  # None: child_env()
     proc: subprocess.Popen[bytes] | None = None
     master: int | None = None
     seen_at: float | None = None
@@ -147,7 +149,7 @@ def spawn(c: Contestant) -> None:
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT if c.log is not None else subprocess.DEVNULL,
-            env=child_env(),
+            env=c.env if c.env is not None else child_env(),
             start_new_session=True,
         )
         if c.log is not None:
@@ -160,7 +162,7 @@ def spawn(c: Contestant) -> None:
         stdin=slave,
         stdout=slave,
         stderr=slave,
-        env=child_env(),
+        env=c.env if c.env is not None else child_env(),
         start_new_session=True,
         close_fds=True,
     )
@@ -169,10 +171,15 @@ def spawn(c: Contestant) -> None:
 
 
 def side_by_side(
-    contestants: list[Contestant], window: float, warmup: float, timeout: float = 90.0
+    contestants: list[Contestant],
+    window: float,
+    warmup: float,
+    timeout: float = 90.0,
+    edge: Callable[[], None] | None = None,
 ) -> float:
     """Start every contestant, wait for every first frame, read on ``warmup`` s, then measure
-    each one's tree CPU over ``window`` s; quit them. Returns the window's wall time."""
+    each one's tree CPU over ``window`` s (``edge()`` called at its start and end, for what else
+    is read there); quit them. Returns the window's wall time."""
     t0 = time.perf_counter()
     for c in contestants:
         spawn(c)
@@ -233,11 +240,15 @@ def side_by_side(
         for c in contestants:
             assert c.proc is not None
             c.cpu.append(tree_cpu(c.proc.pid))
+        if edge is not None:
+            edge()
         read_for(window)
         for c in contestants:
             assert c.proc is not None
             c.cpu.append(tree_cpu(c.proc.pid))
             c.rss_mb = tree_rss_mb(c.proc.pid)
+        if edge is not None:
+            edge()
         return time.perf_counter() - w0
     finally:
         quit_all(contestants)
