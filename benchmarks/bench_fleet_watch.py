@@ -114,9 +114,7 @@ def measure(n_hosts: int, window: float, warmup: float) -> list[Figure]:
             server.stop()
     # masters: their CPU at the window's two edges; a master that started inside the window
     # counts from zero (it was not there at the start)
-    own = {
-        c.name: (c.cpu[1] - c.cpu[0]) + (got[c.name][1] - got[c.name][0]) for c in (one, fleet)
-    }
+    own = {c.name: (c.cpu[1] - c.cpu[0]) + (got[c.name][1] - got[c.name][0]) for c in (one, fleet)}
     pct = {k: v / wall * 100 for k, v in own.items()}
     sshd = (got["sshd"][1] - got["sshd"][0]) / wall * 100
     how = f"{wall:.0f} s window after {warmup:g} s warm-up, {COLS}×{ROWS} pty"
