@@ -10,7 +10,6 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from app.format import (
     array_state_colour,
@@ -35,7 +34,7 @@ from app.model.devices import (
     PhysicalVolume,
     SyncStatus,
 )
-from widgets.render_cache import CachedParts
+from widgets.render_cache import CachedParts, LineDiffStatic
 from widgets.tree_spec import NodeRef
 
 # fields holding a byte count that is a small "geometry" figure (shown as exact bytes first)
@@ -546,7 +545,7 @@ class DeviceDetail(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._body = Static(Text("probing…", "bright_black"), id="detail-body")
+        self._body = LineDiffStatic(Text("probing…", "bright_black"), id="detail-body")
         self.ref: NodeRef | None = None
         self._machine: Machine | None = None
         self._cache = CachedParts()  # parts of what is shown, kept while their data is

@@ -7,10 +7,16 @@ TUI's time each second."""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
+from typing import Self
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.measure import Measurement
 from rich.segment import Segment
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.visual import Visual, VisualType
+from textual.widget import _RenderCache
+from textual.widgets import Static
 
 
 class Cached:
@@ -76,3 +82,53 @@ class CachedParts:
 
     def done(self) -> None:
         self._parts, self._used = self._used, []
+
+
+class LineDiffStatic(Static):
+    """A ``Static`` whose ``update(..., layout=False)`` repaints only the lines that changed:
+    the new content is rendered at once (while the widget is on screen) and compared with the
+    lines shown, and only the changed lines are marked dirty, so the compositor re-renders a
+    syncing array's few moving lines instead of the whole Details pane each second. Off screen,
+    or when the line count changes, it is a plain ``Static.update``."""
+
+    _diff_from: list[Strip] | None = None
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        cache = self._render_cache
+        height = self.styles.height
+        on_screen = bool(
+            self.is_mounted
+            and self.region
+            and self.screen.is_current
+            and (height is None or height.is_auto)
+        )
+        self._diff_from = (
+            list(cache.lines)
+            if not layout and on_screen and cache.size == self.size and cache.lines
+            else None
+        )
+        super().update(content, layout=layout)
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        old, self._diff_from = self._diff_from, None
+        if old is None or regions or layout or recompose or not repaint:
+            return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+        width, height = self.size
+        # its own height (auto): more or fewer lines than shown is a layout, not a line diff
+        new = Visual.to_strips(self, self._render(), width, None, self.visual_style)
+        if len(new) != height or len(old) != height:
+            return super().refresh(layout=True)
+        self._render_cache = _RenderCache(self.size, new)
+        changed = [
+            Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, new, strict=True)) if a != b
+        ]
+        if changed:
+            super().refresh(*changed)
+            self._dirty_regions.clear()  # the lines are rendered: not again at paint time
+        return self

@@ -48,3 +48,32 @@ def test_a_sync_sample_renders_only_the_sync_block_again() -> None:
     m2 = dataclasses.replace(m, arrays=(changed,))
     r3 = render_ref(m2, ref, width=120, cache=cache)
     assert r3.renderables[0] is not head2  # type: ignore[attr-defined]
+
+
+async def test_a_line_diff_static_repaints_only_the_lines_that_changed() -> None:
+    """Details' body (issue 29): a live update of the same shape marks dirty only the lines
+    whose text changed, and the screen shows the new text."""
+    from textual.app import App, ComposeResult
+
+    from tests.ui.helpers import screen_lines
+    from widgets.render_cache import LineDiffStatic
+
+    lines = [f"line {i}" for i in range(10)]
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield LineDiffStatic("\n".join(lines), id="body", markup=False)
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        body = app.query_one(LineDiffStatic)
+        lines[3] = "line 3 moved"
+        body.update("\n".join(lines), layout=False)
+        dirty = body._repaint_regions
+        assert [(r.y, r.height) for r in dirty] == [(3, 1)]
+        await pilot.pause()
+        assert screen_lines(app)[3].rstrip() == "line 3 moved"
+        body.update("\n".join([*lines, "one more"]), layout=False)  # more lines: a layout
+        await pilot.pause()
+        assert screen_lines(app)[10].rstrip() == "one more"
