@@ -99,9 +99,18 @@ def measure(n_hosts: int, window: float, warmup: float) -> list[Figure]:
         fleet = Contestant(
             "fleet", [RAIDMAN, "--host", "@fleet"], f"fleet{n_hosts}", env=env("fleet")
         )
-        got: dict[str, list[float]] = {"one": [], "fleet": [], "sshd": []}
+        got: dict[str, list[float]] = {
+            "one": [],
+            "fleet": [],
+            "sshd": [],
+            "py-one": [],
+            "py-fleet": [],
+        }
 
         def at_window_edge() -> None:
+            for c in (one, fleet):
+                assert c.proc is not None
+                got[f"py-{c.name}"].append(_cpu_of([c.proc.pid]))  # the Python process alone
             got["one"].append(_cpu_of(masters(server, dirs["one"], ["fleet1"])))
             got["fleet"].append(_cpu_of(masters(server, dirs["fleet"], server.aliases)))
             got["sshd"].append(sshd_cpu(server))
@@ -117,6 +126,7 @@ def measure(n_hosts: int, window: float, warmup: float) -> list[Figure]:
     own = {c.name: (c.cpu[1] - c.cpu[0]) + (got[c.name][1] - got[c.name][0]) for c in (one, fleet)}
     pct = {k: v / wall * 100 for k, v in own.items()}
     sshd = (got["sshd"][1] - got["sshd"][0]) / wall * 100
+    py = {k: (got[f"py-{k}"][1] - got[f"py-{k}"][0]) / wall * 100 for k in ("one", "fleet")}
     how = f"{wall:.0f} s window after {warmup:g} s warm-up, {COLS}×{ROWS} pty"
     return [
         info("raidman --host fleet1 (one host)", pct["one"], "% core", how + "; + its master"),
@@ -125,6 +135,12 @@ def measure(n_hosts: int, window: float, warmup: float) -> list[Figure]:
             pct["fleet"],
             "% core",
             "the hosts view; + its masters",
+        ),
+        info(
+            "  of which raidman's Python process, one / fleet",
+            py["one"],
+            "% core",
+            f"fleet: {py['fleet']:.2f} % core; the rest: ssh clients and ControlMasters",
         ),
         at_most(
             f"{n_hosts} hosts / 1 host (raidman's side)",
