@@ -10,7 +10,6 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from app.format import (
     array_state_colour,
@@ -35,6 +34,7 @@ from app.model.devices import (
     PhysicalVolume,
     SyncStatus,
 )
+from widgets.render_cache import CachedParts, LineDiffStatic
 from widgets.tree_spec import NodeRef
 
 # fields holding a byte count that is a small "geometry" figure (shown as exact bytes first)
@@ -246,7 +246,26 @@ def sync_block(s: SyncStatus, *, width: int = 0) -> RenderableType:
     return Group(*parts)
 
 
-def array_view(m: Machine, a: MdArray, *, width: int = 0) -> RenderableType:
+def array_view(
+    m: Machine, a: MdArray, *, width: int = 0, cache: CachedParts | None = None
+) -> RenderableType:
+    """An array's Details. With ``cache`` (the pane's), the parts before and after the sync
+    block keep their rendered lines while their data is unchanged: a sync moves only its own
+    block each second."""
+    volumes = tuple(v.name for v in m.arrays if v.container == a.name)
+    sync = sync_block(a.sync, width=width) if a.sync is not None else Text("sync: idle", "green")
+    if cache is None:
+        return Group(*_array_head(a, width), sync, *_array_tail(m, a, volumes, width))
+    head_key = ("array-head", width, dataclasses.replace(a, sync=None))
+    tail_key = ("array-tail", width, a.name, volumes, m.filesystem(a.name), m.pv(a.name))
+    return Group(
+        cache.part(head_key, lambda: Group(*_array_head(a, width))),
+        sync,
+        cache.part(tail_key, lambda: Group(*_array_tail(m, a, volumes, width))),
+    )
+
+
+def _array_head(a: MdArray, width: int) -> list[RenderableType]:
     colour = array_state_colour(a)
     head = Text(f"{a.path}  ", "bold")
     head.append(f"{a.level}  {mdstat_map(a)}", colour)
@@ -265,15 +284,17 @@ def array_view(m: Machine, a: MdArray, *, width: int = 0) -> RenderableType:
         )
     if a.members:
         parts.append(members_table(a, width=width))
-    if a.sync is not None:
-        parts.append(sync_block(a.sync, width=width))
-    else:
-        parts.append(Text("sync: idle", "green"))
-    volumes = [v.name for v in m.arrays if v.container == a.name]
+    return parts
+
+
+def _array_tail(
+    m: Machine, a: MdArray, volumes: tuple[str, ...], width: int
+) -> list[RenderableType]:
+    parts: list[RenderableType] = []
     if volumes:
         parts.append(Text(f"volumes: {', '.join(volumes)}"))
     parts.extend(_on_top(m, a.name, width=width))
-    return Group(*parts)
+    return parts
 
 
 def _on_top(m: Machine, name: str, *, width: int = 0) -> list[RenderableType]:
@@ -404,9 +425,11 @@ def _find_lv(m: Machine, name: str) -> LogicalVolume | None:
     return None
 
 
-def render_ref(m: Machine, ref: NodeRef, *, width: int = 0) -> RenderableType:
+def render_ref(
+    m: Machine, ref: NodeRef, *, width: int = 0, cache: CachedParts | None = None
+) -> RenderableType:
     """What the detail pane shows for one tree node, in a pane ``width`` columns wide (0:
-    unknown, render everything)."""
+    unknown, render everything); ``cache``: see ``array_view``."""
     if ref.kind == "section":
         return section_view(m, ref.name)
     if ref.kind == "vg":
@@ -441,7 +464,7 @@ def render_ref(m: Machine, ref: NodeRef, *, width: int = 0) -> RenderableType:
         return Group(*parts) if parts else Text(ref.name)
     obj = m.device(ref.name)
     if isinstance(obj, MdArray):
-        return array_view(m, obj, width=width)
+        return array_view(m, obj, width=width, cache=cache)
     if isinstance(obj, Disk):
         return disk_view(m, obj, width=width)
     if isinstance(obj, Partition):
@@ -522,9 +545,10 @@ class DeviceDetail(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._body = Static(Text("probing…", "bright_black"), id="detail-body")
+        self._body = LineDiffStatic(Text("probing…", "bright_black"), id="detail-body")
         self.ref: NodeRef | None = None
         self._machine: Machine | None = None
+        self._cache = CachedParts()  # parts of what is shown, kept while their data is
 
     def compose(self) -> ComposeResult:
         yield self._body
@@ -553,9 +577,9 @@ class DeviceDetail(VerticalScroll):
             shape = (ref, self.size.width, _shape_of(machine.device(ref.name)))
             same_shape = not force and shape == getattr(self, "_shape", None)
             self._shape = shape
-            self._body.update(
-                render_ref(machine, ref, width=self.size.width), layout=not same_shape
-            )
+            shown = render_ref(machine, ref, width=self.size.width, cache=self._cache)
+            self._cache.done()
+            self._body.update(shown, layout=not same_shape)
 
     def on_resize(self) -> None:
         self.show(self._machine, self.ref, force=True)

@@ -82,6 +82,7 @@ class FindingsPane(DataTable[Text | str]):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes, cursor_type="row", zebra_stripes=True)
         self._findings: tuple[Finding, ...] = tuple(sorted(findings, key=Finding.sort_key))
+        self._shown: tuple[Finding, ...] | None = None  # the last set_findings shown
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -98,10 +99,14 @@ class FindingsPane(DataTable[Text | str]):
         """Replace the findings (sorted worst first), keeping the cursor on the same finding
         when it is still there."""
         current = self.current
-        self._findings = tuple(sorted(findings, key=Finding.sort_key))
+        new = tuple(sorted(findings, key=Finding.sort_key))
+        if new == self._shown:
+            return  # the same findings as shown (an audit each minute): no new table
+        self._findings = new
         if not self.columns:
             return  # not mounted yet: on_mount fills
         self._fill()
+        self._shown = new
         if current is not None:
             for i, f in enumerate(self._findings):
                 if f.key == current.key:
@@ -131,7 +136,7 @@ class FindingsPane(DataTable[Text | str]):
                 fix = Text("—", style="dim")
             self.add_row(
                 Text(f"{SEVERITY_ICON[f.severity]} {f.severity}", style=style),
-                f.device or "system",
+                Text(f.device or "system"),  # a str cell would be read as markup
                 Text(f.title),
                 fix,
                 key=f"{i}:{f.code}:{f.device}",

@@ -143,16 +143,32 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
         }
     )
 
-    view: reactive[SessionView] = reactive(SessionView, always_update=True, init=False)
-    machine: reactive[Machine | None] = reactive(None, always_update=True, init=False)
-    live: reactive[LiveSample | None] = reactive(None, always_update=True, init=False)
-    selected: reactive[NodeRef | None] = reactive(None, init=False)
-    fleet: reactive[tuple[HostStatus, ...]] = reactive((), always_update=True, init=False)
+    # State, not paint: repaint=False, or each set (every sample) repaints the whole screen
+    # (App.refresh -> Screen.refresh: a full compositor update instead of the lines that moved)
+    view: reactive[SessionView] = reactive(
+        SessionView, always_update=True, init=False, repaint=False
+    )
+    machine: reactive[Machine | None] = reactive(
+        None, always_update=True, init=False, repaint=False
+    )
+    live: reactive[LiveSample | None] = reactive(
+        None, always_update=True, init=False, repaint=False
+    )
+    selected: reactive[NodeRef | None] = reactive(None, init=False, repaint=False)
+    fleet: reactive[tuple[HostStatus, ...]] = reactive(
+        (), always_update=True, init=False, repaint=False
+    )
     # the shown host's findings (worst first in the pane), its md events (clock text, event),
     # and what the Wear tab is to show (set on a cursor move, and at each sample of a sync)
-    findings: reactive[tuple[Finding, ...]] = reactive((), always_update=True, init=False)
-    event_log: reactive[tuple[tuple[str, ArrayEvent], ...]] = reactive((), init=False)
-    wear_request: reactive[WearRequest | None] = reactive(None, always_update=True, init=False)
+    findings: reactive[tuple[Finding, ...]] = reactive(
+        (), always_update=True, init=False, repaint=False
+    )
+    event_log: reactive[tuple[tuple[str, ArrayEvent], ...]] = reactive(
+        (), init=False, repaint=False
+    )
+    wear_request: reactive[WearRequest | None] = reactive(
+        None, always_update=True, init=False, repaint=False
+    )
 
     def __init__(
         self,

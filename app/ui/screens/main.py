@@ -72,7 +72,19 @@ class MdstatView(Vertical):
             self._text = text
             self._show(text.rstrip("\n"))
 
+    def on_show(self) -> None:
+        if self._hidden_machine is not None:  # what came while the tab was hidden
+            machine, self._hidden_machine = self._hidden_machine, None
+            self.set_machine(machine)
+
+    _hidden_machine: Machine | None = None
+
     def set_machine(self, machine: Machine | None) -> None:
+        if machine is not None and self._text != 0 and not self.display_visible:
+            # a hidden tab: a probe's mdstat (1,000 lines on big) is written when it is shown,
+            # not every 10 s for nobody (each write is a Log re-layout)
+            self._hidden_machine = machine
+            return
         text = None if machine is None else machine.mdstat
         if machine is not None and text == self._text:
             return  # unchanged since the last probe: no redraw
@@ -84,6 +96,11 @@ class MdstatView(Vertical):
         else:
             shown = machine.mdstat.rstrip("\n")
         self._show(shown)
+
+    @property
+    def display_visible(self) -> bool:
+        """Shown: it and every container above it displayed (an inactive tab is not)."""
+        return all(w.display for w in self.ancestors_with_self if isinstance(w, Widget))
 
     def _show(self, shown: str) -> None:
         body = self.query_one("#mdstat-body", Log)
