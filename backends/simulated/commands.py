@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from app.model import levels, md_names
 from backends.simulated.bitmap import dirty_fraction, examine_bitmap
+from backends.simulated.programs import lifecycle
 from backends.simulated.snapshot import build_smart, layout_number, smart_counters
 from backends.simulated.state import SimArray, SimFS, SimLV, SimMember, SimPV, SimState, SimVG
 from backends.simulated.sysfs import WriteError, mdadm_conf_line, read_path, write_path
@@ -180,7 +181,7 @@ MDADM_VALUES = {
     "e": "metadata", "N": "name", "x": "spare-devices", "z": "size",
     "backup-file": "backup-file", "homehost": "homehost", "with": "with",
     "write-mostly": "write-mostly", "consistency-policy": "consistency-policy",
-    "data-offset": "data-offset",
+    "data-offset": "data-offset", "uuid": "uuid", "u": "uuid",
 }  # fmt: skip
 MDADM_FLAGS = {
     "C": "create", "G": "grow", "S": "stop", "D": "detail", "s": "scan", "E": "examine",
@@ -189,7 +190,7 @@ MDADM_FLAGS = {
     "re-add": "re-add", "replace": "replace", "assume-clean": "assume-clean",
     "force": "force", "add-spare": "add-spare", "readonly": "readonly",
     "readwrite": "readwrite", "brief": "brief", "set-faulty": "fail",
-    "X": "examine-bitmap", "examine-bitmap": "examine-bitmap",
+    "X": "examine-bitmap", "examine-bitmap": "examine-bitmap", "export": "export", "Y": "export",
 }  # fmt: skip
 MANAGE_OPS = {"fail", "remove", "add", "re-add", "replace", "with", "add-spare"}
 
@@ -225,10 +226,8 @@ def mdadm(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
         if dev is None:
             return 1, "", f"mdadm: cannot open {pos[0] if pos else ''}: No such file or directory\n"
         return examine_bitmap(st, dev, pos[0])
-    if "examine" in keys:
-        if "scan" in keys:
-            return 0, "".join(mdadm_conf_line(st, a) + "\n" for a in st.arrays.values()), ""
-        return 1, "", "mdadm: --examine is not simulated beyond --scan\n"
+    if "examine" in keys or "assemble" in keys:  # backends/simulated/programs/lifecycle.py
+        return lifecycle.mdadm_lifecycle(st, keys, od, pos)
     if "stop" in keys:
         return md_stop(st, pos)
     if "zero-superblock" in keys:
@@ -538,6 +537,7 @@ def md_stop(st: SimState, pos: list[str]) -> Result:
         for m in a.members:
             if not a.metadata.startswith("external:"):
                 st.md_superblocks[m.device] = (a.uuid, a.array_name or "")
+        st.stopped_arrays[a.uuid] = a  # what --assemble starts again
         del st.arrays[dev]
         st.filesystems.pop(dev, None)
         st.touch()
@@ -1500,7 +1500,12 @@ HANDLERS: dict[str, Callable[[SimState, Sequence[str], str | None], Result]] = {
     "tee": tee,
     "sysctl": sysctl,
     "smartctl": smartctl,
-    "mount": mount,
+    "mount": lifecycle.mount,  # with -o OPTS
+    "parted": lifecycle.parted,
+    "mkdir": lifecycle.mkdir,
+    "cp": lifecycle.cp,
+    "mv": lifecycle.mv,
+    "findmnt": lifecycle.findmnt,
     "umount": umount,
     "systemctl": systemctl,
     "cat": cat,
