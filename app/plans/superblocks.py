@@ -19,8 +19,10 @@ Anything unreadable is a note, never an error: ``notes`` says what could not be 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.backend import Backend
+from app.escape import escape_controls
 from app.model import Machine
 from app.model.superblock import Superblock, array_events
 from app.parsers.errors import ParseError
@@ -151,3 +153,70 @@ def events_text(sb: Superblock, array_events: int | None) -> str:
     if behind == 0:
         return f"events {sb.events} (current)"
     return f"events {sb.events} (array {array_events}: {behind} behind)"
+
+
+def superblock_json(sb: Superblock, array_events: int | None) -> dict[str, Any]:
+    """One superblock as ``report --json`` gives it (text escaped: it comes from the disk)."""
+    return {
+        "device": sb.device,
+        "array_uuid": sb.array_uuid,
+        "name": None if sb.name is None else escape_controls(sb.name),
+        "level": sb.level,
+        "events": sb.events,
+        "array_events": array_events,
+        "events_behind": sb.behind(array_events),
+        "update_time": sb.update_time,
+        "device_role": sb.device_role,
+        "array_state": sb.array_state,
+        "bitmap": sb.bitmap,
+        "recovery_offset_sectors": sb.recovery_offset_sectors,
+        "bad_blocks": sb.bad_blocks,
+        "metadata": sb.metadata,
+    }
+
+
+def add_superblocks_json(report: dict[str, Any], sbs: Superblocks, machine: Machine) -> None:
+    """``arrays[].members[].superblock`` (None where unread), ``arrays[].outside`` (devices with
+    the array's superblock it does not list: re-add candidates) and ``stray_superblocks``."""
+    for a in report.get("arrays", []):
+        ev = sbs.array_events(machine, a["name"])
+        for m in a.get("members", []):
+            sb = sbs.members.get(m["device"])
+            m["superblock"] = None if sb is None else superblock_json(sb, ev)
+        a["outside"] = [superblock_json(sb, ev) for sb in sbs.outside.get(a["name"], ())]
+    report["stray_superblocks"] = [
+        {
+            "uuid": s.uuid,
+            "name": None if s.name is None else escape_controls(s.name),
+            "level": s.level,
+            "events": s.events,
+            "devices": [superblock_json(sb, s.events) for sb in s.devices],
+        }
+        for s in sbs.strays
+    ]
+    report.setdefault("notes", []).extend(
+        {"source": "mdadm --examine", "message": escape_controls(n), "severity": "info"}
+        for n in sbs.notes
+    )
+
+
+def superblock_lines(sbs: Superblocks, machine: Machine) -> list[str]:
+    """The report's text: each member's events against its array's, devices outside their
+    array, and the arrays not assembled (with the plan that would start them)."""
+    out: list[str] = []
+    for a in machine.arrays:
+        ev = sbs.array_events(machine, a.name)
+        for m in a.members_by_slot:
+            sb = sbs.members.get(m.device)
+            if sb is not None:
+                out.append(f"  {a.name} {m.device}: {events_text(sb, ev)}")
+        for sb in sbs.outside.get(a.name, ()):
+            out.append(f"  {a.name} {sb.device} (not in the array): {events_text(sb, ev)}")
+    for s in sbs.strays:
+        devs = ", ".join(sb.device for sb in s.devices)
+        name = escape_controls(s.name or "?")
+        out.append(
+            f"  {devs} carries a superblock of array {s.uuid[:8]}… ({name}): not assembled "
+            f"(raidman plan assemble --array {s.uuid})"
+        )
+    return out
