@@ -35,6 +35,8 @@ from app.model.devices import (
     PhysicalVolume,
     SyncStatus,
 )
+from app.plans.superblocks import Superblocks
+from widgets.superblock_view import behind_any, member_events, outside_lines, stray_lines
 from widgets.tree_spec import NodeRef
 
 # fields holding a byte count that is a small "geometry" figure (shown as exact bytes first)
@@ -187,13 +189,16 @@ def heading(text: str, style: str = "bold reverse") -> Text:
     return Text(f" {text} ", style)
 
 
-def members_table(a: MdArray, *, width: int = 0) -> Table:
+def members_table(a: MdArray, *, width: int = 0, events: dict[str, str] | None = None) -> Table:
     """The members of an array; on a narrow pane only device, slot and role (the columns that
-    decide what an admin does next), so nothing is squeezed into "…"."""
+    decide what an admin does next), so nothing is squeezed into "…". ``events``: each member's
+    superblock events against the array's, shown when one is behind (widgets/superblock_view)."""
     narrow = 0 < width < MEMBERS_FULL_WIDTH
     cols = ("device", "slot", "role") if narrow else (
         "device", "slot", "role", "state", "errors", "data offset", "size"
     )  # fmt: skip
+    if events is not None:
+        cols = (*cols, "superblock")
     t = Table(title="members", title_justify="left", title_style="bold underline", expand=False)
     for col in cols:
         t.add_column(col, no_wrap=True)
@@ -210,6 +215,8 @@ def members_table(a: MdArray, *, width: int = 0) -> Table:
                 sectors(m.data_offset_sectors) if m.data_offset_sectors is not None else "—",
                 human_bytes(m.size_kib * 1024) if m.size_kib is not None else "—",
             ]
+        if events is not None:
+            row.append(events.get(m.device, "—"))
         t.add_row(*row)
     return t
 
@@ -246,7 +253,9 @@ def sync_block(s: SyncStatus, *, width: int = 0) -> RenderableType:
     return Group(*parts)
 
 
-def array_view(m: Machine, a: MdArray, *, width: int = 0) -> RenderableType:
+def array_view(
+    m: Machine, a: MdArray, *, width: int = 0, superblocks: Superblocks | None = None
+) -> RenderableType:
     colour = array_state_colour(a)
     head = Text(f"{a.path}  ", "bold")
     head.append(f"{a.level}  {mdstat_map(a)}", colour)
@@ -264,7 +273,11 @@ def array_view(m: Machine, a: MdArray, *, width: int = 0) -> RenderableType:
             )
         )
     if a.members:
-        parts.append(members_table(a, width=width))
+        events = None
+        if behind_any(m, a, superblocks):
+            events = {x.device: member_events(m, a, superblocks, x.device) for x in a.members}
+        parts.append(members_table(a, width=width, events=events))
+    parts.extend(outside_lines(m, a, superblocks))
     if a.sync is not None:
         parts.append(sync_block(a.sync, width=width))
     else:
@@ -404,11 +417,13 @@ def _find_lv(m: Machine, name: str) -> LogicalVolume | None:
     return None
 
 
-def render_ref(m: Machine, ref: NodeRef, *, width: int = 0) -> RenderableType:
+def render_ref(
+    m: Machine, ref: NodeRef, *, width: int = 0, superblocks: Superblocks | None = None
+) -> RenderableType:
     """What the detail pane shows for one tree node, in a pane ``width`` columns wide (0:
     unknown, render everything)."""
     if ref.kind == "section":
-        return section_view(m, ref.name)
+        return section_view(m, ref.name, superblocks)
     if ref.kind == "vg":
         return vg_view(m, ref.name, width=width)
     if ref.kind == "fs":
@@ -441,7 +456,7 @@ def render_ref(m: Machine, ref: NodeRef, *, width: int = 0) -> RenderableType:
         return Group(*parts) if parts else Text(ref.name)
     obj = m.device(ref.name)
     if isinstance(obj, MdArray):
-        return array_view(m, obj, width=width)
+        return array_view(m, obj, width=width, superblocks=superblocks)
     if isinstance(obj, Disk):
         return disk_view(m, obj, width=width)
     if isinstance(obj, Partition):
@@ -459,7 +474,9 @@ def render_ref(m: Machine, ref: NodeRef, *, width: int = 0) -> RenderableType:
     return Text(f"{ref.name}: no details known", "bright_black")
 
 
-def section_view(m: Machine, section: str) -> RenderableType:
+def section_view(
+    m: Machine, section: str, superblocks: Superblocks | None = None
+) -> RenderableType:
     if section == "Disks":
         t = Table(title="disks", title_justify="left")
         for col in ("name", "size", "model", "serial", "transport", "type", "phys/log"):
@@ -495,7 +512,8 @@ def section_view(m: Machine, section: str) -> RenderableType:
                 mdstat_map(a),
                 sync,
             )
-        return t
+        strays = stray_lines(superblocks)
+        return Group(t, *strays) if strays else t
     if section == "Volume groups":
         t = Table(title="volume groups", title_justify="left")
         for col in ("name", "size", "free", "PVs", "LVs"):
@@ -525,6 +543,7 @@ class DeviceDetail(VerticalScroll):
         self._body = Static(Text("probing…", "bright_black"), id="detail-body")
         self.ref: NodeRef | None = None
         self._machine: Machine | None = None
+        self.superblocks: Superblocks | None = None  # member superblocks (the audit worker's)
 
     def compose(self) -> ComposeResult:
         yield self._body
@@ -554,8 +573,15 @@ class DeviceDetail(VerticalScroll):
             same_shape = not force and shape == getattr(self, "_shape", None)
             self._shape = shape
             self._body.update(
-                render_ref(machine, ref, width=self.size.width), layout=not same_shape
+                render_ref(machine, ref, width=self.size.width, superblocks=self.superblocks),
+                layout=not same_shape,
             )
+
+    def set_superblocks(self, superblocks: Superblocks) -> None:
+        """New member superblocks (read through the backend off the UI thread): re-render."""
+        if superblocks != self.superblocks:
+            self.superblocks = superblocks
+            self.show(self._machine, self.ref, force=True)
 
     def on_resize(self) -> None:
         self.show(self._machine, self.ref, force=True)

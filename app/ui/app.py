@@ -72,6 +72,7 @@ from app.plans.executor import ExecutionReport, execute
 from app.plans.identity import record_disks
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
+from app.plans.superblocks import Superblocks, read_superblocks
 from app.report import report_findings
 from app.rules.finding import Finding, badges
 from app.session import Effects, SampleGate, Session, SessionView
@@ -97,6 +98,7 @@ from app.wear.delta import array_wear
 from app.wear.plot import disk_serial, load_disk_history
 from app.wear.recorder import SmartRead, take_snapshot
 from app.wear.snapshots import SnapshotStore
+from widgets.device_detail import DeviceDetail
 from widgets.findings import FindingsPane
 from widgets.header_banner import HeaderBanner
 from widgets.storage_tree import NodeRef, StorageTree
@@ -793,6 +795,8 @@ class RaidmanApp(App[None]):
             # the same audit as `raidman report` (its sync records' speeds too)
             smart = {name: reading for name, (_, reading) in list(seen.items())}
             found = report_findings(backend, machine, smart, store, self._store_lock)
+            sbs = read_superblocks(machine, backend)  # member superblocks for the detail pane
+            self._from_thread(self._current(backend, self._superblocks_landed), sbs)
         except Exception as e:  # the engine is defensive; this is the last line of defence
             self._from_thread(self._audit_landed, backend, session, None, e)
         else:
@@ -816,6 +820,10 @@ class RaidmanApp(App[None]):
             self._audit_failed(error)
         elif found is not None:
             self._audit_done(found)
+
+    def _superblocks_landed(self, sbs: Superblocks) -> None:
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen yet
+            self.main.query_one(DeviceDetail).set_superblocks(sbs)
 
     def _audit_ended(self) -> None:
         self.audit_count += 1

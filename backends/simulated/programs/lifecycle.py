@@ -260,6 +260,10 @@ def examine(st: SimState, path: str, export: bool) -> Result:
         )
     m = a.member(dev) if a is not None else None
     role = f"Active device {m.slot}" if m is not None and m.slot is not None else "spare"
+    if m is None and a is not None and dev in a.removed:
+        # failed, then removed: md wrote no superblock to it after the failure, so it still
+        # names the slot it had (md.c md_update_sb skips Faulty devices)
+        role = f"Active device {a.removed[dev][1]}"
     bitmap = "  Internal Bitmap : 8 sectors from superblock\n" if a is not None and a.bitmap else ""
     when = time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime(utime))
     return (
