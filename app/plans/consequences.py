@@ -26,7 +26,7 @@ from app.model.sync_model import (
     progress_per_member,
     waiting_for,
 )
-from app.plans.consequences_words import redundancy_line, sync_line
+from app.plans.consequences_words import offline_lines, redundancy_line, sync_line
 from app.plans.plan import Plan
 
 Confirm = Literal["typed", "yes"]
@@ -55,13 +55,18 @@ class Consequences:
     syncs: tuple[SyncForecast, ...] = ()
     redundancy: tuple[Redundancy, ...] = ()
     confirm: Confirm = "yes"
+    # arrays the plan stops or deletes, in words (app.plans.lifecycle_checks.offline_lines)
+    offline: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "syncs": [s.to_json() for s in self.syncs],
             "redundancy": [r.to_json() for r in self.redundancy],
             "confirm": self.confirm,
         }
+        if self.offline:  # only plans that stop an array have it
+            d["offline"] = list(self.offline)
+        return d
 
     def lines(self) -> list[str]:
         """The consequences in words, one line per sync and per array whose redundancy drops."""
@@ -71,7 +76,7 @@ class Consequences:
             line = redundancy_line(r, by_array.get(r.array))
             if line:
                 out.append(line)
-        return out
+        return out + list(self.offline)
 
 
 @dataclass(frozen=True, slots=True)
@@ -563,7 +568,8 @@ def consequences_of(
         out.append(Redundancy(a.name, now, min(during, after), after, lost))
     destroys = plan.destructive
     weaker = any(_weaker(r, before_lost.get(r.array, ())) for r in out)
-    return Consequences(tuple(syncs), tuple(out), "typed" if destroys or weaker else "yes")
+    offline = tuple(offline_lines(machine, [s.argv for s in plan.steps]))
+    return Consequences(tuple(syncs), tuple(out), "typed" if destroys or weaker else "yes", offline)
 
 
 def _weaker(r: Redundancy, lost_now: tuple[str, ...]) -> bool:

@@ -5,9 +5,11 @@ sdc1; afterwards it survives 1 further failure again"."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from app.format import duration, human_bytes, speed
+from app.model import Machine
 from app.model.sync_model import MemberWrite, SyncForecast
 
 if TYPE_CHECKING:
@@ -80,3 +82,33 @@ def redundancy_line(r: Redundancy, sync: SyncForecast | None = None) -> str:
     if r.during <= 0:
         return f"{r.array} {_survives(r.during)} meanwhile{who}"
     return ""
+
+
+def offline_lines(machine: Machine, argvs: Sequence[Sequence[str]]) -> list[str]:
+    """What stopping or deleting an array means, from the argv: "md127 (raid10, 4 members,
+    1.0 GiB) stops: what it holds is unreachable until it is assembled again", and when every
+    member's superblock is erased after, "md127 is deleted: ...". Pure."""
+    out: list[str] = []
+    erased = {
+        a[2].removeprefix("/dev/")
+        for a in argvs
+        if len(a) == 3 and a[0] == "mdadm" and a[1] == "--zero-superblock"
+    }
+    for a in argvs:
+        if len(a) != 3 or a[0] != "mdadm" or a[1] != "--stop":
+            continue
+        arr = next((x for x in machine.arrays if a[2] in (x.path, f"/dev/md/{x.name[2:]}")), None)
+        if arr is None:
+            continue
+        size = human_bytes(arr.size_bytes, trim=True) if arr.size_bytes else "size unknown"
+        n = len(arr.members)
+        what = f"{arr.name} ({arr.level}, {n} member{'s' if n != 1 else ''}, {size})"
+        members = {m.device for m in arr.members}
+        if members and members <= erased:
+            out.append(
+                f"{what} is deleted: its members' superblocks are erased, the array cannot be "
+                "assembled again and its data is gone"
+            )
+        else:
+            out.append(f"{what} stops: what it holds is unreachable until it is assembled again")
+    return out

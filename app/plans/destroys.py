@@ -63,9 +63,14 @@ def confirm_name(path: str) -> str:
 
 
 def confirm_target(argvs: Iterable[Sequence[str]]) -> str | None:
-    """The name typed to confirm: what the first destroying step overwrites (None: none does)."""
+    """The name typed to confirm: what the first destroying step overwrites (None: none does);
+    the array, when an earlier step stopped it (deleting an array erases its members one by one,
+    and what the user means to destroy is the array)."""
+    stopped: str | None = None
     for argv in argvs:
+        if len(argv) == 3 and argv[0] == "mdadm" and argv[1] == "--stop":
+            stopped = argv[2]
         hit = destroys(argv)
         if hit is not None:
-            return confirm_name(hit)
+            return confirm_name(stopped if stopped is not None else hit)
     return None

@@ -107,3 +107,40 @@ def test_the_whole_life_leaves_the_disks_as_they_started(tmp_path: Path) -> None
     started = [e for e in audit.read_entries() if e.event == "started"]
     # prepare 4 + create 1 + mkfs 1 + mount 7 + stop 1 + assemble 1 + delete 9 + wipe 4
     assert len(started) == 4 + 1 + 1 + 7 + 1 + 1 + 9 + 4
+
+
+def _running_array(be: SimulatedBackend, audit: AuditLog) -> str:
+    _run(build_prepare(be.probe(), DISKS), be, audit)
+    _run(build_create_array(be.probe(), CreateArrayParams("10", PARTS, name="127")), be, audit)
+    _run(build_filesystem(be.probe(), "md127", FilesystemParams("ext4")), be, audit)
+    return "md127"
+
+
+def test_delete_is_confirmed_by_the_array_name_and_says_what_it_means(tmp_path: Path) -> None:
+    be = SimulatedBackend.from_scenario("blank", clock=SimClock.manual())
+    md = _running_array(be, AuditLog(tmp_path / "audit.log"))
+    plan = build_delete(be.probe(), md)
+    assert plan.destructive and plan.target == md  # the array, not its first member
+    c = plan.consequences
+    assert c is not None and c.confirm == "typed"
+    (line,) = c.offline
+    assert line.startswith(f"{md} (raid10, 4 members, ") and "cannot be assembled again" in line
+    stop = build_stop(be.probe(), md)
+    assert stop.consequences is not None and "stops" in stop.consequences.offline[0]
+    assert not stop.destructive
+
+
+def test_a_stop_is_refused_right_before_it_runs_when_the_array_was_mounted_meanwhile(
+    tmp_path: Path,
+) -> None:
+    be = SimulatedBackend.from_scenario("blank", clock=SimClock.manual())
+    audit = AuditLog(tmp_path / "audit.log")
+    md = _running_array(be, audit)
+    plan = build_stop(be.probe(), md)  # nothing mounted: offered
+    be._state.files["/srv/x/"] = ""
+    assert be.run(["mount", "/dev/md127", "/srv/x"]).ok
+    rep = execute(plan, be, audit=audit)
+    assert not rep.ok and rep.outcomes[0].status == "failed"
+    assert "mounted on /srv/x" in rep.outcomes[0].message
+    assert be.probe().array(md) is not None  # still running
+    assert audit.read_entries()[-1].event == "refused"

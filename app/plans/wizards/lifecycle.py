@@ -254,7 +254,8 @@ def build_delete(machine: Machine, array: str) -> Plan:
     return _finish(
         machine,
         Plan(
-            title=f"delete {a.path} ({a.level}, {len(members)} members)",
+            title=f"delete {a.path} ({a.level}, {len(members)} member"
+            + ("s)" if len(members) != 1 else ")"),
             steps=tuple(steps),
             kind="array-delete",
             params={"array": a.name, "members": members},
