@@ -101,3 +101,21 @@ def test_events_behind_the_array() -> None:
     assert events_text(old, n) == "events 1234 (array 1240: 6 behind)"
     assert events_text(cur, n) == "events 1240 (current)"
     assert events_text(Superblock("c"), n) == "events unknown"
+
+
+# mdadm --examine --export of a RAID-10 member failed and removed, then 16 MiB written to the
+# array (the VM, tests/vm/test_lifecycle.py: mdadm 4.2, kernel 6.1): the array's members said
+# events 6, this one 1
+VM_EXPORT = (
+    "MD_LEVEL=raid10\nMD_DEVICES=4\nMD_NAME=virtme-ng:0\nMD_ARRAY_SIZE=268.44MB\n"
+    "MD_UUID=86126bb6:e441e4a4:e5517c66:aad9588c\nMD_UPDATE_TIME=1795614906\n"
+    "MD_DEV_UUID=878e8353:d5c627dd:48fbd703:7153e571\nMD_EVENTS=1\n"
+)
+
+
+def test_the_export_mdadm_printed_in_the_vm() -> None:
+    sb = parse_superblock("nvme2n1", VM_EXPORT)
+    assert (sb.level, sb.raid_devices, sb.name) == ("raid10", 4, "virtme-ng:0")
+    assert sb.array_uuid == "86126bb6:e441e4a4:e5517c66:aad9588c"
+    assert (sb.events, sb.update_time) == (1, 1795614906)
+    assert sb.behind(6) == 5
