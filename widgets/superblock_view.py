@@ -37,6 +37,10 @@ def outside_lines(machine: Machine, a: MdArray, sbs: Superblocks | None) -> list
         t.append(events_text(sb, ev), "yellow")
         role = f" (was {sb.device_role})" if sb.device_role else ""
         t.append(escape_controls(role), "bright_black")
+        t.append(
+            f" — re-add: raidman plan member re-add --array {a.name} --device ", "bright_black"
+        )
+        t.append(escape_controls(sb.device), "bright_black")
         out.append(t)
     return out
 

@@ -211,12 +211,17 @@ def superblock_lines(sbs: Superblocks, machine: Machine) -> list[str]:
             if sb is not None:
                 out.append(f"  {a.name} {m.device}: {events_text(sb, ev)}")
         for sb in sbs.outside.get(a.name, ()):
-            out.append(f"  {a.name} {sb.device} (not in the array): {events_text(sb, ev)}")
-    for s in sbs.strays:
-        devs = ", ".join(sb.device for sb in s.devices)
+            dev = escape_controls(sb.device)
+            out.append(
+                f"  {a.name} {dev} (not in the array): {events_text(sb, ev)}"
+                f" (raidman plan member re-add --array {a.name} --device {dev})"
+            )
+    for s in sbs.strays:  # names and UUIDs from the disks: shown escaped
+        devs = escape_controls(", ".join(sb.device for sb in s.devices))
         name = escape_controls(s.name or "?")
+        uuid = escape_controls(s.uuid)
         out.append(
-            f"  {devs} carries a superblock of array {s.uuid[:8]}… ({name}): not assembled "
-            f"(raidman plan assemble --array {s.uuid})"
+            f"  {devs} carries a superblock of array {uuid[:8]}… ({name}): not assembled "
+            f"(raidman plan assemble --array {uuid})"
         )
     return out

@@ -63,3 +63,15 @@ def test_report_text_and_the_assemble_plan_of_a_stray(
     (step,) = plan["steps"]
     assert step["argv"][:3] == ["mdadm", "--assemble", "/dev/md/backup"]
     assert step["argv"][3].startswith("--uuid=")
+
+
+def test_a_hostile_superblock_name_is_shown_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    from app.report import full_report_text
+
+    be = _be()
+    st = be._state
+    uuid, _name = st.md_superblocks["sdc1"]
+    st.md_superblocks["sdc1"] = (uuid, "old\x1b[2J\u202ehost:backup")
+    text = full_report_text(be, be.probe(), smart=False, findings=False)
+    assert "\x1b" not in text and "\u202e" not in text
+    assert "old\\x1b[2J\\u202ehost:backup" in text
