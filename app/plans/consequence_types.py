@@ -39,13 +39,18 @@ class Consequences:
     syncs: tuple[SyncForecast, ...] = ()
     redundancy: tuple[Redundancy, ...] = ()
     confirm: Confirm = "yes"
+    # arrays the plan stops or deletes, in words (app.plans.lifecycle_checks.offline_lines)
+    offline: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "syncs": [s.to_json() for s in self.syncs],
             "redundancy": [r.to_json() for r in self.redundancy],
             "confirm": self.confirm,
         }
+        if self.offline:  # only plans that stop an array have it
+            d["offline"] = list(self.offline)
+        return d
 
     def lines(self) -> list[str]:
         """The consequences in words, one line per sync and per array whose redundancy drops."""
@@ -55,7 +60,7 @@ class Consequences:
             line = redundancy_line(r, by_array.get(r.array))
             if line:
                 out.append(line)
-        return out
+        return out + list(self.offline)
 
 
 @dataclass(frozen=True, slots=True)

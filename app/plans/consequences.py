@@ -26,6 +26,7 @@ from app.model.sync_model import (
     waiting_for,
 )
 from app.plans.consequence_types import Consequences, Limits, Redundancy
+from app.plans.lifecycle_checks import offline_lines
 from app.plans.plan import Plan
 from app.plans.plan_arrays import (
     PlannedArray,
@@ -309,7 +310,8 @@ def consequences_of(
         out.append(Redundancy(a.name, now, min(during, after), after, lost))
     destroys = plan.destructive
     weaker = any(_weaker(r, before_lost.get(r.array, ())) for r in out)
-    return Consequences(tuple(syncs), tuple(out), "typed" if destroys or weaker else "yes")
+    offline = tuple(offline_lines(machine, [s.argv for s in plan.steps]))
+    return Consequences(tuple(syncs), tuple(out), "typed" if destroys or weaker else "yes", offline)
 
 
 def _weaker(r: Redundancy, lost_now: tuple[str, ...]) -> bool:

@@ -70,6 +70,7 @@ from app.model.devices import Machine
 from app.model.live import LiveSample
 from app.model.sync_model import SyncForecast
 from app.plans.audit_log import AuditLog
+from app.plans.superblocks import Superblocks
 from app.rules.finding import Finding
 from app.session import Effects, Session, SessionView
 from app.sync.boost import BoostStore
@@ -169,6 +170,7 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
     wear_request: reactive[WearRequest | None] = reactive(
         None, always_update=True, init=False, repaint=False
     )
+    superblocks: reactive[Superblocks | None] = reactive(None, init=False, repaint=False)
 
     def __init__(
         self,
@@ -410,8 +412,9 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
         if result.error is not None:
             self.notify(f"audit failed: {result.error}", title="audit", severity="warning")
         elif result.found is not None:
-            view.findings = result.found
+            view.findings, view.superblocks = result.found, result.superblocks
             self.findings = result.found  # the Findings pane and the tree's badges bind to it
+            self.superblocks = result.superblocks  # the Details' member superblocks
 
     # ---- several hosts -----------------------------------------------------------------------
     def refresh_fleet(self) -> None:
@@ -426,7 +429,7 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
         if host not in self.hosts or not isinstance(self.screen, HostsScreen):
             return
         self.hostview = self.hosts_watch.view_of(host, self.stores, self.sample_interval)
-        self.findings = self.hostview.findings
+        self.findings, self.superblocks = self.hostview.findings, self.hostview.superblocks
         self.event_log = ()
         self.selected = None
         self.sub_title = host

@@ -23,6 +23,7 @@ from app.paths import DB_FILE, host_state_dir
 from app.plans.executor import ExecutionReport
 from app.plans.plan import Plan
 from app.plans.preflight import Preflight
+from app.plans.superblocks import Superblocks
 from app.rules.finding import Finding
 from app.session import SampleGate, Session
 from app.sync.boost import BoostRecord, BoostStore
@@ -65,6 +66,7 @@ class HostView:
     # disk -> (backend time it was read, reading): the audit's SMART, the Wear tab's cache
     smart_seen: dict[str, tuple[float, SmartReading]] = field(default_factory=dict)
     findings: tuple[Finding, ...] = ()
+    superblocks: Superblocks | None = None
     probe_busy: bool = False
     probe_wanted: bool = False  # a probe asked for while the hosts view's ran: when it lands
     sampling: SampleGate = field(default_factory=SampleGate)
@@ -113,6 +115,7 @@ class AuditDone:
 
     found: tuple[Finding, ...] | None
     error: Exception | None = None
+    superblocks: Superblocks | None = None  # the members' (mdadm --examine), read beside it
 
 
 @dataclass(frozen=True)

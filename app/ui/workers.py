@@ -18,6 +18,7 @@ from app.model.smart import SmartReading
 from app.plans.audit_log import AuditLog
 from app.plans.eligibility import smart_warnings
 from app.plans.executor import execute
+from app.plans.superblocks import read_superblocks
 from app.report import report_findings
 from app.sync.boost import BoostRecord, restore_plan
 from app.ui.host_view import (
@@ -107,10 +108,11 @@ class HostWorkers(App[None]):
             # the same audit as `raidman report` (its sync records' speeds too)
             smart = {name: reading for name, (_, reading) in list(view.smart_seen.items())}
             found = report_findings(view.backend, machine, smart, view.store(), view.store_lock)
+            sbs = read_superblocks(machine, view.backend)  # member superblocks for the Details
         except Exception as e:  # the engine is defensive; this is the last line of defence
             post_result(self, view, AuditDone(None, e))
         else:
-            post_result(self, view, AuditDone(found))
+            post_result(self, view, AuditDone(found, superblocks=sbs))
 
     @work(thread=True, group="smart", exit_on_error=False)
     def _smart_worker(self, view: HostView, reads: tuple[SmartRead, ...]) -> None:

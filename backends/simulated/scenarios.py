@@ -441,6 +441,8 @@ def big(t: float, disks: int = 1000, arrays: int = 250, syncing: int = 16) -> Si
     return finalize(st)
 
 
+from backends.simulated.scenario_retire import retire  # noqa: E402 (it uses the helpers above)
+
 SCENARIOS: dict[str, Callable[[float], SimState]] = {
     "raid10-evo": raid10_evo,
     "raid5-cable": raid5_cable,
@@ -448,5 +450,6 @@ SCENARIOS: dict[str, Callable[[float], SimState]] = {
     "usb-bridge": usb_bridge,
     "imsm": imsm,
     "blank": blank,
+    "retire": retire,
     "big": big,
 }

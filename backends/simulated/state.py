@@ -44,6 +44,7 @@ class SimState(SyncModel):
     mdadm_conf: str | None = None
     files: dict[str, str] = field(default_factory=dict)  # other writable files
     md_superblocks: dict[str, tuple[str, str]] = field(default_factory=dict)  # stale: uuid, name
+    stopped_arrays: dict[str, SimArray] = field(default_factory=dict)  # uuid -> what stopped
     generation: int = 0  # bumped on every structural change (cache key for probe())
     # the devices whose I/O counters moved, in order (a sample's cache reads on from where it
     # was; emptied when long, with io_epoch bumped: a reader then starts over)

@@ -18,6 +18,7 @@ from textual.widgets import Log, TabbedContent, TabPane, Tabs
 from app.backend import Backend
 from app.fleet import HostStatus, others_line
 from app.model.devices import Machine
+from app.plans.superblocks import Superblocks
 from app.rules.finding import Finding, badges
 from app.session import SessionView
 from widgets.device_detail import DeviceDetail
@@ -203,6 +204,8 @@ class MainScreen(Screen[None]):
             self.watch(app, "machine", self._show_machine)
             self.watch(app, "selected", self._show_selected)
             self.watch(app, "findings", self._show_findings)
+            if hasattr(app, "superblocks"):
+                self.watch(app, "superblocks", self._show_superblocks, init=False)
         if getattr(app, "hosts", None):  # several hosts: the others' trouble in the banner
             self.watch(app, "fleet", self._show_fleet)
 
@@ -280,6 +283,10 @@ class MainScreen(Screen[None]):
 
     def _show_findings(self, findings: tuple[Finding, ...]) -> None:
         self.query_one(StorageTree).set_badges(badges(findings))
+
+    def _show_superblocks(self, superblocks: Superblocks | None) -> None:
+        if superblocks is not None:
+            self.query_one(DeviceDetail).set_superblocks(superblocks)
 
     def _show_fleet(self, statuses: tuple[HostStatus, ...]) -> None:
         self.query_one(HeaderBanner).set_fleet(

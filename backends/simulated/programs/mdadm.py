@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from app.model import levels
 from backends.simulated.bitmap import examine_bitmap
+from backends.simulated.programs import lifecycle
 from backends.simulated.programs.argv import Result, split_opts
 from backends.simulated.programs.devices import resolve
 from backends.simulated.programs.mdadm_create import md_create
@@ -20,7 +21,7 @@ MDADM_VALUES = {
     "e": "metadata", "N": "name", "x": "spare-devices", "z": "size",
     "backup-file": "backup-file", "homehost": "homehost", "with": "with",
     "write-mostly": "write-mostly", "consistency-policy": "consistency-policy",
-    "data-offset": "data-offset",
+    "data-offset": "data-offset", "uuid": "uuid", "u": "uuid",
 }  # fmt: skip
 MDADM_FLAGS = {
     "C": "create", "G": "grow", "S": "stop", "D": "detail", "s": "scan", "E": "examine",
@@ -29,7 +30,7 @@ MDADM_FLAGS = {
     "re-add": "re-add", "replace": "replace", "assume-clean": "assume-clean",
     "force": "force", "add-spare": "add-spare", "readonly": "readonly",
     "readwrite": "readwrite", "brief": "brief", "set-faulty": "fail",
-    "X": "examine-bitmap", "examine-bitmap": "examine-bitmap",
+    "X": "examine-bitmap", "examine-bitmap": "examine-bitmap", "export": "export", "Y": "export",
 }  # fmt: skip
 MANAGE_OPS = {"fail", "remove", "add", "re-add", "replace", "with", "add-spare"}
 
@@ -65,10 +66,8 @@ def mdadm(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
         if dev is None:
             return 1, "", f"mdadm: cannot open {pos[0] if pos else ''}: No such file or directory\n"
         return examine_bitmap(st, dev, pos[0])
-    if "examine" in keys:
-        if "scan" in keys:
-            return 0, "".join(mdadm_conf_line(st, a) + "\n" for a in st.arrays.values()), ""
-        return 1, "", "mdadm: --examine is not simulated beyond --scan\n"
+    if "examine" in keys or "assemble" in keys:  # programs/lifecycle.py
+        return lifecycle.mdadm_lifecycle(st, keys, od, pos)
     if "stop" in keys:
         return md_stop(st, pos)
     if "zero-superblock" in keys:
@@ -105,6 +104,7 @@ def md_stop(st: SimState, pos: list[str]) -> Result:
         for m in a.members:
             if not a.metadata.startswith("external:"):
                 st.md_superblocks[m.device] = (a.uuid, a.array_name or "")
+        st.stopped_arrays[a.uuid] = a  # what --assemble starts again
         del st.arrays[dev]
         st.filesystems.pop(dev, None)
         st.touch()

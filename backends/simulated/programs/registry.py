@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from backends.simulated.programs import fs, lvm, mdadm, system, wipefs
+from backends.simulated.programs import fs, lifecycle, lvm, mdadm, system, wipefs
 from backends.simulated.programs.argv import Handler, Result
 from backends.simulated.state import SimState
 
@@ -25,7 +25,12 @@ HANDLERS: dict[str, Handler] = {
     "tee": system.tee,
     "sysctl": system.sysctl,
     "smartctl": system.smartctl,
-    "mount": system.mount,
+    "mount": lifecycle.mount,  # with -o OPTS
+    "parted": lifecycle.parted,
+    "mkdir": lifecycle.mkdir,
+    "cp": lifecycle.cp,
+    "mv": lifecycle.mv,
+    "findmnt": lifecycle.findmnt,
     "umount": system.umount,
     "systemctl": system.systemctl,
     "cat": system.cat,
