@@ -21,7 +21,7 @@ from backends.simulated.scenarios import (
     new_state,
     wd_red,
 )
-from backends.simulated.state import SimArray, SimFS, SimMember
+from backends.simulated.records import SimArray, SimFS, SimMember
 from tests.ui.helpers import screen_lines, wait_for, wait_ready
 
 NAMES = ("sd[a]", "sdb", "sdc", "sdd")
