@@ -12,8 +12,11 @@ Advice depends on the medium and on the layer above the disk:
 - NCQ: article 002 found software RAID 1 on HDDs reading *faster* with NCQ off (Tabelle 8,
   a weaker effect for RAID 5), while single disks and hardware RAID profited from NCQ; SSDs
   lose most of their random-I/O speed at queue depth 1.
-- Write cache: article 004 measured write-back doubling sequential writes on a RAID-1 (400 to
-  about 850 MB/s) while costing 10,000–15,000 IOPS of small random I/O.
+- Write cache: article 004's write-back result (sequential writes on a RAID-1 doubled, 400 to
+  about 850 MB/s, while small random I/O lost 10,000–15,000 IOPS) is the 1 GB cache of a
+  MegaRAID *controller* in write-back mode; the ``write-cache-off`` rule is about the drive's own
+  volatile cache (/sys/block/X/queue/write_cache, hdparm -W), which md never replaces: with it
+  off every write waits for the medium. The rule says which cache is which.
 """
 
 from __future__ import annotations
@@ -80,13 +83,17 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
                 "write-cache-off",
                 d.name,
                 f"{d.name}: volatile write cache is off",
-                f"{d.name}{_role(machine, d)} runs with its write cache disabled (write "
-                "through). md and the filesystems issue flushes, so the cache is safe to use "
-                "on drives that honour them. What it buys depends on the load: a write-back "
-                "cache has been measured doubling sequential writes on a RAID-1 (400 to "
-                "about 850 MB/s) but costing 10,000–15,000 IOPS of small random I/O. For "
-                "streaming writes turn it on; for small random I/O measure first. If it was "
-                f"turned off on purpose, ignore this; hdparm -W1 /dev/{d.name} turns it on.",
+                f"{d.name}{_role(machine, d)} runs with the drive's own volatile write cache "
+                "disabled (write through): each write is acknowledged only once it is on the "
+                "medium. md and the filesystems send cache flushes (and FUA writes) where order "
+                "matters, so on a drive that honours them the cache is safe, and it lets the "
+                "drive merge and reorder writes: small writes especially, and on rotating disks "
+                "most of all, are much faster with it. Figures published for a hardware RAID "
+                "controller's 1 GB write-back cache (sequential writes doubled, small random I/O "
+                "lost 10,000–15,000 IOPS) are about that controller's cache, a different cache "
+                "that md never sees. If the drive cache was turned off on purpose (a drive known "
+                "to ignore flushes), leave it; otherwise measure writes before and after: "
+                f"hdparm -W1 /dev/{d.name} turns it on (until the next power cycle).",
             )
 
 
@@ -111,7 +118,10 @@ def _scheduler(machine: Machine, d: Disk, st: SchedulerState, md_member: bool) -
             "For software RAID on HDDs fair queuing (CFQ, whose blk-mq "
             "successor is bfq) measured as good as or better than deadline and noop in every "
             "discipline for md RAID-1, and clearly best for md RAID-5 (up to 70–100 MB/s more "
-            "sequential reads on RAID-1)."
+            "sequential reads on RAID-1). That was measured on the single-queue schedulers of "
+            "older kernels (CFQ, anticipatory, deadline, noop; their blk-mq successors are "
+            "bfq, bfq, mq-deadline and none) with the disks of that time: a hint to "
+            "measure on your own disks before and after, not a rule."
             + ("" if "bfq" in st.available else " bfq is not loaded: modprobe bfq first.")
         )
     else:

@@ -23,6 +23,11 @@ from app.plans.preflight import strip_dev
 from app.plans.shapes import SPEED_LIMIT_RANGE, created_file_problem
 
 SYNC_ACTIONS = ("check", "repair", "idle", "frozen")
+# drivers/md/Kconfig MD_BITMAP_FILE: "(deprecated)"; md-bitmap.c refuses a file bitmap without it
+FILE_BITMAP_DEPRECATED = (
+    "mdadm(8): file bitmaps are known to work on ext2/ext3 only; newer kernels treat file "
+    "bitmaps as deprecated (CONFIG_MD_BITMAP_FILE) and may be built without them"
+)
 _WHY = {
     "check": "read every stripe and count mismatches (md/mismatch_cnt); nothing is rewritten",
     "repair": "read every stripe and rewrite parity/mirror copies that disagree",
@@ -248,10 +253,8 @@ def build_bitmap(machine: Machine, array: str, location: str, *, chunk: str | No
                     "must be outside the array"
                 )
             notes.append(
-                f"the file lives on {mp} (/dev/{dev}); mdadm(8): file bitmaps are known to work "
-                "on ext2/ext3; newer kernels treat file bitmaps as deprecated "
-                "(CONFIG_MD_BITMAP_FILE), and if that disk fails the array keeps running "
-                "without one"
+                f"the file lives on {mp} (/dev/{dev}); {FILE_BITMAP_DEPRECATED}, and if that "
+                "disk fails the array keeps running without one"
             )
     steps: list[Step] = []
     if current != "none":
