@@ -94,6 +94,8 @@ class AuditInputs:
     schedulers: dict[str, SchedulerState] = field(default_factory=dict, hash=False)
     queue_depth: dict[str, int] = field(default_factory=dict, hash=False)
     write_cache: dict[str, str] = field(default_factory=dict, hash=False)  # write back/through
+    # md array -> its own queue/optimal_io_size (what mkfs and pvcreate read from it)
+    optimal_io: dict[str, int] = field(default_factory=dict, hash=False)
     unknown: dict[str, str] = field(default_factory=dict, hash=False)  # what -> why not read
 
     def scheduler(self, device: str) -> SchedulerState | None:
@@ -270,6 +272,12 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         v = read_int(f"discard:{name}", f"/sys/block/{name}/queue/discard_max_bytes")
         if v is not None:
             discard[name] = v
+    optimal_io: dict[str, int] = {}
+    for a in machine.arrays:
+        if not a.is_container:
+            v = read_int(f"optimal_io:{a.name}", f"/sys/block/{a.name}/queue/optimal_io_size")
+            if v is not None:
+                optimal_io[a.name] = v
 
     return AuditInputs(
         ext4=ext4,
@@ -288,5 +296,6 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         schedulers=scheds,
         queue_depth=depth,
         write_cache=wcache,
+        optimal_io=optimal_io,
         unknown=unknown,
     )

@@ -223,11 +223,16 @@ def read_array(
     member_index = None
     if ext is not None and ext.member.isdigit():
         member_index = int(ext.member)
+    # a container has no raid_disks of its own: md.c raid_disks_show prints nothing for it
+    sized = level != "container"
     arr = MdArray(
         name=name,
         level=level,
         size_bytes=size_sectors * 512 if size_sectors else None,
-        raid_disks=r.parsed("raid_disks", md_sysfs.parse_raid_disks),
+        raid_disks=r.parsed("raid_disks", md_sysfs.parse_raid_disks) if sized else None,
+        previous_raid_disks=r.parsed("raid_disks", md_sysfs.parse_previous_raid_disks)
+        if sized
+        else None,
         chunk_bytes=chunk or None,
         layout=layout,
         metadata=metadata,

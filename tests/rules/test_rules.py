@@ -657,3 +657,37 @@ def test_scheduler_advice_maps_old_names_and_is_a_hint_to_measure() -> None:
     assert f.severity == "advice"
     assert "a hint to measure" in f.detail and "not a rule" in f.detail
     assert "bfq, bfq, mq-deadline and none" in f.detail
+
+
+def test_array_optimal_io_inflated_by_a_bridge_member_is_a_warning() -> None:
+    """Article 003 (../shared/seeds/003_*.txt): a USB-SATA bridge reports 33553920 bytes (65535
+    sectors) as optimal I/O. md stacks members' limits into the array's (blk_stack_limits: the
+    lcm), so mkfs/pvcreate on the array would align to the bridge's value: the array's own
+    optimal_io_size is read and a mismatch with its geometry is a warning naming the member."""
+    import math
+
+    m = Stack().machine()
+    a = m.array("md0")
+    assert a is not None and a.chunk_bytes is not None and a.raid_disks is not None
+    from app.model import levels
+
+    want = levels.optimal_io_bytes(a.level, a.raid_disks, a.chunk_bytes, a.layout)
+    ok = replace(healthy_inputs(m), optimal_io={"md0": want})
+    assert not codes(audit(m, ok), "md-optimal-io-inflated")
+    bridged = replace(
+        m, disks=tuple(replace(d, optimal_io=33550336) if d.name == "sdb" else d for d in m.disks)
+    )
+    inflated = replace(ok, optimal_io={"md0": math.lcm(33550336, want)})
+    [f] = codes(audit(bridged, inflated), "md-optimal-io-inflated")
+    assert f.severity == "warning" and str(want) in f.detail
+    assert "sdb reports 33550336 (a USB-SATA bridge's 65535 sectors)" in f.detail
+    assert "--dataalignment" in f.detail
+
+
+def test_bridge_value_as_newer_kernels_round_it() -> None:
+    """Newer kernels round the bridge's 33553920 down to the physical block (block/blk-settings.c
+    blk_validate_limits): 33550336 is recognised as the same 65535-sector bridge value."""
+    m = usb_bridge()
+    disks = tuple(replace(d, optimal_io=33550336) if d.optimal_io else d for d in m.disks)
+    fs = codes(audit(replace(m, disks=disks)), "suspicious-io-topology")
+    assert fs and all("16-bit maximum" in f.detail for f in fs)
