@@ -10,7 +10,8 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
   raidman plan member add|spare|fail|remove|re-add|replace|grow --array md127 \\
       [--device DEV] [--with NEW] [--raid-devices N] [--add DEV,...] [--backup-file PATH]
   raidman plan sync check|repair|idle|frozen|limits|stripe-cache --array md127 \\
-      [--min KIB_S] [--max KIB_S] [--entries N]
+      [--min KIB_S] [--max KIB_S] [--entries N] [--persist]
+  raidman plan persist --remove stripe-cache|speed-limits|scheduler
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
 ``--json`` prints ``Plan.to_json()`` (with the ``digest`` of its steps) plus a ``preflight`` object; save it and run it with
@@ -28,6 +29,7 @@ from app import statefiles
 from app.backend import Backend
 from app.commands.backend_options import add_backend_options, make_backend
 from app.model import Machine
+from app.plans import persist
 from app.plans.allowlist import plan_step_problems
 from app.plans.geometry import PlanError, parse_size
 from app.plans.identity import record_disks
@@ -147,7 +149,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     s.add_argument("--entries", type=int, help="stripe-cache: entries (17..32768)")
     s.add_argument("--bitmap", help="bitmap: internal, none, or a file outside the array")
     s.add_argument("--bitmap-chunk", help="bitmap: bytes per bitmap bit, e.g. 128M")
+    s.add_argument(
+        "--persist",
+        action="store_true",
+        help="limits: also keep the global limits at boot (/etc/sysctl.d)",
+    )
     _common(s)
+
+    k = wiz.add_parser("persist", help="remove a setting raidman keeps at boot")
+    k.add_argument("--remove", required=True, choices=tuple(persist.FILES))
+    _common(k)
     return p
 
 
@@ -227,8 +238,15 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
     if w == "sync":
         act = args.action
         if act == "limits":
+            existing: str | bool | None = False
+            if args.persist:
+                existing = backend.read_text(persist.SPEED_LIMITS_CONF)
             return build_speed_limits(
-                machine, min_kib_s=args.min, max_kib_s=args.max, array=args.array
+                machine,
+                min_kib_s=args.min,
+                max_kib_s=args.max,
+                array=args.array,
+                persist_file=existing,
             )
         if act == "stripe-cache":
             return build_stripe_cache(
@@ -242,6 +260,8 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
                 chunk=args.bitmap_chunk,
             )
         return build_sync_action(machine, _need(args.array, "--array"), act)
+    if w == "persist":
+        return persist.build_remove(args.remove)
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it
 
 

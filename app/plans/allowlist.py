@@ -12,7 +12,10 @@ Writes raidman plans (and nothing else):
     with a value of the right form on stdin;
   * ``tee /sys/block/DISK/queue/scheduler`` with a scheduler name (the audit's scheduler fix);
   * ``tee -a /etc/mdadm/mdadm.conf`` (or ``/etc/mdadm.conf``) with one ARRAY line, or piped from
-    ``mdadm --detail --brief MD``.
+    ``mdadm --detail --brief MD``;
+  * the files that make settings permanent (app.plans.persist): ``tee`` of a whole file of
+    raidman's line shapes to its temporary name, ``mv -f`` of that name onto the file, ``rm -f``
+    of the file.
 
 Devices that pre-flight must check come from the argv (``argv_devices``), never from ``params``.
 Whether a step destroys data and the name typed to confirm come from the argv too
@@ -30,6 +33,7 @@ from app.model import Machine
 from app.plans.destroys import destroys
 from app.plans.geometry import normalize_level
 from app.plans.kinds import KNOWN_KINDS, NEVER_DESTROY
+from app.plans.persist import BY_PATH, BY_TEMP, content_problem
 from app.plans.plan import Plan, Step, escape_controls
 from app.plans.preflight import strip_dev
 from app.plans.shapes import (
@@ -162,6 +166,10 @@ def _tee(step: Step) -> str | None:
             if step.stdin_from is None and v in SCHEDULERS:
                 return None
             return f"scheduler: {escape_controls(v)!r} is not a scheduler raidman sets"
+    if len(a) == 1 and a[0] in BY_TEMP:
+        if step.stdin_from is not None or step.stdin is None:
+            return f"tee {a[0]}: needs the whole file on stdin"
+        return content_problem(BY_TEMP[a[0]], step.stdin)
     if len(a) == 2 and a[0] == "-a" and a[1] in MDADM_CONF:
         if step.stdin_from is not None:
             f = step.stdin_from
@@ -262,6 +270,12 @@ def _simple(argv: tuple[str, ...]) -> str | None:
         if len(a) == 3 and a[0] == "-E" and STRIDE.fullmatch(a[1]) and FS_DEV.fullmatch(a[2]):
             return None if ".." not in a[2].split("/") else "tune2fs: not a device path"
         return "tune2fs: raidman only sets -E stride=N,stripe_width=N DEV"
+    if prog == "mv":
+        ok = len(a) == 3 and a[0] == "-f" and a[1] in BY_TEMP and BY_TEMP[a[1]].path == a[2]
+        return None if ok else "mv: raidman only renames its own new settings file into place"
+    if prog == "rm":
+        ok = len(a) == 2 and a[0] == "-f" and a[1] in BY_PATH
+        return None if ok else "rm: raidman only removes its own settings files"
     if argv in (("update-initramfs", "-u"), ("dracut", "-f")):
         return None
     if argv == ("systemctl", "enable", "--now", "fstrim.timer"):
@@ -282,6 +296,8 @@ PROGRAMS = (
     "update-initramfs",
     "dracut",
     "systemctl",
+    "mv",
+    "rm",
 )
 
 

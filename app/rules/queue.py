@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.model.devices import Disk, Machine
+from app.plans import persist
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs, SchedulerState
@@ -38,7 +39,11 @@ def _role(machine: Machine, d: Disk) -> str:
     return f" (member of {', '.join(a.name for a in arrays)})" if arrays else ""
 
 
-def _scheduler_fix(d: Disk, st: SchedulerState, want: str) -> Plan:
+def _scheduler_fix(d: Disk, st: SchedulerState, want: str, inputs: AuditInputs) -> Plan:
+    f = persist.FILES["scheduler"]
+    text = persist.merged(
+        f, inputs.persisted.get(f.path), {d.name: persist.scheduler_line(d.name, want)}
+    )
     return Plan(
         f"Use the {want} scheduler on {d.name}",
         (
@@ -47,12 +52,13 @@ def _scheduler_fix(d: Disk, st: SchedulerState, want: str) -> Plan:
                 f"I/O scheduler {st.current} -> {want}",
                 stdin=f"{want}\n",
             ),
+            *persist.write_steps(f, text, f"keep {want} on {d.name} at boot"),
         ),
         target=d.name,
         kind="audit-scheduler",
         notes=(
-            "Not persistent: add a udev rule, e.g. "
-            f'ACTION=="add|change", KERNEL=="{d.name}", ATTR{{queue/scheduler}}="{want}"',
+            f"the udev rule matches the kernel name {d.name}; if disk names change between "
+            "boots, edit it to match the disk's ID_SERIAL instead",
         ),
     )
 
@@ -70,7 +76,7 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             st = SchedulerState.parse(d.scheduler)
         md_member = bool(machine.arrays_of_disk(d.name))
         if st is not None and st.current is not None:
-            yield from _scheduler(machine, d, st, md_member)
+            yield from _scheduler(machine, d, st, md_member, inputs)
         depth = inputs.queue_depth.get(d.name)
         if depth == 1 and d.transport in ("sata", "ata", "sas"):
             finding = _ncq_off(machine, d, md_member)
@@ -97,7 +103,9 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             )
 
 
-def _scheduler(machine: Machine, d: Disk, st: SchedulerState, md_member: bool) -> Iterator[Finding]:
+def _scheduler(
+    machine: Machine, d: Disk, st: SchedulerState, md_member: bool, inputs: AuditInputs
+) -> Iterator[Finding]:
     assert st.current is not None
     ok: tuple[str, ...]
     prefer: tuple[str, ...]
@@ -141,7 +149,7 @@ def _scheduler(machine: Machine, d: Disk, st: SchedulerState, md_member: bool) -
         f"{d.name}: I/O scheduler {st.current} on a {kind}",
         f"{d.name}{_role(machine, d)} is a {kind} using {st.current} "
         f"(available: {' '.join(st.available) or 'unknown'}). " + why,
-        _scheduler_fix(d, st, want) if want is not None else None,
+        _scheduler_fix(d, st, want, inputs) if want is not None else None,
     )
 
 

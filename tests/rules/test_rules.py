@@ -281,13 +281,30 @@ def test_raid10_without_bitmap_is_advice_with_the_trade_off() -> None:
 
 
 def test_stripe_cache_default_and_raised() -> None:
+    """Article 001 (../shared/seeds/001_*.txt): 256 -> 8192 ("Оптимальное значение для многих –
+    8192", 8192 × 4 KB × 5 = 160 MB), writes 37 -> 130 MB/s; "После перезагрузки пропадает":
+    the fix writes the boot-time udev rule too, guarded by TEST=="md/stripe_cache_size", as
+    plan steps (a temporary file renamed into place), with the one value boost also uses."""
+    from app.plans.allowlist import step_problem
+    from app.plans.persist import STRIPE_CACHE_RULES, mdadm_uuid
+    from app.sync.boost import DEFAULT_BOOST_STRIPE_CACHE
+
     m = _raid5(stripe_cache=256)
     [f] = codes(audit(m, healthy_inputs(m)), "md-stripe-cache")
     assert f.fix is not None
-    step = f.fix.steps[0]
-    assert step.argv == ("tee", "/sys/block/md0/md/stripe_cache_size") and step.stdin == "4096\n"
-    assert "64 MiB" in f.detail  # 4096 pages × 4 KiB × 4 members
-    assert "128 MiB" in f.detail  # 8192 pages
+    now, temp, rename = f.fix.steps
+    assert now.argv == ("tee", "/sys/block/md0/md/stripe_cache_size") and now.stdin == "8192\n"
+    assert DEFAULT_BOOST_STRIPE_CACHE == 8192
+    assert "128 MiB" in f.detail  # 8192 pages × 4 KiB × 4 members
+    assert "37 to 130 MB/s" in f.detail and STRIPE_CACHE_RULES in f.detail
+    a = m.array("md0")
+    assert a is not None and a.uuid
+    assert temp.argv == ("tee", "/etc/udev/rules.d/.65-raidman-stripe-cache.rules.raidman-new")
+    assert temp.stdin is not None
+    assert f'=="{mdadm_uuid(a.uuid)}", TEST=="md/stripe_cache_size"' in temp.stdin
+    assert 'ATTR{md/stripe_cache_size}="8192"' in temp.stdin
+    assert rename.argv == ("mv", "-f", temp.argv[1], STRIPE_CACHE_RULES)
+    assert [step_problem(s) for s in f.fix.steps] == [None, None, None]
     assert not codes(audit(_raid5(stripe_cache=4096), healthy_inputs(m)), "md-stripe-cache")
 
 
