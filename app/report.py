@@ -366,6 +366,8 @@ def full_report_json(
         for d in out["disks"]:
             r = readings.get(d["name"])
             d["smart"] = None if r is None else smart_json(r)
+    # the chunk benchmarks kept by `raidman apply` (app.plans.benchmark), newest first
+    out["benchmarks"] = store.benchmarks() if store is not None else []
     if store is not None:
         for a in out["arrays"]:
             a["syncs"] = syncs_json(store, a["name"], a.get("uuid"))

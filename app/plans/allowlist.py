@@ -30,6 +30,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.model import Machine
+from app.plans.benchmark import BLOCKS as BENCH_BLOCKS
+from app.plans.benchmark import RW as BENCH_RW
+from app.plans.benchmark import fio_argv, parse_fio_argv
 from app.plans.destroys import destroys
 from app.plans.geometry import normalize_level
 from app.plans.kinds import KNOWN_KINDS, NEVER_DESTROY
@@ -67,6 +70,7 @@ _CREATE_OPTS = re.compile(
     r"--level=(0|1|4|5|6|10|linear)|--raid-devices=[0-9]{1,3}|--spare-devices=[0-9]{1,3}"
     r"|--chunk=[0-9]{1,9}[KMG]?|--layout=[a-z0-9-]{1,24}|--bitmap=(internal|none)"
     r"|--metadata=(0\.9|0\.90|1\.0|1\.1|1\.2|default)|--name=[A-Za-z0-9_.:-]{1,32}|--run"
+    r"|--assume-clean"
 )
 _MANAGE = ("--add", "--add-spare", "--fail", "--remove", "--re-add")
 
@@ -212,6 +216,22 @@ def _mkfs_label_target(rest: tuple[str, ...], label_max: int) -> str | None:
     return None
 
 
+def _fio(argv: tuple[str, ...]) -> str | None:
+    """Exactly :func:`app.plans.benchmark.fio_argv`'s shape, with values raidman plans."""
+    o = parse_fio_argv(argv)
+    ok = (
+        o is not None
+        and set(o) >= {"filename", "rw", "bs", "numjobs", "size"}
+        and (DEV.fullmatch(o["filename"]) or MD_DEV.fullmatch(o["filename"])) is not None
+        and o["rw"] in BENCH_RW
+        and o["bs"] in BENCH_BLOCKS
+        and re.fullmatch(r"[1-9][0-9]?", o["numjobs"]) is not None
+        and SIZE.fullmatch(o["size"]) is not None
+        and argv == fio_argv(o["filename"], o["rw"], o["bs"], int(o["numjobs"]), o["size"])
+    )
+    return None if ok else "fio: not the benchmark run raidman plans"
+
+
 def _simple(argv: tuple[str, ...]) -> str | None:
     prog, a = argv[0], argv[1:]
     if prog == "sysctl":
@@ -270,6 +290,11 @@ def _simple(argv: tuple[str, ...]) -> str | None:
         if len(a) == 3 and a[0] == "-E" and STRIDE.fullmatch(a[1]) and FS_DEV.fullmatch(a[2]):
             return None if ".." not in a[2].split("/") else "tune2fs: not a device path"
         return "tune2fs: raidman only sets -E stride=N,stripe_width=N DEV"
+    if prog == "blkdiscard":
+        ok = len(a) == 1 and DEV.fullmatch(a[0]) is not None and not MD_DEV.fullmatch(a[0])
+        return None if ok else "blkdiscard: raidman discards one whole member device"
+    if prog == "fio":
+        return _fio(argv)
     if prog == "mv":
         ok = len(a) == 3 and a[0] == "-f" and a[1] in BY_TEMP and BY_TEMP[a[1]].path == a[2]
         return None if ok else "mv: raidman only renames its own new settings file into place"
@@ -298,6 +323,8 @@ PROGRAMS = (
     "systemctl",
     "mv",
     "rm",
+    "blkdiscard",
+    "fio",
 )
 
 
@@ -322,7 +349,20 @@ def step_problem(step: Step) -> str | None:
 def plan_step_problems(plan: Plan) -> list[str]:
     """Why steps of ``plan`` are refused ("step N: ..."), empty when every step is allowed."""
     out = []
+    created: set[str] = set()
+    members: set[str] = set()  # of the arrays this plan created
     for i, s in enumerate(plan.steps, 1):
+        a = s.argv
+        if a[:2] == ("mdadm", "--create") and len(a) > 2 and step_problem(s) is None:
+            created.add(a[2])
+            members.update(x for x in a[3:] if not x.startswith("-"))
+        # the benchmark stops the array it made and zeroes its members' superblocks; a plan may
+        # do that to its own array only, never to one it did not create
+        if a[:2] == ("mdadm", "--stop") and len(a) == 3 and a[2] in created:
+            continue
+        zero = a[:2] == ("mdadm", "--zero-superblock") and len(a) > 2
+        if zero and set(a[2:]) <= members and len(set(a[2:])) == len(a[2:]):
+            continue
         why = step_problem(s)
         if why is not None:
             out.append(f"step {i}: {why}")
@@ -422,8 +462,14 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
             array = _resolve(machine, argv[1])
         elif prog == "lvcreate" and "--name" in argv[:-2]:
             created.add(f"/dev/{argv[-1]}/{argv[argv.index('--name') + 1]}")
-        elif prog in ("pvcreate", "mkfs.ext4", "mkfs.xfs") and argv[-1] not in created:
+        elif (prog in ("pvcreate", "mkfs.ext4", "mkfs.xfs") and argv[-1] not in created) or (
+            prog == "blkdiscard" and argv[-1] not in created
+        ):
             overwrites.append(argv[-1])
+        elif prog == "fio":
+            target = (parse_fio_argv(argv) or {}).get("filename", "")
+            if target.startswith("/dev/") and target not in created:
+                overwrites.append(target)
     resolved = tuple(dict.fromkeys(_resolve(machine, d) for d in overwrites))
     more = tuple(
         d for d in dict.fromkeys(_resolve(machine, w) for w in written) if d not in resolved

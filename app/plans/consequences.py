@@ -225,7 +225,9 @@ def _create(machine: Machine, argv: tuple[str, ...]) -> _Array:
         changed=True,
         touched=True,
     )
-    if level in levels.REDUNDANT:
+    if level in levels.REDUNDANT and "--assume-clean" not in argv:
+        # --assume-clean: md starts the array in sync (mdadm Create.c sets resync_start to
+        # MaxSector), nothing is written until the data is
         if level in ("raid4", "raid5") and members:
             # mdadm Create.c builds a RAID-4/5 degraded and recovers the last member
             members[n - 1].role = "rebuilding"

@@ -33,6 +33,7 @@ KNOWN_KINDS = frozenset(
         "audit-scheduler",
         "audit-stripe-cache",
         "persist-remove",
+        "benchmark",
     }
 )
 

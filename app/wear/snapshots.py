@@ -76,7 +76,13 @@ CREATE TABLE IF NOT EXISTS sync_events (
     forecast TEXT
 );
 CREATE INDEX IF NOT EXISTS sync_events_array ON sync_events (array_name, started_at);
+CREATE TABLE IF NOT EXISTS benchmarks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts REAL NOT NULL,
+    result TEXT NOT NULL
+);
 """
+MAX_BENCHMARKS = 50  # the newest kept in report --json
 # schema 1 -> 2: columns added to sync_events (old rows keep NULL: array unknown by UUID)
 _MIGRATE_1_2 = (
     "ALTER TABLE sync_events ADD COLUMN array_uuid TEXT",
@@ -448,6 +454,28 @@ class SnapshotStore:
         """A store still holding history for its database tries it once more first."""
         self.try_attach(force=True)
         self._conn.close()
+
+    # ---- benchmarks (app.plans.benchmark results, as their JSON) -----------------------------
+    def record_benchmark(self, ts: float, result: Mapping[str, Any]) -> None:
+        with self.batch():
+            self._conn.execute(
+                "INSERT INTO benchmarks (ts, result) VALUES (?, ?)", (ts, json.dumps(result))
+            )
+
+    def benchmarks(self) -> list[dict[str, Any]]:
+        """The stored results, newest first (a row that is not a JSON object is skipped)."""
+        out: list[dict[str, Any]] = []
+        rows = self._conn.execute(
+            "SELECT result FROM benchmarks ORDER BY ts DESC, id DESC LIMIT ?", (MAX_BENCHMARKS,)
+        ).fetchall()
+        for (text,) in rows:
+            try:
+                doc = json.loads(text) if isinstance(text, str) and len(text) < 1 << 20 else None
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict):
+                out.append(doc)
+        return out
 
     # ---- snapshots ----------------------------------------------------------------------------
     def record_snapshot(

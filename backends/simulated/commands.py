@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from app.model import levels, md_names
 from backends.simulated.bitmap import dirty_fraction, examine_bitmap
-from backends.simulated.programs import files
+from backends.simulated.programs import files, fio
 from backends.simulated.snapshot import build_smart, layout_number, smart_counters
 from backends.simulated.state import SimArray, SimFS, SimLV, SimMember, SimPV, SimState, SimVG
 from backends.simulated.sysfs import WriteError, mdadm_conf_line, read_path, write_path
@@ -1510,6 +1510,7 @@ HANDLERS: dict[str, Callable[[SimState, Sequence[str], str | None], Result]] = {
     "partprobe": noop(),
     "sync": noop(),
     **files.HANDLERS,
+    **fio.HANDLERS,
 }
 
 
