@@ -24,6 +24,7 @@ from typing import Any
 
 from app.format import human_bytes
 from app.model import Machine, levels
+from app.plans.expectations import expectations, flags
 from app.plans.geometry import PlanError, parse_size
 from app.plans.plan import Plan, Step
 
@@ -375,6 +376,17 @@ def table(result: BenchmarkResult) -> str:
             ratio = f"{c.mb_s / base.mb_s:.2f}" if base is not None and base.mb_s > 0 else "—"
             row += f"{f'{c.mb_s:.1f} | {c.iops:.0f} | {ratio}':>26}"
         lines.append(row)
+    n, level = len(result.devices), f"raid{result.level}"
+    for chunk in result.chunks:
+        for text in expectations(level, n, result.layout, chunk):
+            lines.append(f"expected ({human_bytes(chunk, trim=True)}): {text}")
+        ratios = {}
+        for c in result.cells:
+            base = result.cell("disk", c.rw, c.bs, c.numjobs)
+            if c.target == str(chunk) and base is not None and base.mb_s > 0:
+                ratios[(c.rw, c.bs, c.numjobs)] = c.mb_s / base.mb_s
+        for text in flags(level, n, result.layout, ratios):
+            lines.append(f"FLAG ({human_bytes(chunk, trim=True)}): {text}")
     return "\n".join(lines)
 
 
