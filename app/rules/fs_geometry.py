@@ -96,7 +96,7 @@ def _unread(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
         yield Finding(
             "advice",
             "audit-incomplete",
-            fs.device,
+            "",  # like the other checks that could not run: no badge on the device
             f"Could not check the {fs.fstype} geometry on {fs.device}",
             f"{tool} could not read the {fs.fstype} superblock on {device_path(machine, fs.device)} "
             f"({why}), so whether its {hints} match {a.name} is not checked. Run the audit "

@@ -51,3 +51,18 @@ def test_imsm_container_is_refused_and_reported_without_a_disk_count() -> None:
     with pytest.raises(PlanError, match=r"md127 is a container .*\(md126\)"):
         build_filesystem(m, "md127", FilesystemParams(fstype="ext4"))
     assert build_filesystem(m, "md126", FilesystemParams(fstype="ext4")).steps
+
+
+def test_detail_pane_shows_the_old_count_only_during_a_reshape() -> None:
+    from rich.console import Console
+
+    from widgets.device_detail import field_table
+
+    def text(name: str) -> str:
+        (a,) = _probe(name).arrays
+        c = Console(width=100, record=True)
+        c.print(field_table(a))
+        return c.export_text()
+
+    assert "previous raid disks" in text("raid5-reshaping-3-to-4")
+    assert "previous raid disks" not in text("raid5-grown-3-to-4")
