@@ -33,13 +33,7 @@ from app.commands.backend_options import add_backend_options, make_backend
 from app.model import Machine
 from app.plans import persist
 from app.plans.allowlist import plan_step_problems
-from app.plans.benchmark import (
-    WORKLOADS,
-    BenchmarkParams,
-    best_chunk,
-    build_benchmark,
-    result_from_json,
-)
+from app.plans.benchmark import WORKLOADS, BenchmarkParams, build_benchmark
 from app.plans.geometry import PlanError, parse_size
 from app.plans.identity import record_disks
 from app.plans.plan import Plan, escape_controls
@@ -207,24 +201,21 @@ def _fs_params(args: argparse.Namespace) -> FilesystemParams:
 
 def _benchmarked_chunk(devices: tuple[str, ...], workload: str) -> int:
     """The chunk that won ``workload`` in the newest kept benchmark of exactly ``devices``."""
+    from app.wear.benchmarks import winning_chunk
     from app.wear.snapshots import SnapshotStore
 
     store = SnapshotStore.open()
     try:
-        docs = store.benchmarks()
+        chunk = winning_chunk(store, devices, workload)
     finally:
         store.close()
-    want = {d.removeprefix("/dev/") for d in devices}
-    for doc in docs:
-        r = result_from_json(doc)
-        if r is not None and set(r.devices) == want:
-            chunk = best_chunk(r, workload)
-            if chunk is not None:
-                return chunk
-    raise PlanError(
-        f"no kept benchmark of {', '.join(sorted(want))}: run raidman plan benchmark on them "
-        "first, or give --chunk"
-    )
+    if chunk is None:
+        names = ", ".join(sorted(d.removeprefix("/dev/") for d in devices))
+        raise PlanError(
+            f"no kept benchmark of {names}: run raidman plan benchmark on them first, or give "
+            "--chunk"
+        )
+    return chunk
 
 
 def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
