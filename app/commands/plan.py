@@ -14,6 +14,7 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
   raidman plan persist --remove stripe-cache|speed-limits|scheduler
   raidman plan benchmark --devices nvme0n1,nvme1n1,nvme2n1,nvme3n1 --chunks 32K,512K \\
       [--level 10 --layout n2] [--runs 3] [--numjobs 1,4] [--size 256M]
+  raidman plan prepare|stop|assemble|delete|wipe|mount ... (app/commands/plan_lifecycle.py)
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
 ``--json`` prints ``Plan.to_json()`` (with the ``digest`` of its steps) plus a ``preflight`` object; save it and run it with
@@ -29,6 +30,7 @@ from typing import Any
 
 from app import statefiles
 from app.backend import Backend
+from app.commands import plan_lifecycle
 from app.commands.backend_options import add_backend_options, make_backend
 from app.model import Machine
 from app.plans import persist
@@ -38,7 +40,11 @@ from app.plans.geometry import PlanError, parse_size
 from app.plans.identity import record_disks
 from app.plans.plan import Plan, escape_controls
 from app.plans.render import current_consequences, format_plan, plan_file_text, preflight_for
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array
+from app.plans.wizards.create_array import (
+    CreateArrayParams,
+    build_create_array,
+    read_conf_and_scan,
+)
 from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
 from app.plans.wizards.members import (
     REPLACE_METHODS,
@@ -179,6 +185,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     k = wiz.add_parser("persist", help="remove a setting raidman keeps at boot")
     k.add_argument("--remove", required=True, choices=tuple(persist.FILES))
     _common(k)
+    plan_lifecycle.add_parsers(wiz, _common)
     return p
 
 
@@ -221,12 +228,12 @@ def _benchmarked_chunk(devices: tuple[str, ...], workload: str) -> int:
 def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
     """The plan the parsed options ask for. Raises PlanError for unusable input."""
     w = args.wizard
+    if w in plan_lifecycle.WIZARDS:
+        return plan_lifecycle.build(args, machine, backend)
     if w == "create-array":
         conf = scan = None
         if args.conf:
-            conf = backend.read_text(args.conf_path)
-            res = backend.run(["mdadm", "--detail", "--scan"])
-            scan = res.stdout if res.ok else None
+            conf, scan = read_conf_and_scan(backend, args.conf_path)
         fs = _fs_params(args)
         return build_create_array(
             machine,

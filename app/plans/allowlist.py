@@ -36,6 +36,8 @@ from app.plans.benchmark import fio_argv, parse_fio_argv
 from app.plans.destroys import destroys
 from app.plans.geometry import normalize_level
 from app.plans.kinds import KNOWN_KINDS, NEVER_DESTROY
+from app.plans.lifecycle_shapes import FSTAB_NEW, lifecycle_problem, mdadm_problem
+from app.plans.lifecycle_shapes import PROGRAMS as LIFECYCLE_PROGRAMS
 from app.plans.persist import BY_PATH, BY_TEMP, content_problem
 from app.plans.plan import Plan, Step, escape_controls
 from app.plans.preflight import strip_dev
@@ -139,6 +141,9 @@ def _mdadm(argv: tuple[str, ...]) -> str | None:
         return None
     if a == ("--monitor", "--scan", "--oneshot", "--test"):
         return None  # sends one test alert per array through mdadm.conf's MAILADDR/PROGRAM
+    life = mdadm_problem(a)  # stop, assemble, zero-superblock (app.plans.lifecycle_shapes)
+    if life != "":
+        return life
     return "this mdadm command is not one raidman plans"
 
 
@@ -297,7 +302,10 @@ def _simple(argv: tuple[str, ...]) -> str | None:
         return _fio(argv)
     if prog == "mv":
         ok = len(a) == 3 and a[0] == "-f" and a[1] in BY_TEMP and BY_TEMP[a[1]].path == a[2]
-        return None if ok else "mv: raidman only renames its own new settings file into place"
+        ok = ok or lifecycle_problem(argv, None) is None  # the new fstab into place
+        return (
+            None if ok else f"mv: raidman only moves {FSTAB_NEW} or its settings files into place"
+        )
     if prog == "rm":
         ok = len(a) == 2 and a[0] == "-f" and a[1] in BY_PATH
         return None if ok else "rm: raidman only removes its own settings files"
@@ -321,10 +329,10 @@ PROGRAMS = (
     "update-initramfs",
     "dracut",
     "systemctl",
-    "mv",
     "rm",
     "blkdiscard",
     "fio",
+    *LIFECYCLE_PROGRAMS,  # with mv: the new fstab's and the settings files' (_simple)
 )
 
 
@@ -337,8 +345,12 @@ def step_problem(step: Step) -> str | None:
         return f"{prog}: only tee takes a piped input"
     if prog == "mdadm":
         why = _mdadm(step.argv)
+    elif prog == "tee" and step.argv[1:3] == ("-a", FSTAB_NEW):
+        why = lifecycle_problem(step.argv, step.stdin) if step.stdin_from is None else "no pipe"
     elif prog == "tee":
         why = _tee(step)
+    elif prog in LIFECYCLE_PROGRAMS and prog != "mv":
+        why = lifecycle_problem(step.argv, None)
     else:
         why = _simple(step.argv)
     if why is None and prog != "tee" and step.stdin is not None:
@@ -356,12 +368,16 @@ def plan_step_problems(plan: Plan) -> list[str]:
         if a[:2] == ("mdadm", "--create") and len(a) > 2 and step_problem(s) is None:
             created.add(a[2])
             members.update(x for x in a[3:] if not x.startswith("-"))
-        # the benchmark stops the array it made and zeroes its members' superblocks; a plan may
-        # do that to its own array only, never to one it did not create
-        if a[:2] == ("mdadm", "--stop") and len(a) == 3 and a[2] in created:
+        # the benchmark stops the array it made and zeroes its members' superblocks, never
+        # another array's (that is a lifecycle plan's: app.plans.lifecycle_shapes)
+        stop = a[:2] == ("mdadm", "--stop")
+        if stop and len(a) == 3 and a[2] in created:
             continue
         zero = a[:2] == ("mdadm", "--zero-superblock") and len(a) > 2
         if zero and set(a[2:]) <= members and len(set(a[2:])) == len(a[2:]):
+            continue
+        if plan.kind == "benchmark" and (stop or zero):
+            out.append(f"step {i}: a benchmark stops and zeroes only the array it made")
             continue
         why = step_problem(s)
         if why is not None:
@@ -384,6 +400,11 @@ class ArgvDevices:
     # pre-flight checks their health (SMART), not their emptiness
     written: tuple[str, ...] = ()
     array: str | None = None  # the array a member operation works on (kernel name)
+    # arrays a step stops (pre-flight: nothing holds them open, app.plans.lifecycle_checks)
+    stopped: tuple[str, ...] = ()
+    # devices whose signatures a step erases (zero-superblock, wipefs -a): in use by nothing
+    # but the arrays stopped before them
+    erased: tuple[str, ...] = ()
 
 
 def _resolve(machine: Machine | None, path: str) -> str:
@@ -418,6 +439,9 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
     written: list[str] = []
     array: str | None = None
     removed: set[tuple[str, str]] = set()  # (array, device) an earlier step removes
+    stopped: list[str] = []
+    erased: list[str] = []
+    made_of: set[str] = set()  # the members of the arrays this plan creates
 
     def named(p: str) -> None:
         names.update({p, p.rsplit("/", 1)[-1], _resolve(machine, p)})
@@ -436,6 +460,7 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
             devs = [x for x in argv[3:] if not x.startswith("-")]
             overwrites += devs
             created.add(argv[2])
+            made_of.update(devs)
             for o in opts:
                 k, _, v = o.partition("=")
                 if k == "--level":
@@ -460,6 +485,14 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
         elif prog == "mdadm" and len(argv) == 6 and argv[2] == "--replace" and argv[4] == "--with":
             written.append(argv[5])
             array = _resolve(machine, argv[1])
+        elif prog == "mdadm" and len(argv) == 3 and argv[1] == "--stop":
+            if argv[2] not in created:  # the plan's own array (plan benchmark) is not probed yet
+                stopped.append(_resolve(machine, argv[2]))
+        elif (prog == "mdadm" and argv[1:2] == ("--zero-superblock",)) or prog == "wipefs":
+            if not (prog == "mdadm" and set(argv[2:]) <= made_of):  # not its own array's members
+                erased.append(_resolve(machine, argv[-1]))
+        elif prog == "parted" and len(argv) > 4:
+            overwrites.append(argv[4])
         elif prog == "lvcreate" and "--name" in argv[:-2]:
             created.add(f"/dev/{argv[-1]}/{argv[argv.index('--name') + 1]}")
         elif (prog in ("pvcreate", "mkfs.ext4", "mkfs.xfs") and argv[-1] not in created) or (
@@ -474,7 +507,17 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
     more = tuple(
         d for d in dict.fromkeys(_resolve(machine, w) for w in written) if d not in resolved
     )
-    return ArgvDevices(resolved, level, layout, raid_devices, frozenset(names), more, array)
+    return ArgvDevices(
+        resolved,
+        level,
+        layout,
+        raid_devices,
+        frozenset(names),
+        more,
+        array,
+        tuple(dict.fromkeys(stopped)),
+        tuple(dict.fromkeys(erased)),
+    )
 
 
 def _params_devices(plan: Plan) -> tuple[str, ...]:

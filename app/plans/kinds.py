@@ -34,6 +34,12 @@ KNOWN_KINDS = frozenset(
         "audit-stripe-cache",
         "persist-remove",
         "benchmark",
+        "prepare",
+        "array-stop",
+        "array-assemble",
+        "array-delete",
+        "wipe",
+        "mount",
     }
 )
 
@@ -49,6 +55,9 @@ NEVER_DESTROY = frozenset(
         "boost",
         "boost-restore",
         "persist-remove",
+        "array-stop",
+        "array-assemble",
+        "mount",
         *(k for k in KNOWN_KINDS if k.startswith("audit-")),
     }
 )

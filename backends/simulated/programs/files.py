@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from backends.simulated.programs.argv import Result
 from backends.simulated.state import SimState
-
-Result = tuple[int, str, str]
 
 
 def _etc(path: str) -> bool:

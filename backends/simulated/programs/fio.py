@@ -20,9 +20,8 @@ import math
 from collections.abc import Sequence
 
 from app.model import levels
+from backends.simulated.programs.argv import Result
 from backends.simulated.state import SimState
-
-Result = tuple[int, str, str]
 
 _LATENCY_S = {"hdd": 0.008, "ssd": 0.00008, "nvme": 0.00002}
 _PARALLEL = {"hdd": 1, "ssd": 4, "nvme": 8}
