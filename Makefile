@@ -12,7 +12,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 SCENARIO ?= raid10-evo
 
-VM_DEBS := qemu-system-x86 linux-image-amd64 busybox-static mdadm lvm2 smartmontools \
+VM_DEBS := qemu-system-x86 linux-image-amd64 busybox-static mdadm lvm2 smartmontools fio \
            e2fsprogs xfsprogs parted util-linux udev kmod
 
 # Real engines the metrics/Ansible tests start themselves: promtool (package prometheus) and

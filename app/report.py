@@ -21,7 +21,8 @@ Shape (every key always present; unknown values are ``null``)::
                  "sync": {"action", "done_sectors", "total_sectors", "speed_kib_s", "eta_s",
                           "min_speed_kib_s", "max_speed_kib_s", "reshape_position",
                           "mismatch_cnt", "targets", "at_ceiling"} | null,
-                 "size_bytes", "raid_disks", "metadata", "array_name", "uuid", "degraded",
+                 "size_bytes", "raid_disks", "previous_raid_disks", "metadata", "array_name",
+                 "uuid", "degraded" (null for a container),
                  "stripe_cache_size", "container", "member_index", "consistency_policy",
                  "read_only", "mismatch_cnt", "last_sync_action", "speed_min_local",
                  "speed_max_local",
@@ -140,10 +141,11 @@ def array_to_json(a: MdArray) -> dict[str, Any]:
         "sync": sync_to_json(a.sync),
         "size_bytes": a.size_bytes,
         "raid_disks": a.raid_disks,
+        "previous_raid_disks": a.previous_raid_disks,  # the old count during a reshape
         "metadata": a.metadata,
         "array_name": a.array_name,
         "uuid": a.uuid,
-        "degraded": a.degraded,
+        "degraded": None if a.is_container else a.degraded,  # a container has no redundancy
         "stripe_cache_size": a.stripe_cache_size,
         "container": a.container,
         "member_index": a.member_index,
@@ -375,6 +377,8 @@ def full_report_json(
         for d in out["disks"]:
             r = readings.get(d["name"])
             d["smart"] = None if r is None else smart_json(r)
+    # the chunk benchmarks kept by `raidman apply` (app.plans.benchmark), newest first
+    out["benchmarks"] = store.benchmarks() if store is not None else []
     if store is not None:
         for a in out["arrays"]:
             a["syncs"] = syncs_json(store, a["name"], a.get("uuid"))

@@ -136,11 +136,17 @@ def field_table(
         if f.name in skip or f.name.startswith("_"):
             continue
         value = getattr(obj, f.name)
+        if value is None and f.name in ONLY_WHEN_SET:
+            continue
         if isinstance(obj, Disk) and f.name in ("model", "serial", "transport") and not value:
             table.add_row(label_of(f.name), Text(getattr(obj, f"{f.name}_text"), "bright_black"))
             continue
         table.add_row(label_of(f.name), fmt_value(f.name, value, compact=is_compact(width)))
     return table
+
+
+# fields that mean something only in a passing state (the old member count during a reshape)
+ONLY_WHEN_SET = ("previous_raid_disks",)
 
 
 def heading(text: str, style: str = "bold reverse") -> Text:

@@ -186,6 +186,33 @@ class _Handover:
             )
 
 
+def keep_benchmark(plan: Plan, report: Any, backend: Backend, args: argparse.Namespace) -> None:
+    """Print the benchmark's table and keep it in the state database (report --json)."""
+    from app.parsers.errors import ParseError
+    from app.plans.benchmark import collect, table
+    from app.wear.snapshots import DB_NAME, SnapshotStore
+
+    outputs = [(o.step.argv, o.result.stdout) for o in report.outcomes if o.result is not None]
+    try:
+        result = collect(plan, outputs, backend.now())
+    except ParseError as e:
+        print(f"raidman apply: the benchmark's fio output is unreadable: {e}", file=sys.stderr)
+        return
+    print(table(result))
+    hosts = getattr(args, "host", None)
+    where = state_dir() if not hosts else host_state_dir(str(hosts[0]))
+    try:
+        store = SnapshotStore.open(where / DB_NAME)
+    except Exception as e:  # the result is printed; keeping it is a bonus that says why not
+        print(f"warning: the benchmark result is not kept ({e})", file=sys.stderr)
+        return
+    try:
+        store.record_benchmark(backend.now(), result.to_json())
+        print(f"kept in {where / DB_NAME} (raidman report --json: benchmarks)")
+    finally:
+        store.close()
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         plan, declared, data = _load(args.plan)
@@ -281,15 +308,30 @@ def run(args: argparse.Namespace) -> int:
     streamed: set[int] = set()  # steps whose output was printed as it came
     handover = _Handover(plan, machine, backend, host)
 
+    import time as _time
+
+    t0 = _time.monotonic()
+    fio_left = [sum(1 for s in plan.steps if s.argv[0] == "fio"), 0]  # to run, run
+
     def on_event(ev: StepEvent) -> None:
         handover(ev)
         n = ev.index + 1
+        fio = ev.step.argv[0] == "fio"
         if ev.kind == "started":
             print(f"[{n}/{len(plan.steps)}] {ev.step.escaped().shell()}", flush=True)
+            if fio:
+                done = fio_left[1]
+                left = fio_left[0] - done
+                eta = (_time.monotonic() - t0) / done * left if done else None
+                when = f", about {eta:.0f} s left" if eta is not None else ""
+                print(f"      benchmark run {done + 1} of {fio_left[0]}{when}", flush=True)
+        elif ev.kind == "output" and fio:
+            return  # fio's JSON is parsed at the end, not shown line by line
         elif ev.kind == "output":
             streamed.add(ev.index)
             print(f"      | {escape_controls(ev.line)}", flush=True)
         elif ev.status == "ok":
+            fio_left[1] += fio
             print("      ✓ ok", flush=True)
         else:
             print(f"      ✗ {escape_controls(ev.message)}", flush=True)
@@ -300,6 +342,8 @@ def run(args: argparse.Namespace) -> int:
                     print(f"        {escape_controls(line)}", flush=True)
 
     report = execute(plan, backend, audit=audit, forced=used, on_event=on_event)
+    if plan.kind == "benchmark" and report.ok:
+        keep_benchmark(plan, report, backend, args)
     for o in report.outcomes:
         if o.status == "not-run":
             print(f"[{o.index + 1}/{len(plan.steps)}] not run: {o.step.escaped().shell()}")

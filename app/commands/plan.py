@@ -10,7 +10,10 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
   raidman plan member add|spare|fail|remove|re-add|replace|grow --array md127 \\
       [--device DEV] [--with NEW] [--raid-devices N] [--add DEV,...] [--backup-file PATH]
   raidman plan sync check|repair|idle|frozen|limits|stripe-cache --array md127 \\
-      [--min KIB_S] [--max KIB_S] [--entries N]
+      [--min KIB_S] [--max KIB_S] [--entries N] [--persist]
+  raidman plan persist --remove stripe-cache|speed-limits|scheduler
+  raidman plan benchmark --devices nvme0n1,nvme1n1,nvme2n1,nvme3n1 --chunks 32K,512K \\
+      [--level 10 --layout n2] [--runs 3] [--numjobs 1,4] [--size 256M]
   raidman plan prepare|stop|assemble|delete|wipe|mount ... (app/commands/plan_lifecycle.py)
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
@@ -30,7 +33,9 @@ from app.backend import Backend
 from app.commands import plan_lifecycle
 from app.commands.backend_options import add_backend_options, make_backend
 from app.model import Machine
+from app.plans import persist
 from app.plans.allowlist import plan_step_problems
+from app.plans.benchmark import WORKLOADS, BenchmarkParams, build_benchmark
 from app.plans.geometry import PlanError, parse_size
 from app.plans.identity import record_disks
 from app.plans.plan import Plan, escape_controls
@@ -104,6 +109,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--chunk",
         help="chunk size, e.g. 32K (small random I/O) or 512K (mdadm default, large sequential)",
     )
+    c.add_argument(
+        "--chunk-for",
+        choices=tuple(WORKLOADS),
+        help="take the chunk that won the last `plan benchmark` of these devices for a workload",
+    )
     c.add_argument("--layout", help="RAID-10: n2, f2, o2; RAID-5/6: left-symmetric, ...")
     c.add_argument(
         "--bitmap",
@@ -153,7 +163,28 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     s.add_argument("--entries", type=int, help="stripe-cache: entries (17..32768)")
     s.add_argument("--bitmap", help="bitmap: internal, none, or a file outside the array")
     s.add_argument("--bitmap-chunk", help="bitmap: bytes per bitmap bit, e.g. 128M")
+    s.add_argument(
+        "--persist",
+        action="store_true",
+        help="limits: also keep the global limits at boot (/etc/sysctl.d)",
+    )
     _common(s)
+
+    b = wiz.add_parser(
+        "benchmark", help="measure chunk sizes with fio on empty disks (destroys their data)"
+    )
+    b.add_argument("--devices", type=_csv, required=True, help="the members, e.g. sdb,sdc,sdd,sde")
+    b.add_argument("--chunks", type=_csv, default=("32K", "64K", "512K"), help="e.g. 32K,512K")
+    b.add_argument("--level", default="10", help="RAID level to measure (default 10)")
+    b.add_argument("--layout", default="n2", help="RAID-10 layout (default n2)")
+    b.add_argument("--runs", type=int, default=3, help="runs of each measurement (default 3)")
+    b.add_argument("--numjobs", type=_csv, default=("1", "4"), help="fio jobs (default 1,4)")
+    b.add_argument("--size", default="256M", help="bytes each fio job covers (default 256M)")
+    _common(b)
+
+    k = wiz.add_parser("persist", help="remove a setting raidman keeps at boot")
+    k.add_argument("--remove", required=True, choices=tuple(persist.FILES))
+    _common(k)
     plan_lifecycle.add_parsers(wiz, _common)
     return p
 
@@ -175,6 +206,25 @@ def _fs_params(args: argparse.Namespace) -> FilesystemParams:
     )
 
 
+def _benchmarked_chunk(devices: tuple[str, ...], workload: str) -> int:
+    """The chunk that won ``workload`` in the newest kept benchmark of exactly ``devices``."""
+    from app.wear.benchmarks import winning_chunk
+    from app.wear.snapshots import SnapshotStore
+
+    store = SnapshotStore.open()
+    try:
+        chunk = winning_chunk(store, devices, workload)
+    finally:
+        store.close()
+    if chunk is None:
+        names = ", ".join(sorted(d.removeprefix("/dev/") for d in devices))
+        raise PlanError(
+            f"no kept benchmark of {names}: run raidman plan benchmark on them first, or give "
+            "--chunk"
+        )
+    return chunk
+
+
 def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
     """The plan the parsed options ask for. Raises PlanError for unusable input."""
     w = args.wizard
@@ -191,7 +241,13 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
                 level=args.level,
                 devices=args.devices,
                 spares=args.spares,
-                chunk_bytes=parse_size(args.chunk) if args.chunk else None,
+                chunk_bytes=(
+                    parse_size(args.chunk)
+                    if args.chunk
+                    else _benchmarked_chunk(args.devices, args.chunk_for)
+                    if args.chunk_for
+                    else None
+                ),
                 layout=args.layout,
                 bitmap=args.bitmap,
                 metadata=args.metadata,
@@ -234,8 +290,15 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
     if w == "sync":
         act = args.action
         if act == "limits":
+            existing: str | bool | None = False
+            if args.persist:
+                existing = backend.read_text(persist.SPEED_LIMITS_CONF)
             return build_speed_limits(
-                machine, min_kib_s=args.min, max_kib_s=args.max, array=args.array
+                machine,
+                min_kib_s=args.min,
+                max_kib_s=args.max,
+                array=args.array,
+                persist_file=existing,
             )
         if act == "stripe-cache":
             return build_stripe_cache(
@@ -249,6 +312,25 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
                 chunk=args.bitmap_chunk,
             )
         return build_sync_action(machine, _need(args.array, "--array"), act)
+    if w == "benchmark":
+        try:
+            numjobs = tuple(int(x) for x in args.numjobs)
+        except ValueError:
+            raise PlanError("--numjobs: whole numbers, e.g. 1,4") from None
+        return build_benchmark(
+            machine,
+            BenchmarkParams(
+                devices=args.devices,
+                chunks=tuple(parse_size(c) for c in args.chunks),
+                level=args.level,
+                layout=args.layout,
+                runs=args.runs,
+                numjobs=numjobs,
+                size=args.size,
+            ),
+        )
+    if w == "persist":
+        return persist.build_remove(args.remove)
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it
 
 

@@ -228,6 +228,8 @@ class MdArray:
     raid_disks: int | None = None
     chunk_bytes: int | None = None
     layout: str | None = None  # "n2", "f2", "o2", "left-symmetric", ...
+    # the count before a reshape that changes it (md/raid_disks "4 (3)"); None otherwise
+    previous_raid_disks: int | None = None
     metadata: str | None = None  # "1.2", "0.90", "external:imsm", "external:/md127/0", "imsm"
     array_name: str | None = None  # MD_NAME / the --name ("host:127")
     uuid: str | None = None

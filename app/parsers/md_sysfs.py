@@ -80,6 +80,26 @@ def parse_raid_disks(text: str) -> int:
 
 
 @only_parse_errors(SOURCE)
+def parse_previous_raid_disks(text: str) -> int | None:
+    """The old count of ``md/raid_disks`` ``"4 (3)"`` while a reshape changes it, else None.
+
+    drivers/md/md.c ``raid_disks_show``: ``"%d (%d)"`` of raid_disks and raid_disks - delta_disks
+    while ``reshape_position`` is set and ``delta_disks`` is not 0 (seen in the VM: ``4 (3)``
+    during a RAID-5 3 -> 4 grow)."""
+    t = _clean(text)
+    parts = t.split()
+    if len(parts) != 2:
+        return None
+    old = parts[1]
+    if not (old.startswith("(") and old.endswith(")")):
+        raise ParseError(SOURCE, f"not a raid_disks value: {t[:40]!r}")
+    v = ascii_int(old[1:-1])
+    if v is None or v > levels.MAX_RAID_DISKS:
+        raise ParseError(SOURCE, f"not a raid_disks value: {t[:40]!r}")
+    return v
+
+
+@only_parse_errors(SOURCE)
 def parse_speed_limit(text: str) -> int:
     """``sync_speed_min``/``sync_speed_max``: ``"1000 (system)"`` or ``"200000 (local)"`` -> KiB/s."""
     t = _clean(text)

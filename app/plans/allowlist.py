@@ -12,7 +12,10 @@ Writes raidman plans (and nothing else):
     with a value of the right form on stdin;
   * ``tee /sys/block/DISK/queue/scheduler`` with a scheduler name (the audit's scheduler fix);
   * ``tee -a /etc/mdadm/mdadm.conf`` (or ``/etc/mdadm.conf``) with one ARRAY line, or piped from
-    ``mdadm --detail --brief MD``.
+    ``mdadm --detail --brief MD``;
+  * the files that make settings permanent (app.plans.persist): ``tee`` of a whole file of
+    raidman's line shapes to its temporary name, ``mv -f`` of that name onto the file, ``rm -f``
+    of the file.
 
 Devices that pre-flight must check come from the argv (``argv_devices``), never from ``params``.
 Whether a step destroys data and the name typed to confirm come from the argv too
@@ -27,11 +30,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.model import Machine
+from app.plans.benchmark import BLOCKS as BENCH_BLOCKS
+from app.plans.benchmark import RW as BENCH_RW
+from app.plans.benchmark import fio_argv, parse_fio_argv
 from app.plans.destroys import destroys
 from app.plans.geometry import normalize_level
 from app.plans.kinds import KNOWN_KINDS, NEVER_DESTROY
 from app.plans.lifecycle_shapes import FSTAB_NEW, lifecycle_problem, mdadm_problem
 from app.plans.lifecycle_shapes import PROGRAMS as LIFECYCLE_PROGRAMS
+from app.plans.persist import BY_PATH, BY_TEMP, content_problem
 from app.plans.plan import Plan, Step, escape_controls
 from app.plans.preflight import strip_dev
 from app.plans.shapes import (
@@ -65,6 +72,7 @@ _CREATE_OPTS = re.compile(
     r"--level=(0|1|4|5|6|10|linear)|--raid-devices=[0-9]{1,3}|--spare-devices=[0-9]{1,3}"
     r"|--chunk=[0-9]{1,9}[KMG]?|--layout=[a-z0-9-]{1,24}|--bitmap=(internal|none)"
     r"|--metadata=(0\.9|0\.90|1\.0|1\.1|1\.2|default)|--name=[A-Za-z0-9_.:-]{1,32}|--run"
+    r"|--assume-clean"
 )
 _MANAGE = ("--add", "--add-spare", "--fail", "--remove", "--re-add")
 
@@ -167,6 +175,10 @@ def _tee(step: Step) -> str | None:
             if step.stdin_from is None and v in SCHEDULERS:
                 return None
             return f"scheduler: {escape_controls(v)!r} is not a scheduler raidman sets"
+    if len(a) == 1 and a[0] in BY_TEMP:
+        if step.stdin_from is not None or step.stdin is None:
+            return f"tee {a[0]}: needs the whole file on stdin"
+        return content_problem(BY_TEMP[a[0]], step.stdin)
     if len(a) == 2 and a[0] == "-a" and a[1] in MDADM_CONF:
         if step.stdin_from is not None:
             f = step.stdin_from
@@ -207,6 +219,22 @@ def _mkfs_label_target(rest: tuple[str, ...], label_max: int) -> str | None:
     if len(rest) != 1 or not FS_DEV.fullmatch(rest[0]) or ".." in rest[0].split("/"):
         return "the target must be one device path"
     return None
+
+
+def _fio(argv: tuple[str, ...]) -> str | None:
+    """Exactly :func:`app.plans.benchmark.fio_argv`'s shape, with values raidman plans."""
+    o = parse_fio_argv(argv)
+    ok = (
+        o is not None
+        and set(o) >= {"filename", "rw", "bs", "numjobs", "size"}
+        and (DEV.fullmatch(o["filename"]) or MD_DEV.fullmatch(o["filename"])) is not None
+        and o["rw"] in BENCH_RW
+        and o["bs"] in BENCH_BLOCKS
+        and re.fullmatch(r"[1-9][0-9]?", o["numjobs"]) is not None
+        and SIZE.fullmatch(o["size"]) is not None
+        and argv == fio_argv(o["filename"], o["rw"], o["bs"], int(o["numjobs"]), o["size"])
+    )
+    return None if ok else "fio: not the benchmark run raidman plans"
 
 
 def _simple(argv: tuple[str, ...]) -> str | None:
@@ -267,6 +295,20 @@ def _simple(argv: tuple[str, ...]) -> str | None:
         if len(a) == 3 and a[0] == "-E" and STRIDE.fullmatch(a[1]) and FS_DEV.fullmatch(a[2]):
             return None if ".." not in a[2].split("/") else "tune2fs: not a device path"
         return "tune2fs: raidman only sets -E stride=N,stripe_width=N DEV"
+    if prog == "blkdiscard":
+        ok = len(a) == 1 and DEV.fullmatch(a[0]) is not None and not MD_DEV.fullmatch(a[0])
+        return None if ok else "blkdiscard: raidman discards one whole member device"
+    if prog == "fio":
+        return _fio(argv)
+    if prog == "mv":
+        ok = len(a) == 3 and a[0] == "-f" and a[1] in BY_TEMP and BY_TEMP[a[1]].path == a[2]
+        ok = ok or lifecycle_problem(argv, None) is None  # the new fstab into place
+        return (
+            None if ok else f"mv: raidman only moves {FSTAB_NEW} or its settings files into place"
+        )
+    if prog == "rm":
+        ok = len(a) == 2 and a[0] == "-f" and a[1] in BY_PATH
+        return None if ok else "rm: raidman only removes its own settings files"
     if argv in (("update-initramfs", "-u"), ("dracut", "-f")):
         return None
     if argv == ("systemctl", "enable", "--now", "fstrim.timer"):
@@ -287,7 +329,10 @@ PROGRAMS = (
     "update-initramfs",
     "dracut",
     "systemctl",
-    *LIFECYCLE_PROGRAMS,
+    "rm",
+    "blkdiscard",
+    "fio",
+    *LIFECYCLE_PROGRAMS,  # with mv: the new fstab's and the settings files' (_simple)
 )
 
 
@@ -304,7 +349,7 @@ def step_problem(step: Step) -> str | None:
         why = lifecycle_problem(step.argv, step.stdin) if step.stdin_from is None else "no pipe"
     elif prog == "tee":
         why = _tee(step)
-    elif prog in LIFECYCLE_PROGRAMS:
+    elif prog in LIFECYCLE_PROGRAMS and prog != "mv":
         why = lifecycle_problem(step.argv, None)
     else:
         why = _simple(step.argv)
@@ -316,7 +361,24 @@ def step_problem(step: Step) -> str | None:
 def plan_step_problems(plan: Plan) -> list[str]:
     """Why steps of ``plan`` are refused ("step N: ..."), empty when every step is allowed."""
     out = []
+    created: set[str] = set()
+    members: set[str] = set()  # of the arrays this plan created
     for i, s in enumerate(plan.steps, 1):
+        a = s.argv
+        if a[:2] == ("mdadm", "--create") and len(a) > 2 and step_problem(s) is None:
+            created.add(a[2])
+            members.update(x for x in a[3:] if not x.startswith("-"))
+        # the benchmark stops the array it made and zeroes its members' superblocks, never
+        # another array's (that is a lifecycle plan's: app.plans.lifecycle_shapes)
+        stop = a[:2] == ("mdadm", "--stop")
+        if stop and len(a) == 3 and a[2] in created:
+            continue
+        zero = a[:2] == ("mdadm", "--zero-superblock") and len(a) > 2
+        if zero and set(a[2:]) <= members and len(set(a[2:])) == len(a[2:]):
+            continue
+        if plan.kind == "benchmark" and (stop or zero):
+            out.append(f"step {i}: a benchmark stops and zeroes only the array it made")
+            continue
         why = step_problem(s)
         if why is not None:
             out.append(f"step {i}: {why}")
@@ -379,6 +441,7 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
     removed: set[tuple[str, str]] = set()  # (array, device) an earlier step removes
     stopped: list[str] = []
     erased: list[str] = []
+    made_of: set[str] = set()  # the members of the arrays this plan creates
 
     def named(p: str) -> None:
         names.update({p, p.rsplit("/", 1)[-1], _resolve(machine, p)})
@@ -397,6 +460,7 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
             devs = [x for x in argv[3:] if not x.startswith("-")]
             overwrites += devs
             created.add(argv[2])
+            made_of.update(devs)
             for o in opts:
                 k, _, v = o.partition("=")
                 if k == "--level":
@@ -422,15 +486,23 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
             written.append(argv[5])
             array = _resolve(machine, argv[1])
         elif prog == "mdadm" and len(argv) == 3 and argv[1] == "--stop":
-            stopped.append(_resolve(machine, argv[2]))
+            if argv[2] not in created:  # the plan's own array (plan benchmark) is not probed yet
+                stopped.append(_resolve(machine, argv[2]))
         elif (prog == "mdadm" and argv[1:2] == ("--zero-superblock",)) or prog == "wipefs":
-            erased.append(_resolve(machine, argv[-1]))
+            if not (prog == "mdadm" and set(argv[2:]) <= made_of):  # not its own array's members
+                erased.append(_resolve(machine, argv[-1]))
         elif prog == "parted" and len(argv) > 4:
             overwrites.append(argv[4])
         elif prog == "lvcreate" and "--name" in argv[:-2]:
             created.add(f"/dev/{argv[-1]}/{argv[argv.index('--name') + 1]}")
-        elif prog in ("pvcreate", "mkfs.ext4", "mkfs.xfs") and argv[-1] not in created:
+        elif (prog in ("pvcreate", "mkfs.ext4", "mkfs.xfs") and argv[-1] not in created) or (
+            prog == "blkdiscard" and argv[-1] not in created
+        ):
             overwrites.append(argv[-1])
+        elif prog == "fio":
+            target = (parse_fio_argv(argv) or {}).get("filename", "")
+            if target.startswith("/dev/") and target not in created:
+                overwrites.append(target)
     resolved = tuple(dict.fromkeys(_resolve(machine, d) for d in overwrites))
     more = tuple(
         d for d in dict.fromkeys(_resolve(machine, w) for w in written) if d not in resolved

@@ -46,6 +46,12 @@ def destroys(argv: Sequence[str]) -> str | None:
             return None
         devs = [x for x in a if not x.startswith("-")]
         return devs[-1] if devs else "a device"
+    if prog == "blkdiscard":
+        return a[-1] if a else "a device"
+    if prog == "fio":
+        target = next((x.removeprefix("--filename=") for x in a if x.startswith("--filename=")), "")
+        rw = next((x.removeprefix("--rw=") for x in a if x.startswith("--rw=")), "")
+        return target or "a device" if "write" in rw else None
     if prog == "parted":  # a new partition table over the whole disk
         devs = [x for x in a if x.startswith("/dev/")]
         return devs[0] if devs else "a device"

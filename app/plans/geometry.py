@@ -152,6 +152,14 @@ class Geometry:
         )
 
 
+# md's default stripe_cache_size (drivers/md/raid5.c NR_STRIPES 256) and the one value raidman
+# raises it to, in the audit's fix, its boot-time rule and boost: the value measured best for a
+# 5-disk RAID-6 (256 -> 8192: writes 37 -> 130 MB/s, rebuild 25 -> 66 MB/s); it costs
+# stripe_cache_memory(8192, n) = 32 MiB per member device.
+STRIPE_CACHE_DEFAULT = 256
+STRIPE_CACHE_ENTRIES = 8192
+
+
 def stripe_cache_memory(pages: int, members: int) -> int:
     """Bytes the md stripe cache takes: entries × 4 KiB page × member count."""
     return pages * PAGE * members

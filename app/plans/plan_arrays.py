@@ -149,7 +149,9 @@ def create_array(machine: Machine, argv: tuple[str, ...]) -> PlannedArray:
         changed=True,
         touched=True,
     )
-    if level in levels.REDUNDANT:
+    if level in levels.REDUNDANT and "--assume-clean" not in argv:
+        # --assume-clean: md starts the array in sync (mdadm Create.c sets resync_start to
+        # MaxSector), nothing is written until the data is
         if level in ("raid4", "raid5") and members:
             # mdadm Create.c builds a RAID-4/5 degraded and recovers the last member
             members[n - 1].role = "rebuilding"

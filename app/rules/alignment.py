@@ -12,12 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from app.model import levels
 from app.model.devices import SECTOR, Disk, Machine, Partition
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
-from app.rules.stack import MiB, human, is_pow2
+from app.rules.stack import MiB, human, is_pow2, member_disk
 
 BRIDGE_SECTORS = 65535
+# What such a bridge's disk shows as optimal_io_size: 65535 × 512 as reported, and rounded down
+# to the physical block (at least 4096) by newer kernels (block/blk-settings.c
+# blk_validate_limits: ``io_opt = round_down(io_opt, max(4096, physical_block_size))``).
+BRIDGE_OPT_IO = (BRIDGE_SECTORS * SECTOR, BRIDGE_SECTORS * SECTOR // 4096 * 4096)
+
+
+def is_bridge_value(opt: int) -> bool:
+    """Whether ``opt`` is the 65535-sector optimal I/O size of a USB-SATA bridge (either form)."""
+    return opt in BRIDGE_OPT_IO
 
 
 def kernel_alignment_offset(disk: Disk, start_sector: int) -> int:
@@ -108,10 +118,11 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             + (f" (= {opt // SECTOR} sectors)" if opt % SECTOR == 0 else "")
             + f", {' and '.join(reasons)}; physical sector {phys}, minimum I/O {disk.min_io}."
         )
-        if opt == BRIDGE_SECTORS * SECTOR:
+        if is_bridge_value(opt):
             detail += (
                 " 65535 sectors is the 16-bit maximum some USB-SATA bridges (JMicron) report"
-                " instead of a real value; the disk itself most likely has no such"
+                " instead of a real value (newer kernels round it down to"
+                f" {BRIDGE_OPT_IO[1]}); the disk itself most likely has no such"
                 " preference, and it may report other sizes when attached directly to SATA."
             )
         if disk.transport == "usb":
@@ -130,4 +141,51 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             disk.name,
             f"{disk.name} reports a suspicious optimal I/O size ({human(opt)})",
             detail,
+        )
+
+
+def check_arrays(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    """An array's own optimal_io_size inflated by a member's.
+
+    md stacks each member's limits into the array's (block/blk-settings.c ``blk_stack_limits``:
+    ``io_opt = lcm_not_zero(top, bottom)``), so one member reporting a bogus optimal I/O size (a
+    USB-SATA bridge's 65535 sectors, some SAS controllers) makes the array's the least common
+    multiple of it and the stripe. mkfs.ext4, mkfs.xfs and pvcreate read the array's value."""
+    for a in machine.arrays:
+        got = inputs.optimal_io.get(a.name)
+        if got is None or a.is_container or a.raid_disks is None:
+            continue
+        n = a.previous_raid_disks or a.raid_disks  # the kernel's until a reshape ends
+        want = levels.optimal_io_bytes(a.level, n, a.chunk_bytes or 0, a.layout)
+        if got <= want or got <= 4096:
+            continue  # not inflated (a mirror passes on its members' small value, e.g. 512)
+        culprits = []
+        for m in a.members:
+            d = member_disk(machine, m.device)
+            if d is not None and d.optimal_io and (not want or d.optimal_io % want):
+                culprits.append(
+                    f"{d.name} reports {d.optimal_io}"
+                    + (
+                        " (a USB-SATA bridge's 65535 sectors)"
+                        if is_bridge_value(d.optimal_io)
+                        else ""
+                    )
+                )
+        expected = (
+            f"{human(want)} ({want} bytes: chunk × data disks)"
+            if want
+            else "none (a mirror has no stripe)"
+        )
+        yield Finding(
+            "warning",
+            "md-optimal-io-inflated",
+            a.name,
+            f"{a.name} reports an optimal I/O size of {human(got)}",
+            f"{a.name}'s queue/optimal_io_size is {got} bytes; its geometry gives {expected}. "
+            "The kernel combines the array's value with each member's (their least common "
+            "multiple)"
+            + (f", and {'; '.join(culprits)}" if culprits else "")
+            + ". mkfs.ext4, mkfs.xfs and pvcreate read this value, so left to themselves they "
+            "align to it: give the geometry explicitly (mkfs.ext4 -E stride=,stripe_width=, "
+            "mkfs.xfs -d su=,sw=, pvcreate --dataalignment), as raidman's filesystem plan does.",
         )

@@ -24,6 +24,7 @@ Rule = Callable[[Machine, AuditInputs], Iterable[Finding]]
 
 RULES: tuple[tuple[str, Rule], ...] = (
     ("alignment", alignment.check),
+    ("optimal I/O", alignment.check_arrays),
     ("md", md.check),
     ("alerts", alerts.check),
     ("fs_geometry", fs_geometry.check),

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 from app.model import levels
 from app.model.devices import Machine
+from app.parsers.fsinfo import EXT_TYPES, fs_info_what
 from app.plans.geometry import XFS_AUTO_STRIPE_MIN_BYTES, Geometry, PlanError
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
@@ -76,6 +77,63 @@ def _ext4(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
                 params={"stride": want_s, "stripe_width": want_w},
             ),
         )
+
+
+def _unread(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    """An ext4/XFS on md whose superblock could not be read: say so, as other rules do."""
+    for fs in machine.filesystems:
+        if fs.fstype not in (*EXT_TYPES, "xfs") or fs.device in inputs.ext4:
+            continue
+        if fs.device in inputs.xfs:
+            continue
+        a = array_below(machine, fs.device)
+        if a is None or Geometry.of(a) is None:
+            continue
+        what = fs_info_what(fs)
+        tool = what.split(":", 1)[0]
+        why = inputs.unknown.get(what, "not read")
+        hints = "stride/stripe-width" if fs.fstype in EXT_TYPES else "sunit/swidth"
+        yield Finding(
+            "advice",
+            "audit-incomplete",
+            "",  # like the other checks that could not run: no badge on the device
+            f"Could not check the {fs.fstype} geometry on {fs.device}",
+            f"{tool} could not read the {fs.fstype} superblock on {device_path(machine, fs.device)} "
+            f"({why}), so whether its {hints} match {a.name} is not checked. Run the audit "
+            "as root to check it.",
+        )
+
+
+def _fs_larger_than_device(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    """A filesystem superblock that claims more blocks than its device holds: a stale superblock
+    left by an earlier, bigger array or partition on the same disks (a real kernel showed an
+    ext4 claiming 382 MiB on a 255 MiB md made on the disks of a former bigger array). Mounting
+    it reads and writes past the device's end (the kernel refuses: "bad geometry: block count
+    ... exceeds size of device")."""
+    for dev, sb in inputs.ext4.items():
+        claimed = sb.block_count * sb.block_size if sb.block_count else None
+        yield from _larger(machine, dev, "ext4", claimed)
+    for dev, g in inputs.xfs.items():
+        yield from _larger(machine, dev, "XFS", g.size_bytes)
+
+
+def _larger(machine: Machine, dev: str, fstype: str, claimed: int | None) -> Iterator[Finding]:
+    size = getattr(machine.device(dev), "size_bytes", None)
+    if claimed is None or not isinstance(size, int) or size <= 0 or claimed <= size:
+        return
+    yield Finding(
+        "warning",
+        "fs-larger-than-device",
+        dev,
+        f"{fstype} on {dev} claims {human(claimed)}, the device has {human(size)}",
+        f"The {fstype} superblock on /dev/{dev} describes a filesystem of {human(claimed)} "
+        f"({claimed} bytes), but /dev/{dev} is only {human(size)} ({size} bytes). Such a "
+        "superblock is usually left over from an earlier, bigger array or partition on the "
+        "same disks; the kernel refuses to mount it, and blocks past the end cannot be read "
+        "or written. If the data matters, copy what can be read first; if it is a leftover, "
+        "remove it (wipefs) before making a new filesystem. No one-key fix is offered.",
+        fix_destroys_data=True,
+    )
 
 
 def _xfs(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
@@ -229,6 +287,8 @@ def _pv_larger_than_device(machine: Machine) -> Iterator[Finding]:
 
 def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
     yield from _pv_larger_than_device(machine)
+    yield from _fs_larger_than_device(machine, inputs)
+    yield from _unread(machine, inputs)
     yield from _ext4(machine, inputs)
     yield from _xfs(machine, inputs)
     yield from _pv(machine, inputs)

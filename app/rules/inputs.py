@@ -23,6 +23,7 @@ from app.parsers.lvmconfig import LvmConfig, parse_lvmconfig
 from app.parsers.mdadm import MdConfArray, parse_scan
 from app.parsers.tune2fs import Ext4Superblock
 from app.parsers.xfs_info import XfsGeometry
+from app.plans.persist import FILES
 from app.plans.shapes import MDADM_CONF
 
 MDADM_CONF_PATHS = MDADM_CONF  # where mdadm reads its configuration (the plans append there)
@@ -94,10 +95,26 @@ class AuditInputs:
     schedulers: dict[str, SchedulerState] = field(default_factory=dict, hash=False)
     queue_depth: dict[str, int] = field(default_factory=dict, hash=False)
     write_cache: dict[str, str] = field(default_factory=dict, hash=False)  # write back/through
+    # md array -> its own queue/optimal_io_size (what mkfs and pvcreate read from it)
+    optimal_io: dict[str, int] = field(default_factory=dict, hash=False)
+    # raidman's own boot-time settings files (app.plans.persist) -> their text, where present
+    persisted: dict[str, str] = field(default_factory=dict, hash=False)
     unknown: dict[str, str] = field(default_factory=dict, hash=False)  # what -> why not read
 
     def scheduler(self, device: str) -> SchedulerState | None:
         return self.schedulers.get(device)
+
+
+PERSIST_PATHS = tuple(f.path for f in FILES.values())
+
+
+def backend_read_quiet(backend: Backend, path: str) -> str | None:
+    """A file that may well be absent (raidman's own settings files): None, never a note."""
+    try:
+        text = backend.read_text(path)
+    except Exception:  # a backend must not raise; the audit never fails on it
+        return None
+    return text if text is None or len(text) <= 64 * 1024 else None
 
 
 def _why(r: CommandResult) -> str:
@@ -270,6 +287,18 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         v = read_int(f"discard:{name}", f"/sys/block/{name}/queue/discard_max_bytes")
         if v is not None:
             discard[name] = v
+    optimal_io: dict[str, int] = {}
+    for a in machine.arrays:
+        if not a.is_container:
+            v = read_int(f"optimal_io:{a.name}", f"/sys/block/{a.name}/queue/optimal_io_size")
+            if v is not None:
+                optimal_io[a.name] = v
+
+    persisted: dict[str, str] = {}
+    for path in PERSIST_PATHS:
+        text = backend_read_quiet(backend, path)
+        if text is not None:
+            persisted[path] = text
 
     return AuditInputs(
         ext4=ext4,
@@ -288,5 +317,7 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         schedulers=scheds,
         queue_depth=depth,
         write_cache=wcache,
+        optimal_io=optimal_io,
+        persisted=persisted,
         unknown=unknown,
     )

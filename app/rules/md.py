@@ -8,16 +8,22 @@ from app.format import human_bytes
 from app.model import levels
 from app.model.devices import SECTOR, Machine, MdArray
 from app.parsers.mdadm import MdConfArray
+from app.plans import persist
+from app.plans.geometry import (
+    STRIPE_CACHE_DEFAULT,
+    STRIPE_CACHE_ENTRIES,
+    stripe_cache_devices,
+    stripe_cache_memory,
+)
 from app.plans.plan import Plan, Step
 from app.plans.preflight import BUSY_ACTIONS
+from app.plans.wizards.sync_actions import FILE_BITMAP_DEPRECATED
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 from app.rules.mdconf import devname_kernel, norm_uuid
 from app.rules.stack import MiB, human, member_disk, striped_geometry
 
 PARITY = levels.PARITY
-STRIPE_CACHE_DEFAULT = 256
-STRIPE_CACHE_SUGGESTED = 4096
 PAGE = 4096
 
 
@@ -79,9 +85,10 @@ def _data_offset(machine: Machine, a: MdArray) -> Iterator[Finding]:
 
 BITMAP_COST = (
     "A bitmap is not free: an internal bitmap has been measured costing up to 30 % of "
-    "sequential write speed, and a 5-disk RAID-6 went from 130 to 165 MB/s by "
-    "moving the bitmap to a file on another disk (mdadm --grow --bitmap=none, then "
-    "--bitmap=/path on a filesystem outside the array); a larger --bitmap-chunk costs less."
+    "sequential write speed (a 5-disk RAID-6 went from 130 to 165 MB/s once its bitmap "
+    "moved off the array). The remedy today is a larger --bitmap-chunk (fewer bitmap "
+    "updates: mdadm --grow --bitmap=none, then --bitmap=internal --bitmap-chunk=64M), not a "
+    f"bitmap file on another disk: {FILE_BITMAP_DEPRECATED}."
 )
 
 
@@ -269,36 +276,45 @@ def _mixed_sector_sizes(machine: Machine, a: MdArray) -> Iterator[Finding]:
     )
 
 
-def _stripe_cache(a: MdArray) -> Iterator[Finding]:
+def _stripe_cache(a: MdArray, inputs: AuditInputs) -> Iterator[Finding]:
     if a.level not in PARITY or a.stripe_cache_size is None:
         return
     if a.stripe_cache_size > STRIPE_CACHE_DEFAULT:
         return
-    n = a.raid_disks or len(a.members) or 1
-    cost_now = a.stripe_cache_size * PAGE * n
-    cost_new = STRIPE_CACHE_SUGGESTED * PAGE * n
-    cost_8k = 8192 * PAGE * n
+    n = stripe_cache_devices(a) or 1
+    want = STRIPE_CACHE_ENTRIES
+    cost_now = stripe_cache_memory(a.stripe_cache_size, n)
+    cost_new = stripe_cache_memory(want, n)
+    steps = [
+        Step(
+            ("tee", f"/sys/block/{a.name}/md/stripe_cache_size"),
+            f"stripe cache {a.stripe_cache_size} -> {want} pages ({human(cost_new)} RAM)",
+            stdin=f"{want}\n",
+        )
+    ]
+    f = persist.FILES["stripe-cache"]
+    uuid = persist.mdadm_uuid(a.uuid or "")
+    if uuid:
+        text = persist.merged(
+            f, inputs.persisted.get(f.path), {uuid: persist.stripe_cache_line(uuid, want)}
+        )
+        steps += persist.write_steps(f, text, f"keep {a.name}'s stripe cache at boot")
     yield Finding(
         "advice",
         "md-stripe-cache",
         a.name,
         f"{a.name}: stripe_cache_size is {a.stripe_cache_size} (the default)",
         f"The RAID-{a.level[-1]} stripe cache holds {a.stripe_cache_size} pages per member "
-        f"({human(cost_now)} for {n} members); sequential writes and rebuilds stall on it. "
-        f"{STRIPE_CACHE_SUGGESTED} costs {human(cost_new)} of RAM "
-        f"(pages × 4 KiB × {n} members), 8192 costs {human(cost_8k)}. The setting is lost at "
-        "reboot; make it permanent with a udev rule "
-        '(ACTION=="add|change", KERNEL=="md*", ATTR{md/stripe_cache_size}="4096").',
+        f"({human(cost_now)} for {n} devices); sequential writes and rebuilds stall on it. "
+        f"{want} pages cost {human(cost_new)} of RAM (pages × 4 KiB × {n} devices); raised "
+        "from 256 to 8192 it has been measured taking a 5-disk RAID-6's writes from 37 to "
+        "130 MB/s and its rebuild from 25 to 66 MB/s. The fix also writes a udev rule so the "
+        f"value is set again at boot ({f.path})"
+        + ("" if uuid else f"; {a.name}'s UUID is unknown, so no rule is written")
+        + ".",
         Plan(
-            f"Raise {a.name}'s stripe cache to {STRIPE_CACHE_SUGGESTED}",
-            (
-                Step(
-                    ("tee", f"/sys/block/{a.name}/md/stripe_cache_size"),
-                    f"stripe cache {a.stripe_cache_size} -> {STRIPE_CACHE_SUGGESTED} pages "
-                    f"({human(cost_new)} RAM)",
-                    stdin=f"{STRIPE_CACHE_SUGGESTED}\n",
-                ),
-            ),
+            f"Raise {a.name}'s stripe cache to {want}",
+            tuple(steps),
             target=a.name,
             kind="audit-stripe-cache",
         ),
@@ -425,7 +441,7 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
         yield from _parity_on_ssd(machine, a)
         yield from _raid5_on_large_hdds(machine, a, inputs)
         yield from _mixed_sector_sizes(machine, a)
-        yield from _stripe_cache(a)
+        yield from _stripe_cache(a, inputs)
         yield from _metadata(a)
         geo = striped_geometry(a)
         if geo is not None:

@@ -12,8 +12,11 @@ Advice depends on the medium and on the layer above the disk:
 - NCQ: article 002 found software RAID 1 on HDDs reading *faster* with NCQ off (Tabelle 8,
   a weaker effect for RAID 5), while single disks and hardware RAID profited from NCQ; SSDs
   lose most of their random-I/O speed at queue depth 1.
-- Write cache: article 004 measured write-back doubling sequential writes on a RAID-1 (400 to
-  about 850 MB/s) while costing 10,000–15,000 IOPS of small random I/O.
+- Write cache: article 004's write-back result (sequential writes on a RAID-1 doubled, 400 to
+  about 850 MB/s, while small random I/O lost 10,000–15,000 IOPS) is the 1 GB cache of a
+  MegaRAID *controller* in write-back mode; the ``write-cache-off`` rule is about the drive's own
+  volatile cache (/sys/block/X/queue/write_cache, hdparm -W), which md never replaces: with it
+  off every write waits for the medium. The rule says which cache is which.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.model.devices import Disk, Machine
+from app.plans import persist
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs, SchedulerState
@@ -35,7 +39,11 @@ def _role(machine: Machine, d: Disk) -> str:
     return f" (member of {', '.join(a.name for a in arrays)})" if arrays else ""
 
 
-def _scheduler_fix(d: Disk, st: SchedulerState, want: str) -> Plan:
+def _scheduler_fix(d: Disk, st: SchedulerState, want: str, inputs: AuditInputs) -> Plan:
+    f = persist.FILES["scheduler"]
+    text = persist.merged(
+        f, inputs.persisted.get(f.path), {d.name: persist.scheduler_line(d.name, want)}
+    )
     return Plan(
         f"Use the {want} scheduler on {d.name}",
         (
@@ -44,12 +52,13 @@ def _scheduler_fix(d: Disk, st: SchedulerState, want: str) -> Plan:
                 f"I/O scheduler {st.current} -> {want}",
                 stdin=f"{want}\n",
             ),
+            *persist.write_steps(f, text, f"keep {want} on {d.name} at boot"),
         ),
         target=d.name,
         kind="audit-scheduler",
         notes=(
-            "Not persistent: add a udev rule, e.g. "
-            f'ACTION=="add|change", KERNEL=="{d.name}", ATTR{{queue/scheduler}}="{want}"',
+            f"the udev rule matches the kernel name {d.name}; if disk names change between "
+            "boots, edit it to match the disk's ID_SERIAL instead",
         ),
     )
 
@@ -67,7 +76,7 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             st = SchedulerState.parse(d.scheduler)
         md_member = bool(machine.arrays_of_disk(d.name))
         if st is not None and st.current is not None:
-            yield from _scheduler(machine, d, st, md_member)
+            yield from _scheduler(machine, d, st, md_member, inputs)
         depth = inputs.queue_depth.get(d.name)
         if depth == 1 and d.transport in ("sata", "ata", "sas"):
             finding = _ncq_off(machine, d, md_member)
@@ -80,17 +89,23 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
                 "write-cache-off",
                 d.name,
                 f"{d.name}: volatile write cache is off",
-                f"{d.name}{_role(machine, d)} runs with its write cache disabled (write "
-                "through). md and the filesystems issue flushes, so the cache is safe to use "
-                "on drives that honour them. What it buys depends on the load: a write-back "
-                "cache has been measured doubling sequential writes on a RAID-1 (400 to "
-                "about 850 MB/s) but costing 10,000–15,000 IOPS of small random I/O. For "
-                "streaming writes turn it on; for small random I/O measure first. If it was "
-                f"turned off on purpose, ignore this; hdparm -W1 /dev/{d.name} turns it on.",
+                f"{d.name}{_role(machine, d)} runs with the drive's own volatile write cache "
+                "disabled (write through): each write is acknowledged only once it is on the "
+                "medium. md and the filesystems send cache flushes (and FUA writes) where order "
+                "matters, so on a drive that honours them the cache is safe, and it lets the "
+                "drive merge and reorder writes: small writes especially, and on rotating disks "
+                "most of all, are much faster with it. Figures published for a hardware RAID "
+                "controller's 1 GB write-back cache (sequential writes doubled, small random I/O "
+                "lost 10,000–15,000 IOPS) are about that controller's cache, a different cache "
+                "that md never sees. If the drive cache was turned off on purpose (a drive known "
+                "to ignore flushes), leave it; otherwise measure writes before and after: "
+                f"hdparm -W1 /dev/{d.name} turns it on (until the next power cycle).",
             )
 
 
-def _scheduler(machine: Machine, d: Disk, st: SchedulerState, md_member: bool) -> Iterator[Finding]:
+def _scheduler(
+    machine: Machine, d: Disk, st: SchedulerState, md_member: bool, inputs: AuditInputs
+) -> Iterator[Finding]:
     assert st.current is not None
     ok: tuple[str, ...]
     prefer: tuple[str, ...]
@@ -111,7 +126,10 @@ def _scheduler(machine: Machine, d: Disk, st: SchedulerState, md_member: bool) -
             "For software RAID on HDDs fair queuing (CFQ, whose blk-mq "
             "successor is bfq) measured as good as or better than deadline and noop in every "
             "discipline for md RAID-1, and clearly best for md RAID-5 (up to 70–100 MB/s more "
-            "sequential reads on RAID-1)."
+            "sequential reads on RAID-1). That was measured on the single-queue schedulers of "
+            "older kernels (CFQ, anticipatory, deadline, noop; their blk-mq successors are "
+            "bfq, bfq, mq-deadline and none) with the disks of that time: a hint to "
+            "measure on your own disks before and after, not a rule."
             + ("" if "bfq" in st.available else " bfq is not loaded: modprobe bfq first.")
         )
     else:
@@ -131,7 +149,7 @@ def _scheduler(machine: Machine, d: Disk, st: SchedulerState, md_member: bool) -
         f"{d.name}: I/O scheduler {st.current} on a {kind}",
         f"{d.name}{_role(machine, d)} is a {kind} using {st.current} "
         f"(available: {' '.join(st.available) or 'unknown'}). " + why,
-        _scheduler_fix(d, st, want) if want is not None else None,
+        _scheduler_fix(d, st, want, inputs) if want is not None else None,
     )
 
 

@@ -23,7 +23,7 @@ from app.model.live import LiveSample
 from app.parsers.meminfo import mem_available_bytes
 from app.parsers.safe import load_json
 from app.paths import BOOST_FILE, state_file
-from app.plans.geometry import stripe_cache_devices, stripe_cache_memory
+from app.plans.geometry import STRIPE_CACHE_ENTRIES, stripe_cache_devices, stripe_cache_memory
 from app.plans.plan import Plan, Step
 from app.plans.shapes import SPEED_LIMIT_RANGE
 from app.statefiles import StateFileError
@@ -35,7 +35,7 @@ SYSCTL_MAX = "dev.raid.speed_limit_max"
 DEFAULT_BOOST_MIN_KIB = 200_000  # the source article's values (echo 200000 > speed_limit_min)
 # the max where the members' speed is unknown (seed 000's echo 500000); else boost_ceiling()
 DEFAULT_BOOST_MAX_KIB = sync_model.BOOST_UNKNOWN_KIB_S
-DEFAULT_BOOST_STRIPE_CACHE = 8192  # seed 001: 256 -> 8192 raised RAID-6 rebuild 25 -> 66 MB/s
+DEFAULT_BOOST_STRIPE_CACHE = STRIPE_CACHE_ENTRIES  # the audit's value too (app.plans.geometry)
 BOOST_MAX_DEPTH = 4  # a list of records holding objects of strings: 3 levels
 # a stripe cache may take at most this share of MemAvailable (issue 22)
 STRIPE_CACHE_MEM_SHARE = 8

@@ -40,6 +40,11 @@ CREATE TABLE IF NOT EXISTS sync_events (
     forecast TEXT
 );
 CREATE INDEX IF NOT EXISTS sync_events_array ON sync_events (array_name, started_at);
+CREATE TABLE IF NOT EXISTS benchmarks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts REAL NOT NULL,
+    result TEXT NOT NULL
+);
 """
 # schema 1 -> 2: columns added to sync_events (old rows keep NULL: array unknown by UUID)
 _MIGRATE_1_2 = (

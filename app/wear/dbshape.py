@@ -30,7 +30,7 @@ class BadRow(ValueError):
 ROW_JSON_DEPTH = 4  # counters / kernel_writes: an object of objects of numbers
 
 
-OUR_TABLES = frozenset({"meta", "snapshots", "sync_events", "sqlite_sequence"})
+OUR_TABLES = frozenset({"meta", "snapshots", "sync_events", "benchmarks", "sqlite_sequence"})
 
 
 def check_ours(conn: sqlite3.Connection, schema_version: int) -> None:

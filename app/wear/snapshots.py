@@ -38,6 +38,7 @@ DB_NAME = DB_FILE
 BUSY_TIMEOUT_S = 5.0  # how long one open waits for another process's lock
 RETRY_DELAY_S = 1.0  # between the attempts to open a locked or busy database
 
+MAX_BENCHMARKS = 50  # the newest kept in report --json
 MAX_ROW_NOTES = 10  # a database full of bad rows says so this many times, then counts
 
 
@@ -258,6 +259,28 @@ class SnapshotStore:
         """A store still holding history for its database tries it once more first."""
         self.try_attach(force=True)
         self._conn.close()
+
+    # ---- benchmarks (app.plans.benchmark results, as their JSON) -----------------------------
+    def record_benchmark(self, ts: float, result: Mapping[str, Any]) -> None:
+        with self.batch():
+            self._conn.execute(
+                "INSERT INTO benchmarks (ts, result) VALUES (?, ?)", (ts, json.dumps(result))
+            )
+
+    def benchmarks(self) -> list[dict[str, Any]]:
+        """The stored results, newest first (a row that is not a JSON object is skipped)."""
+        out: list[dict[str, Any]] = []
+        rows = self._conn.execute(
+            "SELECT result FROM benchmarks ORDER BY ts DESC, id DESC LIMIT ?", (MAX_BENCHMARKS,)
+        ).fetchall()
+        for (text,) in rows:
+            try:
+                doc = json.loads(text) if isinstance(text, str) and len(text) < 1 << 20 else None
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict):
+                out.append(doc)
+        return out
 
     # ---- snapshots ----------------------------------------------------------------------------
     def record_snapshot(

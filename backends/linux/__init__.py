@@ -6,6 +6,7 @@ import contextlib
 import importlib
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from app.escape import escape_strings
 from app.model import Machine
@@ -14,7 +15,7 @@ from app.model.smart import SmartReading
 from app.parsers.fsinfo import FsInfo
 from backends.base import CommandResult, OutputCallback, emit_output
 from backends.linux.events import MdEvents
-from backends.linux.md import md_names, read_live
+from backends.linux.md import fresher_progress, md_names, mdstat_progress, read_live
 from backends.linux.probe import probe_with_fs_info
 from backends.linux.source import HostSource, Source
 
@@ -82,10 +83,13 @@ class LinuxBackend:
     def sample(self) -> LiveSample:
         with self._batch("sample"):
             arrays: list[MdLive] = []
-            for name in md_names(self.source):
+            names = md_names(self.source)
+            progress = mdstat_progress(self.source.read_text("/proc/mdstat")) if names else {}
+            for name in names:
                 live, _notes = read_live(self.source, name)
                 if live is not None:
-                    arrays.append(live)
+                    sync = fresher_progress(live.sync, progress.get(name))
+                    arrays.append(live if sync is live.sync else replace(live, sync=sync))
             self.source.take_notes()  # a 1 Hz poll reports nothing; the next probe will
             return escape_strings(
                 LiveSample(

@@ -34,7 +34,14 @@ from app.parsers.errors import ParseError
 from app.parsers.fsinfo import FsInfo, fs_info_argv, parse_fs_info, with_geometry
 from app.parsers.lsblk import LSBLK_COLUMNS, LsblkNode, parse_lsblk
 from backends.base import CommandResult
-from backends.linux.md import SYS_BLOCK, dev_md_links, md_names, read_array
+from backends.linux.md import (
+    SYS_BLOCK,
+    dev_md_links,
+    fresher_progress,
+    md_names,
+    mdstat_progress,
+    read_array,
+)
 from backends.linux.source import NOT_FOUND, Source
 from backends.linux.usage import read_usage
 
@@ -295,6 +302,8 @@ def probe_with_fs_info(source: Source) -> tuple[Machine, dict[str, FsInfo | Comm
             notes.append(
                 ProbeNote("sysfs", "md sysfs unreadable: arrays as /proc/mdstat shows them", "info")
             )
+    progress = mdstat_progress(mdstat_text)
+    arrays = [replace(a, sync=fresher_progress(a.sync, progress.get(a.name))) for a in arrays]
     for a in arrays:
         for m in a.members:
             edges.append((m.device, a.name))

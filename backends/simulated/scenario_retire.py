@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from backends.simulated.scenarios import (
+from backends.simulated.scenario_parts import (
     GPT_RAID,
     add_array,
     add_partition,

@@ -29,6 +29,7 @@ from backends.simulated.scenario_parts import (
     ramp_from_limit,
     wd_red,
 )
+from backends.simulated.scenario_retire import retire
 from backends.simulated.state import SimState
 
 # ---- (a) raid10-evo -------------------------------------------------------------------------
@@ -440,8 +441,6 @@ def big(t: float, disks: int = 1000, arrays: int = 250, syncing: int = 16) -> Si
     st.events.clear()
     return finalize(st)
 
-
-from backends.simulated.scenario_retire import retire  # noqa: E402 (it uses the helpers above)
 
 SCENARIOS: dict[str, Callable[[float], SimState]] = {
     "raid10-evo": raid10_evo,

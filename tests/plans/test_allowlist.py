@@ -305,3 +305,16 @@ def test_the_planner_refuses_what_the_allowlist_refuses() -> None:
         build_create_array(blank_machine(), params)
     ok = build_bitmap(m, "md127", "/var/md127_intent")
     assert all(step_problem(s) is None for s in ok.steps)
+
+
+def test_mv_is_the_new_fstab_s_or_a_settings_file_s_and_nothing_else() -> None:
+    """Both lifecycle (mount: the new fstab into place) and persist (a settings file renamed
+    into place) plan ``mv``; the merge of the two allowlists keeps both shapes and no other."""
+    from app.plans.lifecycle_shapes import FSTAB, FSTAB_NEW
+    from app.plans.persist import FILES
+
+    f = next(iter(FILES.values()))
+    assert step_problem(Step(("mv", FSTAB_NEW, FSTAB), "x")) is None
+    assert step_problem(Step(("mv", "-f", f.temp, f.path), "x")) is None
+    assert step_problem(Step(("mv", "-f", f.temp, FSTAB), "x")) is not None
+    assert step_problem(Step(("mv", FSTAB, "/etc/passwd"), "x")) is not None

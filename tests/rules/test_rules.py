@@ -281,13 +281,30 @@ def test_raid10_without_bitmap_is_advice_with_the_trade_off() -> None:
 
 
 def test_stripe_cache_default_and_raised() -> None:
+    """Article 001 (../shared/seeds/001_*.txt): 256 -> 8192 ("Оптимальное значение для многих –
+    8192", 8192 × 4 KB × 5 = 160 MB), writes 37 -> 130 MB/s; "После перезагрузки пропадает":
+    the fix writes the boot-time udev rule too, guarded by TEST=="md/stripe_cache_size", as
+    plan steps (a temporary file renamed into place), with the one value boost also uses."""
+    from app.plans.allowlist import step_problem
+    from app.plans.persist import STRIPE_CACHE_RULES, mdadm_uuid
+    from app.sync.boost import DEFAULT_BOOST_STRIPE_CACHE
+
     m = _raid5(stripe_cache=256)
     [f] = codes(audit(m, healthy_inputs(m)), "md-stripe-cache")
     assert f.fix is not None
-    step = f.fix.steps[0]
-    assert step.argv == ("tee", "/sys/block/md0/md/stripe_cache_size") and step.stdin == "4096\n"
-    assert "64 MiB" in f.detail  # 4096 pages × 4 KiB × 4 members
-    assert "128 MiB" in f.detail  # 8192 pages
+    now, temp, rename = f.fix.steps
+    assert now.argv == ("tee", "/sys/block/md0/md/stripe_cache_size") and now.stdin == "8192\n"
+    assert DEFAULT_BOOST_STRIPE_CACHE == 8192
+    assert "128 MiB" in f.detail  # 8192 pages × 4 KiB × 4 members
+    assert "37 to 130 MB/s" in f.detail and STRIPE_CACHE_RULES in f.detail
+    a = m.array("md0")
+    assert a is not None and a.uuid
+    assert temp.argv == ("tee", "/etc/udev/rules.d/.65-raidman-stripe-cache.rules.raidman-new")
+    assert temp.stdin is not None
+    assert f'=="{mdadm_uuid(a.uuid)}", TEST=="md/stripe_cache_size"' in temp.stdin
+    assert 'ATTR{md/stripe_cache_size}="8192"' in temp.stdin
+    assert rename.argv == ("mv", "-f", temp.argv[1], STRIPE_CACHE_RULES)
+    assert [step_problem(s) for s in f.fix.steps] == [None, None, None]
     assert not codes(audit(_raid5(stripe_cache=4096), healthy_inputs(m)), "md-stripe-cache")
 
 
@@ -412,11 +429,10 @@ def test_ncq_off_and_write_cache_off() -> None:
     assert "random-I/O speed" in codes(fs, "ncq-off")[0].detail
     [wc] = codes(fs, "write-cache-off")
     assert wc.device == "sdc"
-    # article 004 (004_*.txt): write-back "steigert ... die geschriebenen MByte/s um über 100
-    # Prozent" on RAID-1 while "beim Schreiben lässt der aktivierte Cache die IOPS um 15 000
-    # fallen": the text says both, not "much slower" unconditionally
+    # article 004 (004_*.txt): the controller cache's "über 100 Prozent" and "IOPS um 15 000"
+    # are named as a controller's, not the drive's (see the issue 28 test below)
     assert "much slower" not in wc.detail
-    assert "400 to about 850 MB/s" in wc.detail and "10,000–15,000 IOPS" in wc.detail
+    assert "sequential writes doubled" in wc.detail and "10,000–15,000 IOPS" in wc.detail
 
 
 def test_ncq_off_depends_on_medium_and_layer() -> None:
@@ -588,3 +604,108 @@ def test_bitmap_fix_not_offered_during_a_sync_but_named_for_after_it() -> None:
     assert "after the recover ends, run: mdadm --grow --bitmap=internal /dev/md0" in f.detail
     [idle] = codes(audit(m, healthy_inputs(m)), "md-no-bitmap")
     assert idle.fix is not None
+
+
+# ---- issue 28, item 5: wrong or silent before --------------------------------------------
+
+
+def test_write_cache_off_is_about_the_drives_cache_not_a_controllers() -> None:
+    """Article 004 (../shared/seeds/004_*.txt, "Sicherheit durch Spiegel-RAID"): the write-back
+    result (sequential writes "um über 100 Prozent", IOPS down by 10,000-15,000) is the
+    "Write-Cache im Controller", the MegaRAID's "1 GByte großen Cache". The drive's own volatile
+    cache is another cache: the finding must not present 004's figures as what hdparm -W1 buys."""
+    m = Stack().machine()
+    inputs = replace(healthy_inputs(m), write_cache={"sdc": "write through"})
+    [wc] = codes(audit(m, inputs), "write-cache-off")
+    assert "drive's own volatile write cache" in wc.detail
+    assert "controller's 1 GB write-back cache" in wc.detail and "a different cache" in wc.detail
+    assert "For streaming writes turn it on" not in wc.detail
+    assert "hdparm -W1 /dev/sdc" in wc.detail
+
+
+def test_bitmap_advice_no_longer_recommends_a_bitmap_file() -> None:
+    """Article 001 (../shared/seeds/001_*.txt, "Переносим bitmap на отдельный диск"): the 130 ->
+    165 MB/s came from `mdadm -G /dev/md0 -b /var/md0_intent`, a bitmap file. File bitmaps are
+    deprecated in current kernels (drivers/md/Kconfig MD_BITMAP_FILE): the figure stays, the
+    advice is a larger bitmap chunk, and the text says files are deprecated, as the bitmap
+    wizard does."""
+    m = _raid5(bitmap=None)
+    [f] = codes(audit(m, healthy_inputs(m)), "md-no-bitmap")
+    assert "130 to 165 MB/s" in f.detail and "--bitmap-chunk" in f.detail
+    assert "deprecated" in f.detail and "--bitmap=/path" not in f.detail
+
+
+def test_ext4_geometry_unread_says_it_could_not_check() -> None:
+    """The stride rule went silent when tune2fs could not be read (not root): it says so."""
+    m = Stack().machine()
+    why = "tune2fs -l /dev/dm-0: exit 1: Permission denied"
+    inputs = replace(healthy_inputs(m), ext4={}, unknown={"tune2fs:dm-0": why})
+    [f] = [x for x in codes(audit(m, inputs), "audit-incomplete") if "dm-0" in x.title]
+    assert "stride/stripe-width" in f.detail and why in f.detail and "md0" in f.detail
+    fine = codes(audit(m, healthy_inputs(m)), "audit-incomplete")
+    assert not [x for x in fine if "dm-0" in x.title]
+
+
+def test_stale_ext4_superblock_larger_than_its_device_is_a_warning() -> None:
+    """Held-out real-kernel replay (issue 28, item 5): an ext4 claiming 382 MiB on a 255 MiB md
+    was not flagged, while the PV case was. ext4 refuses such a mount (fs/ext4/super.c "bad
+    geometry: block count ... exceeds size of device")."""
+    m = Stack().machine()
+    sb = parse_tune2fs(sample("tune2fs-stride8-sw16.txt"))
+    dev = m.device("dm-0")
+    size = getattr(dev, "size_bytes", None)
+    assert isinstance(size, int)
+    fits = replace(sb, block_count=size // sb.block_size)
+    assert not codes(
+        audit(m, replace(healthy_inputs(m), ext4={"dm-0": fits})), "fs-larger-than-device"
+    )
+    stale = replace(sb, block_count=size // sb.block_size * 3 // 2)
+    [f] = codes(audit(m, replace(healthy_inputs(m), ext4={"dm-0": stale})), "fs-larger-than-device")
+    assert f.severity == "warning" and f.device == "dm-0" and f.fix is None
+    assert str(stale.block_count * sb.block_size) in f.detail and str(size) in f.detail
+
+
+def test_scheduler_advice_maps_old_names_and_is_a_hint_to_measure() -> None:
+    """Article 002 (../shared/seeds/002_*.txt) measured CFQ/AS/deadline/noop on 2008 kernels and
+    disks; raidman maps them to blk-mq's bfq/mq-deadline/none and calls the advice a hint to
+    measure, not a rule."""
+    m = Stack(rotational=True).machine()
+    scheds = {d.name: SchedulerState.parse("[mq-deadline] kyber bfq none") for d in m.disks}
+    [f, *_] = codes(audit(m, replace(healthy_inputs(m), schedulers=scheds)), "scheduler")
+    assert f.severity == "advice"
+    assert "a hint to measure" in f.detail and "not a rule" in f.detail
+    assert "bfq, bfq, mq-deadline and none" in f.detail
+
+
+def test_array_optimal_io_inflated_by_a_bridge_member_is_a_warning() -> None:
+    """Article 003 (../shared/seeds/003_*.txt): a USB-SATA bridge reports 33553920 bytes (65535
+    sectors) as optimal I/O. md stacks members' limits into the array's (blk_stack_limits: the
+    lcm), so mkfs/pvcreate on the array would align to the bridge's value: the array's own
+    optimal_io_size is read and a mismatch with its geometry is a warning naming the member."""
+    import math
+
+    m = Stack().machine()
+    a = m.array("md0")
+    assert a is not None and a.chunk_bytes is not None and a.raid_disks is not None
+    from app.model import levels
+
+    want = levels.optimal_io_bytes(a.level, a.raid_disks, a.chunk_bytes, a.layout)
+    ok = replace(healthy_inputs(m), optimal_io={"md0": want})
+    assert not codes(audit(m, ok), "md-optimal-io-inflated")
+    bridged = replace(
+        m, disks=tuple(replace(d, optimal_io=33550336) if d.name == "sdb" else d for d in m.disks)
+    )
+    inflated = replace(ok, optimal_io={"md0": math.lcm(33550336, want)})
+    [f] = codes(audit(bridged, inflated), "md-optimal-io-inflated")
+    assert f.severity == "warning" and str(want) in f.detail
+    assert "sdb reports 33550336 (a USB-SATA bridge's 65535 sectors)" in f.detail
+    assert "--dataalignment" in f.detail
+
+
+def test_bridge_value_as_newer_kernels_round_it() -> None:
+    """Newer kernels round the bridge's 33553920 down to the physical block (block/blk-settings.c
+    blk_validate_limits): 33550336 is recognised as the same 65535-sector bridge value."""
+    m = usb_bridge()
+    disks = tuple(replace(d, optimal_io=33550336) if d.optimal_io else d for d in m.disks)
+    fs = codes(audit(replace(m, disks=disks)), "suspicious-io-topology")
+    assert fs and all("16-bit maximum" in f.detail for f in fs)

@@ -21,7 +21,7 @@ DISK_KEYS = {
 }  # fmt: skip
 ARRAY_KEYS = {
     "name", "level", "state", "chunk_bytes", "layout", "bitmap", "members", "sync", "size_bytes",
-    "raid_disks", "metadata", "array_name", "uuid", "degraded", "stripe_cache_size", "container",
+    "raid_disks", "previous_raid_disks", "metadata", "array_name", "uuid", "degraded", "stripe_cache_size", "container",
     "member_index", "consistency_policy", "read_only", "mismatch_cnt", "last_sync_action",
     "speed_min_local", "speed_max_local",
 }  # fmt: skip

@@ -30,6 +30,7 @@ EXPECTED: dict[str, tuple[str, int, int, str | None, set[str]]] = {
     "lvm-ext4-xfs-on-raid10": ("raid10", 4, 0, None, {"in_sync"}),
     # auto-read-only after the unplug: the kernel holds the resync ("resync=PENDING")
     "raid10-member-unplugged": ("raid10", 4, 1, "pending", {"in_sync"}),
+    "raid1-bitmap-recovering": ("raid1", 2, 1, "recover", {"in_sync", "spare"}),
 }
 
 
@@ -89,5 +90,5 @@ def test_virtio_capture_has_the_usb_bridge_topology() -> None:
 
 
 def test_every_capture_is_known() -> None:
-    known = set(EXPECTED) | {"virtio-usb-bridge-topology"}
+    known = set(EXPECTED) | {"virtio-usb-bridge-topology", "imsm-container-raid1"}
     assert set(_present()) <= known, set(_present()) - known

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from app.backend import Backend
 from app.model import Disk, Machine, levels, md_names
 from app.plans.consequences import with_consequences
+from app.plans.create_guidance import guidance
 from app.plans.geometry import (
     KIB,
     Geometry,
@@ -344,6 +345,11 @@ def build_create_array(
         )
         steps += fs_steps
         notes += fs_notes
+    more_notes, more_warnings = guidance(
+        machine, level, tuple(devices), layout, chunk if striped else None
+    )
+    notes += more_notes
+    warnings += more_warnings
     plan = Plan(
         title=f"create {desc} {dev_path}",
         steps=tuple(steps),

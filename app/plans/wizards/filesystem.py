@@ -51,6 +51,27 @@ def geometry_of(array: MdArray) -> Geometry | None:
     return Geometry(array.level, array.raid_disks, array.chunk_bytes, array.layout)
 
 
+def reshape_note(a: MdArray) -> str | None:
+    """What a plan on ``a`` must say while a reshape changes its member count: the kernel keeps
+    publishing the old geometry until the reshape ends (drivers/md/raid5.c ``end_reshape`` calls
+    ``raid5_set_io_opt``, raid10.c ``end_reshape`` ``raid10_set_io_opt``; md/raid_disks reads
+    ``"new (old)"``), so a mkfs left to read it would take the old stripe width."""
+    old = a.previous_raid_disks
+    if old is None or a.raid_disks is None or not a.chunk_bytes:
+        return None
+    if a.level not in levels.STRIPED:
+        return None
+    before = levels.optimal_io_bytes(a.level, old, a.chunk_bytes, a.layout)
+    after = levels.optimal_io_bytes(a.level, a.raid_disks, a.chunk_bytes, a.layout)
+    return (
+        f"{a.name} is reshaping from {old} to {a.raid_disks} members: until the reshape ends "
+        f"the kernel still reports the old geometry (optimal I/O {human_bytes(before)} = "
+        f"{before // a.chunk_bytes} chunks, and the old size); this plan uses the new one "
+        f"({human_bytes(after)} = {after // a.chunk_bytes} chunks), which is right once the "
+        "reshape has finished. Waiting for it to finish is safest."
+    )
+
+
 def array_refusals(machine: Machine, array: str) -> tuple[Issue, ...]:
     """Why a filesystem or LVM must not be put on ``array``; () when it may.
 
@@ -218,10 +239,19 @@ def build_filesystem(machine: Machine, array: str, params: FilesystemParams) -> 
     a = machine.array(name)
     if a is None:
         raise PlanError(f"no md array {name!r} on this machine")
+    if a.is_container:
+        volumes = ", ".join(v.name for v in machine.arrays if v.container == name)
+        raise PlanError(
+            f"{name} is a container ({a.metadata}): it holds metadata, not data; put the "
+            "filesystem on one of its volumes" + (f" ({volumes})" if volumes else "")
+        )
     geo = geometry_of(a)
     steps, notes = filesystem_steps(a.path, geo, params, a.size_bytes or None)
     if not steps:
         raise PlanError("nothing to do: choose a filesystem or LVM")
+    reshape = reshape_note(a)
+    if reshape is not None and geo is not None:
+        notes.insert(0, reshape)
     what = " + ".join(
         x
         for x in ("LVM" if params.lvm else "", params.fstype if params.fstype != "none" else "")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from app.format import human_bytes
 from app.model import Machine, MdArray, levels
+from app.plans import persist
 from app.plans.consequences import with_consequences
 from app.plans.geometry import (
     PlanError,
@@ -23,6 +24,11 @@ from app.plans.preflight import strip_dev
 from app.plans.shapes import SPEED_LIMIT_RANGE, created_file_problem
 
 SYNC_ACTIONS = ("check", "repair", "idle", "frozen")
+# drivers/md/Kconfig MD_BITMAP_FILE: "(deprecated)"; md-bitmap.c refuses a file bitmap without it
+FILE_BITMAP_DEPRECATED = (
+    "mdadm(8): file bitmaps are known to work on ext2/ext3 only; newer kernels treat file "
+    "bitmaps as deprecated (CONFIG_MD_BITMAP_FILE) and may be built without them"
+)
 _WHY = {
     "check": "read every stripe and count mismatches (md/mismatch_cnt); nothing is rewritten",
     "repair": "read every stripe and rewrite parity/mirror copies that disagree",
@@ -108,7 +114,10 @@ def build_speed_limits(
     min_kib_s: int | str | None = None,
     max_kib_s: int | str | None = None,
     array: str | None = None,
+    persist_file: str | bool | None = False,
 ) -> Plan:
+    """``persist_file``: False = runtime only; else also keep the global limits at boot in
+    /etc/sysctl.d (app.plans.persist), given that file's current text (None: no file yet)."""
     lo = _limit_value(min_kib_s, "minimum")
     hi = _limit_value(max_kib_s, "maximum")
     if lo is None and hi is None:
@@ -116,6 +125,8 @@ def build_speed_limits(
     if lo not in (None, "system") and hi not in (None, "system") and int(lo) > int(hi):
         raise PlanError("the minimum speed is above the maximum")
     steps: list[Step] = []
+    if array is not None and persist_file is not False:
+        raise PlanError("--persist keeps the global limits (sysctl.d), not one array's")
     if array is None:
         if "system" in (lo, hi):
             raise PlanError("'system' is only for per-array limits")
@@ -134,6 +145,16 @@ def build_speed_limits(
                 )
             )
         target, title = "", "resync speed limits (all arrays)"
+        if persist_file is not False:
+            f = persist.FILES["speed-limits"]
+            wanted = {
+                k: persist.speed_limit_line(k, int(v))
+                for k, v in (("dev.raid.speed_limit_min", lo), ("dev.raid.speed_limit_max", hi))
+                if v is not None
+            }
+            existing = persist_file if isinstance(persist_file, str) else None
+            text = persist.merged(f, existing, wanted)
+            steps += persist.write_steps(f, text, "keep these limits at boot")
     else:
         a = _array(machine, array)
         for attr, v, word in (
@@ -155,7 +176,15 @@ def build_speed_limits(
         target=target,
         kind="sync-limits",
         params={"array": array, "min": lo, "max": hi},
-        notes=("not persistent: lost at reboot (sysctl.d / a udev rule makes it permanent)",),
+        notes=(
+            (
+                f"kept at boot by {persist.SPEED_LIMITS_CONF}; remove it with: raidman plan "
+                "persist --remove speed-limits"
+            )
+            if persist_file is not False and array is None
+            else "not persistent: lost at reboot (--persist writes /etc/sysctl.d for the "
+            "global limits)",
+        ),
     )
     return with_consequences(plan, machine)
 
@@ -248,10 +277,8 @@ def build_bitmap(machine: Machine, array: str, location: str, *, chunk: str | No
                     "must be outside the array"
                 )
             notes.append(
-                f"the file lives on {mp} (/dev/{dev}); mdadm(8): file bitmaps are known to work "
-                "on ext2/ext3; newer kernels treat file bitmaps as deprecated "
-                "(CONFIG_MD_BITMAP_FILE), and if that disk fails the array keeps running "
-                "without one"
+                f"the file lives on {mp} (/dev/{dev}); {FILE_BITMAP_DEPRECATED}, and if that "
+                "disk fails the array keeps running without one"
             )
     steps: list[Step] = []
     if current != "none":

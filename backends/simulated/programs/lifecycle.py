@@ -1,5 +1,5 @@
-"""The array's life in the simulation: ``parted``, ``mkdir``, ``mount -o``, ``cp``, ``mv``,
-``findmnt --verify``, and mdadm's ``--assemble`` and ``--examine`` of one device.
+"""The array's life in the simulation: ``parted``, ``mkdir``, ``mount -o``, ``cp``,
+``findmnt --verify`` (``mv`` is :mod:`backends.simulated.programs.files`), and mdadm's ``--assemble`` and ``--examine`` of one device.
 
 Events: md bumps a superblock's ``events`` on every update (drivers/md/md.c ``md_update_sb``),
 which a busy array does as it goes clean and dirty. The simulation does not model individual
@@ -108,14 +108,6 @@ def cp(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
     if src not in st.files:
         return 1, "", f"cp: cannot stat '{src}': No such file or directory\n"
     st.files[dst] = st.files[src]
-    return 0, "", ""
-
-
-def mv(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
-    pos = [a for a in args if not a.startswith("-")]
-    if len(pos) != 2 or pos[0] not in st.files:
-        return 1, "", f"mv: cannot stat '{pos[0] if pos else ''}': No such file or directory\n"
-    st.files[pos[1]] = st.files.pop(pos[0])
     return 0, "", ""
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from backends.simulated.programs import fs, lifecycle, lvm, mdadm, system, wipefs
+from backends.simulated.programs import files, fio, fs, lifecycle, lvm, mdadm, system, wipefs
 from backends.simulated.programs.argv import Handler, Result
 from backends.simulated.state import SimState
 
@@ -29,7 +29,6 @@ HANDLERS: dict[str, Handler] = {
     "parted": lifecycle.parted,
     "mkdir": lifecycle.mkdir,
     "cp": lifecycle.cp,
-    "mv": lifecycle.mv,
     "findmnt": lifecycle.findmnt,
     "umount": system.umount,
     "systemctl": system.systemctl,
@@ -40,6 +39,8 @@ HANDLERS: dict[str, Handler] = {
     "udevadm": system.noop(),
     "partprobe": system.noop(),
     "sync": system.noop(),
+    **files.HANDLERS,  # mv, rm (under /etc)
+    **fio.HANDLERS,  # fio, blkdiscard
 }
 
 

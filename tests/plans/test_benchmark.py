@@ -1,0 +1,169 @@
+"""`raidman plan benchmark` (issue 28 item 1): the articles' method as a plan, run by the executor
+on the simulated backend (its fio emulation), the result table, kept and read back."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from app.plans.allowlist import argv_devices, plan_problems, step_problem
+from app.plans.audit_log import AuditLog
+from app.plans.benchmark import (
+    BenchmarkParams,
+    best_chunk,
+    build_benchmark,
+    collect,
+    fio_argv,
+    result_from_json,
+    table,
+)
+from app.plans.executor import execute
+from app.plans.geometry import PlanError
+from app.plans.plan import Step
+from backends.simulated import SimulatedBackend
+
+DEVS = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")
+KIB = 1024
+
+
+def test_plan_is_the_articles_method() -> None:
+    """Article 000 (../shared/seeds/000_*.txt): fio with direct=1, "Vor jedem Einzeltest wurde
+    ein fstrim-Befehl ... abgesetzt", each measurement "3 mal wiederholt", a single SSD as the
+    baseline ("Die Zeilen mit SSD am Anfang"), chunk 32K vs 512K on a RAID-10 n2 of 4 made
+    with --bitmap=none; numjobs 1 ("Nur 1 Job") and more. Every step passes the allowlist."""
+    m = SimulatedBackend.from_scenario("blank").probe()
+    plan = build_benchmark(m, BenchmarkParams(DEVS, chunks=(32 * KIB, 512 * KIB)))
+    argvs = [s.argv for s in plan.steps]
+    assert argvs[:4] == [("blkdiscard", f"/dev/{d}") for d in DEVS]
+    fio = [a for a in argvs if a[0] == "fio"]
+    assert len(fio) == 6 * 2 * 3 * 3  # patterns × numjobs × runs × (disk + 2 chunks)
+    assert all("--direct=1" in a and "--output-format=json" in a for a in fio)
+    assert {a[2] for a in fio} == {"--filename=/dev/nvme0n1", "--filename=/dev/md120"}
+    creates = [a for a in argvs if a[:2] == ("mdadm", "--create")]
+    assert [c[7] for c in creates] == ["--chunk=32K", "--chunk=512K"]
+    assert all("--assume-clean" in c and "--layout=n2" in c for c in creates)
+    assert argvs.count(("mdadm", "--stop", "/dev/md120")) == 2
+    assert argvs[-4:] == [("blkdiscard", f"/dev/{d}") for d in DEVS]  # left empty
+    assert plan_problems(plan, m) == []
+    assert plan.destructive and plan.needs_typed
+    assert argv_devices(plan, m).overwrites == DEVS  # pre-flight: the members must be unused
+
+
+def test_members_in_use_are_refused_by_preflight() -> None:
+    from app.plans.render import preflight_for
+
+    b = SimulatedBackend.from_scenario("raid10-evo")
+    m = b.probe()
+    plan = build_benchmark(m, BenchmarkParams(("sda", "sdb", "sdc", "sdd"), runs=1))
+    assert {r.device for r in preflight_for(plan, m, b).refusals} >= {"sda", "sdb", "sdc", "sdd"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("fio", "--name=raidman", "--filename=/etc/passwd", "--direct=1", "--ioengine=psync",
+         "--rw=write", "--bs=1m", "--numjobs=1", "--size=8M", "--group_reporting",
+         "--output-format=json"),
+        (*fio_argv("/dev/sdb", "randwrite", "4k", 1, "8M")[:-1], "--output-format=normal"),
+        fio_argv("/dev/sdb", "trim", "4k", 1, "8M"),
+        ("fio", "--name=x", "--exec_prerun=sh"),
+        ("blkdiscard", "/dev/md127"),
+        ("blkdiscard", "-o", "0", "/dev/sdb"),
+    ],
+)  # fmt: skip
+def test_allowlist_takes_only_the_benchmarks_shapes(argv: tuple[str, ...]) -> None:
+    assert step_problem(Step(argv, "x")) is not None
+
+
+def test_bad_parameters_are_plan_errors() -> None:
+    m = SimulatedBackend.from_scenario("blank").probe()
+    for p in (
+        BenchmarkParams(DEVS[:1]),
+        BenchmarkParams(DEVS, chunks=(48 * KIB,)),
+        BenchmarkParams(DEVS, runs=0),
+        BenchmarkParams(DEVS, level="1"),
+        BenchmarkParams(("nosuch", *DEVS[1:])),
+    ):
+        with pytest.raises(PlanError):
+            build_benchmark(m, p)
+
+
+def test_run_on_the_simulator_gives_the_table_and_the_winner(tmp_path: Path) -> None:
+    """Article 000's finding: with one job, a 64 KiB random write gains from the 32K chunk
+    (609 vs 430 MB/s for 512K) because the request spans two members; large requests double
+    with either. The simulator's fio gives that shape; the winner for small random I/O is 32K,
+    the result survives its JSON, and the disks are left without arrays or superblocks."""
+    b = SimulatedBackend.from_scenario("blank")
+    m = b.probe()
+    plan = build_benchmark(
+        m, BenchmarkParams(DEVS, chunks=(32 * KIB, 512 * KIB), runs=1, numjobs=(1,), size="8M")
+    )
+    report = execute(plan, b, audit=AuditLog(tmp_path / "audit.log"))
+    assert report.ok, [o.message for o in report.outcomes if o.status != "ok"]
+    outs = [(o.step.argv, o.result.stdout) for o in report.outcomes if o.result is not None]
+    r = collect(plan, outs, time.time())
+    c32 = r.cell(str(32 * KIB), "randwrite", "64k", 1)
+    c512 = r.cell(str(512 * KIB), "randwrite", "64k", 1)
+    disk = r.cell("disk", "randwrite", "64k", 1)
+    assert c32 and c512 and disk and c32.mb_s > c512.mb_s and c512.mb_s == pytest.approx(disk.mb_s)
+    assert best_chunk(r, "random-small") == 32 * KIB
+    text = table(r)
+    assert "randwrite 64k ×1" in text and "512 KiB" in text and "× one disk" in text
+    back = result_from_json(r.to_json())
+    assert back is not None and back.to_json() == r.to_json()
+    after = b.probe()
+    assert not after.arrays
+
+
+def test_apply_keeps_the_table_for_report_and_the_create_wizard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """End to end on the simulator through the CLI: plan benchmark, apply (table printed, kept in
+    the state database), report --json `benchmarks`, create-array --chunk-for the winner."""
+    import json
+
+    from app.cli import main
+
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    monkeypatch.setenv("RAIDMAN_STATE_DIR", str(state))
+    out = tmp_path / "bench.json"
+    devs = ",".join(DEVS)
+    common = ["--chunks", "32K,512K", "--runs", "1", "--numjobs", "1", "--size", "8M"]
+    assert (
+        main(
+            ["plan", "benchmark", "--devices", devs, *common, "--demo", "blank", "--out", str(out)]
+        )
+        == 0
+    )
+    assert main(["apply", str(out), "--yes", "--confirm", "nvme0n1", "--demo", "blank"]) == 0
+    text = capsys.readouterr().out
+    assert "× one disk" in text and "benchmark run 1 of 18" in text and '"jobs"' not in text
+    assert main(["report", "--json", "--no-smart", "--demo", "blank"]) == 0
+    (b,) = json.loads(capsys.readouterr().out)["benchmarks"]
+    assert b["chunks"] == [32 * KIB, 512 * KIB] and len(b["cells"]) == 18
+    assert main(
+        ["plan", "create-array", "--level", "10", "--devices", devs, "--chunk-for", "random-small",
+         "--demo", "blank"]
+    ) == 0  # fmt: skip
+    assert "--chunk=32K" in capsys.readouterr().out
+    assert main(
+        ["plan", "create-array", "--level", "10", "--devices", "nvme0n1,nvme1n1",
+         "--chunk-for", "mixed", "--demo", "blank"]
+    ) == 2  # fmt: skip
+    assert "no kept benchmark" in capsys.readouterr().err
+
+
+def test_a_plan_stops_and_zeroes_only_the_array_it_made() -> None:
+    from app.plans.allowlist import plan_step_problems
+    from app.plans.plan import Plan
+
+    stop = Step(("mdadm", "--stop", "/dev/md127"), "x")
+    zero = Step(("mdadm", "--zero-superblock", "/dev/sda"), "x")
+    assert plan_step_problems(Plan("x", (stop,), kind="benchmark"))
+    assert plan_step_problems(Plan("x", (zero,), kind="benchmark"))
+    m = SimulatedBackend.from_scenario("blank").probe()
+    plan = build_benchmark(m, BenchmarkParams(DEVS, runs=1, numjobs=(1,), size="4M"))
+    assert plan_step_problems(plan) == []
