@@ -27,6 +27,7 @@ from app.sync.boost import BoostRecord
 from app.sync.limits import SyncLimits, sync_limits
 from app.sync.throughput import Rate
 from app.sync.tracker import ArrayEvent, FinishedSync, SyncView
+from widgets.check_history import CheckHistory
 
 ACTION_TITLES = {
     "resync": "resync (initial or after an unclean stop)",
@@ -294,6 +295,7 @@ class SyncPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static("No array is syncing.", id="idle")
         yield Vertical(id="cards")
+        yield CheckHistory(id="check-history")
         yield Static("[b]Finished syncs[/b] (seen by raidman)", id="finished-title")
         table: DataTable[str] = DataTable(id="finished", cursor_type="row", zebra_stripes=True)
         yield table
@@ -311,7 +313,10 @@ class SyncPane(VerticalScroll):
         rates: Mapping[str, Rate],
         slow: dict[str, tuple[str, ...]],
         boosts: Mapping[str, BoostRecord],
+        checks: Mapping[str, str] | None = None,
     ) -> None:
+        if checks is not None:
+            self.query_one(CheckHistory).set_lines(checks)
         cards = self.query_one("#cards", Vertical)
         present = {c.array: c for c in cards.query(SyncCard)}
         wanted = {v.array for v in views}

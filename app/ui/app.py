@@ -93,6 +93,7 @@ from app.ui.screens.wizards import (
     MemberWizard,
     SyncWizard,
 )
+from app.wear.checks import history_lines
 from app.wear.delta import array_wear
 from app.wear.plot import disk_serial, load_disk_history
 from app.wear.recorder import SmartRead, take_snapshot
@@ -687,6 +688,12 @@ class RaidmanApp(App[None]):
         except (LookupError, NoMatches):  # no main screen / pane (yet)
             return
         view = self.session.view
+        now = self.backend.now()
+        key = (len(view.finished), int(now // 60), view.machine is None)
+        if getattr(self, "_checks_key", None) != key and view.machine is not None:
+            with contextlib.suppress(Exception), self._store_lock:  # the database is a bonus
+                self._checks = history_lines(self._open_store(), view.machine, now)
+            self._checks_key = key
         pane.refresh_views(
             list(view.syncs),
             list(view.finished),
@@ -694,6 +701,7 @@ class RaidmanApp(App[None]):
             rates=view.rates,
             slow=dict(view.slow),
             boosts=view.boost_records,
+            checks=getattr(self, "_checks", None),
         )
 
     def selected_array(self) -> MdArray | None:

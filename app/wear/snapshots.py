@@ -29,6 +29,7 @@ from app import statefiles
 from app.paths import DB_FILE, state_dir
 from app.statefiles import StateFileError
 from app.wear import held
+from app.wear.check_window import CheckWindow, parse_window
 from app.wear.dbshape import (
     MAX_TEXT,
     BadRow,
@@ -44,8 +45,9 @@ from app.wear.forecast import RecordedForecast, parse_forecast
 
 T = TypeVar("T")
 
-# 2: sync_events gained array_uuid, fraction, kernel_writes; 3: forecast (both migrated)
-SCHEMA_VERSION = 3
+# 2: sync_events gained array_uuid, fraction, kernel_writes; 3: forecast; 4: check_window
+# (a check/repair's window: app.wear.checks); all migrated
+SCHEMA_VERSION = 4
 DB_NAME = DB_FILE
 BUSY_TIMEOUT_S = 5.0  # how long one open waits for another process's lock
 RETRY_DELAY_S = 1.0  # between the attempts to open a locked or busy database
@@ -73,7 +75,8 @@ CREATE TABLE IF NOT EXISTS sync_events (
     array_uuid TEXT,
     fraction REAL,
     kernel_writes TEXT,
-    forecast TEXT
+    forecast TEXT,
+    check_window TEXT
 );
 CREATE INDEX IF NOT EXISTS sync_events_array ON sync_events (array_name, started_at);
 """
@@ -85,6 +88,8 @@ _MIGRATE_1_2 = (
 )
 # schema 2 -> 3: the forecast made when the sync began (old rows keep NULL: no forecast)
 _MIGRATE_2_3 = ("ALTER TABLE sync_events ADD COLUMN forecast TEXT",)
+# schema 3 -> 4: where a check/repair window began and ended, its mismatch_cnt (old rows: NULL)
+_MIGRATE_3_4 = ("ALTER TABLE sync_events ADD COLUMN check_window TEXT",)
 
 
 MAX_ROW_NOTES = 10  # a database full of bad rows says so this many times, then counts
@@ -178,6 +183,8 @@ class SyncEvent:
     capacities: Mapping[str, int] = field(default_factory=dict)
     # what the sync model said when the sync began (None: a record made before forecasts were)
     forecast: RecordedForecast | None = None
+    # a check/repair's window (app.wear.checks.CheckWindow); None for other syncs
+    window: CheckWindow | None = None
 
     def kernel_written(self, device: str) -> int | None:
         """Bytes the kernel wrote to ``device`` (a member, or its whole disk: all its
@@ -404,9 +411,9 @@ class SnapshotStore:
             conn.execute(
                 "INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
             )
-        elif cur[0] in ("1", "2"):
+        elif cur[0] in ("1", "2", "3"):
             have = {r[1] for r in conn.execute("PRAGMA table_info(sync_events)")}
-            for stmt in (*_MIGRATE_1_2, *_MIGRATE_2_3):
+            for stmt in (*_MIGRATE_1_2, *_MIGRATE_2_3, *_MIGRATE_3_4):
                 if stmt.split()[5] not in have:
                     conn.execute(stmt)
             conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
@@ -627,6 +634,21 @@ class SnapshotStore:
             (at, outcome, fraction, sync_id),
         )
 
+    def first_record_at(self) -> float | None:
+        """When the oldest snapshot or sync record was taken: since when raidman has been
+        watching (None: nothing recorded)."""
+        row = self._conn.execute(
+            "SELECT MIN(t) FROM (SELECT MIN(ts) AS t FROM snapshots "
+            "UNION ALL SELECT MIN(started_at) FROM sync_events)"
+        ).fetchone()
+        v = row[0] if row is not None else None
+        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+    def set_check_window(self, sync_id: int, window: CheckWindow) -> None:
+        self._conn.execute(
+            "UPDATE sync_events SET check_window=? WHERE id=?", (window.dumps(), sync_id)
+        )
+
     def running_syncs(self) -> list[SyncEvent]:
         rows = self._conn.execute(
             "SELECT * FROM sync_events WHERE ended_at IS NULL ORDER BY started_at, id"
@@ -690,6 +712,7 @@ class SnapshotStore:
             kernel_end=end,
             capacities=cap,
             forecast=parse_forecast(r["forecast"]),
+            window=parse_window(r["check_window"]),
         )
 
 
