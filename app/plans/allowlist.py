@@ -8,7 +8,8 @@ before anything runs. The executor checks every plan with ``step_problem``; ``ap
 
 Writes raidman plans (and nothing else):
   * ``sysctl -w dev.raid.speed_limit_min|max=N``
-  * ``tee /sys/block/mdX/md/{sync_action,sync_speed_min,sync_speed_max,stripe_cache_size}``
+  * ``tee /sys/block/mdX/md/{sync_action,sync_speed_min,sync_speed_max,stripe_cache_size,
+    sync_min}``
     with a value of the right form on stdin;
   * ``tee /sys/block/DISK/queue/scheduler`` with a scheduler name (the audit's scheduler fix);
   * ``tee -a /etc/mdadm/mdadm.conf`` (or ``/etc/mdadm.conf``) with one ARRAY line, or piped from
@@ -50,7 +51,7 @@ FS_DEV = re.compile(
 LVM_NAME = re.compile(_LVM)
 MD_SYSFS = re.compile(
     r"/sys/block/(md[0-9]+|md_[A-Za-z0-9_.-]+)/md/"
-    r"(sync_action|sync_speed_min|sync_speed_max|stripe_cache_size)"
+    r"(sync_action|sync_speed_min|sync_speed_max|stripe_cache_size|sync_min)"
 )
 SCHED_SYSFS = re.compile(rf"/sys/block/({_NAME})/queue/scheduler")
 SCHEDULERS = ("none", "mq-deadline", "bfq", "kyber", "deadline", "cfq", "noop")
@@ -155,6 +156,8 @@ def _tee(step: Step) -> str | None:
                 "sync_speed_min": v == "system" or speed_limit_ok(v),
                 "sync_speed_max": v == "system" or speed_limit_ok(v),
                 "stripe_cache_size": v.isascii() and v.isdigit() and 17 <= int(v) <= 32768,
+                # where a check resumes (a sector: md.c min_sync_store), app/routine/scheduler.py
+                "sync_min": v.isascii() and v.isdigit() and len(v) <= 20,
             }[attr]
             return None if ok else f"{attr}: {escape_controls(v)!r} is not a value raidman writes"
         if SCHED_SYSFS.fullmatch(a[0]):
