@@ -361,6 +361,7 @@ def full_report_json(
     smart: bool = True,
     findings: bool = True,
     store: SnapshotStore | None = None,
+    check_max_age_days: float = DEFAULT_MAX_AGE_DAYS,
 ) -> dict[str, Any]:
     """``raidman report --json``: the model plus per-disk ``smart``, per-array ``syncs`` (from the
     snapshot database) and the audit's ``findings``. Blocking: it runs smartctl and the audit."""
@@ -379,7 +380,10 @@ def full_report_json(
             {"source": "wear", "message": n, "severity": "warning"} for n in store.notes
         )
     if findings:
-        out["findings"] = [f.to_json() for f in report_findings(backend, machine, readings, store)]
+        found = report_findings(
+            backend, machine, readings, store, check_max_age_days=check_max_age_days
+        )
+        out["findings"] = [f.to_json() for f in found]
     return out
 
 
@@ -416,6 +420,7 @@ def full_report_text(
     smart: bool = True,
     findings: bool = True,
     store: SnapshotStore | None = None,
+    check_max_age_days: float = DEFAULT_MAX_AGE_DAYS,
 ) -> str:
     """``raidman report``: the text form of what ``--json`` reports — the model, each disk's SMART
     health and bytes written, the findings, and the wear database's notes. Blocking."""
@@ -423,7 +428,11 @@ def full_report_text(
     return machine_to_text(
         machine,
         smart=readings,
-        findings=report_findings(backend, machine, readings or {}, store) if findings else None,
+        findings=report_findings(
+            backend, machine, readings or {}, store, check_max_age_days=check_max_age_days
+        )
+        if findings
+        else None,
         notes=[f"wear: {n}" for n in store.notes] if store is not None else (),
         recorded=syncs_text(store, [(a.name, a.uuid) for a in machine.arrays], backend.now())
         if store is not None

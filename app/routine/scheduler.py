@@ -163,7 +163,8 @@ class CheckScheduler:
         self._stop_due(now, win, live)
         if win is None:
             return
-        for a in machine.arrays:
+        # the smallest first: a short check is not held behind a long one on a shared disk
+        for a in sorted(machine.arrays, key=lambda x: (x.size_bytes or 0, x.name)):
             if not self._wanted(a) or a.name in self.ours:
                 continue
             if self._handled.get(a.name) == win[0]:
@@ -205,7 +206,7 @@ class CheckScheduler:
         resume = 0
         if last is not None and last.end is None:
             return  # one runs (started by hand, or still being recorded)
-        if last is not None and last.finished and last.start >= win[0]:
+        if last is not None and last.finished and last.windows[-1].started_at >= win[0]:
             self._handled[a.name] = win[0]  # done in this window already
             return
         if last is not None and not last.finished and last.action == "check":
