@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import os
 import signal
 import socket
 import sqlite3
@@ -113,7 +114,9 @@ def routine_config(args: argparse.Namespace) -> RoutineConfig:
     out of shape)."""
     cfg = load_config(Path(args.config) if getattr(args, "config", None) else None)
     kw: dict[str, Any] = {}
-    every = getattr(args, "check_every", None)
+    # the schedule a plan installed (app.plans.check_schedule's drop-in) under the flags
+    every = getattr(args, "check_every", None) or os.environ.get("RAIDMAN_CHECK_EVERY")
+    window = getattr(args, "check_window", None) or os.environ.get("RAIDMAN_CHECK_WINDOW")
     if every:
         kw["check_every_s"] = (
             None
@@ -124,8 +127,8 @@ def routine_config(args: argparse.Namespace) -> RoutineConfig:
         )
         if kw["check_every_s"] and kw["check_every_s"] < MIN_EVERY_S:
             raise ConfigError("--check-every: shorter than a minute")
-    if getattr(args, "check_window", None):
-        kw["check_window_s"] = parse_duration(args.check_window, "--check-window")
+    if window:
+        kw["check_window_s"] = parse_duration(window, "--check-window")
     if getattr(args, "alert_program", None):
         kw["alert_program"] = parse_program("--alert-program", args.alert_program)
     if getattr(args, "mailaddr", None):

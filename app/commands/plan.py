@@ -11,6 +11,7 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
       [--device DEV] [--with NEW] [--raid-devices N] [--add DEV,...] [--backup-file PATH]
   raidman plan sync check|repair|idle|frozen|limits|stripe-cache --array md127 \\
       [--min KIB_S] [--max KIB_S] [--entries N]
+  raidman plan check-schedule [--every monthly|off|7d] [--window 6h] | --remove
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
 ``--json`` prints ``Plan.to_json()`` (with the ``digest`` of its steps) plus a ``preflight`` object; save it and run it with
@@ -29,6 +30,7 @@ from app.backend import Backend
 from app.commands.backend_options import add_backend_options, make_backend
 from app.model import Machine
 from app.plans.allowlist import plan_step_problems
+from app.plans.check_schedule import schedule_plan, unschedule_plan
 from app.plans.geometry import PlanError, parse_size
 from app.plans.identity import record_disks
 from app.plans.plan import Plan, escape_controls
@@ -148,6 +150,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     s.add_argument("--bitmap", help="bitmap: internal, none, or a file outside the array")
     s.add_argument("--bitmap-chunk", help="bitmap: bytes per bitmap bit, e.g. 128M")
     _common(s)
+
+    k = wiz.add_parser(
+        "check-schedule", help="raidman monitor's scheduled checks: install or remove"
+    )
+    k.add_argument("--every", default="monthly", help="monthly (default), off, or 7d, 2m...")
+    k.add_argument("--window", default="6h", help="how long a check runs per window (6h)")
+    k.add_argument("--remove", action="store_true", help="remove the schedule's drop-in")
+    _common(k)
     return p
 
 
@@ -242,6 +252,8 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
                 chunk=args.bitmap_chunk,
             )
         return build_sync_action(machine, _need(args.array, "--array"), act)
+    if w == "check-schedule":
+        return unschedule_plan() if args.remove else schedule_plan(args.every, args.window)
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it
 
 

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.model import Machine
+from app.plans import check_schedule
 from app.plans.destroys import destroys
 from app.plans.geometry import normalize_level
 from app.plans.kinds import KNOWN_KINDS, NEVER_DESTROY
@@ -165,6 +166,10 @@ def _tee(step: Step) -> str | None:
             if step.stdin_from is None and v in SCHEDULERS:
                 return None
             return f"scheduler: {escape_controls(v)!r} is not a scheduler raidman sets"
+    if len(a) == 1 and a[0] == check_schedule.DROPIN:
+        if step.stdin_from is None and check_schedule.DROPIN_TEXT.fullmatch(step.stdin or ""):
+            return None
+        return "the check schedule's drop-in: only the two Environment= lines raidman writes"
     if len(a) == 2 and a[0] == "-a" and a[1] in MDADM_CONF:
         if step.stdin_from is not None:
             f = step.stdin_from
@@ -269,6 +274,10 @@ def _simple(argv: tuple[str, ...]) -> str | None:
         return None
     if argv == ("systemctl", "enable", "--now", "fstrim.timer"):
         return None
+    if argv in (check_schedule.MKDIR, check_schedule.REMOVE, check_schedule.RELOAD):
+        return None
+    if argv == check_schedule.RESTART:
+        return None
     return f"{prog}: not the command raidman plans"
 
 
@@ -285,6 +294,8 @@ PROGRAMS = (
     "update-initramfs",
     "dracut",
     "systemctl",
+    "mkdir",  # the check schedule's drop-in directory only (app.plans.check_schedule)
+    "rm",  # the check schedule's drop-in only
 )
 
 
