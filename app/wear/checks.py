@@ -33,8 +33,11 @@ def window_at_start(earlier: Sequence[SyncEvent], action: str, live: MdLive | No
     Where md does not say the position yet ("none"/"delayed" for a moment), the continuation is
     kept tentatively and dropped if the first position seen is 0 (:func:`window_seen`)."""
     sync = live.sync if live is not None else None
-    start = sync.done_sectors if sync is not None and sync.action == action else None
-    total = sync.total_sectors if sync is not None and sync.action == action else None
+    ours = sync is not None and sync.action == action
+    # where md began it: md/sync_min while it runs (resync_min); else the first position seen
+    began = live.sync_min if live is not None and ours else None
+    start = began if began is not None else (sync.done_sectors if ours and sync else None)
+    total = sync.total_sectors if ours and sync is not None else None
     prev = next(
         (
             ev

@@ -63,7 +63,8 @@ def test_interrupted_check_resumed_at_sync_min_is_one_record(tmp_path: Path) -> 
     first, second = rec.windows
     assert first.outcome == "interrupted" and second.outcome == "finished"
     assert second.window is not None and first.window is not None
-    assert second.window.from_sector is not None and second.window.from_sector >= stopped_at
+    # where md began each window: md/sync_min while it runs (0, then where the first stopped)
+    assert first.window.from_sector == 0 and second.window.from_sector == stopped_at
     assert second.window.continues == first.id
     assert first.window.to_sector is not None and first.window.to_sector <= stopped_at
     # md counts mismatches per window (reset as each begins): the record sums them
