@@ -35,7 +35,8 @@ def _findings(
     # "never" only once raidman has recorded for longer than checks may be apart: before
     # that, a check made before raidman watched is as likely as none
     watched_long = watched_since is not None and now - watched_since > max_age_days * 86400
-    if not done and watched_long:
+    begun = [r for r in recs if not r.skipped]  # one under way (resumed window by window)
+    if not begun and watched_long:
         yield Finding(
             "warning",
             "md-never-checked",

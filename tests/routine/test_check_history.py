@@ -141,6 +141,8 @@ def test_findings_never_overdue_mismatch_rising_interrupted(tmp_path: Path) -> N
     assert "md-never-checked" in codes(raid6, t0 + 40 * day)
     assert "md-never-checked" in codes(raid6, t0 + 2 * day, max_age_days=1)
 
+    _check(store, t0 + 0.5 * day, None, outcome="interrupted")  # begun: no longer "never"
+    assert not codes(raid6, t0 + 40 * day, max_age_days=1)
     _check(store, t0 + 1 * day, 0)
     f = codes(raid6, t0 + 2 * day)
     assert not f
