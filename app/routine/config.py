@@ -10,6 +10,9 @@
     arrays = ["md127"]       # only these (default: every array with redundancy)
     ignore_autocheck = false # true: schedule even where /etc/default/mdadm says AUTOCHECK=true
 
+    [checks.md127]           # one array's own schedule: every, at, window
+    every = "7d"
+
     [alerts]
     program = "/usr/local/sbin/md-alert"   # run as [program, event, md-device, component]
     mailaddr = "root"                      # mail through sendmail
@@ -26,6 +29,7 @@ of shape is refused with one line naming the file and the key.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import tomllib
@@ -90,6 +94,11 @@ class RoutineConfig:
     wear_high: float = DEFAULT_WEAR_HIGH
     source: str = "defaults"
     notes: tuple[str, ...] = field(default=(), compare=False)
+    # array -> its own schedule ([checks.mdN]: every, at, window over the [checks] ones)
+    per_array: dict[str, RoutineConfig] = field(default_factory=dict, compare=False)
+
+    def for_array(self, name: str) -> RoutineConfig:
+        return self.per_array.get(name, self)
 
     @property
     def checks_off(self) -> bool:
@@ -134,34 +143,47 @@ def parse_mailaddr(where: str, v: Any) -> str:
     return a.replace(" ", "")
 
 
-def _checks(where: str, t: Any, kw: dict[str, Any]) -> None:
-    if not isinstance(t, dict):
-        raise ConfigError(f"{where}: [checks] is not a table")
-    known = {"every", "at", "window", "max_age_days", "arrays", "ignore_autocheck"}
-    unknown = set(t) - known
-    if unknown:
-        raise ConfigError(f"{where}: [checks] has an unknown key {sorted(unknown)[0]!r}")
+def _schedule(where: str, t: dict[str, Any], kw: dict[str, Any], table: str = "checks") -> None:
     if "every" in t:
-        e = _text(where, "checks.every", t["every"], 40)
+        e = _text(where, f"{table}.every", t["every"], 40)
         if e == MONTHLY:
             kw["check_every_s"] = None
         elif e == "off":
             kw["check_every_s"] = 0.0
         else:
-            v = parse_duration(e, f"{where}: checks.every")
+            v = parse_duration(e, f"{where}: {table}.every")
             if v < MIN_EVERY_S:
-                raise ConfigError(f"{where}: checks.every is shorter than a minute")
+                raise ConfigError(f"{where}: {table}.every is shorter than a minute")
             kw["check_every_s"] = v
     if "at" in t:
-        at = _text(where, "checks.at", t["at"], 5)
+        at = _text(where, f"{table}.at", t["at"], 5)
         m = re.fullmatch(r"([01]?[0-9]|2[0-3]):([0-5][0-9])", at)
         if m is None:
-            raise ConfigError(f"{where}: checks.at is not a time of day (HH:MM)")
+            raise ConfigError(f"{where}: {table}.at is not a time of day (HH:MM)")
         kw["check_at"] = (int(m.group(1)), int(m.group(2)))
     if "window" in t:
         kw["check_window_s"] = parse_duration(
-            _text(where, "checks.window", t["window"], 40), f"{where}: checks.window"
+            _text(where, f"{table}.window", t["window"], 40), f"{where}: {table}.window"
         )
+
+
+def _checks(where: str, t: Any, kw: dict[str, Any], per: dict[str, dict[str, Any]]) -> None:
+    if not isinstance(t, dict):
+        raise ConfigError(f"{where}: [checks] is not a table")
+    known = {"every", "at", "window", "max_age_days", "arrays", "ignore_autocheck"}
+    for name, sub in t.items():
+        if name in known:
+            continue
+        if not _ARRAY.fullmatch(name) or not isinstance(sub, dict):
+            raise ConfigError(f"{where}: [checks] has an unknown key {name[:40]!r}")
+        if len(per) >= MAX_ARRAYS:
+            raise ConfigError(f"{where}: more than {MAX_ARRAYS} [checks.ARRAY] tables")
+        bad = set(sub) - {"every", "at", "window"}
+        if bad:
+            raise ConfigError(f"{where}: [checks.{name}] has an unknown key {sorted(bad)[0]!r}")
+        per[name] = {}
+        _schedule(where, sub, per[name], f"checks.{name}")
+    _schedule(where, t, kw)
     if "max_age_days" in t:
         kw["max_age_days"] = _number(where, "checks.max_age_days", t["max_age_days"], 0.0001, 3650)
     if "arrays" in t:
@@ -224,11 +246,17 @@ def parse_config(text: str, where: str = CONFIG_NAME) -> RoutineConfig:
     if unknown:
         raise ConfigError(f"{where}: unknown table or key {sorted(unknown)[0]!r}")
     kw: dict[str, Any] = {"source": where}
+    per: dict[str, dict[str, Any]] = {}
     if "checks" in data:
-        _checks(where, data["checks"], kw)
+        _checks(where, data["checks"], kw, per)
     if "alerts" in data:
         _alerts(where, data["alerts"], kw)
-    return RoutineConfig(**kw)
+    base = RoutineConfig(**kw)
+    if per:
+        base = dataclasses.replace(
+            base, per_array={n: dataclasses.replace(base, **o) for n, o in per.items()}
+        )
+    return base
 
 
 def config_path() -> Path:

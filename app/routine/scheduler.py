@@ -159,15 +159,15 @@ class CheckScheduler:
         if sample is None or machine is None:
             return
         live = {a.name: a for a in sample.arrays}
-        win = window_at(now, self.cfg) if self.deferred is None else None
-        self._stop_due(now, win, live)
-        if win is None:
+        self._stop_due(now, live)
+        if self.deferred is not None:
             return
         # the smallest first: a short check is not held behind a long one on a shared disk
         for a in sorted(machine.arrays, key=lambda x: (x.size_bytes or 0, x.name)):
             if not self._wanted(a) or a.name in self.ours:
                 continue
-            if self._handled.get(a.name) == win[0]:
+            win = window_at(now, self.cfg.for_array(a.name))  # its own schedule, if it has one
+            if win is None or self._handled.get(a.name) == win[0]:
                 continue
             self._consider(a, win, live, machine, now)
 
@@ -176,16 +176,14 @@ class CheckScheduler:
             return False
         return not self.cfg.arrays or a.name in self.cfg.arrays
 
-    def _stop_due(
-        self, now: float, win: tuple[float, float] | None, live: dict[str, MdLive]
-    ) -> None:
+    def _stop_due(self, now: float, live: dict[str, MdLive]) -> None:
         for name, end in list(self.ours.items()):
             a = live.get(name)
             running = a is not None and a.sync is not None and a.sync.action == "check"
             if not running:
                 self.ours.pop(name)  # finished (or stopped by someone else): the recorder says
                 continue
-            if now < end and win is not None:
+            if now < end and self.deferred is None:
                 continue
             at = a.sync.done_sectors if a is not None and a.sync is not None else None
             self._log(f"{name}: check window ended; stopping the check at sector {at}")

@@ -126,3 +126,14 @@ def test_schedule_plans_pass_the_allowlist_and_nothing_else_does() -> None:
     assert plan_step_problems(Plan("x", (Step(("rm", "-rf", "/"), "x"),), kind="check-schedule"))
     with pytest.raises(ValueError):
         schedule_plan("7d; reboot", "6h")
+
+
+def test_an_array_with_its_own_schedule() -> None:
+    c = parse_config('[checks]\nevery = "2m"\nwindow = "30s"\n[checks.md126]\nevery = "10m"\n')
+    own = c.for_array("md126")
+    assert (own.check_every_s, own.check_window_s) == (600, 30)
+    assert c.for_array("md127") is c
+    assert window_at(1200.0, own) == (1200.0, 1230.0) and window_at(1320.0, own) is None
+    assert window_at(1320.0, c.for_array("md127")) == (1320.0, 1350.0)
+    with pytest.raises(ConfigError, match=r"\[checks.md126\] has an unknown key 'arrays'"):
+        parse_config('[checks.md126]\narrays = ["md1"]\n')
