@@ -15,8 +15,9 @@ Where raidman's configuration names no program and no address, mdadm.conf's ``PR
 within the cool-down is folded: said in the log, and delivered once the cool-down is over as
 "N more since HH:MM". A delivery that fails (the program exits non-zero, times out, sendmail
 is missing) is logged and retried later (1 min, doubling, up to 1 h; at most
-``MAX_PENDING`` are kept). Deliveries run on a thread of their own: a slow program never holds
-the monitor's sampling.
+``MAX_PENDING`` are kept). Deliveries run on threads of their own (``WORKERS`` at once, taken
+in the order the events came): a slow program never holds the monitor's sampling, nor the next
+event's delivery.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from app.rules.alerts import alert_targets
 Sender = Callable[[Sequence[str], Mapping[str, str], "str | None", float], tuple["int | None", str]]
 MDADM_CONFS = ("/etc/mdadm/mdadm.conf", "/etc/mdadm.conf")
 MAX_PENDING = 100
+WORKERS = 4  # deliveries run at once
 RETRY_FIRST_S = 60.0
 RETRY_MAX_S = 3600.0
 KERNEL_LINES = 12
@@ -145,8 +147,14 @@ class Alerter:
         self._lock = threading.Lock()
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
         self._prev: LiveSample | None = None
-        self._thread = threading.Thread(target=self._loop, name="alerts", daemon=True)
-        self._thread.start()
+        # a few at once: under load one program run takes seconds, and Fail, DegradedArray and
+        # their mails come together (one after another, the last was 15 s late in the VM)
+        self._threads = [
+            threading.Thread(target=self._loop, name=f"alerts-{i}", daemon=True)
+            for i in range(WORKERS)
+        ]
+        for t in self._threads:
+            t.start()
         for n in targets.notes:
             log(f"note: alerts: {n}")
 
@@ -196,8 +204,11 @@ class Alerter:
             self._jobs.put(j)
 
     def close(self, wait_s: float = 5.0) -> None:
-        self._jobs.put(None)
-        self._thread.join(wait_s)
+        for _ in self._threads:
+            self._jobs.put(None)
+        end = time.monotonic() + wait_s
+        for t in self._threads:
+            t.join(max(0.0, end - time.monotonic()))
 
     # ---- delivery ----------------------------------------------------------------------------
     def _deliver(self, e: AlertEvent, note: str, folded: int = 0) -> list[_Job]:
