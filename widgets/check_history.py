@@ -1,7 +1,8 @@
 """The check history under the Sync tab's cards: one line per array that has a recorded check
 ("md127: last check 3 days ago, 2h 41m, 0 mismatches; before: 0, 0, 128 ↑").
 
-Fed by the app with the lines (app.wear.checks.history_lines); never reads the database itself.
+Fed by the Sync pane with the lines (app.wear.checks.history_lines, read in the pane's worker);
+never reads the database itself.
 Hidden while no array has a check on record.
 """
 

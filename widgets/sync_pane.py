@@ -1,17 +1,20 @@
 """The live sync view: one card per syncing array (progress, speed, ETA, speed history, members'
-throughput), the finished syncs below, and the event log beside it.
+throughput), the check history and the finished syncs below, and the event log beside it.
 
-Fed by the app once a second with the tracker's views; never reads the system itself.
+Fed by the app once a second with the tracker's views; never reads the system itself (the check
+history comes from the wear database, read in the pane's own worker).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 
 from rich.cells import cell_len
 from rich.markup import escape
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
@@ -23,11 +26,15 @@ from textual.widgets import DataTable, RichLog, Static
 from app.format import duration, human_bytes, percent, speed
 from app.model import Machine
 from app.model.devices import SECTOR
+from app.session import SessionView
 from app.sync.boost import BoostRecord
 from app.sync.limits import SyncLimits, sync_limits
 from app.sync.throughput import Rate
 from app.sync.tracker import ArrayEvent, FinishedSync, SyncView
+from app.wear.checks import history_lines
+from app.wear.snapshots import SnapshotStore
 from widgets.check_history import CheckHistory
+from widgets.shown import shown
 
 ACTION_TITLES = {
     "resync": "resync (initial or after an unclean stop)",
@@ -303,6 +310,69 @@ class SyncPane(VerticalScroll):
     def on_mount(self) -> None:
         table = self.query_one("#finished", DataTable)
         table.add_columns("array", "action", "outcome", "duration", "avg speed", "mismatch_cnt")
+        self._stale = False
+        self._checks_key: tuple[int, int, int] | None = None
+        if hasattr(type(self.app), "view"):  # bound to the live session's view (RaidmanApp)
+            self.watch(self.app, "view", self._view_changed, init=False)
+
+    def _view_changed(self, view: SessionView) -> None:
+        """Each probe and sample: redrawn while its tab is shown, else when it is shown next
+        (no redraws nobody sees)."""
+        if not shown(self):
+            self._stale = True
+            return
+        self._stale = False
+        self.show_view(view)
+
+    def on_show(self) -> None:
+        if self._stale and hasattr(type(self.app), "view"):
+            self._view_changed(self.app.view)  # type: ignore[attr-defined]
+
+    def show_view(self, view: SessionView) -> None:
+        if view.probed is None or view.machine is None:
+            return
+        self._ask_checks(view)
+        self.refresh_views(
+            list(view.syncs),
+            list(view.finished),
+            machine=view.machine,
+            rates=view.rates,
+            slow=dict(view.slow),
+            boosts=view.boost_records,
+        )
+
+    def _ask_checks(self, view: SessionView) -> None:
+        """The check history under the cards (``app.wear.checks.history_lines``), read again in
+        the pane's worker when a sync ended or a minute passed (as of the last sample's time)."""
+        host = getattr(self.app, "hostview", None)  # the shown host's records (RaidmanApp)
+        if host is None or view.live is None or view.machine is None:
+            return
+        now = view.live.taken_at
+        key = (id(host), len(view.finished), int(now // 60))
+        if key == self._checks_key:
+            return
+        self._checks_key = key
+        self._load_checks(host.store, host.store_lock, view.machine, now)
+
+    @work(thread=True, exclusive=True, group="check-history", exit_on_error=False)
+    def _load_checks(
+        self,
+        store: Callable[[], SnapshotStore],
+        lock: threading.Lock,
+        machine: Machine,
+        now: float,
+    ) -> None:
+        try:
+            with lock:  # the store's writers' lock, never held while waiting for the UI
+                lines = history_lines(store(), machine, now)
+        except Exception:  # the database is a bonus: no history shown, the cards still are
+            return
+        with contextlib.suppress(RuntimeError):  # the app is shutting down
+            self.app.call_from_thread(self._show_checks, lines)
+
+    def _show_checks(self, lines: Mapping[str, str]) -> None:
+        with contextlib.suppress(NoMatches):
+            self.query_one(CheckHistory).set_lines(lines)
 
     def refresh_views(
         self,
@@ -313,10 +383,7 @@ class SyncPane(VerticalScroll):
         rates: Mapping[str, Rate],
         slow: dict[str, tuple[str, ...]],
         boosts: Mapping[str, BoostRecord],
-        checks: Mapping[str, str] | None = None,
     ) -> None:
-        if checks is not None:
-            self.query_one(CheckHistory).set_lines(checks)
         cards = self.query_one("#cards", Vertical)
         present = {c.array: c for c in cards.query(SyncCard)}
         wanted = {v.array for v in views}
@@ -359,12 +426,22 @@ class EventLog(RichLog):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(markup=True, wrap=True, highlight=False, **kwargs)  # type: ignore[arg-type]
         self.entries: list[str] = []  # plain text of every event written, oldest first
+        self._seen = 0  # how many of the App's event_log are written
 
     EMPTY = "[dim]No events yet: array degraded, member faulty, spare taking over, sync started or ended appear here as they happen.[/]"
 
     def on_mount(self) -> None:
         if not self.entries:
             self.write(self.EMPTY)
+        if hasattr(type(self.app), "event_log"):  # bound to the shown host's (RaidmanApp)
+            self.watch(self.app, "event_log", self._logged)
+
+    def _logged(self, log: tuple[tuple[str, ArrayEvent], ...]) -> None:
+        """The host's events since it was opened: those not written yet are added."""
+        new = log[self._seen :]
+        self._seen = len(log)
+        for stamp, e in new:
+            self.add_events([e], stamp)
 
     def add_events(self, events: list[ArrayEvent], clock_text: str) -> None:
         if events and not self.entries:

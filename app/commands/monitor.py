@@ -38,7 +38,8 @@ from app.routine.config import (
 from app.routine.events import AlertEvent
 from app.routine.runner import Routine
 from app.sync.boost import BoostStore
-from app.wear.snapshots import SnapshotStore, is_transient
+from app.wear.dbfile import is_transient
+from app.wear.snapshots import SnapshotStore
 from backends.linux.notify import run_notifier
 
 POLL_S = 1.0  # how often md state is sampled (cheap sysfs + /proc/diskstats reads), as the TUI

@@ -34,6 +34,12 @@ KNOWN_KINDS = frozenset(
         "audit-mdadm-conf",
         "audit-scheduler",
         "audit-stripe-cache",
+        "prepare",
+        "array-stop",
+        "array-assemble",
+        "array-delete",
+        "wipe",
+        "mount",
     }
 )
 
@@ -50,6 +56,9 @@ NEVER_DESTROY = frozenset(
         "stripe-cache",
         "boost",
         "boost-restore",
+        "array-stop",
+        "array-assemble",
+        "mount",
         *(k for k in KNOWN_KINDS if k.startswith("audit-")),
     }
 )
