@@ -29,7 +29,8 @@ from typing import Any
 
 from app import statefiles
 from app.backend import Backend
-from app.paths import BOOST_FILE, host_state_dir
+from app.parsers.safe import toml_nesting
+from app.paths import BOOST_FILE, config_dir, host_state_dir
 from app.plans.audit_log import AuditLog
 from app.statefiles import StateFileError
 from app.sync.boost import BoostStore
@@ -52,8 +53,7 @@ class HostsFile:
 
 
 def hosts_file_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "raidman" / "hosts.toml"
+    return config_dir() / "hosts.toml"
 
 
 def _names(where: str, value: Any) -> tuple[str, ...]:
@@ -66,40 +66,6 @@ def _names(where: str, value: Any) -> tuple[str, ...]:
         except HostNameError as e:
             raise HostsError(f"{where}: {e}") from None
     return tuple(dict.fromkeys(out))
-
-
-def toml_nesting(text: str) -> int:
-    """How deep ``[`` and ``{`` nest outside strings and comments (tomllib recurses once per
-    level: a deeply nested file would end in RecursionError)."""
-    depth = best = 0
-    i, n = 0, len(text)
-    quote = ""
-    while i < n:
-        c = text[i]
-        if quote:
-            if quote[0] == '"' and c == "\\":
-                i += 2
-            elif text.startswith(quote, i):
-                i += len(quote)
-                quote = ""
-            else:
-                i += 1
-            continue
-        if c == "#":
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if c in "\"'":
-            quote = c * 3 if text.startswith(c * 3, i) else c
-            i += len(quote)
-            continue
-        if c in "[{":
-            depth += 1
-            best = max(best, depth)
-        elif c in "]}":
-            depth = max(0, depth - 1)
-        i += 1
-    return best
 
 
 def parse_hosts_file(text: str, where: str = "hosts.toml") -> HostsFile:

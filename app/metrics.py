@@ -13,6 +13,7 @@ Domain only: no Textual. Everything read from the system comes through a ``Backe
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -31,6 +32,7 @@ from app.rules.engine import audit
 from app.rules.finding import Finding
 from app.rules.inputs import gather
 from app.statefiles import StateFileError
+from app.wear.checks import checks_of
 from app.wear.delta import MemberWear, sync_wear
 from app.wear.records import Snapshot, SyncEvent
 from app.wear.snapshots import SnapshotStore
@@ -157,6 +159,8 @@ class MetricsInput:
     health: Mapping[str, DiskHealth] = field(default_factory=dict)  # by disk kernel name
     syncs: Sequence[tuple[str, str | None, str, MemberWear]] = ()  # (array, uuid, action, wear)
     findings: Sequence[Finding] | None = None  # None: the audit did not run
+    # array -> (when its last finished check/repair ended, 0 = never; its mismatch_cnt)
+    checks: Mapping[str, tuple[float, int | None]] = field(default_factory=dict)
 
 
 # ---- the families ---------------------------------------------------------------------------
@@ -201,10 +205,23 @@ def collect(inp: MetricsInput) -> list[Family]:
     f_member_err = Family(
         "raidman_md_member_errors", "Read errors md corrected on the member (md/dev-*/errors)."
     )
+    f_checked = Family(
+        "raidman_md_last_check_timestamp_seconds",
+        "Unix time the array's last finished check or repair ended (0: never, as recorded).",
+    )
+    f_check_mism = Family(
+        "raidman_md_last_check_mismatches",
+        "md/mismatch_cnt of the array's last finished check or repair (512-byte sectors, "
+        "summed over the windows it ran in).",
+    )
     for a in m.arrays:
         if a.is_container:
             continue
         al = _array_labels(a)
+        last = inp.checks.get(a.name)
+        if last is not None:
+            f_checked.add(last[0], **al)
+            f_check_mism.add(last[1], **al)
         f_degraded.add(a.degraded, **al)
         f_required.add(a.raid_disks, **al)
         roles = [mem.role for mem in a.members]
@@ -333,6 +350,8 @@ def collect(inp: MetricsInput) -> list[Family]:
         f_speed,
         f_eta,
         f_mismatch,
+        f_checked,
+        f_check_mism,
         f_member,
         f_member_err,
         f_dsize,
@@ -367,6 +386,18 @@ def recorded_syncs(
             sw = sync_wear(store, ev)
             for mw in sw.members:
                 out.append((name, a.uuid if a else None, sw.sync.action, mw))
+    return out
+
+
+def last_checks(store: SnapshotStore, machine: Machine) -> dict[str, tuple[float, int | None]]:
+    """Per array with redundancy: (end of its last finished check/repair, 0 when none is
+    recorded; that check's mismatch_cnt)."""
+    out: dict[str, tuple[float, int | None]] = {}
+    for a in machine.arrays:
+        if a.is_container or not a.has_redundancy:
+            continue
+        done = [r for r in checks_of(store, a.name, a.uuid) if r.finished]
+        out[a.name] = (done[-1].end or 0.0, done[-1].mismatch_cnt) if done else (0.0, None)
     return out
 
 
@@ -415,6 +446,7 @@ def gather_input(
         health=health,
         syncs=recorded_syncs(store, machine) if store is not None else (),
         findings=found,
+        checks=last_checks(store, machine) if store is not None else {},
     )
 
 
@@ -467,7 +499,7 @@ class TextfileWriter:
                 self._findings = None
             self._last_audit = now
         inp = gather_input(self.backend, machine, self.store, smart="store", findings=False)
-        inp = MetricsInput(inp.machine, inp.disk_io, inp.health, inp.syncs, self._findings)
+        inp = dataclasses.replace(inp, findings=self._findings)
         return write_textfile(self.directory, render(collect(inp)))
 
 

@@ -78,6 +78,11 @@ class WearMonitor:
     def log(self, line: str) -> None:
         self._log(line)
 
+    @property
+    def store_lock(self) -> threading.RLock:
+        """Held by whoever uses the store (the SMART thread, the scheduled checks)."""
+        return self._lock
+
     # ---- the loop body ------------------------------------------------------------------------
     def tick(self) -> None:
         """One look: probe (first time / when the stack changed), sample, clock."""

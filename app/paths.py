@@ -42,3 +42,10 @@ def audit_log_path() -> Path:
     if os.geteuid() == 0 and not os.environ.get("RAIDMAN_STATE_DIR"):
         return Path("/var/log/raidman/audit.log")
     return state_dir() / "audit.log"
+
+
+def config_dir() -> Path:
+    """raidman's configuration (hosts.toml, raidman.toml): ``$XDG_CONFIG_HOME/raidman``
+    (default ``~/.config/raidman``)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "raidman"

@@ -37,7 +37,12 @@ Shape (every key always present; unknown values are ``null``)::
                             "forecast": {"duration_s", "members": [{"device", "bytes_written",
                             "bytes_written_low"}], "duration_s_high", "speed_kib_s",
                             "speed_why", "action", "source", "why"} | null,
-                            "forecast_vs_actual"}]  (with the wear database only)}],
+                            "forecast_vs_actual"}],
+                 "checks": [{"action", "start", "end", "duration_s", "outcome",
+                             "mismatch_cnt", "speed_kib_s", "resumed", "windows": [{"start",
+                             "end", "from_sector", "to_sector", "mismatch_cnt"}],
+                             "members": [{"device", "bytes_written"}]}]
+                 (syncs and checks with the wear database only)}],
      "lvm": {"pvs": [{"device", "vg", "size_bytes", "free_bytes", "pe_start", "uuid", "missing"}],
              "vgs": [{"name", "size_bytes", "free_bytes", "extent_size", "extent_count",
                       "free_count", "uuid", "pv_count", "lv_count"}],
@@ -82,6 +87,8 @@ from app.plans.superblocks import add_superblocks_json, read_superblocks, superb
 from app.rules.engine import audit
 from app.rules.finding import Finding
 from app.rules.inputs import gather
+from app.wear.check_findings import DEFAULT_MAX_AGE_DAYS, check_findings
+from app.wear.checks import checks_json
 from app.wear.report import smart_json, syncs_json, syncs_text
 from app.wear.snapshots import SnapshotStore
 
@@ -365,6 +372,7 @@ def full_report_json(
     smart: bool = True,
     findings: bool = True,
     store: SnapshotStore | None = None,
+    check_max_age_days: float = DEFAULT_MAX_AGE_DAYS,
 ) -> dict[str, Any]:
     """``raidman report --json``: the model plus per-disk ``smart``, per-array ``syncs`` (from the
     snapshot database), each member's ``superblock`` (app.plans.superblocks) and the audit's
@@ -382,11 +390,15 @@ def full_report_json(
     if store is not None:
         for a in out["arrays"]:
             a["syncs"] = syncs_json(store, a["name"], a.get("uuid"))
+            a["checks"] = checks_json(store, a["name"], a.get("uuid"))
         out["notes"].extend(
             {"source": "wear", "message": n, "severity": "warning"} for n in store.notes
         )
     if findings:
-        out["findings"] = [f.to_json() for f in report_findings(backend, machine, readings, store)]
+        found = report_findings(
+            backend, machine, readings, store, check_max_age_days=check_max_age_days
+        )
+        out["findings"] = [f.to_json() for f in found]
     return out
 
 
@@ -396,19 +408,24 @@ def report_findings(
     readings: Mapping[str, SmartReading],
     store: SnapshotStore | None,
     store_lock: AbstractContextManager[Any] | None = None,
+    *,
+    check_max_age_days: float = DEFAULT_MAX_AGE_DAYS,
 ) -> tuple[Finding, ...]:
     """The audit as both reports and the TUI give it: with the SMART readings they show and the
     sync speeds the wear database recorded (one call, so the text, the JSON and the TUI list the
     same findings). ``store_lock`` is held only while the database is read, never while the
     audit's tools run."""
     speeds: dict[str, int] = {}
+    history: list[Finding] = []
     if store is not None:
         with store_lock if store_lock is not None else nullcontext():
             speeds = recorded_sync_speeds(store, machine)
+            history = check_findings(store, machine, backend.now(), max_age_days=check_max_age_days)
     inputs = dataclasses.replace(
         gather(backend, machine), smart=dict(readings), sync_speed_kib_s=speeds
     )
-    return audit(machine, inputs)
+    found = audit(machine, inputs)
+    return tuple(sorted((*found, *history), key=lambda f: f.sort_key()))
 
 
 def full_report_text(
@@ -418,6 +435,7 @@ def full_report_text(
     smart: bool = True,
     findings: bool = True,
     store: SnapshotStore | None = None,
+    check_max_age_days: float = DEFAULT_MAX_AGE_DAYS,
 ) -> str:
     """``raidman report``: the text form of what ``--json`` reports — the model, each disk's SMART
     health and bytes written, the findings, and the wear database's notes. Blocking."""
@@ -426,7 +444,11 @@ def full_report_text(
     return machine_to_text(
         machine,
         smart=readings,
-        findings=report_findings(backend, machine, readings or {}, store) if findings else None,
+        findings=report_findings(
+            backend, machine, readings or {}, store, check_max_age_days=check_max_age_days
+        )
+        if findings
+        else None,
         notes=[f"wear: {n}" for n in store.notes] if store is not None else (),
         recorded=syncs_text(store, [(a.name, a.uuid) for a in machine.arrays], backend.now())
         if store is not None

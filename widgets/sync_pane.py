@@ -1,17 +1,20 @@
 """The live sync view: one card per syncing array (progress, speed, ETA, speed history, members'
-throughput), the finished syncs below, and the event log beside it.
+throughput), the check history and the finished syncs below, and the event log beside it.
 
-Fed by the app once a second with the tracker's views; never reads the system itself.
+Fed by the app once a second with the tracker's views; never reads the system itself (the check
+history comes from the wear database, read in the pane's own worker).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 
 from rich.cells import cell_len
 from rich.markup import escape
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
@@ -28,6 +31,9 @@ from app.sync.boost import BoostRecord
 from app.sync.limits import SyncLimits, sync_limits
 from app.sync.throughput import Rate
 from app.sync.tracker import ArrayEvent, FinishedSync, SyncView
+from app.wear.checks import history_lines
+from app.wear.snapshots import SnapshotStore
+from widgets.check_history import CheckHistory
 from widgets.shown import shown
 
 ACTION_TITLES = {
@@ -296,6 +302,7 @@ class SyncPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static("No array is syncing.", id="idle")
         yield Vertical(id="cards")
+        yield CheckHistory(id="check-history")
         yield Static("[b]Finished syncs[/b] (seen by raidman)", id="finished-title")
         table: DataTable[str] = DataTable(id="finished", cursor_type="row", zebra_stripes=True)
         yield table
@@ -304,6 +311,7 @@ class SyncPane(VerticalScroll):
         table = self.query_one("#finished", DataTable)
         table.add_columns("array", "action", "outcome", "duration", "avg speed", "mismatch_cnt")
         self._stale = False
+        self._checks_key: tuple[int, int, int] | None = None
         if hasattr(type(self.app), "view"):  # bound to the live session's view (RaidmanApp)
             self.watch(self.app, "view", self._view_changed, init=False)
 
@@ -323,6 +331,7 @@ class SyncPane(VerticalScroll):
     def show_view(self, view: SessionView) -> None:
         if view.probed is None or view.machine is None:
             return
+        self._ask_checks(view)
         self.refresh_views(
             list(view.syncs),
             list(view.finished),
@@ -331,6 +340,39 @@ class SyncPane(VerticalScroll):
             slow=dict(view.slow),
             boosts=view.boost_records,
         )
+
+    def _ask_checks(self, view: SessionView) -> None:
+        """The check history under the cards (``app.wear.checks.history_lines``), read again in
+        the pane's worker when a sync ended or a minute passed (as of the last sample's time)."""
+        host = getattr(self.app, "hostview", None)  # the shown host's records (RaidmanApp)
+        if host is None or view.live is None or view.machine is None:
+            return
+        now = view.live.taken_at
+        key = (id(host), len(view.finished), int(now // 60))
+        if key == self._checks_key:
+            return
+        self._checks_key = key
+        self._load_checks(host.store, host.store_lock, view.machine, now)
+
+    @work(thread=True, exclusive=True, group="check-history", exit_on_error=False)
+    def _load_checks(
+        self,
+        store: Callable[[], SnapshotStore],
+        lock: threading.Lock,
+        machine: Machine,
+        now: float,
+    ) -> None:
+        try:
+            with lock:  # the store's writers' lock, never held while waiting for the UI
+                lines = history_lines(store(), machine, now)
+        except Exception:  # the database is a bonus: no history shown, the cards still are
+            return
+        with contextlib.suppress(RuntimeError):  # the app is shutting down
+            self.app.call_from_thread(self._show_checks, lines)
+
+    def _show_checks(self, lines: Mapping[str, str]) -> None:
+        with contextlib.suppress(NoMatches):
+            self.query_one(CheckHistory).set_lines(lines)
 
     def refresh_views(
         self,

@@ -46,7 +46,6 @@ from app.commands.backend_options import add_backend_options, make_backend
 from app.hosts import HostAuditLog, HostsError, plan_host
 from app.model import Machine
 from app.paths import host_state_dir, state_dir
-from app.plans.allowlist import plan_problems
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
 from app.plans.identity import identity_problems
@@ -58,6 +57,7 @@ from app.plans.plan import (
     parse_plan_bytes,
     steps_digest,
 )
+from app.plans.plan_devices import plan_problems
 from app.plans.render import (
     confirmation_matches,
     current_consequences,

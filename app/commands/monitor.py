@@ -1,25 +1,46 @@
 """``raidman monitor [--interval S] [--once] [--demo SCENARIO]``: record SMART snapshots and sync
-events headless (the systemd unit packaging/raidman-monitor.service runs this)."""
+events headless (the systemd unit packaging/raidman-monitor.service runs this); run the
+scheduled checks and send the alerts (app.routine: raidman.toml beside hosts.toml, reloaded on
+SIGHUP; ``--check-every``, ``--check-window``, ``--alert-program``, ``--mailaddr`` override it);
+``--test-alert`` sends TestMessage for every array and exits."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
+import os
 import signal
+import socket
 import sqlite3
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from app.backend import EventSource
+from app.backend import Backend, EventSource
 from app.commands.backend_options import add_backend_options, make_backend
 from app.metrics import TextfileWriter
 from app.monitor import DEFAULT_INTERVAL_S, WearMonitor
+from app.routine.alerts import Alerter, resolve_targets
+from app.routine.config import (
+    MIN_EVERY_S,
+    ConfigError,
+    RoutineConfig,
+    load_config,
+    parse_duration,
+    parse_mailaddr,
+    parse_program,
+)
+from app.routine.events import AlertEvent
+from app.routine.runner import Routine
 from app.sync.boost import BoostStore
 from app.wear.dbfile import is_transient
 from app.wear.snapshots import SnapshotStore
+from backends.linux.notify import run_notifier
 
 POLL_S = 1.0  # how often md state is sampled (cheap sysfs + /proc/diskstats reads), as the TUI
 POLL_RANGE_S = (0.2, 3600.0)  # below: a core spent polling (--poll 0 held 99.8 %); above: blind
@@ -68,8 +89,94 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="DIR",
         help="also keep DIR/raidman.prom current for node_exporter's textfile collector",
     )
+    p.add_argument("--config", metavar="PATH", help="raidman.toml (default: beside hosts.toml)")
+    p.add_argument(
+        "--check-every",
+        metavar="DURATION",
+        help='scheduled checks: "monthly" (first Sunday 01:00, the default), "off", or a '
+        "duration between windows (7d, 2m)",
+    )
+    p.add_argument(
+        "--check-window", metavar="DURATION", help="how long a check may run per window (6h)"
+    )
+    p.add_argument("--alert-program", metavar="PATH", help="run PATH EVENT MD-DEVICE [COMPONENT]")
+    p.add_argument("--mailaddr", metavar="ADDR", help="mail alerts to ADDR through sendmail")
+    p.add_argument(
+        "--test-alert",
+        action="store_true",
+        help="send a TestMessage alert for every array, then exit",
+    )
     add_backend_options(p)
     return p
+
+
+def routine_config(args: argparse.Namespace) -> RoutineConfig:
+    """The configuration file with the command line's values over it (ConfigError if either is
+    out of shape)."""
+    cfg = load_config(Path(args.config) if getattr(args, "config", None) else None)
+    kw: dict[str, Any] = {}
+    # the schedule a plan installed (app.plans.check_schedule's drop-in) under the flags
+    every = getattr(args, "check_every", None) or os.environ.get("RAIDMAN_CHECK_EVERY")
+    window = getattr(args, "check_window", None) or os.environ.get("RAIDMAN_CHECK_WINDOW")
+    if every:
+        kw["check_every_s"] = (
+            None
+            if every == "monthly"
+            else 0.0
+            if every == "off"
+            else parse_duration(every, "--check-every")
+        )
+        if kw["check_every_s"] and kw["check_every_s"] < MIN_EVERY_S:
+            raise ConfigError("--check-every: shorter than a minute")
+    if window:
+        kw["check_window_s"] = parse_duration(window, "--check-window")
+    if getattr(args, "alert_program", None):
+        kw["alert_program"] = parse_program("--alert-program", args.alert_program)
+    if getattr(args, "mailaddr", None):
+        kw["mailaddr"] = parse_mailaddr("--mailaddr", args.mailaddr)
+    return dataclasses.replace(cfg, **kw) if kw else cfg
+
+
+def _sender(
+    argv: Sequence[str], env: Mapping[str, str], stdin: str | None, timeout: float
+) -> tuple[int | None, str]:
+    return run_notifier(argv, env=env, stdin=stdin, timeout=timeout)
+
+
+def test_alert(backend: Backend, cfg: RoutineConfig, out: Callable[[str], None]) -> int:
+    """``--test-alert``: TestMessage for every array through the program / mail, as ``mdadm
+    --monitor --test`` does; 0 when every delivery worked."""
+    targets = resolve_targets(cfg, backend)
+    if not targets.any:
+        print(
+            "raidman monitor: no alert program and no mail address (raidman.toml [alerts], "
+            "--alert-program/--mailaddr, or mdadm.conf PROGRAM/MAILADDR)",
+            file=sys.stderr,
+        )
+        return 1
+    alerter = Alerter(
+        backend,
+        targets,
+        _sender,
+        log=out,
+        cooldown_s=cfg.cooldown_s,
+        timeout_s=cfg.timeout_s,
+        host=socket.gethostname(),
+    )
+    out(f"alerts: {targets.text()}")
+    jobs = []
+    for a in backend.probe().arrays:
+        if a.is_container:
+            continue
+        jobs += alerter.emit(
+            AlertEvent("TestMessage", a.name, detail=f"test message for {a.name}"), fold=False
+        )
+    ok = True
+    for j in jobs:
+        j.done.wait(cfg.timeout_s + 5)
+        ok = ok and j.ok
+    alerter.close()
+    return 0 if ok and jobs else 1
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,7 +187,14 @@ def run(args: argparse.Namespace) -> int:
         # the snapshot database is this machine's: another's syncs and SMART do not go in it
         print("raidman monitor: runs on the machine it watches (no --host)", file=sys.stderr)
         return 2
+    try:
+        cfg = routine_config(args)
+    except ConfigError as e:
+        print(f"raidman monitor: {e}", file=sys.stderr)
+        return 2
     backend = make_backend(args)
+    if args.test_alert:
+        return test_alert(backend, cfg, out)
     store = SnapshotStore.open(args.db)
     for note in store.notes:
         out(f"note: {note}")
@@ -123,17 +237,45 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    reload = threading.Event()
+
+    def on_hangup(_signum: int, _frame: FrameType | None) -> None:
+        reload.set()
+
+    signal.signal(signal.SIGHUP, on_hangup)
+    routine = Routine(
+        backend,
+        store,
+        cfg,
+        out,
+        _sender,
+        lock=mon.store_lock,
+        view=lambda: mon.session.view,
+        boosts=mon.session.boosts,
+        host=socket.gethostname(),
+    )
     # wake on md events (array/sync start and end, member changes) as mdadm --monitor does;
     # the poll interval is the fallback (and all there is on simulated/replay backends)
     events: EventSource | None = backend if isinstance(backend, EventSource) else None
     try:
         while not stop.is_set():
+            if reload.is_set():
+                reload.clear()
+                try:
+                    routine.configure(routine_config(args))
+                    out("configuration reloaded")
+                except ConfigError as e:
+                    out(f"configuration not reloaded (the one in force stays): {e}")
             try:
                 mon.tick()
                 if textfile is not None:
                     textfile.tick()
             except Exception as e:  # keep the service alive; the next tick retries
                 out(f"error: {e.__class__.__name__}: {e}")
+            try:
+                routine.tick()
+            except Exception as e:  # the checks and alerts never stop the recording
+                out(f"error: routine: {e.__class__.__name__}: {e}")
             t0 = time.monotonic()
             woke = False
             if events is not None:
@@ -147,6 +289,7 @@ def run(args: argparse.Namespace) -> int:
             if not woke and not stop.is_set():
                 stop.wait(max(0.0, args.poll - (time.monotonic() - t0)))
     finally:
+        routine.close()
         mon.close()
         store.close()
     out("stopped")

@@ -14,6 +14,7 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
   raidman plan persist --remove stripe-cache|speed-limits|scheduler
   raidman plan benchmark --devices nvme0n1,nvme1n1,nvme2n1,nvme3n1 --chunks 32K,512K \\
       [--level 10 --layout n2] [--runs 3] [--numjobs 1,4] [--size 256M]
+  raidman plan check-schedule [--every monthly|off|7d] [--window 6h] | --remove
   raidman plan prepare|stop|assemble|delete|wipe|mount ... (app/commands/plan_lifecycle.py)
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
@@ -36,6 +37,7 @@ from app.model import Machine
 from app.plans import persist
 from app.plans.allowlist import plan_step_problems
 from app.plans.benchmark import WORKLOADS, BenchmarkParams, build_benchmark
+from app.plans.check_schedule import schedule_plan, unschedule_plan
 from app.plans.geometry import PlanError, parse_size
 from app.plans.identity import record_disks
 from app.plans.plan import Plan, escape_controls
@@ -186,6 +188,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     k.add_argument("--remove", required=True, choices=tuple(persist.FILES))
     _common(k)
     plan_lifecycle.add_parsers(wiz, _common)
+
+    k = wiz.add_parser(
+        "check-schedule", help="raidman monitor's scheduled checks: install or remove"
+    )
+    k.add_argument("--every", default="monthly", help="monthly (default), off, or 7d, 2m...")
+    k.add_argument("--window", default="6h", help="how long a check runs per window (6h)")
+    k.add_argument("--remove", action="store_true", help="remove the schedule's drop-in")
+    _common(k)
     return p
 
 
@@ -331,6 +341,8 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
         )
     if w == "persist":
         return persist.build_remove(args.remove)
+    if w == "check-schedule":
+        return unschedule_plan() if args.remove else schedule_plan(args.every, args.window)
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it
 
 

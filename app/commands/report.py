@@ -20,6 +20,8 @@ from app.escape import escape_controls
 from app.fleet import unreachable_reason
 from app.paths import DB_FILE, host_state_dir
 from app.report import full_report_json, full_report_text
+from app.routine.config import ConfigError, load_config
+from app.wear.check_findings import DEFAULT_MAX_AGE_DAYS
 from app.wear.snapshots import SnapshotStore
 
 
@@ -98,6 +100,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"raidman: probe failed: {escape_controls(str(e))}", file=sys.stderr)
         return 1
     store = SnapshotStore.open()
+    age = DEFAULT_MAX_AGE_DAYS
+    try:  # the check findings' age limit (raidman.toml [checks] max_age_days)
+        age = load_config().max_age_days
+    except ConfigError as e:
+        print(f"raidman: {e}; the check age limit is {age:g} days", file=sys.stderr)
     try:
         if args.json:
             report = full_report_json(
@@ -106,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
                 smart=not args.no_smart,
                 findings=not args.no_audit,
                 store=store,
+                check_max_age_days=age,
             )
             json.dump(report, sys.stdout, indent=2)
             sys.stdout.write("\n")
@@ -117,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
                     smart=not args.no_smart,
                     findings=not args.no_audit,
                     store=store,
+                    check_max_age_days=age,
                 )
             )
     finally:

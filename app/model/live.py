@@ -21,6 +21,9 @@ class MdLive:
     last_sync_action: str | None = None  # md/last_sync_action
     raid_disks: int | None = None
     stripe_cache_size: int | None = None
+    # md/sync_min while a check/repair runs: where md began it (mddev->resync_min, md.c
+    # md_do_sync); None when not read (other syncs, idle)
+    sync_min: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

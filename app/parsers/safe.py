@@ -134,3 +134,37 @@ def only_parse_errors(source: str) -> Callable[[Callable[P, R]], Callable[P, R]]
         return inner
 
     return wrap
+
+
+def toml_nesting(text: str) -> int:
+    """How deep ``[`` and ``{`` nest outside strings and comments (tomllib recurses once per
+    level: a deeply nested file would end in RecursionError)."""
+    depth = best = 0
+    i, n = 0, len(text)
+    quote = ""
+    while i < n:
+        c = text[i]
+        if quote:
+            if quote[0] == '"' and c == "\\":
+                i += 2
+            elif text.startswith(quote, i):
+                i += len(quote)
+                quote = ""
+            else:
+                i += 1
+            continue
+        if c == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c in "\"'":
+            quote = c * 3 if text.startswith(c * 3, i) else c
+            i += len(quote)
+            continue
+        if c in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return best

@@ -8,7 +8,8 @@ before anything runs. The executor checks every plan with ``step_problem``; ``ap
 
 Writes raidman plans (and nothing else):
   * ``sysctl -w dev.raid.speed_limit_min|max=N``
-  * ``tee /sys/block/mdX/md/{sync_action,sync_speed_min,sync_speed_max,stripe_cache_size}``
+  * ``tee /sys/block/mdX/md/{sync_action,sync_speed_min,sync_speed_max,stripe_cache_size,
+    sync_min}``
     with a value of the right form on stdin;
   * ``tee /sys/block/DISK/queue/scheduler`` with a scheduler name (the audit's scheduler fix);
   * ``tee -a /etc/mdadm/mdadm.conf`` (or ``/etc/mdadm.conf``) with one ARRAY line, or piped from
@@ -27,20 +28,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-from app.model import Machine
+from app.plans import check_schedule
 from app.plans.benchmark import BLOCKS as BENCH_BLOCKS
 from app.plans.benchmark import RW as BENCH_RW
 from app.plans.benchmark import fio_argv, parse_fio_argv
-from app.plans.destroys import destroys
-from app.plans.geometry import normalize_level
-from app.plans.kinds import KNOWN_KINDS, NEVER_DESTROY
 from app.plans.lifecycle_shapes import FSTAB_NEW, lifecycle_problem, mdadm_problem
 from app.plans.lifecycle_shapes import PROGRAMS as LIFECYCLE_PROGRAMS
 from app.plans.persist import BY_PATH, BY_TEMP, content_problem
 from app.plans.plan import Plan, Step, escape_controls
-from app.plans.preflight import strip_dev
 from app.plans.shapes import (
     MDADM_CONF,
     array_line_problem,
@@ -59,7 +55,7 @@ FS_DEV = re.compile(
 LVM_NAME = re.compile(_LVM)
 MD_SYSFS = re.compile(
     r"/sys/block/(md[0-9]+|md_[A-Za-z0-9_.-]+)/md/"
-    r"(sync_action|sync_speed_min|sync_speed_max|stripe_cache_size)"
+    r"(sync_action|sync_speed_min|sync_speed_max|stripe_cache_size|sync_min)"
 )
 SCHED_SYSFS = re.compile(rf"/sys/block/({_NAME})/queue/scheduler")
 SCHEDULERS = ("none", "mq-deadline", "bfq", "kyber", "deadline", "cfq", "noop")
@@ -96,8 +92,8 @@ def _mdadm(argv: tuple[str, ...]) -> str | None:
                 return f"mdadm --create: option {o!r} is not one raidman plans"
         if len({o.split("=", 1)[0] for o in opts}) != len(opts):
             return "mdadm --create: an option is given twice"
-        n = _int_opt(opts, "--raid-devices")
-        s = _int_opt(opts, "--spare-devices") or 0
+        n = int_opt(opts, "--raid-devices")
+        s = int_opt(opts, "--spare-devices") or 0
         if n is None or not any(o.startswith("--level=") for o in opts):
             return "mdadm --create needs --level and --raid-devices"
         if len(devs) != n + s or not devs:
@@ -147,7 +143,7 @@ def _mdadm(argv: tuple[str, ...]) -> str | None:
     return "this mdadm command is not one raidman plans"
 
 
-def _int_opt(opts: Iterable[str], name: str) -> int | None:
+def int_opt(opts: Iterable[str], name: str) -> int | None:
     for o in opts:
         if o.startswith(name + "="):
             return int(o.split("=", 1)[1])
@@ -168,6 +164,8 @@ def _tee(step: Step) -> str | None:
                 "sync_speed_min": v == "system" or speed_limit_ok(v),
                 "sync_speed_max": v == "system" or speed_limit_ok(v),
                 "stripe_cache_size": v.isascii() and v.isdigit() and 17 <= int(v) <= 32768,
+                # where a check resumes (a sector: md.c min_sync_store), app/routine/scheduler.py
+                "sync_min": v.isascii() and v.isdigit() and len(v) <= 20,
             }[attr]
             return None if ok else f"{attr}: {escape_controls(v)!r} is not a value raidman writes"
         if SCHED_SYSFS.fullmatch(a[0]):
@@ -179,6 +177,10 @@ def _tee(step: Step) -> str | None:
         if step.stdin_from is not None or step.stdin is None:
             return f"tee {a[0]}: needs the whole file on stdin"
         return content_problem(BY_TEMP[a[0]], step.stdin)
+    if len(a) == 1 and a[0] == check_schedule.DROPIN:
+        if step.stdin_from is None and check_schedule.DROPIN_TEXT.fullmatch(step.stdin or ""):
+            return None
+        return "the check schedule's drop-in: only the two Environment= lines raidman writes"
     if len(a) == 2 and a[0] == "-a" and a[1] in MDADM_CONF:
         if step.stdin_from is not None:
             f = step.stdin_from
@@ -307,11 +309,15 @@ def _simple(argv: tuple[str, ...]) -> str | None:
             None if ok else f"mv: raidman only moves {FSTAB_NEW} or its settings files into place"
         )
     if prog == "rm":
-        ok = len(a) == 2 and a[0] == "-f" and a[1] in BY_PATH
+        ok = (len(a) == 2 and a[0] == "-f" and a[1] in BY_PATH) or argv == check_schedule.REMOVE
         return None if ok else "rm: raidman only removes its own settings files"
     if argv in (("update-initramfs", "-u"), ("dracut", "-f")):
         return None
     if argv == ("systemctl", "enable", "--now", "fstrim.timer"):
+        return None
+    if argv in (check_schedule.MKDIR, check_schedule.REMOVE, check_schedule.RELOAD):
+        return None
+    if argv == check_schedule.RESTART:
         return None
     return f"{prog}: not the command raidman plans"
 
@@ -329,7 +335,7 @@ PROGRAMS = (
     "update-initramfs",
     "dracut",
     "systemctl",
-    "rm",
+    "rm",  # measure's settings files, and the check schedule's drop-in (app.plans.check_schedule)
     "blkdiscard",
     "fio",
     *LIFECYCLE_PROGRAMS,  # with mv: the new fstab's and the settings files' (_simple)
@@ -349,7 +355,8 @@ def step_problem(step: Step) -> str | None:
         why = lifecycle_problem(step.argv, step.stdin) if step.stdin_from is None else "no pipe"
     elif prog == "tee":
         why = _tee(step)
-    elif prog in LIFECYCLE_PROGRAMS and prog != "mv":
+    elif prog in LIFECYCLE_PROGRAMS and prog != "mv" and step.argv != check_schedule.MKDIR:
+        # the check schedule's drop-in directory is under /etc, never a mount point: _simple
         why = lifecycle_problem(step.argv, None)
     else:
         why = _simple(step.argv)
@@ -383,215 +390,3 @@ def plan_step_problems(plan: Plan) -> list[str]:
         if why is not None:
             out.append(f"step {i}: {why}")
     return out
-
-
-@dataclass(frozen=True, slots=True)
-class ArgvDevices:
-    """What the argv (not the params) says a plan writes to."""
-
-    overwrites: tuple[
-        str, ...
-    ] = ()  # kernel names (or /dev paths not on the machine) pre-flight checks
-    level: str | None = None
-    layout: str | None = None
-    raid_devices: int | None = None
-    names: frozenset[str] = frozenset()  # every device the argv names, in every spelling
-    # written but not overwritten (a re-added member, a replacement already in as a spare):
-    # pre-flight checks their health (SMART), not their emptiness
-    written: tuple[str, ...] = ()
-    array: str | None = None  # the array a member operation works on (kernel name)
-    # arrays a step stops (pre-flight: nothing holds them open, app.plans.lifecycle_checks)
-    stopped: tuple[str, ...] = ()
-    # devices whose signatures a step erases (zero-superblock, wipefs -a): in use by nothing
-    # but the arrays stopped before them
-    erased: tuple[str, ...] = ()
-
-
-def _resolve(machine: Machine | None, path: str) -> str:
-    """/dev/md/127 → md127, /dev/vg0/data → dm-0 when the machine has them; else the kernel
-    name or the path."""
-    if machine is not None:
-        for a in machine.arrays:
-            if path in (a.path, f"/dev/{a.name}"):
-                return a.name
-        if path.startswith("/dev/md/"):  # the --name: /dev/md/127 of "host:127" is md127
-            for a in machine.arrays:
-                if a.array_name and a.array_name.rsplit(":", 1)[-1] == path[8:]:
-                    return a.name
-        for lv in machine.lvs:  # /dev/vg0/data or /dev/mapper/vg0-data → dm-0
-            if lv.kernel_name and path in (lv.path, f"/dev/mapper/{lv.dm_name}"):
-                return lv.kernel_name
-    return strip_dev(path)
-
-
-def _is_member(machine: Machine | None, array: str, dev: str) -> bool:
-    """``dev`` is a member of ``array`` on the machine as it is now (unknown without one)."""
-    a = machine.array(array) if machine is not None else None
-    return a is not None and a.member(dev) is not None
-
-
-def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
-    overwrites: list[str] = []
-    names: set[str] = set()
-    level = layout = None
-    raid_devices: int | None = None
-    created: set[str] = set()  # arrays and LVs the plan itself makes: nothing on them to lose
-    written: list[str] = []
-    array: str | None = None
-    removed: set[tuple[str, str]] = set()  # (array, device) an earlier step removes
-    stopped: list[str] = []
-    erased: list[str] = []
-    made_of: set[str] = set()  # the members of the arrays this plan creates
-
-    def named(p: str) -> None:
-        names.update({p, p.rsplit("/", 1)[-1], _resolve(machine, p)})
-
-    for s in plan.steps:
-        argv = s.argv
-        prog = argv[0]
-        for x in (*argv[1:], *(s.stdin_from or ())):
-            if x.startswith("/dev/"):
-                named(x)
-            m = MD_SYSFS.fullmatch(x) or SCHED_SYSFS.fullmatch(x)
-            if m is not None:
-                names.add(m.group(1))
-        if prog == "mdadm" and len(argv) > 2 and argv[1] == "--create":
-            opts = [x for x in argv[2:] if x.startswith("-")]
-            devs = [x for x in argv[3:] if not x.startswith("-")]
-            overwrites += devs
-            created.add(argv[2])
-            made_of.update(devs)
-            for o in opts:
-                k, _, v = o.partition("=")
-                if k == "--level":
-                    level = v
-                elif k == "--layout":
-                    layout = v
-            raid_devices = _int_opt(opts, "--raid-devices")
-        elif prog == "mdadm" and len(argv) == 4 and argv[2] == "--remove":
-            removed.add((_resolve(machine, argv[1]), _resolve(machine, argv[3])))
-        elif prog == "mdadm" and len(argv) == 4 and argv[2] in ("--add", "--add-spare"):
-            array = _resolve(machine, argv[1])
-            dev = _resolve(machine, argv[3])
-            if (array, dev) in removed and _is_member(machine, array, dev):
-                # a member this plan takes out and puts back (re-add without a bitmap): in use
-                # by this very array until then, so its health is checked, not its emptiness
-                written.append(argv[3])
-            else:
-                overwrites.append(argv[3])
-        elif prog == "mdadm" and len(argv) == 4 and argv[2] == "--re-add":
-            written.append(argv[3])
-            array = _resolve(machine, argv[1])
-        elif prog == "mdadm" and len(argv) == 6 and argv[2] == "--replace" and argv[4] == "--with":
-            written.append(argv[5])
-            array = _resolve(machine, argv[1])
-        elif prog == "mdadm" and len(argv) == 3 and argv[1] == "--stop":
-            if argv[2] not in created:  # the plan's own array (plan benchmark) is not probed yet
-                stopped.append(_resolve(machine, argv[2]))
-        elif (prog == "mdadm" and argv[1:2] == ("--zero-superblock",)) or prog == "wipefs":
-            if not (prog == "mdadm" and set(argv[2:]) <= made_of):  # not its own array's members
-                erased.append(_resolve(machine, argv[-1]))
-        elif prog == "parted" and len(argv) > 4:
-            overwrites.append(argv[4])
-        elif prog == "lvcreate" and "--name" in argv[:-2]:
-            created.add(f"/dev/{argv[-1]}/{argv[argv.index('--name') + 1]}")
-        elif (prog in ("pvcreate", "mkfs.ext4", "mkfs.xfs") and argv[-1] not in created) or (
-            prog == "blkdiscard" and argv[-1] not in created
-        ):
-            overwrites.append(argv[-1])
-        elif prog == "fio":
-            target = (parse_fio_argv(argv) or {}).get("filename", "")
-            if target.startswith("/dev/") and target not in created:
-                overwrites.append(target)
-    resolved = tuple(dict.fromkeys(_resolve(machine, d) for d in overwrites))
-    more = tuple(
-        d for d in dict.fromkeys(_resolve(machine, w) for w in written) if d not in resolved
-    )
-    return ArgvDevices(
-        resolved,
-        level,
-        layout,
-        raid_devices,
-        frozenset(names),
-        more,
-        array,
-        tuple(dict.fromkeys(stopped)),
-        tuple(dict.fromkeys(erased)),
-    )
-
-
-def _params_devices(plan: Plan) -> tuple[str, ...]:
-    """What the plan's params claim it overwrites (the devices it was built for)."""
-    p = plan.params
-    kind = plan.kind
-    if kind == "create-array":
-        return tuple(str(d) for d in (*(p.get("devices") or ()), *(p.get("spares") or ())))
-    if kind == "filesystem":
-        return (str(p["array"]),) if p.get("array") else ()
-    if kind in ("member-add", "member-spare"):
-        return (str(p["device"]),) if p.get("device") else ()
-    if kind == "member-grow":
-        return tuple(str(d) for d in p.get("add") or ())
-    return ()
-
-
-def plan_problems(plan: Plan, machine: Machine | None = None) -> list[str]:
-    """Why a plan read from a file is refused: its steps, kind, devices and target must agree.
-
-    Without ``machine`` (before probing) the checks that need /dev/md/NAME resolved to a kernel
-    name are left for the call with the machine; everything else is checked."""
-    out = plan_step_problems(plan)
-    if not plan.kind:
-        out.append("the plan has no 'kind': raidman cannot tell what it checks before running it")
-    elif plan.kind not in KNOWN_KINDS:
-        out.append(f"'kind' {escape_controls(plan.kind)!r} is not a plan raidman makes")
-    if out:
-        return out
-    if plan.kind in NEVER_DESTROY:
-        out += [
-            f"step {i}: a {plan.kind} plan never destroys data, but this step does "
-            f"({escape_controls(' '.join(s.argv[:2]))} ...)"
-            for i, s in enumerate(plan.steps, 1)
-            if destroys(s.argv) is not None
-        ]
-        if out:
-            return out
-    dev = argv_devices(plan, machine)
-    claimed = {strip_dev(d) for d in _params_devices(plan)}
-    actual = set(dev.overwrites)
-    resolved = machine is not None or not any("/" in d for d in actual)
-    must_name = plan.kind in ("create-array", "filesystem", "member-add", "member-spare")
-    if resolved and plan.kind != "member-replace" and claimed != actual and (claimed or must_name):
-        out.append(
-            "the commands write to "
-            + (", ".join(sorted(actual)) or "no device")
-            + " but the plan's params name "
-            + (", ".join(sorted(claimed)) or "none")
-        )
-    if plan.kind == "create-array" and dev.level is not None:
-        want = plan.params.get("level")
-        try:
-            same = want is None or normalize_level(str(want)) == normalize_level(dev.level)
-        except Exception:
-            same = False
-        if not same:
-            out.append(f"the commands create level {dev.level} but the params say {want}")
-    if machine is None:
-        return [escape_controls(x) for x in out]
-    if plan.params.get("array") and plan.kind != "create-array":
-        arr = strip_dev(str(plan.params["array"]))
-        if arr not in dev.names:
-            out.append(f"the params name the array {arr} but the commands do not")
-    if plan.target:
-        t = plan.target
-        if not ({t, strip_dev(t), t.rsplit("/", 1)[-1]} & dev.names):
-            out.append(f"the target {t!r} is not a device the commands name")
-    elif plan.destructive:
-        out.append("a plan that destroys data needs a target to confirm")
-    return [escape_controls(x) for x in out]
-
-
-def resolve_device(machine: Machine | None, path: str) -> str:
-    """The kernel name of the array or LV at ``path`` on ``machine`` (/dev/md/127 → md127),
-    else the path without /dev/ (for the preview's sync bar of an array a plan created)."""
-    return _resolve(machine, path)

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.model import Disk, Machine, Partition
-from app.plans.allowlist import argv_devices, plan_step_problems
+from app.plans.allowlist import plan_step_problems
 from app.plans.geometry import PlanError
 from app.plans.plan import Plan, Step
+from app.plans.plan_devices import argv_devices
 from app.plans.preflight import Preflight, strip_dev
 from app.plans.render import format_plan
 

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.model import Machine
-from app.plans.allowlist import argv_devices
 from app.plans.eligibility import disk_of
 from app.plans.plan import DiskIdentity, Plan, escape_controls
+from app.plans.plan_devices import argv_devices
 
 
 def disks_written(plan: Plan, machine: Machine) -> tuple[str, ...]:

@@ -2,7 +2,7 @@
 
 A kind decides nothing about confirmation (whether a plan destroys data comes from its argv,
 app.plans.destroys); ``apply`` refuses an unknown kind, and a kind in ``NEVER_DESTROY`` whose
-steps destroy data (``allowlist.plan_problems``).
+steps destroy data (``plan_devices.plan_problems``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ KNOWN_KINDS = frozenset(
         "member-replace",
         "member-grow",
         "sync-action",
+        "scheduled-check",
+        "check-schedule",
         "sync-limits",
         "sync-bitmap",
         "stripe-cache",
@@ -49,6 +51,8 @@ NEVER_DESTROY = frozenset(
         "member-fail",
         "member-remove",
         "sync-action",
+        "scheduled-check",
+        "check-schedule",
         "sync-limits",
         "sync-bitmap",
         "stripe-cache",

@@ -17,11 +17,11 @@ from dataclasses import replace
 
 from app.backend import Backend
 from app.model import Machine
-from app.plans.allowlist import argv_devices
 from app.plans.eligibility import disk_of
 from app.plans.identity import identity_problems
 from app.plans.lifecycle_checks import lifecycle_refusals
 from app.plans.plan import Plan, escape_controls
+from app.plans.plan_devices import argv_devices
 from app.plans.preflight import check, check_busy, check_smart, strip_dev
 
 

@@ -8,13 +8,13 @@ from dataclasses import replace
 from app.backend import Backend
 from app.model import Machine
 from app.model.smart import SmartReading
-from app.plans.allowlist import argv_devices
 from app.plans.bitmap_dirty import read_bitmap_dirty
 from app.plans.consequence_types import Consequences, Limits
 from app.plans.consequences import limits_from_texts, with_consequences
 from app.plans.eligibility import disk_of
 from app.plans.lifecycle_checks import lifecycle_refusals
 from app.plans.plan import Plan, escape_controls
+from app.plans.plan_devices import argv_devices
 from app.plans.preflight import Issue, Preflight, check, check_busy, check_smart, strip_dev
 
 
@@ -117,7 +117,7 @@ def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Pref
     """Pre-flight the devices ``plan``'s commands write to, on ``machine`` as it is now (also run
     again right before the plan runs, in the TUI and by ``raidman apply``).
 
-    The devices, level, layout and array come from the argv (``allowlist.argv_devices``), never
+    The devices, level, layout and array come from the argv (``plan_devices.argv_devices``), never
     from the plan's ``params`` or ``kind``: a saved plan is checked for what it would really run."""
     dev = argv_devices(plan, machine)
     busy = check_busy(machine, (s.argv for s in plan.steps))

@@ -11,8 +11,9 @@ from pathlib import Path
 from app import statefiles
 from app.wear.dbshape import check_ours
 
-# 2: sync_events gained array_uuid, fraction, kernel_writes; 3: forecast (both migrated)
-SCHEMA_VERSION = 3
+# 2: sync_events gained array_uuid, fraction, kernel_writes; 3: forecast; 4: check_window
+# (a check/repair's window: app.wear.checks); all migrated
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,7 +38,8 @@ CREATE TABLE IF NOT EXISTS sync_events (
     array_uuid TEXT,
     fraction REAL,
     kernel_writes TEXT,
-    forecast TEXT
+    forecast TEXT,
+    check_window TEXT
 );
 CREATE INDEX IF NOT EXISTS sync_events_array ON sync_events (array_name, started_at);
 CREATE TABLE IF NOT EXISTS benchmarks (
@@ -54,6 +56,8 @@ _MIGRATE_1_2 = (
 )
 # schema 2 -> 3: the forecast made when the sync began (old rows keep NULL: no forecast)
 _MIGRATE_2_3 = ("ALTER TABLE sync_events ADD COLUMN forecast TEXT",)
+# schema 3 -> 4: where a check/repair window began and ended, its mismatch_cnt (old rows: NULL)
+_MIGRATE_3_4 = ("ALTER TABLE sync_events ADD COLUMN check_window TEXT",)
 
 
 def connect(target: str, timeout: float) -> sqlite3.Connection:
@@ -76,9 +80,9 @@ def check_schema(conn: sqlite3.Connection) -> None:
     cur = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
     if cur is None:
         conn.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-    elif cur[0] in ("1", "2"):
+    elif cur[0] in ("1", "2", "3"):
         have = {r[1] for r in conn.execute("PRAGMA table_info(sync_events)")}
-        for stmt in (*_MIGRATE_1_2, *_MIGRATE_2_3):
+        for stmt in (*_MIGRATE_1_2, *_MIGRATE_2_3, *_MIGRATE_3_4):
             if stmt.split()[5] not in have:
                 conn.execute(stmt)
         conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))

@@ -26,6 +26,8 @@ from app.model.devices import SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.sync_model import SyncForecast
 from app.sync.tracker import ArrayEvent, FinishedSync
+from app.wear.check_window import CheckWindow
+from app.wear.checks import CHECK_ACTIONS, window_at_start, window_seen
 from app.wear.expected import ExpectedForecasts, expires
 from app.wear.forecast import RecordedForecast, model_forecast
 from app.wear.records import SyncEvent as StoredSync
@@ -61,6 +63,8 @@ class _Open:
     # running already at raidman's first look: the record (and the forecast) begin part-way;
     # else the window begins at the last look before it, so the forecast is of the whole sync
     midway: bool = False
+    # a check/repair's window (where it began, how far it got, md's mismatch_cnt)
+    window: CheckWindow | None = None
 
 
 IDENTITY_PROBES = 5
@@ -247,6 +251,10 @@ class WearRecorder:
                 fraction = fin.fraction if fin is not None else None
                 self.store.set_kernel_writes(o.sync_id, o.start, after(), o.capacities)
                 self.store.end_sync(o.sync_id, now, outcome, fraction)
+                if o.window is not None:
+                    live = next((x for x in sample.arrays if x.name == e.array), None)
+                    o.window = window_seen(o.window, live, o.action, finished=outcome == "finished")
+                    self.store.set_check_window(o.sync_id, o.window)
                 if (not o.members or o.uuid is None) and e.array in present:
                     # over before a probe knew the array (not with it: stopped, it is no more)
                     self._closed_unknown.append((o, after()))
@@ -268,6 +276,12 @@ class WearRecorder:
         # one commit for all running syncs, not one each; not synced to the disk each second
         with self.store.batch(durable=False):
             for o in self._open.values():  # running: the kernel's figure so far, every sample
+                if o.window is not None:  # a check: how far it got, what md found so far
+                    live = next((x for x in sample.arrays if x.name == o.array), None)
+                    seen = window_seen(o.window, live, o.action)
+                    if seen != o.window:
+                        o.window = seen
+                        self.store.set_check_window(o.sync_id, seen)
                 if o.start:
                     # only the members' counters once they are known (the end of the sync
                     # writes them all): on a machine of 1,000 disks the whole map is ~30 KB of
@@ -322,6 +336,8 @@ class WearRecorder:
                 self._open[name] = _Open(
                     ev.id, name, action, ev.array_uuid or uuid, ev.members, start, caps
                 )
+                if action in CHECK_ACTIONS:
+                    self._open[name].window = ev.window or CheckWindow()
                 # its forecast is the one made when it began (if any): none made mid-way
                 self._open[name].forecast = True
                 log.append(f"{name}: {action} still running (recorded since {ev.started_at:.0f})")
@@ -335,6 +351,15 @@ class WearRecorder:
             name, action, members, now, array_uuid=uuid, kernel_start=before, capacities=caps
         )
         o = _Open(sid, name, action, uuid, members, dict(before), caps)
+        if action in CHECK_ACTIONS:
+            earlier = [ev for ev in self.store.syncs_for(name, uuid) if ev.id != sid]
+            o.window = window_at_start(earlier, action, live)
+            self.store.set_check_window(sid, o.window)
+            if o.window.continues is not None:
+                log.append(
+                    f"{name}: {action} resumes at sector {o.window.from_sector} "
+                    f"(the check recorded as #{o.window.continues})"
+                )
         o.sync0 = live.sync if live is not None else None
         o.initial = initial
         o.midway = midway

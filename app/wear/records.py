@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.wear.check_window import CheckWindow, parse_window
 from app.wear.dbshape import MAX_TEXT, BadRow, counter, int_col, json_col, text_col, time_col
 from app.wear.forecast import RecordedForecast, parse_forecast
 
@@ -93,6 +94,8 @@ class SyncEvent:
     capacities: Mapping[str, int] = field(default_factory=dict)
     # what the sync model said when the sync began (None: a record made before forecasts were)
     forecast: RecordedForecast | None = None
+    # a check/repair's window (app.wear.checks.CheckWindow); None for other syncs
+    window: CheckWindow | None = None
 
     def kernel_written(self, device: str) -> int | None:
         """Bytes the kernel wrote to ``device`` (a member, or its whole disk: all its
@@ -167,4 +170,5 @@ def sync_event_from_row(r: sqlite3.Row) -> SyncEvent:
         kernel_end=end,
         capacities=cap,
         forecast=parse_forecast(r["forecast"]),
+        window=parse_window(r["check_window"]),
     )

@@ -27,6 +27,7 @@ from app import statefiles
 from app.paths import DB_FILE, state_dir
 from app.statefiles import StateFileError
 from app.wear import dbfile, held
+from app.wear.check_window import CheckWindow
 from app.wear.dbfile import is_transient, move_side, side_files, suppress_all
 from app.wear.dbshape import DatabaseRefused
 from app.wear.forecast import RecordedForecast
@@ -447,6 +448,21 @@ class SnapshotStore:
         self._conn.execute(
             "UPDATE sync_events SET ended_at=?, outcome=?, fraction=? WHERE id=?",
             (at, outcome, fraction, sync_id),
+        )
+
+    def first_record_at(self) -> float | None:
+        """When the oldest snapshot or sync record was taken: since when raidman has been
+        watching (None: nothing recorded)."""
+        row = self._conn.execute(
+            "SELECT MIN(t) FROM (SELECT MIN(ts) AS t FROM snapshots "
+            "UNION ALL SELECT MIN(started_at) FROM sync_events)"
+        ).fetchone()
+        v = row[0] if row is not None else None
+        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+    def set_check_window(self, sync_id: int, window: CheckWindow) -> None:
+        self._conn.execute(
+            "UPDATE sync_events SET check_window=? WHERE id=?", (window.dumps(), sync_id)
         )
 
     def running_syncs(self) -> list[SyncEvent]:

@@ -271,18 +271,23 @@ def read_live(source: Source, name: str) -> tuple[MdLive | None, list[ProbeNote]
         return None, r.notes
     members = r.members(full=False)
     raid = level in levels.PARITY
+    sync = r.sync(members)
     return (
         MdLive(
             name=name,
             array_state=array_state,
             degraded=(r.int_attr("degraded") or 0) if level not in ("raid0", "linear") else 0,
-            sync=r.sync(members),
+            sync=sync,
             member_states=tuple((m.device, m.state) for m in members),
             level=level or None,
             mismatch_cnt=r.int_attr("mismatch_cnt"),
             last_sync_action=r.raw("last_sync_action"),
             raid_disks=r.parsed("raid_disks", md_sysfs.parse_raid_disks),
             stripe_cache_size=r.int_attr("stripe_cache_size") if raid else None,
+            # read only while a check/repair runs: one file more per look then
+            sync_min=r.int_attr("sync_min")
+            if sync is not None and sync.action in ("check", "repair")
+            else None,
         ),
         r.notes,
     )

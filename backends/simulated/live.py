@@ -127,6 +127,9 @@ def build_sample(st: SimState, cache: LiveCache | None = None) -> LiveSample:
             level=a.level,
             mismatch_cnt=mismatch_cnt(a),
             last_sync_action=a.last_sync_action,
+            sync_min=a.sync_min
+            if a.job is not None and a.job.action in ("check", "repair")
+            else None,
         )
         arrays.append(md)
         if cache is not None:

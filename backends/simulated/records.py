@@ -162,6 +162,9 @@ class SimArray:
     mismatch_cnt: int = 0
     resync_write_fraction: Fraction = Fraction(1)  # share of blocks a resync rewrites
     mismatch_sectors_on_check: int = 0
+    # md/sync_min (mddev->resync_min): where a requested sync (check/repair) begins; md sets
+    # it to how far one got when it is interrupted, to 0 when one finishes (md.c md_do_sync)
+    sync_min: int = 0
     size_override_kib: int | None = None  # containers
     creation_time: float = 0.0
     history: list[dict[str, object]] = field(default_factory=list)

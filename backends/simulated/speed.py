@@ -356,6 +356,7 @@ class SyncModel:
         a.last_sync_action = action
         if action in ("check", "repair"):
             a.mismatch_cnt = job.mismatches
+            a.sync_min = 0
         elif action == "resync":
             a.mismatch_cnt = 0
         if action == "recover":

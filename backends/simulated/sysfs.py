@@ -8,7 +8,13 @@ from backends.simulated.records import SimArray
 from backends.simulated.snapshot import partition_alignment_offset
 from backends.simulated.state import SimState
 
-MD_TUNABLES = ("sync_action", "stripe_cache_size", "sync_speed_min", "sync_speed_max")
+MD_TUNABLES = (
+    "sync_action",
+    "stripe_cache_size",
+    "sync_speed_min",
+    "sync_speed_max",
+    "sync_min",
+)
 
 
 class WriteError(Exception):
@@ -55,6 +61,7 @@ def md_attr(st: SimState, a: SimArray, attr: str) -> str | None:
         "sync_action": "idle" if job is None else ("frozen" if job.frozen else job.action),
         "last_sync_action": a.last_sync_action,
         "mismatch_cnt": str(a.mismatch_cnt),
+        "sync_min": str(a.sync_min),
         "sync_completed": "none"
         if job is None
         else ("delayed" if job.waiting else f"{int(job.pos)} / {job.total}"),
@@ -250,6 +257,13 @@ def write_md(st: SimState, a: SimArray, attr: str, v: str) -> None:
     if attr == "sync_action":
         sync_action(st, a, v)
         return
+    if attr == "sync_min":
+        n = _int(v)
+        if n < 0 or a.job is not None:  # md.c min_sync_store: -EBUSY while a sync runs
+            raise WriteError("Device or resource busy" if n >= 0 else "Invalid argument")
+        a.sync_min = n
+        st.touch()
+        return
     if md_attr(st, a, attr) is None:
         raise WriteError("No such file or directory")
     raise WriteError("Permission denied")
@@ -276,6 +290,7 @@ def sync_action(st: SimState, a: SimArray, v: str) -> None:
             # interrupted: the kernel records how far it got, nothing else happens
             a.last_sync_action = job.action
             a.mismatch_cnt = int(job.mismatches * job.pos / max(1, job.total))
+            a.sync_min = int(job.pos)
             a.job = None
             a.array_state = "clean"
             st.events.append((st.t, a.name, f"{job.action} interrupted"))
@@ -290,7 +305,7 @@ def sync_action(st: SimState, a: SimArray, v: str) -> None:
             raise WriteError("Device or resource busy")
         if a.degraded() > 0:
             raise WriteError("Device or resource busy")
-        st.start_sync(a, v)
+        st.start_sync(a, v, pos=float(min(a.sync_min, max(0, a.component_kib * 2 - 8))))
         return
     if v in ("resync", "recover"):
         if job is not None:

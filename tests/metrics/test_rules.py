@@ -18,7 +18,7 @@ def test_rules_check() -> None:
         timeout=60,
     )
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "SUCCESS: 6 rules found" in res.stdout
+    assert "SUCCESS: 9 rules found" in res.stdout
 
 
 def test_rules_unit_tests() -> None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.plans.allowlist import argv_devices, plan_problems, step_problem
+from app.plans.allowlist import step_problem
 from app.plans.plan import Plan, Step
+from app.plans.plan_devices import argv_devices, plan_problems
 from app.sync.boost import Setting
 from tests.plans.fakes import array_machine
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.plans.allowlist import argv_devices, plan_problems, step_problem
+from app.plans.allowlist import step_problem
 from app.plans.audit_log import AuditLog
 from app.plans.benchmark import (
     BenchmarkParams,
@@ -22,6 +22,7 @@ from app.plans.benchmark import (
 from app.plans.executor import execute
 from app.plans.geometry import PlanError
 from app.plans.plan import Step
+from app.plans.plan_devices import argv_devices, plan_problems
 from backends.simulated import SimulatedBackend
 
 DEVS = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")

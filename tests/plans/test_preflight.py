@@ -9,8 +9,8 @@ from app.backend import CommandResult
 from app.model import Machine, MdMember, Partition, SyncStatus
 from app.model.smart import SmartAttribute, SmartReading
 from app.model.usage import MOUNTS, KernelUsage
-from app.plans.allowlist import plan_problems
 from app.plans.plan import Plan, Step
+from app.plans.plan_devices import plan_problems
 from app.plans.preflight import Issue, check
 from app.plans.render import preflight_for
 from app.plans.wizards.members import build_add, build_re_add, build_replace

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from app.model import Filesystem, Machine
-from app.plans.allowlist import plan_problems
 from app.plans.geometry import KIB, MIB, Geometry, PlanError, data_disks, parse_size
 from app.plans.plan import Plan
+from app.plans.plan_devices import plan_problems
 from app.plans.render import preflight_for
 from app.plans.wizards.create_array import CreateArrayParams, build_create_array, conf_diff
 from app.plans.wizards.filesystem import FilesystemParams, array_refusals, build_filesystem

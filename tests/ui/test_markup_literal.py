@@ -13,6 +13,7 @@ from app.ui.app import RaidmanApp
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from backends.simulated.backend import SimulatedBackend
 from backends.simulated.clock import SimClock
+from backends.simulated.records import SimArray, SimFS, SimMember
 from backends.simulated.scenarios import (
     GPT_RAID,
     add_array,
@@ -21,7 +22,6 @@ from backends.simulated.scenarios import (
     new_state,
     wd_red,
 )
-from backends.simulated.records import SimArray, SimFS, SimMember
 from tests.ui.helpers import screen_lines, wait_for, wait_ready
 
 NAMES = ("sd[a]", "sdb", "sdc", "sdd")

@@ -1,0 +1,87 @@
+"""The routine ``raidman monitor`` runs after each look: the scheduled checks
+(app.routine.scheduler) and the alerts (app.routine.alerts, app.routine.watch)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from app.backend import Backend
+from app.routine.alerts import Alerter, Sender, resolve_targets
+from app.routine.config import RoutineConfig
+from app.routine.scheduler import CheckScheduler
+from app.routine.watch import RaidmanWatch, finished_arrays
+from app.sync.boost import BoostStore
+from app.wear.snapshots import SnapshotStore
+
+SLOW_EVERY_S = 60.0  # SMART health and the check findings: looked at this often
+
+
+class Routine:
+    def __init__(
+        self,
+        backend: Backend,
+        store: SnapshotStore,
+        cfg: RoutineConfig,
+        log: Callable[[str], None],
+        sender: Sender,
+        *,
+        lock: threading.RLock,
+        view: Callable[[], Any],
+        boosts: BoostStore | None = None,
+        host: str = "",
+    ) -> None:
+        self.backend, self.store, self._log = backend, store, log
+        self._lock, self._view, self._boosts = lock, view, boosts
+        self.cfg = cfg
+        self.scheduler = CheckScheduler(backend, store, cfg, log=log, lock=lock)
+        targets = resolve_targets(cfg, backend)
+        log(f"alerts: {targets.text()}; always to this log")
+        self.alerter = Alerter(
+            backend,
+            targets,
+            sender,
+            log=log,
+            cooldown_s=cfg.cooldown_s,
+            timeout_s=cfg.timeout_s,
+            host=host,
+        )
+        self.watch = RaidmanWatch(wear_high=cfg.wear_high, max_age_days=cfg.max_age_days)
+        self._slow_at = 0.0
+
+    def configure(self, cfg: RoutineConfig) -> None:
+        self.cfg = cfg
+        self.scheduler.configure(cfg)
+        targets = resolve_targets(cfg, self.backend)
+        self.alerter.configure(targets, cfg.cooldown_s, cfg.timeout_s)
+        self.watch.wear_high, self.watch.max_age_days = cfg.wear_high, cfg.max_age_days
+        self._log(f"alerts: {targets.text()}; always to this log")
+
+    def tick(self) -> None:
+        view = self._view()
+        now = self.backend.now()
+        live, machine = view.live, view.machine
+        self.scheduler.tick(now, live, machine)
+        events = self.alerter.observe(live)
+        for name in finished_arrays(events):
+            a = machine.array(name) if machine is not None else None
+            with self._lock:
+                extra = self.watch.after_sync(self.store, name, a.uuid if a else None)
+            for e in extra:
+                self.alerter.emit(e)
+        if live is not None:
+            for e in self.watch.boosts(self._boosts, live, now):
+                self.alerter.emit(e)
+        if machine is not None and time.monotonic() - self._slow_at >= SLOW_EVERY_S:
+            self._slow_at = time.monotonic()
+            with self._lock:
+                extra = self.watch.smart(self.store, machine)
+                extra += self.watch.findings(self.store, machine, now)
+            for e in extra:
+                self.alerter.emit(e)
+        self.alerter.tick()
+
+    def close(self) -> None:
+        self.alerter.close()

@@ -1,0 +1,140 @@
+"""Scheduled checks (issue 27 item 1) on the simulated backend: a window every 2 minutes of
+30 s; the monitor starts the check, stops it at the window's end, resumes it from md's sync_min
+in the next window; never on a degraded array (logged and in the history)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.monitor import WearMonitor
+from app.routine.config import ConfigError, RoutineConfig, parse_config
+from app.routine.schedule import autocheck_on, window_at
+from app.routine.scheduler import CheckScheduler
+from app.wear.checks import checks_of
+from app.wear.snapshots import SnapshotStore
+from backends.simulated import SimClock, SimulatedBackend
+
+
+def _run(
+    b: SimulatedBackend, clock: SimClock, mon: WearMonitor, sched: CheckScheduler, seconds: int
+) -> None:
+    for _ in range(seconds // 5):
+        clock.advance(5)
+        mon.tick()
+        v = mon.session.view
+        sched.tick(b.now(), v.live, v.machine)
+
+
+def test_window_stops_and_resumes_at_sync_min(tmp_path: Path) -> None:
+    clock = SimClock.manual()
+    b = SimulatedBackend.from_scenario("imsm", clock=clock)
+    b.state.speed_limit_max = 20_000  # ~100 GB member at 20 MB/s: many windows
+    store = SnapshotStore.open(tmp_path / "state.db")
+    lines: list[str] = []
+    mon = WearMonitor(b, store, interval_s=3600, log=lines.append)
+    cfg = RoutineConfig(check_every_s=120, check_window_s=30)
+    sched = CheckScheduler(b, store, cfg, log=lines.append, lock=mon.store_lock)
+    mon.tick()
+    _run(b, clock, mon, sched, 240)
+    uuid = b.probe().array("md126").uuid  # type: ignore[union-attr]
+    (rec,) = checks_of(store, "md126", uuid)
+    assert [w.outcome for w in rec.windows] == ["interrupted", "interrupted"]
+    first, second = rec.windows
+    assert first.window and second.window
+    assert (second.window.from_sector or 0) >= (first.window.to_sector or 1) > 0
+    assert all(w.ended_at is not None and w.ended_at - w.started_at <= 35 for w in rec.windows)
+    assert any("scheduled check resumed at sector" in ln for ln in lines), lines
+    assert any("check window ended" in ln for ln in lines)
+    # md125 is RAID-0: nothing to check
+    assert not checks_of(store, "md125", None)
+
+
+def test_never_started_on_a_degraded_array(tmp_path: Path) -> None:
+    clock = SimClock.manual()
+    b = SimulatedBackend.from_scenario("raid5-cable", clock=clock)  # degraded, recovering
+    store = SnapshotStore.open(tmp_path / "state.db")
+    lines: list[str] = []
+    mon = WearMonitor(b, store, interval_s=3600, log=lines.append)
+    sched = CheckScheduler(
+        b, store, RoutineConfig(check_every_s=120, check_window_s=30), log=lines.append
+    )
+    mon.tick()
+    _run(b, clock, mon, sched, 250)  # windows begin 40 s and 160 s in
+    recs = checks_of(store, "md127", b.probe().array("md127").uuid)  # type: ignore[union-attr]
+    assert [r.outcome for r in recs] == ["not started: the array is degraded"] * 2
+    assert sum("scheduled check not started: the array is degraded" in ln for ln in lines) == 2
+
+
+def test_windows_and_autocheck() -> None:
+    cfg = RoutineConfig(check_every_s=120, check_window_s=30)
+    assert window_at(1200.0, cfg) == (1200.0, 1230.0)
+    assert window_at(1231.0, cfg) is None
+    monthly = RoutineConfig()
+    import datetime as dt
+
+    sunday = dt.datetime(2026, 11, 1, 3, 0).timestamp()  # first Sunday of Nov 2026
+    w = window_at(sunday, monthly)
+    assert w is not None and w[1] - w[0] == 6 * 3600
+    assert window_at(dt.datetime(2026, 11, 8, 3, 0).timestamp(), monthly) is None
+    assert autocheck_on("AUTOCHECK=true\nSTART_DAEMON=true\n")
+    assert not autocheck_on("AUTOCHECK=false\n")
+    assert not autocheck_on(None)
+
+
+@pytest.mark.parametrize(
+    ("text", "msg"),
+    [
+        ('[checks]\nevery = "soon"', "checks.every: 'soon' is not a duration"),
+        ("[checks]\nwindow = 5", "checks.window is not a line of text"),
+        ('[alerts]\nprogram = "x; rm -rf /"', "program must be an absolute path"),
+        ('[alerts]\nmailaddr = "a\\nBcc: b"', "mailaddr is not a line of text"),
+        ("[checks]\nbogus = 1", "unknown key 'bogus'"),
+        ("x = [" * 20 + "]" * 20, "nested deeper"),
+        ("[checks", "not TOML"),
+    ],
+)
+def test_config_out_of_shape_is_one_line(text: str, msg: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        parse_config(text, "raidman.toml")
+    assert (
+        msg in str(e.value) and str(e.value).startswith("raidman.toml") and "\n" not in str(e.value)
+    )
+
+
+def test_config_keys() -> None:
+    c = parse_config(
+        '[checks]\nevery = "2m"\nwindow = "30s"\nmax_age_days = 7\narrays = ["md0"]\n'
+        '[alerts]\nprogram = "/usr/local/bin/alert"\nmailaddr = "root"\ncooldown = "1m"\n'
+    )
+    assert (c.check_every_s, c.check_window_s, c.max_age_days, c.arrays) == (120, 30, 7, ("md0",))
+    assert (c.alert_program, c.mailaddr, c.cooldown_s) == ("/usr/local/bin/alert", "root", 60)
+
+
+def test_schedule_plans_pass_the_allowlist_and_nothing_else_does() -> None:
+    from app.plans.allowlist import plan_step_problems
+    from app.plans.check_schedule import DROPIN, schedule_plan, unschedule_plan
+    from app.plans.plan import Plan, Step
+    from app.plans.plan_devices import plan_problems
+
+    for p in (schedule_plan(), schedule_plan("2m", "30s"), unschedule_plan()):
+        assert plan_step_problems(p) == [] and plan_problems(p) == []
+        assert not p.destructive
+    assert "Environment=RAIDMAN_CHECK_EVERY=2m" in (schedule_plan("2m", "30s").steps[1].stdin or "")
+    evil = Step(("tee", DROPIN), "x", stdin="[Service]\nExecStart=/bin/sh -c id\n")
+    assert plan_step_problems(Plan("x", (evil,), kind="check-schedule"))
+    assert plan_step_problems(Plan("x", (Step(("rm", "-rf", "/"), "x"),), kind="check-schedule"))
+    with pytest.raises(ValueError):
+        schedule_plan("7d; reboot", "6h")
+
+
+def test_an_array_with_its_own_schedule() -> None:
+    c = parse_config('[checks]\nevery = "2m"\nwindow = "30s"\n[checks.md126]\nevery = "10m"\n')
+    own = c.for_array("md126")
+    assert (own.check_every_s, own.check_window_s) == (600, 30)
+    assert c.for_array("md127") is c
+    assert window_at(1200.0, own) == (1200.0, 1230.0) and window_at(1320.0, own) is None
+    assert window_at(1320.0, c.for_array("md127")) == (1320.0, 1350.0)
+    with pytest.raises(ConfigError, match=r"\[checks.md126\] has an unknown key 'arrays'"):
+        parse_config('[checks.md126]\narrays = ["md1"]\n')
