@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from app.model import levels, md_names
 from backends.simulated.bitmap import dirty_fraction, examine_bitmap
+from backends.simulated.programs.blkid import blkid
 from backends.simulated.snapshot import build_smart, layout_number, smart_counters
 from backends.simulated.state import SimArray, SimFS, SimLV, SimMember, SimPV, SimState, SimVG
 from backends.simulated.sysfs import WriteError, mdadm_conf_line, read_path, write_path
@@ -1504,6 +1505,7 @@ HANDLERS: dict[str, Callable[[SimState, Sequence[str], str | None], Result]] = {
     "umount": umount,
     "systemctl": systemctl,
     "cat": cat,
+    "blkid": blkid,
     "update-initramfs": noop("update-initramfs: Generating /boot/initrd.img-6.1.0-18-amd64\n"),
     "udevadm": noop(),
     "partprobe": noop(),

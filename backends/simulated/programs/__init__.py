@@ -1,0 +1,1 @@
+"""Programs the simulated backend emulates, one module each (registered in commands.HANDLERS)."""
