@@ -41,43 +41,54 @@ def rollup(machine: Machine | None) -> Rollup:
     return Rollup(degraded, syncing, worst)
 
 
-def degraded_item(a: MdArray) -> str:
+def degraded_item(a: MdArray, *, short: bool = False) -> str:
+    """ "md0 (raid6, 1 missing)"; ``short``: "md0 1 missing" (a narrow banner)."""
+    if short:
+        return f"{a.name} {a.degraded} missing"
     return f"{a.name} ({a.level}, {a.degraded} missing)"
 
 
-def sync_item(a: MdArray, stalled: Mapping[str, float] | None = None) -> str:
+def sync_item(
+    a: MdArray, stalled: Mapping[str, float] | None = None, *, short: bool = False
+) -> str:
     """ "md127 resync 16.3% @ 661 MiB/s, ETA 20m"; a sync whose position has not moved for a
-    while (``stalled``: array -> seconds) says so instead of its speed and ETA."""
+    while (``stalled``: array -> seconds) says so instead of its speed and ETA. ``short`` (a
+    narrow banner) drops the words, never the numbers: "md127 resync 16.3% 661 MiB/s ETA 20m"."""
     s = a.sync
     if s is None:
         return a.name
     item = f"{a.name} {s.action} {percent(s.fraction)}"
     if stalled and a.name in stalled:
-        return item + f", no progress for {duration(stalled[a.name])}"
+        stuck = duration(stalled[a.name])
+        return item + (f" stuck {stuck}" if short else f", no progress for {stuck}")
     if s.speed_kib_s:
-        item += f" @ {speed(s.speed_kib_s)}"
+        item += f" {speed(s.speed_kib_s)}" if short else f" @ {speed(s.speed_kib_s)}"
     if s.eta_s is not None:
-        item += f", ETA {duration(s.eta_s)}"
+        item += f" ETA {duration(s.eta_s)}" if short else f", ETA {duration(s.eta_s)}"
     return item
 
 
-def degraded_part(r: Rollup, *, expanded: bool = False) -> str:
+def degraded_part(r: Rollup, *, expanded: bool = False, short: bool = False) -> str:
     """ "md3 (raid5, 1 missing)" or "3 degraded, worst md7 (raid6, 2 missing)"."""
     if not r.degraded:
         return ""
     if expanded or len(r.degraded) <= DETAIL_UP_TO:
-        return ", ".join(degraded_item(a) for a in r.degraded)
-    return f"{len(r.degraded)} arrays, worst {degraded_item(r.degraded[0])}"
+        return ", ".join(degraded_item(a, short=short) for a in r.degraded)
+    return f"{len(r.degraded)} arrays, worst {degraded_item(r.degraded[0], short=short)}"
 
 
 def syncing_part(
-    r: Rollup, *, expanded: bool = False, stalled: Mapping[str, float] | None = None
+    r: Rollup,
+    *,
+    expanded: bool = False,
+    stalled: Mapping[str, float] | None = None,
+    short: bool = False,
 ) -> str:
     """ "md127 resync 16.3% @ 661 MiB/s, ETA 20m" or "16 arrays, slowest md9 ETA 4h 10m"."""
     if not r.syncing:
         return ""
     if expanded or len(r.syncing) <= DETAIL_UP_TO:
-        return ", ".join(sync_item(a, stalled) for a in r.syncing)
+        return ", ".join(sync_item(a, stalled, short=short) for a in r.syncing)
     last = r.syncing[0]
     eta = last.sync.eta_s if last.sync is not None else None
     still = f", {len(stalled)} with no progress" if stalled else ""

@@ -84,7 +84,8 @@ class _WizardBase(Screen[ExecutionReport | None]):
     _WizardBase #wz-form { height: 1fr; padding: 0 1; }
     _WizardBase #wz-form Label { margin-top: 1; }
     _WizardBase #wz-form Input, _WizardBase #wz-form Select { width: 100%; }
-    _WizardBase #wz-form SelectionList { height: auto; max-height: 10; width: 100%; }
+    _WizardBase #wz-form SelectionList { height: auto; min-height: 3; max-height: 10;
+                                         width: 100%; }
     _WizardBase .wz-hint { color: $text-muted; }
     _WizardBase .wz-field { height: auto; }
     _WizardBase #wz-error { color: $error; padding: 0 1; height: auto; }
