@@ -116,7 +116,7 @@ FOOTER_PRIORITY = {
     "hosts": 95,  # several hosts only: back to the hosts view
     "filter": 60,
     "jump": 55,
-    "back": 52,
+    "back": 85,  # only after a jump: where backspace goes back to must be said
     "refresh": 40,
     "clear_filter": 30,
     "show_tree": 95,
@@ -222,8 +222,8 @@ class MainScreen(Screen[None]):
         self.tree_wanted = True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "show_tree":
-            return self.pane_full
+        if action == "show_tree":  # Esc brings the tree back, and the focus to it (tab keys)
+            return self.pane_full or not isinstance(self.focused, StorageTree)
         return True
 
     def _show_machine(self, machine: Machine | None) -> None:
