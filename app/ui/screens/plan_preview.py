@@ -117,7 +117,12 @@ def host_script(plan: Plan, host: str | None) -> str:
 
 
 def save_plan(
-    plan: Plan, preflight: Preflight, typed: str, cwd: str | None = None, host: str | None = None
+    plan: Plan,
+    preflight: Preflight,
+    typed: str,
+    cwd: str | None = None,
+    host: str | None = None,
+    backend: str | None = None,
 ) -> Path:
     """Write ``plan`` to ``typed`` (relative to ``cwd``): ``.sh`` the shell script (0700),
     ``.json`` the plan file (0600, with ``host`` when it was made for another machine). Raises
@@ -130,7 +135,7 @@ def save_plan(
     if path.suffix == ".sh":
         text, mode = host_script(plan, host), 0o700
     elif path.suffix == ".json":
-        text, mode = plan_file_text(plan, preflight, host=host), 0o600
+        text, mode = plan_file_text(plan, preflight, host=host, backend=backend), 0o600
     else:
         raise ValueError(
             f"{escape_controls(name)}: name it .sh (shell script) or .json (plan file)"
@@ -384,7 +389,9 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     @on(Input.Submitted, "#pp-save-path")
     def _save_submitted(self, event: Input.Submitted) -> None:
         try:
-            path = save_plan(self.plan, self.preflight, event.value, host=self.host)
+            path = save_plan(
+                self.plan, self.preflight, event.value, host=self.host, backend=self.backend.name
+            )
         except (ValueError, statefiles.StateFileError) as e:
             msg = f"not saved: {e}"
             self.query_one("#pp-status", Static).update(Text(escape_controls(msg)))
