@@ -15,7 +15,8 @@ from textual.widget import Widget
 from textual.widgets import Log, TabbedContent, TabPane, Tabs
 
 from app.fleet import HostStatus, others_line
-from app.model.devices import Machine
+from app.model.devices import Machine, MdArray
+from app.rollup import is_initial_build
 from widgets.device_detail import DeviceDetail
 from widgets.findings import FindingsView
 from widgets.header_banner import HeaderBanner, NotesBar
@@ -124,6 +125,11 @@ FOOTER_PRIORITY = {
 }
 
 
+def _named(a: MdArray, name: str) -> bool:
+    """``a`` is the array a create plan named ``name`` (kernel name, or its --name)."""
+    return a.name == name or (a.array_name or "").rsplit(":", 1)[-1] == name
+
+
 class MainScreen(Screen[None]):
     # Screen declares it "ClassVar[...] | None" (an instance variable to mypy): no ClassVar here
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_WIDTH, "-wide")]  # noqa: RUF012
@@ -226,7 +232,26 @@ class MainScreen(Screen[None]):
             return self.pane_full or not isinstance(self.focused, StorageTree)
         return True
 
+    initial_builds: frozenset[str] = frozenset()  # create plans' array names, while building
+
+    def note_initial_build(self, name: str) -> None:
+        """A create plan made array ``name`` (its --name or kernel name): while its initial
+        build runs the banner says so instead of DEGRADED (app.rollup.is_initial_build)."""
+        self.initial_builds = self.initial_builds | {name}
+        self.query_one(HeaderBanner).set_initial(self.initial_builds)
+
     def _show_machine(self, machine: Machine | None) -> None:
+        if machine is not None and self.initial_builds:
+            # a name stays while its array builds, or until a probe shows the array at all
+            still = frozenset(
+                n
+                for n in self.initial_builds
+                if any(is_initial_build(a, {n}) for a in machine.arrays)
+                or not any(_named(a, n) for a in machine.arrays)
+            )
+            if still != self.initial_builds:
+                self.initial_builds = still
+                self.query_one(HeaderBanner).set_initial(still)
         self.query_one(HeaderBanner).set_machine(machine)
         if machine is None:
             return

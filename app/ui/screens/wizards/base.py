@@ -211,6 +211,11 @@ class _WizardBase(Screen[ExecutionReport | None]):
         )
 
     def _preview_closed(self, report: ExecutionReport | None) -> None:
+        if report is not None and report.ok and report.plan.kind == "create-array":
+            for screen in self.app.screen_stack:  # the main screen's banner: an initial build
+                note = getattr(screen, "note_initial_build", None)
+                if note is not None and report.plan.target:
+                    note(report.plan.target)
         if report is not None and report.executed:
             self.dismiss(report)
 
