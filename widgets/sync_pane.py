@@ -125,7 +125,8 @@ def members_items(
         cells.append(f"[red]{txt} (slow)[/]" if m.device in slow else txt)
     if cells:
         cells[0] = "members: " + cells[0]
-        cells.append(f"[bright_black]({MEMBERS_WINDOW})[/]")
+        if any(m.device in rates for m in a.members if m.working):  # rates to explain
+            cells.append(f"[bright_black]({MEMBERS_WINDOW})[/]")
     return tuple(cells)
 
 
