@@ -10,6 +10,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from app.parsers.blkid import parse_blkid_export
 from backends.replay import ReplayBackend
 from backends.simulated import SimClock, SimulatedBackend
@@ -85,3 +87,28 @@ def test_parser_bounds() -> None:
         ("vdb", "ext4", None),
         ("vdc", "xfs", None),
     ]
+
+
+def test_blkid_asks_a_device_once_per_recheck_period(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """blkid -p reads the device: a blank disk is not asked at every probe (it would keep a
+    spun-down disk awake), only again after BLKID_RECHECK_S."""
+    from backends.linux import probe as linux_probe
+
+    be = ReplayBackend(_with_vdb(tmp_path, {"returncode": 0, "stdout": EXPORT, "stderr": ""}))
+    calls: list[tuple[str, ...]] = []
+    run = be.source.run
+
+    def counting(argv, **kw):  # type: ignore[no-untyped-def]
+        if argv[0] == "blkid":
+            calls.append(tuple(argv))
+        return run(argv, **kw)
+
+    monkeypatch.setattr(be.source, "run", counting)
+    for _ in range(3):
+        assert "vdb" in {f.device for f in be.probe().filesystems}
+    assert len(calls) == 1
+    monkeypatch.setattr(linux_probe, "BLKID_RECHECK_S", 0.0)
+    be.probe()
+    assert len(calls) == 2
