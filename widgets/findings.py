@@ -106,6 +106,7 @@ class FindingsPane(DataTable[Text | str]):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes, cursor_type="row", zebra_stripes=True)
         self._findings: tuple[Finding, ...] = tuple(sorted(findings, key=Finding.sort_key))
+        self._shown: tuple[Finding, ...] | None = None  # the last set_findings shown
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -145,11 +146,15 @@ class FindingsPane(DataTable[Text | str]):
         """Replace the findings (sorted worst first), keeping the cursor on the same finding
         when it is still there."""
         current = self.current
-        self._findings = tuple(sorted(findings, key=Finding.sort_key))
+        new = tuple(sorted(findings, key=Finding.sort_key))
+        if new == self._shown:
+            return  # the same findings as shown (an audit each minute): no new table
+        self._findings = new
         if not self.columns:
             return  # not mounted yet: on_mount fills
         self._columns_for(self.size.width)  # the device column follows the longest device
         self._fill()
+        self._shown = new
         self._keep_cursor_on(current)
         if self.current is not None:  # show the highlighted one in full straight away
             self.post_message(self.Highlighted(self, self.current))
@@ -187,7 +192,7 @@ class FindingsPane(DataTable[Text | str]):
                 title.truncate(title_w, overflow="ellipsis")
             self.add_row(
                 Text(icon if sev_w < SEVERITY_WIDTH else f"{icon} {f.severity}", style=style),
-                f.device or "system",
+                Text(f.device or "system"),  # a str cell would be read as markup
                 title,
                 fix,
                 key=f"{i}:{f.code}:{f.device}",
@@ -244,6 +249,15 @@ class FindingsView(Vertical):
         yield FindingsPane(id="findings-pane")
         with VerticalScroll(id="finding-detail"):
             yield Static(Text("no findings yet (the audit runs after the first probe)", "dim"))
+
+    def on_mount(self) -> None:
+        if hasattr(type(self.app), "findings"):  # bound to the shown host's (RaidmanApp)
+            self.watch(self.app, "findings", self._found, init=False)
+            if self.app.findings:  # type: ignore[attr-defined]  # a host reopened: at once
+                self._found(self.app.findings)  # type: ignore[attr-defined]
+
+    def _found(self, findings: tuple[Finding, ...]) -> None:
+        self.query_one(FindingsPane).set_findings(findings)
 
     def on_findings_pane_emptied(self, event: FindingsPane.Emptied) -> None:
         self.query_one("#finding-detail Static", Static).update(NO_FINDINGS)

@@ -32,6 +32,12 @@ KNOWN_KINDS = frozenset(
         "audit-mdadm-conf",
         "audit-scheduler",
         "audit-stripe-cache",
+        "prepare",
+        "array-stop",
+        "array-assemble",
+        "array-delete",
+        "wipe",
+        "mount",
     }
 )
 
@@ -46,6 +52,9 @@ NEVER_DESTROY = frozenset(
         "stripe-cache",
         "boost",
         "boost-restore",
+        "array-stop",
+        "array-assemble",
+        "mount",
         *(k for k in KNOWN_KINDS if k.startswith("audit-")),
     }
 )

@@ -16,8 +16,9 @@ from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartAttribute, SmartReading
 from app.monitor import WearMonitor
 from app.wear.delta import sync_wear
+from app.wear.records import SyncMember
 from app.wear.report import smart_json, syncs_json
-from app.wear.snapshots import SnapshotStore, SyncMember
+from app.wear.snapshots import SnapshotStore
 
 EVO_850_500 = 500_107_862_016
 

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from backends.simulated.programs.devices import resolve, signatures
+from backends.simulated.state import SimState
+
 PARTITION_TABLES = frozenset({"gpt", "dos", "PMBR"})
 
 
@@ -22,9 +25,7 @@ def _usage(kind: str) -> str:
     return "filesystem"
 
 
-def blkid(st: object, args: Sequence[str], stdin: str | None) -> tuple[int, str, str]:
-    from backends.simulated.commands import resolve, signatures  # registered there: no cycle
-
+def blkid(st: SimState, args: Sequence[str], stdin: str | None) -> tuple[int, str, str]:
     fmt = "full"
     tags: list[str] = []
     devices: list[str] = []
@@ -46,12 +47,12 @@ def blkid(st: object, args: Sequence[str], stdin: str | None) -> tuple[int, str,
         return 4, "", "blkid: the demo needs a device: blkid -p DEVICE\n"
     out, err, rc = "", "", 0
     for path in devices:
-        dev = resolve(st, path)  # type: ignore[arg-type]
+        dev = resolve(st, path)
         if dev is None:
             err += f"blkid: error: {path}: No such file or directory\n"
             rc = 2
             continue
-        sigs = signatures(st, dev)  # type: ignore[arg-type]
+        sigs = signatures(st, dev)
         found = next(((t, u, lab) for _o, t, u, lab in sigs if t not in PARTITION_TABLES), None)
         if found is None:
             rc = 2

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from textual import on
+import contextlib
+
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Label, Select, Static
@@ -52,6 +54,10 @@ def actions_note(machine: Machine, array: str | None) -> str:
     return "; ".join(why)
 
 
+def limit_label(which: str, now: str) -> str:
+    return f"limits: {which} KiB/s (global now: {now})"
+
+
 class SyncWizard(_WizardBase):
     TITLE_TEXT = "Sync actions and tuning"
     FIRST_FIELD = "#sy-action"
@@ -76,11 +82,10 @@ class SyncWizard(_WizardBase):
         choices = action_choices(self.machine, self.array)
         yield Select(choices, value=choices[0][1], allow_blank=False, id="sy-action")
         yield Static(actions_note(self.machine, self.array), id="sy-note", classes="wz-hint")
-        lo, hi = self._now("min"), self._now("max")
         with Vertical(classes="wz-field", id="sy-f-limits"):
-            yield Label(f"limits: min KiB/s (global now: {lo})")
+            yield Label(limit_label("min", "reading…"), id="sy-min-now")
             yield Input(placeholder="empty: unchanged", id="sy-min", type="integer")
-            yield Label(f"limits: max KiB/s (global now: {hi})")
+            yield Label(limit_label("max", "reading…"), id="sy-max-now")
             yield Input(placeholder="empty: unchanged", id="sy-max", type="integer")
         with Vertical(classes="wz-field", id="sy-f-stripe-cache"):
             yield Label("stripe cache entries (17..32768; memory = entries × 4 KiB × members)")
@@ -89,6 +94,18 @@ class SyncWizard(_WizardBase):
     def on_mount(self) -> None:
         super().on_mount()
         self._show_fields()
+        self._read_limits()
+
+    @work(thread=True, exclusive=True, group="wizard-limits", exit_on_error=False)
+    def _read_limits(self) -> None:
+        """The global limits in force, read through the backend (not on the UI thread)."""
+        now = {which: self._now(which) for which in ("min", "max")}
+        with contextlib.suppress(RuntimeError):  # the app is shutting down
+            self.app.call_from_thread(self._limits_read, now)
+
+    def _limits_read(self, now: dict[str, str]) -> None:
+        for which, value in now.items():
+            self.query_one(f"#sy-{which}-now", Label).update(limit_label(which, value))
 
     @on(Select.Changed, "#sy-array")
     def _array_changed(self) -> None:
