@@ -59,7 +59,7 @@ TRANSPORT_HINTS: dict[str, str] = {
 
 def both_bytes(n: int) -> str:
     """Decimal as vendors rate endurance, IEC as the rest of raidman: "1.62 TB (1.5 TiB)"."""
-    return f"{units.human_bytes(n)} ({human_bytes(n)})"
+    return f"{human_bytes(n, decimal=True)} ({human_bytes(n)})"
 
 
 def _field(text: Text, label: str, value: str | Text, style: str = "") -> None:
