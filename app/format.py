@@ -60,6 +60,19 @@ def speed(kib_s: int | float | None) -> str:
     return f"{human_bytes(int(kib_s * 1024))}/s"
 
 
+def middle_ellipsis(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells, its middle replaced by "…" (both ends of a UUID
+    stay recognisable): "6f1c2a3b…e202d2a2"."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    keep = width - 1
+    head = (keep + 1) // 2
+    tail = keep - head
+    return text[:head] + "…" + (text[-tail:] if tail else "")
+
+
 def percent(fraction: float | None) -> str:
     return "?" if fraction is None else f"{fraction * 100:.1f}%"
 

@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from app.format import human_bytes, percent, sectors, speed
+from app.format import human_bytes, middle_ellipsis, percent, sectors, speed
 from app.model.devices import Disk, SyncStatus
 
 # fields holding a byte count that is a small "geometry" figure (shown as exact bytes first)
@@ -132,14 +132,21 @@ def field_table(
         table.title = title
         table.title_style = "bold underline"
         table.title_justify = "left"
-    for f in dataclasses.fields(obj):
-        if f.name in skip or f.name.startswith("_"):
-            continue
+    fields = [
+        f for f in dataclasses.fields(obj) if f.name not in skip and not f.name.startswith("_")
+    ]
+    # the value column of a narrow pane: a UUID is cut in its middle to one row (it folded over
+    # three at 80 columns); the array's Details say it whole below the fields
+    value_w = width - 2 - 1 - max((len(label_of(f.name)) for f in fields), default=0) - 2
+    for f in fields:
         value = getattr(obj, f.name)
         if value is None and f.name in ONLY_WHEN_SET:
             continue
         if isinstance(obj, Disk) and f.name in ("model", "serial", "transport") and not value:
             table.add_row(label_of(f.name), Text(getattr(obj, f"{f.name}_text"), "bright_black"))
+            continue
+        if is_compact(width) and f.name.endswith("uuid") and isinstance(value, str):
+            table.add_row(label_of(f.name), Text(middle_ellipsis(value, max(9, value_w))))
             continue
         table.add_row(label_of(f.name), fmt_value(f.name, value, compact=is_compact(width)))
     return table

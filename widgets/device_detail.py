@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -162,6 +164,8 @@ def _array_head(
     unset = tuple(n for n in ("speed_min_local", "speed_max_local") if getattr(a, n) is None)
     skip = ("members", "sync", *unset)
     parts: list[RenderableType] = [head, field_table(a, skip=skip, width=width)]
+    if is_compact(width) and a.uuid:
+        parts.append(Text(f"uuid {a.uuid}", "bright_black", overflow="fold"))
     if a.data_disks and a.chunk_bytes:
         parts.append(
             Text(
@@ -327,7 +331,7 @@ def render_ref(
     """What the detail pane shows for one tree node, in a pane ``width`` columns wide (0:
     unknown, render everything); ``cache``: see ``array_view``."""
     if ref.kind == "section":
-        return section_view(m, ref.name, superblocks)
+        return section_view(m, ref.name, superblocks, width=width)
     if ref.kind == "vg":
         return vg_view(m, ref.name, width=width)
     if ref.kind == "fs":
@@ -379,43 +383,54 @@ def render_ref(
 
 
 def section_view(
-    m: Machine, section: str, superblocks: Superblocks | None = None
+    m: Machine, section: str, superblocks: Superblocks | None = None, *, width: int = 0
 ) -> RenderableType:
+    """The table of a tree heading (the Arrays one followed by the arrays whose members'
+    superblocks are not assembled). On a narrow pane the columns that name a row (name, size)
+    keep their width and the rest give way: at 80 columns the Disks table squeezed name and
+    size to "…" for the sake of transport and phys/log."""
+    narrow = is_compact(width)
     if section == "Disks":
-        t = Table(title="disks", title_justify="left")
-        for col in ("name", "size", "model", "serial", "transport", "type", "phys/log"):
-            t.add_column(col, no_wrap=True)
+        cols: tuple[str, ...] = ("name", "size", "type", "model") if narrow else (
+            "name", "size", "model", "serial", "transport", "type", "phys/log"
+        )  # fmt: skip
+        rows: list[dict[str, str | Text]] = []
         for d in m.disks:
             if not d.is_storage:  # as the tree and `raidman report`
                 continue
-            t.add_row(
-                d.name,
-                human_bytes(d.size_bytes),
-                d.model or "—",
-                d.serial or "—",
-                d.transport or "—",
+            kind = (
                 {True: "HDD", False: "SSD"}.get(d.rotational, "—")
                 if d.rotational is not None
-                else "—",
-                f"{d.physical_sector}/{d.logical_sector}",
+                else "—"
             )
-        return t
+            rows.append({
+                "name": d.name,
+                "size": human_bytes(d.size_bytes),
+                "model": d.model or "—",
+                "serial": d.serial or "—",
+                "transport": d.transport or "—",
+                "type": kind,
+                "phys/log": f"{d.physical_sector}/{d.logical_sector}",
+            })  # fmt: skip
+        return section_table("disks", cols, rows, narrow)
     if section == "Arrays":
-        t = Table(title="arrays", title_justify="left")
-        for col in ("name", "level", "size", "state", "map", "sync"):
-            t.add_column(col, no_wrap=True)
+        cols = ("name", "level", "state", "sync") if narrow else (
+            "name", "level", "size", "state", "map", "sync"
+        )  # fmt: skip
+        rows = []
         for a in m.arrays:
             sync = "—"
             if a.sync is not None and a.sync.active:
                 sync = f"{a.sync.action} {percent(a.sync.fraction)}"
-            t.add_row(
-                a.name,
-                a.level,
-                human_bytes(a.size_bytes),
-                Text(a.array_state or "?", array_state_colour(a)),
-                mdstat_map(a),
-                sync,
-            )
+            rows.append({
+                "name": a.name,
+                "level": a.level,
+                "size": human_bytes(a.size_bytes),
+                "state": Text(a.array_state or "?", array_state_colour(a)),
+                "map": mdstat_map(a),
+                "sync": sync,
+            })  # fmt: skip
+        t = section_table("arrays", cols, rows, narrow)
         strays = stray_lines(superblocks)
         return Group(t, *strays) if strays else t
     if section == "Volume groups":
@@ -432,6 +447,25 @@ def section_view(
             )
         return t
     return Text(section, "bold")
+
+
+def section_table(
+    title: str, cols: Sequence[str], rows: Sequence[Mapping[str, str | Text]], narrow: bool
+) -> Table:
+    """A heading's table. On a narrow pane without the box lines (7 cells for 6 columns), and
+    every column but the last as wide as its widest cell: the last one gives way."""
+    if not narrow:
+        t = Table(title=title, title_justify="left")
+        for col in cols:
+            t.add_column(col, no_wrap=True)
+    else:
+        t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        for i, col in enumerate(cols):
+            keep = max([len(col), *(Text(str(r[col])).cell_len for r in rows)])
+            t.add_column(col, no_wrap=True, min_width=keep if i < len(cols) - 1 else None)
+    for r in rows:
+        t.add_row(*(r[c] for c in cols))
+    return t
 
 
 class DeviceDetail(VerticalScroll):

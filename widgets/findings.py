@@ -22,6 +22,30 @@ SEVERITY_STYLE: dict[str, str] = {
 SEVERITY_ICON: dict[str, str] = {"error": "✖", "warning": "▲", "advice": "●"}
 
 
+SEVERITY_WIDTH = 9  # "▲ warning"
+FIX_WIDTH = 6  # "manual"
+TITLE_AT_LEAST = 24  # below this the severity word gives way to its icon
+
+
+def short_title(f: Finding) -> str:
+    """The title without the "sdb: " it starts with when the device column says it already."""
+    head = f"{f.device}: "
+    return f.title[len(head) :] if f.device and f.title.startswith(head) else f.title
+
+
+def finding_columns(width: int, findings: Iterable[Finding]) -> tuple[int, int, int | None, int]:
+    """(severity, device, title, fix) column widths for a table ``width`` cells wide (0: not
+    laid out yet, the title as long as it is). Every column has one cell of padding each side
+    and the vertical scrollbar takes two."""
+    devices = [len(f.device or "system") for f in findings]
+    dev = max(6, min(12, max(devices, default=6)))
+    if width <= 0:
+        return (SEVERITY_WIDTH, dev, None, FIX_WIDTH)
+    left = width - 2 * 4 - 2 - dev - FIX_WIDTH
+    sev = SEVERITY_WIDTH if left - SEVERITY_WIDTH >= TITLE_AT_LEAST else 1
+    return (sev, dev, max(8, left - sev), FIX_WIDTH)
+
+
 class FindingsPane(DataTable[Text | str]):
     """A DataTable of findings: severity, device, title, whether a fix plan is offered."""
 
@@ -88,12 +112,35 @@ class FindingsPane(DataTable[Text | str]):
     def findings(self) -> tuple[Finding, ...]:
         return self._findings
 
+    _widths: tuple[int, int, int | None, int] | None = None
+
     def on_mount(self) -> None:
-        self.add_column("", key="sev", width=9)
-        self.add_column("device", key="device", width=12)
-        self.add_column("finding", key="title")
-        self.add_column("fix", key="fix", width=8)
+        self._columns_for(self.size.width)
         self._fill()
+
+    def on_resize(self) -> None:
+        if self._columns_for(self.size.width):
+            current = self.current
+            self._fill()
+            self._keep_cursor_on(current)
+
+    def _columns_for(self, width: int) -> bool:
+        """Columns that fit ``width`` (cells): the finding's title takes what severity, device
+        and fix leave, cut with an ellipsis (the highlighted one is shown whole below). At 80
+        columns the pane is ~38 wide: the severity is its icon alone and the device column as
+        wide as the longest device (the title was cut to 14 characters, the fix column gone).
+        True when the columns changed."""
+        widths = finding_columns(width, self._findings)
+        if widths == self._widths and self.columns:
+            return False
+        self._widths = widths
+        sev, dev, title, fix = widths
+        self.clear(columns=True)
+        self.add_column("", key="sev", width=sev)
+        self.add_column("device", key="device", width=dev)
+        self.add_column("finding", key="title", width=title)
+        self.add_column("fix", key="fix", width=fix)
+        return True
 
     def set_findings(self, findings: Iterable[Finding]) -> None:
         """Replace the findings (sorted worst first), keeping the cursor on the same finding
@@ -105,17 +152,21 @@ class FindingsPane(DataTable[Text | str]):
         self._findings = new
         if not self.columns:
             return  # not mounted yet: on_mount fills
+        self._columns_for(self.size.width)  # the device column follows the longest device
         self._fill()
         self._shown = new
+        self._keep_cursor_on(current)
+        if self.current is not None:  # show the highlighted one in full straight away
+            self.post_message(self.Highlighted(self, self.current))
+        else:
+            self.post_message(self.Emptied(self))
+
+    def _keep_cursor_on(self, current: Finding | None) -> None:
         if current is not None:
             for i, f in enumerate(self._findings):
                 if f.key == current.key:
                     self.move_cursor(row=i)
                     break
-        if self.current is not None:  # show the highlighted one in full straight away
-            self.post_message(self.Highlighted(self, self.current))
-        else:
-            self.post_message(self.Emptied(self))
 
     @property
     def current(self) -> Finding | None:
@@ -126,6 +177,7 @@ class FindingsPane(DataTable[Text | str]):
 
     def _fill(self) -> None:
         self.clear()
+        sev_w, _, title_w, _ = self._widths or finding_columns(0, self._findings)
         for i, f in enumerate(self._findings):
             style = SEVERITY_STYLE[f.severity]
             if f.fix is not None:
@@ -134,10 +186,14 @@ class FindingsPane(DataTable[Text | str]):
                 fix = Text("manual", style="dim red")
             else:
                 fix = Text("—", style="dim")
+            icon = SEVERITY_ICON[f.severity]
+            title = Text(short_title(f))
+            if title_w is not None:
+                title.truncate(title_w, overflow="ellipsis")
             self.add_row(
-                Text(f"{SEVERITY_ICON[f.severity]} {f.severity}", style=style),
+                Text(icon if sev_w < SEVERITY_WIDTH else f"{icon} {f.severity}", style=style),
                 Text(f.device or "system"),  # a str cell would be read as markup
-                Text(f.title),
+                title,
                 fix,
                 key=f"{i}:{f.code}:{f.device}",
             )

@@ -3,7 +3,7 @@ plus the notes bar (what the probe could not do)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from rich.text import Text
 from textual import events
@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from app.model.devices import Machine, ProbeNote
-from app.rollup import degraded_item, degraded_part, rollup, sync_item, syncing_part
+from app.rollup import Rollup, degraded_item, degraded_part, rollup, sync_item, syncing_part
 
 
 def banner_text(
@@ -19,30 +19,61 @@ def banner_text(
     *,
     expanded: bool = False,
     stalled: Mapping[str, float] | None = None,
+    width: int | None = None,
+    initial: Collection[str] = (),
 ) -> Text | None:
     """Degraded arrays in red, then syncing arrays in yellow; None if calm. One line (a roll-up
-    when more than a couple of arrays are in trouble) unless ``expanded``: one line per array."""
-    r = rollup(machine)
+    when more than a couple of arrays are in trouble) unless ``expanded``: one line per array.
+
+    ``width``: the cells the line has. When the full words do not fit, shorter ones are tried
+    (labels, then the level and punctuation) so a sync's speed and ETA stay on an 80-column
+    screen: the words are shortened, never the numbers."""
+    r = rollup(machine, initial)
     if r.calm:
         return None
+    if expanded:
+        return _banner(r, expanded=True, stalled=stalled, labels="long", short=False)
+    tiers = (("long", False), ("long", True), ("word", True), ("mark", True))
     t = Text()
+    for labels, short in tiers:
+        t = _banner(r, expanded=False, stalled=stalled, labels=labels, short=short)
+        if width is None or t.cell_len <= width:
+            break
+    return t
+
+
+def _banner(
+    r: Rollup,
+    *,
+    expanded: bool,
+    stalled: Mapping[str, float] | None,
+    labels: str,
+    short: bool,
+) -> Text:
+    t = Text()
+    gap = "  " if labels == "long" else " "
+    words = {"long": (" ✖ DEGRADED: ", " ⟳ SYNCING: "), "word": ("✖ DEGRADED", "⟳ SYNCING")}
+    degraded_label, syncing_label = words.get(labels, ("✖", "⟳"))
     if r.degraded:
-        t.append(" ✖ DEGRADED: ", "bold white on red")
+        t.append(degraded_label, "bold white on red")
         if expanded:
             for a in r.degraded:
                 t.append(f"\n   {degraded_item(a)}", "bold red")
             t.append("\n")
         else:
-            t.append(" " + degraded_part(r) + " ", "bold red")
+            t.append(
+                " " + degraded_part(r, short=short) + (" " if labels == "long" else ""), "bold red"
+            )
     if r.syncing:
         if t and not expanded:
-            t.append("  ")
-        t.append(" ⟳ SYNCING: ", "bold black on yellow")
+            t.append(gap)
+        t.append(syncing_label, "bold black on yellow")
         if expanded:
             for a in r.syncing:
-                t.append(f"\n   {sync_item(a, stalled)}", "bold yellow")
+                item = sync_item(a, stalled, initial=a.name in r.initial)
+                t.append(f"\n   {item}", "bold yellow")
         else:
-            t.append(" " + syncing_part(r, stalled=stalled), "bold yellow")
+            t.append(" " + syncing_part(r, stalled=stalled, short=short), "bold yellow")
     return t
 
 
@@ -72,11 +103,18 @@ class HeaderBanner(Static):
         self.machine: Machine | None = None
         self.fleet: str | None = None  # several hosts: the others' trouble (app.fleet)
         self.stalled: Mapping[str, float] = {}  # array -> seconds its sync has not moved
+        self.initial: frozenset[str] = frozenset()  # arrays raidman created (initial builds)
 
     def set_stalled(self, stalled: Mapping[str, float]) -> None:
         """The syncs with no progress for a while (``SyncView.stalled``), said in the banner."""
         if dict(stalled) != dict(self.stalled):
             self.stalled = dict(stalled)
+            self._redraw()
+
+    def set_initial(self, names: frozenset[str]) -> None:
+        """Arrays raidman created this session: a RAID-5's initial build is no DEGRADED."""
+        if names != self.initial:
+            self.initial = names
             self._redraw()
 
     def set_backend(self, name: str, read_only_reason: str | None) -> None:
@@ -108,8 +146,11 @@ class HeaderBanner(Static):
             t.append(f"  {self.fleet}", "bold red")
         return t
 
+    def on_resize(self, event: events.Resize) -> None:
+        self._redraw()  # the banner's words depend on the width it has
+
     def on_click(self, event: events.Click) -> None:
-        r = rollup(self.machine)
+        r = rollup(self.machine, self.initial)
         if r.calm:
             return
         self.expanded = not self.expanded
@@ -120,7 +161,14 @@ class HeaderBanner(Static):
 
     def _redraw(self) -> None:
         t = self.title_text()
-        b = banner_text(self.machine, expanded=self.expanded, stalled=self.stalled)
+        width = self.content_region.width or None
+        b = banner_text(
+            self.machine,
+            expanded=self.expanded,
+            stalled=self.stalled,
+            width=width,
+            initial=self.initial,
+        )
         if b is not None:
             t.append("\n")
             t.append_text(b)

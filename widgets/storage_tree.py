@@ -62,8 +62,11 @@ class StorageTree(Tree[NodeRef]):
     ]
     HISTORY: ClassVar[int] = 50  # jumps remembered for "back"
 
+    # The cursor stays visible while the focus is on the panes (tab keys): Tree's blurred
+    # cursor is a faint tint that vanished on most terminals at 200x60.
     DEFAULT_CSS = """
     StorageTree { scrollbar-size-vertical: 1; }
+    StorageTree > .tree--cursor { background: $block-cursor-background 45%; text-style: bold; }
     """
 
     class Highlighted(Message):
@@ -230,6 +233,7 @@ class StorageTree(Tree[NodeRef]):
         if remember and here is not None and here.key != key and here.key in self._spec_by_key:
             self._history.append(here.key)
             del self._history[: -self.HISTORY]
+            self.refresh_bindings()  # the footer's "⌫ Back" appears with the first jump
         node = self.reveal(key)
         if node is None:
             return False
@@ -287,7 +291,9 @@ class StorageTree(Tree[NodeRef]):
         while self._history:
             key = self._history.pop()
             if self.go_to(key):
+                self.refresh_bindings()
                 return
+        self.refresh_bindings()
         self.notify("no earlier place to go back to", timeout=2)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -76,6 +76,15 @@ def spark_markup(speeds: tuple[float, ...], width: int) -> str:
     return f"[cyan]{cells}[/] [bright_black]max {speed(top)}[/]"
 
 
+# The two speeds on a card are averaged over different windows, so they disagree for a while
+# after any change (a boost: ~20 s): md's sync_speed is the progress since the oldest of its
+# marks (md.c sync_speed_show: (curr_mark_cnt - resync_mark_cnt) / (jiffies - resync_mark);
+# md_do_sync keeps SYNC_MARKS = 10 marks SYNC_MARK_STEP = 3 s apart: up to 30 s), the members'
+# rates are their kernel I/O counters between raidman's last two samples.
+PROGRESS_WINDOW = "md's mean over ≤30 s"
+MEMBERS_WINDOW = "their rates: since the last sample"
+
+
 def progress_items(v: SyncView, eta_s: float | None = None) -> tuple[str, ...]:
     """Most important first, so a narrow terminal still shows percent, ETA and speed on the
     first line. ``eta_s``: the sync model's ETA (app.sync.limits), else md's own."""
@@ -84,7 +93,7 @@ def progress_items(v: SyncView, eta_s: float | None = None) -> tuple[str, ...]:
     items = [
         percent(v.fraction),
         f"ETA {duration(v.eta_s if eta_s is None else eta_s)}",
-        f"{speed(v.speed_kib_s)} progress",
+        f"{speed(v.speed_kib_s)} progress ({PROGRESS_WINDOW})",
         f"{done} / {total}",
     ]
     if v.stalled:  # first after the percent: the one fact that matters then
@@ -124,6 +133,8 @@ def members_items(
         cells.append(f"[red]{txt} (slow)[/]" if m.device in slow else txt)
     if cells:
         cells[0] = "members: " + cells[0]
+        if any(m.device in rates for m in a.members if m.working):  # rates to explain
+            cells.append(f"[bright_black]({MEMBERS_WINDOW})[/]")
     return tuple(cells)
 
 

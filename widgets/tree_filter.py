@@ -1,4 +1,4 @@
-"""``/`` on the tree: a one-line filter at the top of the screen, applied as you type.
+"""``/`` on the tree: a one-line filter at the bottom of the screen, applied as you type.
 
 Enter keeps the filter (the tree's first line shows it; ``esc`` on the tree clears it), Esc here
 clears it and closes.
@@ -28,10 +28,15 @@ class FilterTarget(Protocol):
 
 
 class TreeFilterScreen(ModalScreen[str]):
+    # At the bottom, over the footer while typing: at the top it covered the title and the
+    # degraded/syncing banner. No border, also when focused (Input's own :focus border is
+    # tall: in one row it showed only its top edge, none of the typed text).
     DEFAULT_CSS = """
-    TreeFilterScreen { align: left top; background: transparent; }
-    TreeFilterScreen > Input { dock: top; width: 100%; height: 1; border: none; padding: 0 1;
-                               background: $accent-darken-2; }
+    TreeFilterScreen { align: left bottom; background: transparent; }
+    TreeFilterScreen > Input, TreeFilterScreen > Input:focus {
+        dock: bottom; width: 100%; height: 1; border: none; padding: 0 1;
+        background: $accent-darken-2;
+    }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear", "Clear filter"),

@@ -37,6 +37,7 @@ the host (``logger -t raidman``).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
@@ -213,6 +214,20 @@ def keep_benchmark(plan: Plan, report: Any, backend: Backend, args: argparse.Nam
         store.close()
 
 
+def made_on_backend(data: bytes) -> str | None:
+    """The backend a plan file says it was made on ("linux", "demo: raid6-wd"); None for a
+    file from before raidman recorded it. ``data``: the file's bytes, which passed
+    ``parse_plan_bytes`` already. Untrusted: escaped and bounded."""
+    try:
+        raw = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    value = raw.get("backend") if isinstance(raw, dict) else None
+    if not isinstance(value, str):
+        return None
+    return escape_controls(value[:200])
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         plan, declared, data = _load(args.plan)
@@ -250,6 +265,15 @@ def run(args: argparse.Namespace) -> int:
         where = f"host {made_for}" if made_for else "this machine"
         return _refused([f"the plan was made for {where}, not {host or 'this machine'}"])
     backend = make_backend(args)
+    made_on = made_on_backend(data)
+    if made_on is not None and made_on != backend.name:
+        # a plan saved in a demo names the demo's arrays and disks: never run it elsewhere
+        return _refused(
+            [
+                f"the plan was made on {made_on}, not on {escape_controls(backend.name)}: "
+                "make it again here (raidman plan ...)"
+            ]
+        )
     try:
         machine = backend.probe()
     except Exception as e:

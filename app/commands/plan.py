@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -235,6 +236,17 @@ def _benchmarked_chunk(devices: tuple[str, ...], workload: str) -> int:
     return chunk
 
 
+def cli_defaults_note(left_out: list[str]) -> str:
+    """The TUI's create wizard has mdadm.conf and the initramfs ticked; the CLI adds them only
+    when asked: said, so the two do not differ without a word."""
+    what = {"--conf": "append the ARRAY line to mdadm.conf", "--initramfs": "update the initramfs"}
+    return (
+        f"not in this plan: {' and '.join(what[o] for o in left_out)} (the TUI's create wizard "
+        f"does both by default; here add {' '.join(left_out)}): without them the array may come "
+        "back under another md number after a reboot, or not be assembled in early boot"
+    )
+
+
 def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
     """The plan the parsed options ask for. Raises PlanError for unusable input."""
     w = args.wizard
@@ -245,7 +257,7 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
         if args.conf:
             conf, scan = read_conf_and_scan(backend, args.conf_path)
         fs = _fs_params(args)
-        return build_create_array(
+        plan = build_create_array(
             machine,
             CreateArrayParams(
                 level=args.level,
@@ -270,6 +282,12 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
             current_conf=conf,
             current_scan=scan,
         )
+        left_out = [
+            o for o, on in (("--conf", args.conf), ("--initramfs", args.initramfs)) if not on
+        ]
+        if left_out:
+            plan = replace(plan, notes=(*plan.notes, cli_defaults_note(left_out)))
+        return plan
     if w == "filesystem":
         return build_filesystem(machine, args.array, _fs_params(args))
     if w == "member":
@@ -370,7 +388,7 @@ def run(args: argparse.Namespace) -> int:
     plan = current_consequences(plan, machine, backend)
     pf = preflight_for(plan, machine, backend)
     host = _host(args)
-    text = plan_file_text(plan, pf, host=host)
+    text = plan_file_text(plan, pf, host=host, backend=backend.name)
     if args.out:
         try:  # never through a symlink, never over another user's file (app.statefiles)
             statefiles.write_text(Path(args.out), text, mode=0o600, what="plan file", output=True)

@@ -63,6 +63,7 @@ PLAN_KEYS = frozenset(
         "digest",
         "preflight",
         "host",
+        "backend",  # the backend it was made on: apply refuses it on another (app.commands.apply)
         "disks",
         "consequences",  # written for the reader, never read back: recomputed from the machine
     }

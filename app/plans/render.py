@@ -16,6 +16,7 @@ from app.plans.lifecycle_checks import lifecycle_refusals
 from app.plans.plan import Plan, escape_controls
 from app.plans.plan_devices import argv_devices
 from app.plans.preflight import Issue, Preflight, check, check_busy, check_smart, strip_dev
+from app.plans.targets import missing_targets
 
 
 def format_plan(plan: Plan, preflight: Preflight | None = None) -> str:
@@ -102,14 +103,19 @@ def preflight_json(pf: Preflight) -> dict[str, list[dict[str, str]]]:
     }
 
 
-def plan_file_text(plan: Plan, preflight: Preflight, *, host: str | None = None) -> str:
+def plan_file_text(
+    plan: Plan, preflight: Preflight, *, host: str | None = None, backend: str | None = None
+) -> str:
     """The plan file ``raidman plan --json``/``--out`` and the TUI's save write, and
-    ``raidman apply`` reads: ``Plan.to_json()`` (with its digest) plus the pre-flight found, and
-    the host it was made for (``--host``: apply refuses to run it on another machine)."""
+    ``raidman apply`` reads: ``Plan.to_json()`` (with its digest) plus the pre-flight found, the
+    host it was made for (``--host``: apply refuses to run it on another machine) and the
+    backend it was made on ("linux", "demo: raid6-wd": apply refuses it on another one)."""
     data = plan.to_json()
     data["preflight"] = preflight_json(preflight)
     if host is not None:
         data["host"] = host
+    if backend is not None:
+        data["backend"] = backend
     return json.dumps(data, indent=2) + "\n"
 
 
@@ -120,7 +126,8 @@ def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Pref
     The devices, level, layout and array come from the argv (``plan_devices.argv_devices``), never
     from the plan's ``params`` or ``kind``: a saved plan is checked for what it would really run."""
     dev = argv_devices(plan, machine)
-    busy = check_busy(machine, (s.argv for s in plan.steps))
+    # an array or member the argv names that is not on this machine (a plan saved elsewhere)
+    busy = missing_targets(plan, machine) + check_busy(machine, (s.argv for s in plan.steps))
     busy += lifecycle_refusals(machine, dev.stopped, dev.erased)
     # a re-added member and a replacement already in as a spare are written too: SMART must pass
     targets = [*dev.overwrites, *dev.written]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterable
+import time
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import ModuleType
 from typing import Any
@@ -30,9 +32,10 @@ from app.model.devices import (
     VolumeGroup,
 )
 from app.model.usage import MOUNTS, KernelUsage
+from app.parsers.blkid import BlkidEntry, parse_blkid_export
 from app.parsers.errors import ParseError
 from app.parsers.fsinfo import FsInfo, fs_info_argv, parse_fs_info, with_geometry
-from app.parsers.lsblk import LSBLK_COLUMNS, LsblkNode, parse_lsblk
+from app.parsers.lsblk import LSBLK_COLUMNS, NOT_FILESYSTEMS, LsblkNode, parse_lsblk
 from backends.base import CommandResult
 from backends.linux.md import (
     SYS_BLOCK,
@@ -249,6 +252,113 @@ def mounted_untyped(
     return tuple(out)
 
 
+BLKID_ARGV = ("blkid", "-p", "-o", "export")
+BLKID_AT_MOST = 64  # devices probed in one blkid run (each opens the device and reads its start)
+BLKID_TIMEOUT = 20.0
+# A device's answer is kept this long per source (device name, maj:min, size): blkid -p reads
+# the device, and asking at every probe would keep a spun-down blank disk awake.
+BLKID_RECHECK_S = 600.0
+_BlkidKey = tuple[str, str | None, int | None]
+_blkid_seen: weakref.WeakKeyDictionary[Source, dict[_BlkidKey, tuple[float, BlkidEntry | None]]]
+_blkid_seen = weakref.WeakKeyDictionary()
+
+
+def _blkid_cache(source: Source) -> dict[_BlkidKey, tuple[float, BlkidEntry | None]]:
+    try:
+        return _blkid_seen.setdefault(source, {})
+    except TypeError:  # a source that cannot be weakly referenced: no memory, ask every time
+        return {}
+
+
+def unmounted_untyped(
+    source: Source,
+    nodes: Mapping[str, LsblkNode],
+    filesystems: tuple[Filesystem, ...],
+    edges: Sequence[tuple[str, str]],
+    usage: KernelUsage,
+    notes: list[ProbeNote],
+) -> tuple[Filesystem, ...]:
+    """The filesystems on devices that lsblk did not type and the kernel has not mounted
+    (without udev lsblk's FSTYPE is empty: an ext4 on /dev/vdb showed as a bare disk), read from
+    the superblock by ``blkid -p`` through the backend, one run for them all. Only devices with
+    nothing on top of them (no partitions, array, mapping or holder), swap included as the
+    type blkid says; what is an md or LVM member is not a filesystem."""
+    typed = {f.device for f in filesystems}
+    below = {lower for lower, _ in edges}
+    held = {dev for dev, _ in usage.holders}
+    cands = sorted(
+        n.name
+        for n in nodes.values()
+        if n.name not in typed
+        and n.name not in below
+        and n.name not in held
+        and not n.fstype
+        and n.type not in ("rom", "loop")
+        and (n.size_bytes or 0) > 0
+    )[:BLKID_AT_MOST]
+    if not cands:
+        return ()
+    seen = _blkid_cache(source)
+    now = time.monotonic()
+    keys = {n: (n, nodes[n].maj_min, nodes[n].size_bytes) for n in cands}
+    known = {
+        n: seen[k][1] for n, k in keys.items() if k in seen and now - seen[k][0] < BLKID_RECHECK_S
+    }
+    ask = [n for n in cands if n not in known]
+    found: tuple[BlkidEntry, ...] = tuple(e for e in known.values() if e is not None)
+    if ask:
+        got = _run_blkid(source, ask, notes)
+        if got is None:
+            return ()
+        by_dev = {e.device: e for e in got}
+        for n in ask:
+            seen[keys[n]] = (now, by_dev.get(n))
+        found += got
+    wanted = set(cands)
+    out: list[Filesystem] = []
+    for ent in found:
+        if ent.device not in wanted or not ent.type:
+            continue
+        if ent.type.endswith("_member") or ent.type in NOT_FILESYSTEMS or ent.usage == "raid":
+            continue
+        wanted.discard(ent.device)
+        out.append(
+            Filesystem(
+                device=ent.device,
+                fstype=ent.type,
+                uuid=ent.uuid,
+                label=ent.label,
+                mountpoints=usage.mountpoints(ent.device),
+            )
+        )
+    return tuple(out)
+
+
+def _run_blkid(
+    source: Source, devices: list[str], notes: list[ProbeNote]
+) -> tuple[BlkidEntry, ...] | None:
+    """One ``blkid -p`` for ``devices``; None when it could not answer (a note says why)."""
+    r = source.run([*BLKID_ARGV, *(f"/dev/{n}" for n in devices)], timeout=BLKID_TIMEOUT)
+    if r.returncode == NOT_FOUND:  # no blkid, or a capture made before raidman asked it
+        return None
+    if r.returncode not in (0, 2):  # 2: some device holds nothing blkid knows
+        why = (r.stderr or "").strip().splitlines()
+        notes.append(
+            ProbeNote(
+                "blkid",
+                f"unmounted filesystems lsblk does not type are unknown: "
+                f"{why[0][:120] if why else f'exit {r.returncode}'}",
+                "info",
+            )
+        )
+        return None
+    try:
+        return parse_blkid_export(r.stdout)
+    except ParseError as err:
+        notes.append(ProbeNote("blkid", f"cannot read blkid output: {err}", "info"))
+        return None
+
+
 def probe(source: Source) -> Machine:
     return probe_with_fs_info(source)[0]
 
@@ -369,6 +479,7 @@ def probe_with_fs_info(source: Source) -> tuple[Machine, dict[str, FsInfo | Comm
     # answer, which does not know these (their block size/stride stay unknown)
     if not mounts_unread:
         filesystems += mounted_untyped(usage, filesystems, set(nodes) | {a.name for a in arrays})
+    filesystems += unmounted_untyped(source, nodes, filesystems, edges, usage, notes)
 
     notes.extend(source.take_notes())
     machine = Machine(

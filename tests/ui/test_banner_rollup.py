@@ -4,6 +4,7 @@ arrays took 7 of 24 rows)."""
 
 from __future__ import annotations
 
+from app.format import duration, percent, speed
 from app.rollup import rollup, syncing_part
 from app.ui.app import RaidmanApp
 from backends.simulated import SimClock, SimulatedBackend
@@ -50,3 +51,31 @@ async def test_big_banner_is_one_line_at_80x24_and_a_click_goes_to_the_worst() -
         await wait_for(pilot, lambda: header.region.height > 2)  # every array listed
         await pilot.click(HeaderBanner, offset=(10, 1))
         await wait_for(pilot, lambda: header.region.height == 2)
+
+
+def test_narrow_banner_keeps_speed_and_eta() -> None:
+    """issue 24 item 5: at 80 columns a degraded, rebuilding array's banner ended
+    'recover 0.1% @ 18…'; the words shorten, the numbers stay."""
+    for scenario in ("raid5-cable", "raid6-wd"):
+        m = SimulatedBackend.from_scenario(scenario, clock=SimClock.manual()).probe()
+        wide = banner_text(m)
+        narrow = banner_text(m, width=78)
+        assert wide is not None and narrow is not None
+        assert wide.cell_len > 78 >= narrow.cell_len
+        (a,) = m.syncing_arrays
+        assert a.sync is not None and a.sync.eta_s is not None
+        for number in (percent(a.sync.fraction), speed(a.sync.speed_kib_s), duration(a.sync.eta_s)):
+            assert number in narrow.plain
+        assert "1 missing" in narrow.plain
+
+
+async def test_first_screen_at_80x24_shows_speed_and_eta() -> None:
+    for scenario in ("raid5-cable", "raid6-wd"):
+        backend = SimulatedBackend.from_scenario(scenario, clock=SimClock.manual())
+        app = RaidmanApp(backend, probe_interval=0, sample_interval=0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_ready(pilot)
+            header = app.main.query_one(HeaderBanner)
+            await pilot.pause()
+            line = header.render_line(1).text
+            assert "MiB/s" in line and "ETA" in line and "…" not in line, line

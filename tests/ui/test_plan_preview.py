@@ -108,10 +108,11 @@ async def test_copy_key_puts_the_exact_shell_script_on_the_clipboard(
 
 
 def _sync_plan_file(tmp_path: Path) -> Path:
+    # idle: md127 is resyncing, so a check is refused (md answers EBUSY)
     out = tmp_path / "from-cli.json"
     assert (
         main(
-            ["plan", "sync", "check", "--array", "md127", "--demo", "raid10-evo", "--out", str(out)]
+            ["plan", "sync", "idle", "--array", "md127", "--demo", "raid10-evo", "--out", str(out)]
         )
         == 0
     )

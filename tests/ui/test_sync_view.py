@@ -8,11 +8,12 @@ import pytest
 from textual.pilot import Pilot
 
 from app.format import speed
+from app.sync.tracker import SyncTracker
 from app.ui.app import RaidmanApp
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from backends.simulated import SimClock, SimulatedBackend
 from tests.ui.helpers import screen_lines, wait_for, wait_ready
-from widgets.sync_pane import EventLog, Line, SyncCard, WrapLine
+from widgets.sync_pane import EventLog, Line, SyncCard, WrapLine, progress_items
 
 
 def _app(scenario: str = "raid10-evo") -> tuple[RaidmanApp, SimClock, SimulatedBackend]:
@@ -165,3 +166,22 @@ async def test_sync_start_snapshots_smart_at_once() -> None:
             assert m.serial is not None
             assert store.snapshots_for(m.serial), m
         store.close()
+
+
+def test_card_says_the_two_speeds_use_different_windows() -> None:
+    """issue 24 item 8: after a boost the members' rates and the progress rate disagreed for
+    ~20 s without a word: md's sync_speed is a mean over up to 30 s of marks (md.c
+    sync_speed_show), the members' rates are between two samples; the card says so."""
+    from app.sync.throughput import Rate
+    from widgets.sync_pane import members_items
+
+    be = SimulatedBackend.from_scenario("raid10-evo", clock=SimClock.manual())
+    m = be.probe()
+    (a,) = m.arrays
+    rates = {x.device: Rate(x.device, 1e8, 1e8) for x in a.members}
+    cells = members_items(a.name, m, rates, ())
+    assert cells[0].startswith("members: ") and "since the last sample" in cells[-1]
+    tr = SyncTracker()
+    tr.update(be.sample())
+    (view,) = tr.views()
+    assert any("md's mean over ≤30 s" in item for item in progress_items(view))

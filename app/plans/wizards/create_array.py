@@ -223,6 +223,14 @@ def build_create_array(
         )
     if spares and level not in levels.REDUNDANT:
         raise PlanError(f"{level} has no redundancy: spares make no sense")
+    missing = [d for d in (*devices, *spares) if machine.device(d) is None]
+    if missing:
+        # before a plan is printed (it printed the whole plan and "type the target's name"
+        # above pre-flight's refusal of devices that do not exist)
+        raise PlanError(
+            f"no such block device on this machine: {', '.join(missing)} "
+            "(raidman report lists the disks and partitions)"
+        )
     name = params.name if params.name else free_name(machine)
     if not _NAME_RE.fullmatch(name):
         raise PlanError(f"invalid array name {name!r}: letters, digits, _ . - (up to 32)")

@@ -63,17 +63,40 @@ def repair_note(level: str) -> str:
     )
 
 
+def busy_with(a: MdArray) -> str | None:
+    """The sync action ``a`` is running (md answers EBUSY to a check or repair meanwhile)."""
+    return a.sync.action if a.sync is not None and a.sync.active else None
+
+
+def offered_actions(a: MdArray | None) -> tuple[str, ...]:
+    """What the sync wizard offers for ``a`` (None: the global limits only): check and repair
+    only on an idle array with redundancy, the stripe cache only on RAID-4/5/6 (md has it for
+    raid456 alone), idle/frozen and the speed limits on any array."""
+    if a is None:
+        return ("limits",)
+    out: list[str] = []
+    if a.has_redundancy and not busy_with(a):
+        out += ["check", "repair"]
+    out += ["idle", "frozen", "limits"]
+    if a.level in levels.PARITY:
+        out.append("stripe-cache")
+    return tuple(out)
+
+
 def build_sync_action(machine: Machine, array: str, action: str) -> Plan:
     a = _array(machine, array)
     if action not in SYNC_ACTIONS:
         raise PlanError(f"sync action {action!r}: choose one of {', '.join(SYNC_ACTIONS)}")
     if action in ("check", "repair") and not a.has_redundancy:
         raise PlanError(f"{a.level} has no redundancy: nothing to {action}")
-    warnings: list[str] = []
-    if action in ("check", "repair") and a.sync is not None and a.sync.active:
-        warnings.append(
-            f"{a.name} is busy ({a.sync.action}): the kernel refuses a new action (EBUSY)"
+    busy = busy_with(a)
+    if action in ("check", "repair") and busy:
+        # md.c action_store: check/repair while MD_RECOVERY_RUNNING is -EBUSY; refused here,
+        # before a plan, as the bitmap plan is (the run printed the kernel's EBUSY three times)
+        raise PlanError(
+            f"{a.name} is running a {busy}: md refuses a {action} (EBUSY) until it ends"
         )
+    warnings: list[str] = []
     notes: list[str] = []
     if action == "repair":
         notes.append(repair_note(a.level))

@@ -77,8 +77,12 @@ class HelpScreen(Screen[None]):
 
 HELP_EXTRA = (
     "",
-    "Everywhere: Esc goes back one step; ctrl+p opens the command palette (actions and devices);"
-    " ? shows this list for the screen you are on.",
+    "Esc closes a wizard, a preview or this list; on the main screen it brings the focus back"
+    " to the tree (on the tree: clears its filter). ctrl+p opens the command palette (actions"
+    " and devices); ? shows this list for the screen you are on.",
+    "Back after a jump: a jump (g or Enter on a link, a finding, a Sync card, the palette, the"
+    " banner) remembers where the tree was; backspace on the tree goes back there, one jump at"
+    " a time (the footer shows it while there is somewhere to go back to).",
     "Main screen: tab / shift+tab move between the tree, the tab bar and the pane;"
     " d s f w e m switch tabs wherever the focus is.",
     "Wizards: tab moves between fields, space picks a device, Enter in a field or ctrl+r"

@@ -17,8 +17,9 @@ from textual.widgets import Log, TabbedContent, TabPane, Tabs
 
 from app.backend import Backend
 from app.fleet import HostStatus, others_line
-from app.model.devices import Machine
+from app.model.devices import Machine, MdArray
 from app.plans.superblocks import Superblocks
+from app.rollup import is_initial_build
 from app.rules.finding import Finding, badges
 from app.session import SessionView
 from widgets.device_detail import DeviceDetail
@@ -154,12 +155,17 @@ FOOTER_PRIORITY = {
     "hosts": 95,  # several hosts only: back to the hosts view
     "filter": 60,
     "jump": 55,
-    "back": 52,
+    "back": 85,  # only after a jump: where backspace goes back to must be said
     "refresh": 40,
     "clear_filter": 30,
     "show_tree": 95,
     "show_tab": -1,
 }
+
+
+def _named(a: MdArray, name: str) -> bool:
+    """``a`` is the array a create plan named ``name`` (kernel name, or its --name)."""
+    return a.name == name or (a.array_name or "").rsplit(":", 1)[-1] == name
 
 
 class MainScreen(Screen[None]):
@@ -263,11 +269,30 @@ class MainScreen(Screen[None]):
         self.tree_wanted = True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "show_tree":
-            return self.pane_full
+        if action == "show_tree":  # Esc brings the tree back, and the focus to it (tab keys)
+            return self.pane_full or not isinstance(self.focused, StorageTree)
         return True
 
+    initial_builds: frozenset[str] = frozenset()  # create plans' array names, while building
+
+    def note_initial_build(self, name: str) -> None:
+        """A create plan made array ``name`` (its --name or kernel name): while its initial
+        build runs the banner says so instead of DEGRADED (app.rollup.is_initial_build)."""
+        self.initial_builds = self.initial_builds | {name}
+        self.query_one(HeaderBanner).set_initial(self.initial_builds)
+
     def _show_machine(self, machine: Machine | None) -> None:
+        if machine is not None and self.initial_builds:
+            # a name stays while its array builds, or until a probe shows the array at all
+            still = frozenset(
+                n
+                for n in self.initial_builds
+                if any(is_initial_build(a, {n}) for a in machine.arrays)
+                or not any(_named(a, n) for a in machine.arrays)
+            )
+            if still != self.initial_builds:
+                self.initial_builds = still
+                self.query_one(HeaderBanner).set_initial(still)
         self.query_one(HeaderBanner).set_machine(machine)
         if machine is None:
             return

@@ -327,7 +327,9 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     @on(Input.Submitted, "#pp-save-path")
     def _save_submitted(self, event: Input.Submitted) -> None:
         try:
-            path = save_plan(self.plan, self.preflight, event.value, host=self.host)
+            path = save_plan(
+                self.plan, self.preflight, event.value, host=self.host, backend=self.backend.name
+            )
         except (ValueError, statefiles.StateFileError) as e:
             msg = f"not saved: {e}"
             self.query_one("#pp-status", Static).update(Text(escape_controls(msg)))

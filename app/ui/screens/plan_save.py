@@ -28,10 +28,16 @@ def host_script(plan: Plan, host: str | None) -> str:
 
 
 def save_plan(
-    plan: Plan, preflight: Preflight, typed: str, cwd: str | None = None, host: str | None = None
+    plan: Plan,
+    preflight: Preflight,
+    typed: str,
+    cwd: str | None = None,
+    host: str | None = None,
+    backend: str | None = None,
 ) -> Path:
     """Write ``plan`` to ``typed`` (relative to ``cwd``): ``.sh`` the shell script (0700),
-    ``.json`` the plan file (0600, with ``host`` when it was made for another machine). Raises
+    ``.json`` the plan file (0600, with ``host`` when it was made for another machine and the
+    ``backend`` it was made on: ``raidman apply`` refuses it on another one). Raises
     ``statefiles.StateFileError`` / ``ValueError`` with a message for the user; never replaces
     an existing file."""
     name = typed.strip()
@@ -41,7 +47,7 @@ def save_plan(
     if path.suffix == ".sh":
         text, mode = host_script(plan, host), 0o700
     elif path.suffix == ".json":
-        text, mode = plan_file_text(plan, preflight, host=host), 0o600
+        text, mode = plan_file_text(plan, preflight, host=host, backend=backend), 0o600
     else:
         raise ValueError(
             f"{escape_controls(name)}: name it .sh (shell script) or .json (plan file)"

@@ -7,7 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from backends.simulated.programs import files, fio, fs, lifecycle, lvm, mdadm, system, wipefs
+from backends.simulated.programs import (
+    blkid,
+    files,
+    fio,
+    fs,
+    lifecycle,
+    lvm,
+    mdadm,
+    system,
+    wipefs,
+)
 from backends.simulated.programs.argv import Handler, Result
 from backends.simulated.state import SimState
 
@@ -33,6 +43,7 @@ HANDLERS: dict[str, Handler] = {
     "umount": system.umount,
     "systemctl": system.systemctl,
     "cat": system.cat,
+    "blkid": blkid.blkid,
     "update-initramfs": system.noop(
         "update-initramfs: Generating /boot/initrd.img-6.1.0-18-amd64\n"
     ),

@@ -105,7 +105,8 @@ class _WizardBase(Screen[ExecutionReport | None]):
     _WizardBase #wz-form { height: 1fr; padding: 0 1; }
     _WizardBase #wz-form Label { margin-top: 1; }
     _WizardBase #wz-form Input, _WizardBase #wz-form Select { width: 100%; }
-    _WizardBase #wz-form SelectionList { height: auto; max-height: 10; width: 100%; }
+    _WizardBase #wz-form SelectionList { height: auto; min-height: 3; max-height: 10;
+                                         width: 100%; }
     _WizardBase .wz-hint { color: $text-muted; }
     _WizardBase .wz-field { height: auto; }
     _WizardBase #wz-error { color: $error; padding: 0 1; height: auto; }
@@ -259,6 +260,11 @@ class _WizardBase(Screen[ExecutionReport | None]):
         )
 
     def _preview_closed(self, report: ExecutionReport | None) -> None:
+        if report is not None and report.ok and report.plan.kind == "create-array":
+            for screen in self.app.screen_stack:  # the main screen's banner: an initial build
+                note = getattr(screen, "note_initial_build", None)
+                if note is not None and report.plan.target:
+                    note(report.plan.target)
         if report is not None and report.executed:
             self.dismiss(report)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
@@ -40,9 +41,9 @@ class CreateArrayWizard(_WizardBase):
         yield Label("Chunk (e.g. 32K, 512K)")
         yield Input(value="512K", id="ca-chunk")
         yield Static(CHUNK_GUIDANCE, classes="wz-hint")
-        yield Label("RAID-10 layout")
+        yield Label("RAID-10 layout", id="ca-layout-label", classes="ca-raid10")
         yield Select([("n2 near", "n2"), ("f2 far", "f2"), ("o2 offset", "o2")], value="n2",
-                     allow_blank=False, id="ca-layout")  # fmt: skip
+                     allow_blank=False, id="ca-layout", classes="ca-raid10")  # fmt: skip
         yield Label("Bitmap")
         yield Select([("default for the level and media (see the preview)", "default"),
                       ("internal", "internal"), ("none", "none")], value="default",
@@ -62,6 +63,13 @@ class CreateArrayWizard(_WizardBase):
         yield Input(placeholder="vgNNN", id="ca-vg")
         yield Label("LVM: logical volume name")
         yield Input(value="data", id="ca-lv")
+
+    @on(Select.Changed, "#ca-level")
+    def _level_changed(self, event: Select.Changed) -> None:
+        """The RAID-10 layout field only while RAID-10 is the level (it showed beside RAID-5,
+        whose layout it is not)."""
+        for w in self.query(".ca-raid10"):
+            w.display = str(event.value) == "10"
 
     def plan_maker(self) -> Callable[[], Plan]:
         """The form read now; mdadm.conf and ``mdadm --detail --scan`` (for the plan's diff)

@@ -8,10 +8,10 @@ import contextlib
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Input, Label, Select
+from textual.widgets import Input, Label, Select, Static
 
 from app.backend import Backend
-from app.model import Machine
+from app.model import Machine, levels
 from app.plans.audit_log import AuditLog
 from app.plans.geometry import PlanError
 from app.plans.plan import Plan
@@ -19,6 +19,8 @@ from app.plans.wizards.sync_actions import (
     build_speed_limits,
     build_stripe_cache,
     build_sync_action,
+    busy_with,
+    offered_actions,
 )
 from app.ui.screens.wizards.base import _WizardBase, array_choices, default_array
 
@@ -30,6 +32,26 @@ SYNC_ACTIONS = [
     ("speed limits", "limits"),
     ("stripe cache size", "stripe-cache"),
 ]
+
+
+def action_choices(machine: Machine, array: str | None) -> list[tuple[str, str]]:
+    """The actions offered for ``array`` (``offered_actions``), in SYNC_ACTIONS' order."""
+    offered = offered_actions(machine.array(array) if array else None)
+    return [(label, v) for label, v in SYNC_ACTIONS if v in offered]
+
+
+def actions_note(machine: Machine, array: str | None) -> str:
+    """Why check/repair or the stripe cache are not offered for ``array``."""
+    a = machine.array(array) if array else None
+    if a is None:
+        return ""
+    why = []
+    busy = busy_with(a)
+    if busy and a.has_redundancy:
+        why.append(f"no check or repair while {a.name} runs a {busy} (md answers EBUSY)")
+    if a.level not in levels.PARITY:
+        why.append(f"no stripe cache: only RAID-4/5/6 have one, {a.name} is {a.level}")
+    return "; ".join(why)
 
 
 def limit_label(which: str, now: str) -> str:
@@ -57,8 +79,9 @@ class SyncWizard(_WizardBase):
         yield Select(arrays, value=self.array or Select.NULL, prompt="none (global limits)",
                      id="sy-array")  # fmt: skip
         yield Label("Action")
-        yield Select(SYNC_ACTIONS, value="check" if arrays else "limits", allow_blank=False,
-                     id="sy-action")  # fmt: skip
+        choices = action_choices(self.machine, self.array)
+        yield Select(choices, value=choices[0][1], allow_blank=False, id="sy-action")
+        yield Static(actions_note(self.machine, self.array), id="sy-note", classes="wz-hint")
         with Vertical(classes="wz-field", id="sy-f-limits"):
             yield Label(limit_label("min", "reading…"), id="sy-min-now")
             yield Input(placeholder="empty: unchanged", id="sy-min", type="integer")
@@ -83,6 +106,18 @@ class SyncWizard(_WizardBase):
     def _limits_read(self, now: dict[str, str]) -> None:
         for which, value in now.items():
             self.query_one(f"#sy-{which}-now", Label).update(limit_label(which, value))
+
+    @on(Select.Changed, "#sy-array")
+    def _array_changed(self) -> None:
+        """The actions follow the array: a busy array offers no check, a mirror no stripe cache."""
+        array = self._select("sy-array")
+        act = self.query_one("#sy-action", Select)
+        keep = act.value
+        choices = action_choices(self.machine, array)
+        act.set_options(choices)
+        act.value = keep if keep in [v for _, v in choices] else choices[0][1]
+        self.query_one("#sy-note", Static).update(actions_note(self.machine, array))
+        self._show_fields()
 
     @on(Select.Changed, "#sy-action")
     def _show_fields(self) -> None:
