@@ -347,6 +347,17 @@ def recorded_sync_speeds(store: SnapshotStore, machine: Machine) -> dict[str, in
     return out
 
 
+def first_crc_counts(store: SnapshotStore, readings: Mapping[str, SmartReading]) -> dict[str, int]:
+    """Per disk, the UDMA CRC error count first recorded for its serial (CRC errors rising)."""
+    out: dict[str, int] = {}
+    for disk, r in readings.items():
+        if r.available and r.serial and r.attribute(199) is not None:
+            first = store.first_counter(r.serial, "crc_errors")
+            if first is not None:
+                out[disk] = first
+    return out
+
+
 def full_report_json(
     backend: Backend,
     machine: Machine,
@@ -387,11 +398,16 @@ def report_findings(
     same findings). ``store_lock`` is held only while the database is read, never while the
     audit's tools run."""
     speeds: dict[str, int] = {}
+    crc: dict[str, int] = {}
     if store is not None:
         with store_lock if store_lock is not None else nullcontext():
             speeds = recorded_sync_speeds(store, machine)
+            crc = first_crc_counts(store, readings)
     inputs = dataclasses.replace(
-        gather(backend, machine), smart=dict(readings), sync_speed_kib_s=speeds
+        gather(backend, machine),
+        smart=dict(readings),
+        sync_speed_kib_s=speeds,
+        smart_crc_before=crc,
     )
     return audit(machine, inputs)
 

@@ -11,6 +11,7 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
       [--device DEV] [--with NEW] [--raid-devices N] [--add DEV,...] [--backup-file PATH]
   raidman plan sync check|repair|idle|frozen|limits|stripe-cache --array md127 \\
       [--min KIB_S] [--max KIB_S] [--entries N]
+  raidman plan smart-test --device nvme0n1 --test short|long
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
 ``--json`` prints ``Plan.to_json()`` (with the ``digest`` of its steps) plus a ``preflight`` object; save it and run it with
@@ -44,6 +45,7 @@ from app.plans.wizards.members import (
     build_remove,
     build_replace,
 )
+from app.plans.wizards.smart_test import SMART_TESTS, build_smart_test, progress_argv
 from app.plans.wizards.sync_actions import (
     build_bitmap,
     build_speed_limits,
@@ -148,6 +150,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     s.add_argument("--bitmap", help="bitmap: internal, none, or a file outside the array")
     s.add_argument("--bitmap-chunk", help="bitmap: bytes per bitmap bit, e.g. 128M")
     _common(s)
+
+    t = wiz.add_parser("smart-test", help="a SMART short or long self-test (smartctl -t)")
+    t.add_argument("--device", required=True, help="the whole disk (kernel name)")
+    t.add_argument("--test", choices=SMART_TESTS, default="short")
+    _common(t)
     return p
 
 
@@ -242,7 +249,27 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
                 chunk=args.bitmap_chunk,
             )
         return build_sync_action(machine, _need(args.array, "--array"), act)
+    if w == "smart-test":
+        return build_smart_test(
+            machine, args.device, args.test, supported=_self_test_supported(backend, args.device)
+        )
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it
+
+
+def _self_test_supported(backend: Backend, device: str) -> bool | None:
+    """What the drive's capabilities say about self-tests (read-only ``smartctl -j -c``)."""
+    from app.parsers.smartctl_logs import self_test_supported, self_test_supported_text
+
+    name = device.removeprefix("/dev/")
+    try:
+        res = backend.run(list(progress_argv(name)), timeout=60)
+        said = self_test_supported(res.stdout) if res.stdout else None
+        if said is None:  # smartctl 7.3 says NVMe's optional admin commands only as text
+            res = backend.run(["smartctl", "-c", f"/dev/{name}"], timeout=60)
+            said = self_test_supported_text(res.stdout)
+    except Exception:
+        return None
+    return said
 
 
 def _host(args: argparse.Namespace) -> str | None:

@@ -11,6 +11,7 @@ Writes raidman plans (and nothing else):
   * ``tee /sys/block/mdX/md/{sync_action,sync_speed_min,sync_speed_max,stripe_cache_size}``
     with a value of the right form on stdin;
   * ``tee /sys/block/DISK/queue/scheduler`` with a scheduler name (the audit's scheduler fix);
+  * ``smartctl -t short|long /dev/DISK`` (a self-test inside the drive; nothing written);
   * ``tee -a /etc/mdadm/mdadm.conf`` (or ``/etc/mdadm.conf``) with one ARRAY line, or piped from
     ``mdadm --detail --brief MD``.
 
@@ -262,6 +263,10 @@ def _simple(argv: tuple[str, ...]) -> str | None:
         if len(a) == 3 and a[0] == "-E" and STRIDE.fullmatch(a[1]) and FS_DEV.fullmatch(a[2]):
             return None if ".." not in a[2].split("/") else "tune2fs: not a device path"
         return "tune2fs: raidman only sets -E stride=N,stripe_width=N DEV"
+    if prog == "smartctl":  # a self-test runs inside the drive; nothing else is planned
+        if len(a) == 3 and a[0] == "-t" and a[1] in ("short", "long") and DEV.fullmatch(a[2]):
+            return None if ".." not in a[2].split("/") else "smartctl: not a device path"
+        return "smartctl: raidman plans only -t short|long /dev/DISK"
     if argv in (("update-initramfs", "-u"), ("dracut", "-f")):
         return None
     if argv == ("systemctl", "enable", "--now", "fstrim.timer"):
@@ -282,6 +287,7 @@ PROGRAMS = (
     "update-initramfs",
     "dracut",
     "systemctl",
+    "smartctl",
 )
 
 

@@ -32,6 +32,7 @@ KNOWN_KINDS = frozenset(
         "audit-mdadm-conf",
         "audit-scheduler",
         "audit-stripe-cache",
+        "smart-test",
     }
 )
 
@@ -46,6 +47,7 @@ NEVER_DESTROY = frozenset(
         "stripe-cache",
         "boost",
         "boost-restore",
+        "smart-test",
         *(k for k in KNOWN_KINDS if k.startswith("audit-")),
     }
 )

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from app.model import levels, md_names
 from backends.simulated.bitmap import dirty_fraction, examine_bitmap
+from backends.simulated.programs import smartctl_tests
 from backends.simulated.snapshot import build_smart, layout_number, smart_counters
 from backends.simulated.state import SimArray, SimFS, SimLV, SimMember, SimPV, SimState, SimVG
 from backends.simulated.sysfs import WriteError, mdadm_conf_line, read_path, write_path
@@ -1410,7 +1411,8 @@ def smartctl(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
             "revision": 1,
             "table": [
                 {"id": at.id, "name": at.name, "value": at.value, "worst": at.worst,
-                 "thresh": at.thresh, "raw": {"value": at.raw, "string": at.raw_string}}
+                 "thresh": at.thresh, "raw": {"value": at.raw, "string": at.raw_string},
+                 "flags": {"prefailure": bool(at.prefail)}}
                 for at in r.attributes
             ],
         }  # fmt: skip
@@ -1499,7 +1501,7 @@ HANDLERS: dict[str, Callable[[SimState, Sequence[str], str | None], Result]] = {
     "xfs_info": xfs_info,
     "tee": tee,
     "sysctl": sysctl,
-    "smartctl": smartctl,
+    "smartctl": smartctl_tests.smartctl,
     "mount": mount,
     "umount": umount,
     "systemctl": systemctl,

@@ -264,6 +264,7 @@ def raid5_cable(t: float) -> SimState:
     # ~460 GB component once: the scenario calibrates sdd's firmware counter to reproduce it.
     delta = RAID5_CABLE_AFTER - RAID5_CABLE_BEFORE
     st.disks["sdd"].smart.lba_count_factor = Fraction(delta * 512, component_kib * 1024)
+    st.disks["sdd"].smart.crc_errors = 23  # the loose cable: the link retried corrupted frames
     mem = members(["sda1", "sdb1", "sdc1", "sdd1"])
     mem[3].state = {"spare"}
     a = add_array(
@@ -333,6 +334,13 @@ def raid6_wd(t: float) -> SimState:
         add_partition(st, dn, 1, 2048, component_kib * 2 + 262144, GPT_RAID, "Linux RAID")
     st.disks["sdb"].smart.reallocated = 1816
     st.disks["sdb"].smart.health = "FAILED"
+    # the failing disk: its reallocation pool is spent (normalized value below the threshold
+    # 10), sectors wait for reallocation, and its last self-test stopped at an unreadable one
+    sdb = st.disks["sdb"].smart
+    sdb.reallocated_value = 3
+    sdb.pending = 24
+    sdb.fail_test_at_lba = 1234567890
+    sdb.self_tests.insert(0, ("Short offline", "Completed: read failure", -2, 1234567890))
     # the article's mdstat: sda1[1] sdc1[4] sdd1[3] sde1[2], slot 0 (sdb1) missing
     mem = [
         SimMember("sdb1", 0, None, {"faulty"}),
