@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from app.model import levels, md_names
 from backends.simulated.bitmap import dirty_fraction, examine_bitmap
-from backends.simulated.programs import smartctl_tests
+from backends.simulated.programs import kernel_log, smartctl_tests
 from backends.simulated.snapshot import build_smart, layout_number, smart_counters
 from backends.simulated.state import SimArray, SimFS, SimLV, SimMember, SimPV, SimState, SimVG
 from backends.simulated.sysfs import WriteError, mdadm_conf_line, read_path, write_path
@@ -1502,6 +1502,8 @@ HANDLERS: dict[str, Callable[[SimState, Sequence[str], str | None], Result]] = {
     "tee": tee,
     "sysctl": sysctl,
     "smartctl": smartctl_tests.smartctl,
+    "journalctl": kernel_log.journalctl,
+    "dmesg": kernel_log.dmesg,
     "mount": mount,
     "umount": umount,
     "systemctl": systemctl,

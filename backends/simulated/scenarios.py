@@ -387,7 +387,27 @@ def raid6_wd(t: float) -> SimState:
         stripe_width=768,
     )
     st.events.clear()
+    st.kernel_lines.extend(_sdb_failing(t - 2 * 3600))
     return finalize(st)
+
+
+def _sdb_failing(t: float) -> list[tuple[float, str]]:
+    """What the kernel said when raid6-wd's sdb failed: libata's error handling, the block
+    layer's I/O error with its sector, md's read error and raid5_error's failure line."""
+    return [
+        (t, "ata2.00: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x0"),
+        (t, "ata2.00: error: { UNC }"),
+        (t + 0.1, "sd 1:0:0:0: [sdb] tag#0 FAILED Result: hostbyte=DID_OK driverbyte=DRIVER_OK"),
+        (t + 0.1, "sd 1:0:0:0: [sdb] tag#0 Sense Key : Medium Error [current]"),
+        (
+            t + 0.1,
+            "I/O error, dev sdb, sector 1234567890 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0",
+        ),
+        (t + 0.2, "md/raid:md0: read error not correctable (sector 1234305744 on sdb1)."),
+        (t + 0.2, "md/raid:md0: Disk failure on sdb1, disabling device."),
+        (t + 0.2, "md/raid:md0: Operation continuing on 4 devices."),
+        (t + 1.0, "md: recovery of RAID array md0"),
+    ]
 
 
 # ---- (d) usb-bridge -------------------------------------------------------------------------
