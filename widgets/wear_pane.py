@@ -38,6 +38,7 @@ from app.wear.plot import (
     write_plot,
 )
 from app.wear.snapshots import Snapshot
+from widgets.smart_table import smart_logs_text
 
 PLOT_HEIGHT = 4
 DEFAULT_PLOT_WIDTH = 60
@@ -149,6 +150,8 @@ def smart_text(disk: Disk, reading: SmartReading | None) -> Text:
     if reading.reason:
         t.append(f"smartctl: {reading.reason}\n", style=STATE_COLOURS["warning"])
     _exit_bits(t, reading.exit_status)
+    t.append("\n")
+    t.append_text(smart_logs_text(reading))  # the whole table and the logs (widgets/smart_table.py)
     t.rstrip()
     return t
 
