@@ -44,6 +44,11 @@ Shape (every key always present; unknown values are ``null``)::
      "edges": [[parent, child], ...],
      "notes": [{"source", "message", "severity"}]}
 
+``raidman report`` adds to each disk ``smart`` (app.wear.report.smart_json: health, bytes written,
+wear, and app.model.smart_tables' ``attributes``, ``nvme_health``, ``self_tests``,
+``last_self_test``, ``error_count``, ``errors``); ``--io`` adds ``io`` to disks, arrays and
+members (app/report_io.py), ``--log`` a top-level ``kernel_log`` (app/kernel_log.py).
+
 ``sync`` is ``null`` when the array is idle. ``extra`` (e.g. ``{"findings": [...]}`` or
 ``{"smart": {"sda": {...}}}``) is merged at the top level. No Textual here.
 """
@@ -68,6 +73,7 @@ from app.format import (
 from app.model import sync_model
 from app.model.devices import Machine, MdArray, MdMember, SyncStatus
 from app.model.smart import SmartReading
+from app.model.smart_tables import self_test_text
 from app.model.smart_units import bytes_written, tbw_used, wear_used_percent
 from app.rules.engine import audit
 from app.rules.finding import Finding
@@ -245,6 +251,9 @@ def machine_to_text(
             )
             if smart is not None and d.kind == "disk":
                 lines.append(f"    {smart_line(smart.get(d.name))}")
+                reading = smart.get(d.name)
+                if reading is not None and reading.available and reading.self_tests is not None:
+                    lines.append(f"    {self_test_text(reading)}")
             for p in m.partitions:
                 if p.parent == d.name:
                     lines.append(

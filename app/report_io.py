@@ -22,13 +22,13 @@ INTERVAL_S = 1.0
 
 
 def io_rates(
-    backend: Backend, *, interval: float = INTERVAL_S, sleep: Callable[[float], None] = time.sleep
+    backend: Backend, *, interval: float = INTERVAL_S, sleep: Callable[[float], None] | None = None
 ) -> dict[str, Rate]:
     """Every device's rates over ``interval`` seconds (empty when the backend cannot sample)."""
     meter = ThroughputMeter()
     try:
         meter.update(backend.sample())
-        sleep(interval)
+        (sleep or time.sleep)(interval)
         return dict(meter.update(backend.sample()))
     except Exception:  # a backend that cannot sample: no rates, never a lost report
         return {}

@@ -489,25 +489,6 @@ class SnapshotStore:
         ).fetchone()
         return int(row[0]) if row is not None and isinstance(row[0], int) else None
 
-    def last_counter(self, serial: str, key: str) -> Any:
-        """The newest recorded non-null ``counters[key]`` of a disk (e.g. ``self_test``)."""
-        if not key.isidentifier():
-            raise ValueError(f"not a counter name: {key!r}")
-        row = self._conn.execute(
-            "SELECT json_extract(counters, ?) FROM snapshots WHERE serial=? "
-            "AND json_type(counters, ?) NOT IN ('null') ORDER BY ts DESC, id DESC LIMIT 1",
-            (f"$.{key}", serial, f"$.{key}"),
-        ).fetchone()
-        if row is None or row[0] is None:
-            return None
-        v = row[0]
-        if isinstance(v, str) and v[:1] in "{[":
-            try:
-                return json.loads(v)
-            except ValueError:
-                return None
-        return v
-
     def serials(self) -> list[str]:
         return [
             r[0]
