@@ -123,3 +123,15 @@ def test_simulated_failure_lands_in_the_members_section() -> None:
     assert fail["devices"] == ["md0", "sdc1"] and fail["priority"] == 2
     assert j["lines"][0]["text"] == "md/raid:md0: Operation continuing on 3 devices."
     assert j["lines"][0]["at"] >= j["lines"][-1]["at"]  # newest first
+
+
+def test_over_ssh_a_self_test_is_not_a_read_but_the_log_is() -> None:
+    """backends/linux/ssh.py drops its prefetched answers after a command that changes the
+    machine: smartctl -t starts a self-test (the next smartctl -j -a must be read again)."""
+    from backends.linux.ssh import changes_nothing
+
+    assert changes_nothing(("smartctl", "-j", "-a", "/dev/sda"))
+    assert not changes_nothing(("smartctl", "-t", "short", "/dev/sda"))
+    assert changes_nothing(journal_argv())
+    assert changes_nothing(("dmesg", "--time-format", "iso"))
+    assert not changes_nothing(("mdadm", "/dev/md0", "--fail", "/dev/sdb1"))

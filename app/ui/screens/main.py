@@ -88,8 +88,11 @@ DETAIL_PANES: list[tuple[str, str, PaneFactory]] = [
     ("mdstat", "mdstat", lambda: MdstatView(id="mdstat")),
     ("Live", "live", lambda: LivePane(id="live-pane")),
 ]
-# Below this width the tab bar uses short names, so every tab is named at 80 columns.
+# Below this width the side panes get at least 40 columns (app.tcss: MainScreen.-narrow).
 NARROW_WIDTH = 100
+# Below this width the tab bar uses the short names: the seven full names need 53 columns of
+# the side panes, which they get from 130 columns on
+SHORT_TITLES_BELOW = 130
 SHORT_TITLES = {"details": "Dev", "findings": "Find", "events": "Ev", "mdstat": "md"}
 # Below this width these tabs take the whole width while active (the tree collapses to nothing:
 # a Sync card at 38 columns cut its title and wrapped its limits over three rows). The tree comes
@@ -172,7 +175,7 @@ class MainScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_panes()
-        narrow = event.size.width < NARROW_WIDTH
+        narrow = event.size.width < SHORT_TITLES_BELOW
         if narrow == getattr(self, "_narrow", None):
             return
         self._narrow = narrow
