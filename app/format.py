@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from app.model import levels
 from app.model.devices import SECTOR, MdArray, MdMember, SyncStatus
-
-_IEC = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+from app.model.sizes import human_bytes as human_bytes  # the one formatter (app.model.sizes)
 
 # Semantic state names -> the colour every view uses (Rich colour names).
 STATE_COLOURS: dict[str, str] = {
@@ -15,21 +14,6 @@ STATE_COLOURS: dict[str, str] = {
     "spare": "blue",
     "muted": "bright_black",
 }
-
-
-def human_bytes(n: int | None, *, trim: bool = False) -> str:
-    """IEC size with one decimal ("465.8 GiB"); whole numbers below 1 KiB ("512 B"); "?" if unknown.
-    ``trim``: a whole number of its unit without the decimal ("256 MiB", as plans say sizes)."""
-    if n is None:
-        return "?"
-    value = float(n)
-    for unit in _IEC:
-        if abs(value) < 1024 or unit == _IEC[-1]:
-            if unit == "B" or (trim and value == int(value)):
-                return f"{int(value)} {unit}"
-            return f"{value:.1f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
 
 
 def exact_bytes(n: int | None) -> str:

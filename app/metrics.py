@@ -32,7 +32,8 @@ from app.rules.finding import Finding
 from app.rules.inputs import gather
 from app.statefiles import StateFileError
 from app.wear.delta import MemberWear, sync_wear
-from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent
+from app.wear.records import Snapshot, SyncEvent
+from app.wear.snapshots import SnapshotStore
 
 TEXTFILE_NAME = "raidman.prom"  # node_exporter reads DIR/*.prom
 

@@ -19,7 +19,7 @@ from app.session import Effects, Session
 from app.statefiles import StateFileError
 from app.sync.boost import BoostRecord, BoostStore, restore_plan
 from app.wear.delta import sync_wear
-from app.wear.recorder import SmartRead, counters_of, take_snapshot
+from app.wear.smart_reads import SmartRead, counters_of, take_snapshot
 from app.wear.snapshots import SnapshotStore
 
 __all__ = ["DEFAULT_INTERVAL_S", "WearMonitor", "counters_of"]

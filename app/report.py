@@ -11,7 +11,13 @@ Shape (every key always present; unknown values are ``null``)::
                      "type_name", "label", "uuid", "alignment_offset"}],
      "arrays": [{"name", "level", "state", "chunk_bytes", "layout", "bitmap",
                  "members": [{"device", "slot", "state", "role", "errors",
-                              "data_offset_sectors", "size_kib", "recovery_start"}],
+                              "data_offset_sectors", "size_kib", "recovery_start",
+                              "superblock": {"device", "array_uuid", "name", "level", "events",
+                                             "array_events", "events_behind", "update_time",
+                                             "device_role", "array_state", "bitmap",
+                                             "recovery_offset_sectors", "bad_blocks",
+                                             "metadata"} | null  (full report only)}],
+                 "outside": [superblock, ...]  (devices with its superblock it does not list),
                  "sync": {"action", "done_sectors", "total_sectors", "speed_kib_s", "eta_s",
                           "min_speed_kib_s", "max_speed_kib_s", "reshape_position",
                           "mismatch_cnt", "targets", "at_ceiling"} | null,
@@ -42,7 +48,9 @@ Shape (every key always present; unknown values are ``null``)::
                       "used_bytes", "avail_bytes", "block_size", "stride", "stripe_width",
                       "sunit_bytes", "swidth_bytes"}],
      "edges": [[parent, child], ...],
-     "notes": [{"source", "message", "severity"}]}
+     "notes": [{"source", "message", "severity"}],
+     "stray_superblocks": [{"uuid", "name", "level", "events", "devices": [superblock]}]
+                          (full report only: arrays no one assembled)}
 
 ``raidman report`` adds to each disk ``smart`` (app.wear.report.smart_json: health, bytes written,
 wear, and app.model.smart_tables' ``attributes``, ``nvme_health``, ``self_tests``,
@@ -75,6 +83,7 @@ from app.model.devices import Machine, MdArray, MdMember, SyncStatus
 from app.model.smart import SmartReading
 from app.model.smart_tables import self_test_text
 from app.model.smart_units import bytes_written, tbw_used, wear_used_percent
+from app.plans.superblocks import add_superblocks_json, read_superblocks, superblock_lines
 from app.rules.engine import audit
 from app.rules.finding import Finding
 from app.rules.inputs import gather
@@ -376,8 +385,10 @@ def full_report_json(
     store: SnapshotStore | None = None,
 ) -> dict[str, Any]:
     """``raidman report --json``: the model plus per-disk ``smart``, per-array ``syncs`` (from the
-    snapshot database) and the audit's ``findings``. Blocking: it runs smartctl and the audit."""
+    snapshot database), each member's ``superblock`` (app.plans.superblocks) and the audit's
+    ``findings``. Blocking: it runs smartctl, mdadm --examine and the audit."""
     out = machine_to_json(machine)
+    add_superblocks_json(out, read_superblocks(machine, backend), machine)
     readings: dict[str, SmartReading] = {}
     if smart:
         readings = read_smart(backend, machine)
@@ -432,6 +443,7 @@ def full_report_text(
     """``raidman report``: the text form of what ``--json`` reports — the model, each disk's SMART
     health and bytes written, the findings, and the wear database's notes. Blocking."""
     readings = read_smart(backend, machine) if smart else None
+    sb_lines = superblock_lines(read_superblocks(machine, backend), machine)
     return machine_to_text(
         machine,
         smart=readings,
@@ -440,4 +452,4 @@ def full_report_text(
         recorded=syncs_text(store, [(a.name, a.uuid) for a in machine.arrays], backend.now())
         if store is not None
         else (),
-    )
+    ) + ("Superblocks:\n" + "\n".join(sb_lines) + "\n" if sb_lines else "")

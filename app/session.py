@@ -30,7 +30,8 @@ from app.plans.executor import ExecutionReport
 from app.sync.boost import BoostRecord, BoostStore, due_restores
 from app.sync.throughput import Rate, ThroughputMeter
 from app.sync.tracker import ArrayEvent, FinishedSync, SyncTracker, SyncView
-from app.wear.recorder import SmartRead, WearRecorder
+from app.wear.recorder import WearRecorder
+from app.wear.smart_reads import SmartRead
 from app.wear.snapshots import SnapshotStore
 
 AUDIT_EVERY_S = 60.0  # the audit runs tune2fs/xfs_info/...: not at every probe

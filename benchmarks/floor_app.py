@@ -1,22 +1,33 @@
-"""The floor of issue 13: the least a Textual app costs to watch something at 1 Hz.
+"""The floor: the least a Textual app costs to watch something at 1 Hz.
 
-Header + Footer + one 16-line Static whose text changes every second (an mdstat-like block with a
-progress figure), nothing else. ``bench_side_by_side.py`` runs it on its own 200×60 pty beside
-raidman; raidman's CPU is reported as a multiple of this app's.
+Header + Footer + one 16-line body whose text changes every second (an mdstat-like block with a
+progress figure), nothing else. The text is plain: mdstat is full of square brackets
+(``[raid1]``, ``[4/4] [UUUU]``, ``[====>...]``) that a markup-parsing Static would parse every
+second (issue 29 measured that floor 6.7 × dearer than the same app without markup), and
+raidman never parses machine data as markup. Three variants of the body, chosen by
+``--variant``; ``bench_side_by_side.py`` runs all three side by side and takes the cheapest as
+the floor (printing each):
 
-Run: ``.venv/bin/python benchmarks/floor_app.py`` (q quits).
+* ``static``: a ``Static(markup=False)`` updated with the new text;
+* ``log``: a ``Log`` cleared and written again;
+* ``render``: a bare ``Widget`` whose ``render()`` returns the string (``refresh()`` each second).
+
+Run: ``.venv/bin/python benchmarks/floor_app.py [--variant static|log|render]`` (q quits).
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Header, Static
+from textual.widget import Widget
+from textual.widgets import Footer, Header, Log, Static
 
 LINES = 16
+VARIANTS = ("static", "log", "render")
 
 
 def body(tick: int) -> str:
@@ -34,12 +45,38 @@ def body(tick: int) -> str:
     return "\n".join(head + rest)
 
 
+class Body(Widget):
+    """The ``render`` variant: the string itself is what it renders (never markup)."""
+
+    DEFAULT_CSS = "Body { height: auto; }"
+
+    def __init__(self, **kwargs: str) -> None:
+        super().__init__(markup=False, **kwargs)  # type: ignore[arg-type]
+        self.text = body(0)
+
+    def render(self) -> str:
+        return self.text
+
+
 class FloorApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
 
+    def __init__(self, variant: str = "static") -> None:
+        super().__init__()
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {', '.join(VARIANTS)}")
+        self.variant = variant
+
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(body(0), id="body")
+        if self.variant == "static":
+            yield Static(body(0), id="body", markup=False)
+        elif self.variant == "log":
+            log = Log(id="body", auto_scroll=False)
+            log.write(body(0))
+            yield log
+        else:
+            yield Body(id="body")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -48,8 +85,19 @@ class FloorApp(App[None]):
 
     def update_body(self) -> None:
         self.tick += 1
-        self.query_one("#body", Static).update(body(self.tick))
+        text = body(self.tick)
+        w = self.query_one("#body")
+        if isinstance(w, Static):
+            w.update(text)
+        elif isinstance(w, Log):
+            w.clear()
+            w.write(text)
+        elif isinstance(w, Body):
+            w.text = text
+            w.refresh()
 
 
 if __name__ == "__main__":
-    FloorApp().run()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--variant", choices=VARIANTS, default="static")
+    FloorApp(ap.parse_args().variant).run()

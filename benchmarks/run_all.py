@@ -26,6 +26,7 @@ SCRIPTS = (
     "bench_probe.py",
     "bench_watch.py",
     "bench_hosts.py",
+    "bench_fleet_watch.py",
     "bench_scale.py",
 )
 

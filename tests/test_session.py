@@ -20,9 +20,10 @@ from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.smart import SmartReading
 from app.monitor import WearMonitor
 from app.session import Session
-from app.wear.recorder import SmartRead
+from app.wear.records import SyncMember
 from app.wear.report import syncs_json
-from app.wear.snapshots import SnapshotStore, SyncMember
+from app.wear.smart_reads import SmartRead
+from app.wear.snapshots import SnapshotStore
 
 MIB = 1 << 20
 DISKS = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")
@@ -580,7 +581,7 @@ def test_a_syncs_smart_reads_wait_for_one_start_read_not_for_all(tmp_path: Path)
 
 
 def _nvme(disk: str, units: int) -> dict[str, Any]:
-    from app.wear.recorder import counters_of
+    from app.wear.smart_reads import counters_of
 
     r = SmartReading(
         disk, True, protocol="NVMe", serial=f"SN-{disk}", nvme={"data_units_written": units}
@@ -672,7 +673,7 @@ class NvmeBackend(ScriptedBackend):
 
 
 def test_the_start_up_sweep_reads_a_syncing_arrays_members_first() -> None:
-    from app.wear.recorder import sweep_order
+    from app.wear.smart_reads import sweep_order
 
     other = (Disk("sda", 10 * MIB, serial="SA"), Disk("sdb", 10 * MIB, serial="SB"))
     m = machine()
@@ -696,7 +697,7 @@ def test_a_before_read_after_the_sync_began_is_corrected_by_the_kernel_and_says_
     into it, when the kernel had counted 64 MiB written to the target. The SMART delta then
     covers only the rest; the record adds the kernel's 64 MiB and says which is which."""
     from app.wear.delta import sync_wear
-    from app.wear.recorder import take_snapshot
+    from app.wear.smart_reads import take_snapshot
 
     store = SnapshotStore.open(tmp_path / "state.db")
     s = Session(store=store, audit_every_s=None)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from app.format import (
     array_state_colour,
@@ -21,7 +19,6 @@ from app.format import (
     member_marks,
     percent,
     sectors,
-    speed,
 )
 from app.model.devices import (
     CryptMapping,
@@ -35,115 +32,17 @@ from app.model.devices import (
     PhysicalVolume,
     SyncStatus,
 )
+from app.plans.superblocks import Superblocks
+from widgets.detail_fields import (
+    MEMBERS_FULL_WIDTH,
+    field_table,
+    fmt_value,
+    is_compact,
+    label_of,
+)
+from widgets.render_cache import CachedParts, LineDiffStatic
+from widgets.superblock_view import behind_any, member_events, outside_lines, stray_lines
 from widgets.tree_spec import NodeRef
-
-# fields holding a byte count that is a small "geometry" figure (shown as exact bytes first)
-_GEOMETRY = {
-    "logical_sector",
-    "physical_sector",
-    "min_io",
-    "optimal_io",
-    "alignment_offset",
-    "discard_granularity",
-    "block_size",
-    "stripe_size",
-    "extent_size",
-    "pe_start",
-}
-# The views take ``width``, the width of the pane they are rendered for (0: unknown, render
-# everything); narrower than these, sizes go without the exact byte count and an array's
-# members table keeps only device, slot and role
-COMPACT_WIDTH = 44
-MEMBERS_FULL_WIDTH = 90
-
-
-def is_compact(width: int) -> bool:
-    return 0 < width < COMPACT_WIDTH
-
-
-_STATE_OK = {"clean", "active", "in_sync", "PASSED", "write-pending", "active-idle"}
-
-
-def fmt_value(name: str, value: Any, *, compact: bool = False) -> Text:
-    """One model field as coloured text, chosen by the field's name and type (``compact``:
-    sizes without the exact byte count)."""
-    if value is None:
-        return Text("—", "bright_black")
-    if isinstance(value, bool):
-        return Text("yes" if value else "no", "bold" if value else "")
-    if isinstance(value, int) and not isinstance(value, bool):
-        if name in _GEOMETRY:
-            t = Text(f"{value:,} B")
-            if value >= 1024 and not compact:
-                t.append(f" ({human_bytes(value)})", "cyan")
-            return t
-        if name.endswith("_bytes") or name in ("size", "discard_max_bytes"):
-            if value < 1024:
-                return Text(f"{value} B", "cyan")
-            t = Text(human_bytes(value), "cyan")
-            if not compact:
-                t.append(f" ({value:,} B)", "bright_black")
-            return t
-        if name.endswith("_sectors") or name in ("start_sector", "reshape_position"):
-            return Text(sectors(value))
-        if name.endswith("_kib_s"):
-            return Text(f"{speed(value)} ({value:,} KiB/s)")
-        if name == "size_kib":
-            return Text(f"{human_bytes(value * 1024)} ({value:,} KiB)")
-        if name == "degraded":
-            return Text(str(value), "bold red" if value else "green")
-        return Text(f"{value:,}" if abs(value) >= 10000 else str(value))
-    if isinstance(value, float):
-        return Text(f"{value:.1f}")
-    if isinstance(value, tuple):
-        if not value:
-            return Text("—", "bright_black")
-        return Text(", ".join(str(v) for v in value))
-    if isinstance(value, SyncStatus):
-        return Text(f"{value.action} {percent(value.fraction)}", "yellow" if value.active else "")
-    if isinstance(value, dict):
-        return Text(", ".join(f"{k}={v}" for k, v in value.items()) or "—")
-    text = str(value)
-    if name in ("array_state", "state"):
-        return Text(text, "green" if text in _STATE_OK else "bold yellow")
-    return Text(text)
-
-
-# Field names as an admin says them; units are in the value ("32.0 KiB (32,768 B)").
-FIELD_LABELS: dict[str, str] = {
-    "size_bytes": "size",
-    "size_kib": "size",
-    "data_offset_sectors": "data offset",
-    "chunk_bytes": "chunk",
-    "free_bytes": "free",
-    "used_bytes": "used",
-    "avail_bytes": "available",
-    "sunit_bytes": "sunit",
-    "swidth_bytes": "swidth",
-    "min_speed_kib_s": "min speed",
-    "max_speed_kib_s": "max speed",
-    "speed_kib_s": "speed",
-    "mismatch_cnt": "mismatch_cnt",
-    "pe_start": "data offset (pe_start)",
-    "min_io": "minimum I/O",
-    "optimal_io": "optimal I/O",
-    "logical_sector": "logical sector",
-    "physical_sector": "physical sector",
-    "discard_max_bytes": "discard max",
-    "stripe_cache_size": "stripe_cache_size",
-    "data_percent": "data %",
-}
-
-
-def label_of(name: str) -> str:
-    """The field's name without the unit its value already shows ("data offset", not
-    "data offset sectors 262,144 sectors")."""
-    if name in FIELD_LABELS:
-        return FIELD_LABELS[name]
-    for unit in ("_sectors", "_kib", "_bytes"):
-        if name.endswith(unit):
-            name = name.removesuffix(unit)
-    return name.replace("_", " ")
 
 
 def _shape_of(obj: object) -> object:
@@ -161,39 +60,16 @@ def _shape_of(obj: object) -> object:
     return (type(obj), obj)
 
 
-def field_table(
-    obj: Any, *, skip: tuple[str, ...] = (), title: str | None = None, width: int = 0
-) -> Table:
-    """Every dataclass field of ``obj`` as a two-column table."""
-    table = Table.grid(padding=(0, 1))
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column(overflow="fold")
-    if title:
-        table.title = title
-        table.title_style = "bold underline"
-        table.title_justify = "left"
-    for f in dataclasses.fields(obj):
-        if f.name in skip or f.name.startswith("_"):
-            continue
-        value = getattr(obj, f.name)
-        if isinstance(obj, Disk) and f.name in ("model", "serial", "transport") and not value:
-            table.add_row(label_of(f.name), Text(getattr(obj, f"{f.name}_text"), "bright_black"))
-            continue
-        table.add_row(label_of(f.name), fmt_value(f.name, value, compact=is_compact(width)))
-    return table
-
-
-def heading(text: str, style: str = "bold reverse") -> Text:
-    return Text(f" {text} ", style)
-
-
-def members_table(a: MdArray, *, width: int = 0) -> Table:
+def members_table(a: MdArray, *, width: int = 0, events: dict[str, str] | None = None) -> Table:
     """The members of an array; on a narrow pane only device, slot and role (the columns that
-    decide what an admin does next), so nothing is squeezed into "…"."""
+    decide what an admin does next), so nothing is squeezed into "…". ``events``: each member's
+    superblock events against the array's, shown when one is behind (widgets/superblock_view)."""
     narrow = 0 < width < MEMBERS_FULL_WIDTH
     cols = ("device", "slot", "role") if narrow else (
         "device", "slot", "role", "state", "errors", "data offset", "size"
     )  # fmt: skip
+    if events is not None:
+        cols = (*cols, "superblock")
     t = Table(title="members", title_justify="left", title_style="bold underline", expand=False)
     for col in cols:
         t.add_column(col, no_wrap=True)
@@ -210,6 +86,8 @@ def members_table(a: MdArray, *, width: int = 0) -> Table:
                 sectors(m.data_offset_sectors) if m.data_offset_sectors is not None else "—",
                 human_bytes(m.size_kib * 1024) if m.size_kib is not None else "—",
             ]
+        if events is not None:
+            row.append(events.get(m.device, "—"))
         t.add_row(*row)
     return t
 
@@ -246,7 +124,35 @@ def sync_block(s: SyncStatus, *, width: int = 0) -> RenderableType:
     return Group(*parts)
 
 
-def array_view(m: Machine, a: MdArray, *, width: int = 0) -> RenderableType:
+def array_view(
+    m: Machine,
+    a: MdArray,
+    *,
+    width: int = 0,
+    cache: CachedParts | None = None,
+    superblocks: Superblocks | None = None,
+) -> RenderableType:
+    """An array's Details. With ``cache`` (the pane's), the parts before and after the sync
+    block keep their rendered lines while their data is unchanged: a sync moves only its own
+    block each second."""
+    volumes = tuple(v.name for v in m.arrays if v.container == a.name)
+    sync = sync_block(a.sync, width=width) if a.sync is not None else Text("sync: idle", "green")
+    if cache is None:
+        return Group(
+            *_array_head(m, a, width, superblocks), sync, *_array_tail(m, a, volumes, width)
+        )
+    head_key = ("array-head", width, dataclasses.replace(a, sync=None), superblocks)
+    tail_key = ("array-tail", width, a.name, volumes, m.filesystem(a.name), m.pv(a.name))
+    return Group(
+        cache.part(head_key, lambda: Group(*_array_head(m, a, width, superblocks))),
+        sync,
+        cache.part(tail_key, lambda: Group(*_array_tail(m, a, volumes, width))),
+    )
+
+
+def _array_head(
+    m: Machine, a: MdArray, width: int, superblocks: Superblocks | None
+) -> list[RenderableType]:
     colour = array_state_colour(a)
     head = Text(f"{a.path}  ", "bold")
     head.append(f"{a.level}  {mdstat_map(a)}", colour)
@@ -264,16 +170,22 @@ def array_view(m: Machine, a: MdArray, *, width: int = 0) -> RenderableType:
             )
         )
     if a.members:
-        parts.append(members_table(a, width=width))
-    if a.sync is not None:
-        parts.append(sync_block(a.sync, width=width))
-    else:
-        parts.append(Text("sync: idle", "green"))
-    volumes = [v.name for v in m.arrays if v.container == a.name]
+        events = None
+        if behind_any(m, a, superblocks):
+            events = {x.device: member_events(m, a, superblocks, x.device) for x in a.members}
+        parts.append(members_table(a, width=width, events=events))
+    parts.extend(outside_lines(m, a, superblocks))
+    return parts
+
+
+def _array_tail(
+    m: Machine, a: MdArray, volumes: tuple[str, ...], width: int
+) -> list[RenderableType]:
+    parts: list[RenderableType] = []
     if volumes:
         parts.append(Text(f"volumes: {', '.join(volumes)}"))
     parts.extend(_on_top(m, a.name, width=width))
-    return Group(*parts)
+    return parts
 
 
 def _on_top(m: Machine, name: str, *, width: int = 0) -> list[RenderableType]:
@@ -404,11 +316,18 @@ def _find_lv(m: Machine, name: str) -> LogicalVolume | None:
     return None
 
 
-def render_ref(m: Machine, ref: NodeRef, *, width: int = 0) -> RenderableType:
+def render_ref(
+    m: Machine,
+    ref: NodeRef,
+    *,
+    width: int = 0,
+    cache: CachedParts | None = None,
+    superblocks: Superblocks | None = None,
+) -> RenderableType:
     """What the detail pane shows for one tree node, in a pane ``width`` columns wide (0:
-    unknown, render everything)."""
+    unknown, render everything); ``cache``: see ``array_view``."""
     if ref.kind == "section":
-        return section_view(m, ref.name)
+        return section_view(m, ref.name, superblocks)
     if ref.kind == "vg":
         return vg_view(m, ref.name, width=width)
     if ref.kind == "fs":
@@ -441,7 +360,7 @@ def render_ref(m: Machine, ref: NodeRef, *, width: int = 0) -> RenderableType:
         return Group(*parts) if parts else Text(ref.name)
     obj = m.device(ref.name)
     if isinstance(obj, MdArray):
-        return array_view(m, obj, width=width)
+        return array_view(m, obj, width=width, cache=cache, superblocks=superblocks)
     if isinstance(obj, Disk):
         return disk_view(m, obj, width=width)
     if isinstance(obj, Partition):
@@ -459,7 +378,9 @@ def render_ref(m: Machine, ref: NodeRef, *, width: int = 0) -> RenderableType:
     return Text(f"{ref.name}: no details known", "bright_black")
 
 
-def section_view(m: Machine, section: str) -> RenderableType:
+def section_view(
+    m: Machine, section: str, superblocks: Superblocks | None = None
+) -> RenderableType:
     if section == "Disks":
         t = Table(title="disks", title_justify="left")
         for col in ("name", "size", "model", "serial", "transport", "type", "phys/log"):
@@ -495,7 +416,8 @@ def section_view(m: Machine, section: str) -> RenderableType:
                 mdstat_map(a),
                 sync,
             )
-        return t
+        strays = stray_lines(superblocks)
+        return Group(t, *strays) if strays else t
     if section == "Volume groups":
         t = Table(title="volume groups", title_justify="left")
         for col in ("name", "size", "free", "PVs", "LVs"):
@@ -522,9 +444,11 @@ class DeviceDetail(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._body = Static(Text("probing…", "bright_black"), id="detail-body")
+        self._body = LineDiffStatic(Text("probing…", "bright_black"), id="detail-body")
         self.ref: NodeRef | None = None
         self._machine: Machine | None = None
+        self.superblocks: Superblocks | None = None  # member superblocks (the audit worker's)
+        self._cache = CachedParts()  # parts of what is shown, kept while their data is
 
     def compose(self) -> ComposeResult:
         yield self._body
@@ -553,9 +477,21 @@ class DeviceDetail(VerticalScroll):
             shape = (ref, self.size.width, _shape_of(machine.device(ref.name)))
             same_shape = not force and shape == getattr(self, "_shape", None)
             self._shape = shape
-            self._body.update(
-                render_ref(machine, ref, width=self.size.width), layout=not same_shape
+            shown = render_ref(
+                machine,
+                ref,
+                width=self.size.width,
+                cache=self._cache,
+                superblocks=self.superblocks,
             )
+            self._cache.done()
+            self._body.update(shown, layout=not same_shape)
+
+    def set_superblocks(self, superblocks: Superblocks) -> None:
+        """New member superblocks (read through the backend off the UI thread): re-render."""
+        if superblocks != self.superblocks:
+            self.superblocks = superblocks
+            self.show(self._machine, self.ref, force=True)
 
     def on_resize(self) -> None:
         self.show(self._machine, self.ref, force=True)

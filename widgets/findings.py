@@ -82,6 +82,7 @@ class FindingsPane(DataTable[Text | str]):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes, cursor_type="row", zebra_stripes=True)
         self._findings: tuple[Finding, ...] = tuple(sorted(findings, key=Finding.sort_key))
+        self._shown: tuple[Finding, ...] | None = None  # the last set_findings shown
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -98,10 +99,14 @@ class FindingsPane(DataTable[Text | str]):
         """Replace the findings (sorted worst first), keeping the cursor on the same finding
         when it is still there."""
         current = self.current
-        self._findings = tuple(sorted(findings, key=Finding.sort_key))
+        new = tuple(sorted(findings, key=Finding.sort_key))
+        if new == self._shown:
+            return  # the same findings as shown (an audit each minute): no new table
+        self._findings = new
         if not self.columns:
             return  # not mounted yet: on_mount fills
         self._fill()
+        self._shown = new
         if current is not None:
             for i, f in enumerate(self._findings):
                 if f.key == current.key:
@@ -131,7 +136,7 @@ class FindingsPane(DataTable[Text | str]):
                 fix = Text("—", style="dim")
             self.add_row(
                 Text(f"{SEVERITY_ICON[f.severity]} {f.severity}", style=style),
-                f.device or "system",
+                Text(f.device or "system"),  # a str cell would be read as markup
                 Text(f.title),
                 fix,
                 key=f"{i}:{f.code}:{f.device}",
@@ -188,6 +193,15 @@ class FindingsView(Vertical):
         yield FindingsPane(id="findings-pane")
         with VerticalScroll(id="finding-detail"):
             yield Static(Text("no findings yet (the audit runs after the first probe)", "dim"))
+
+    def on_mount(self) -> None:
+        if hasattr(type(self.app), "findings"):  # bound to the shown host's (RaidmanApp)
+            self.watch(self.app, "findings", self._found, init=False)
+            if self.app.findings:  # type: ignore[attr-defined]  # a host reopened: at once
+                self._found(self.app.findings)  # type: ignore[attr-defined]
+
+    def _found(self, findings: tuple[Finding, ...]) -> None:
+        self.query_one(FindingsPane).set_findings(findings)
 
     def on_findings_pane_emptied(self, event: FindingsPane.Emptied) -> None:
         self.query_one("#finding-detail Static", Static).update(NO_FINDINGS)

@@ -16,6 +16,7 @@ from textual.widgets import Static
 from app.format import STATE_COLOURS, short_size
 from app.model import Machine
 from app.sync.throughput import Rate
+from widgets.shown import shown
 
 HISTORY = 60  # samples (seconds) a sparkline spans
 BARS = "▁▂▃▄▅▆▇█"
@@ -145,7 +146,7 @@ class IoPane(VerticalScroll):
             if h is None:
                 h = self._history[name] = deque(maxlen=HISTORY)
             h.append(r.total_bytes_s)
-        if all(getattr(w, "display", True) for w in self.ancestors_with_self):
+        if shown(self):
             self._render_now()  # only while its tab is shown
 
     def _render_now(self) -> None:

@@ -17,6 +17,7 @@ from textual.widgets import Static
 from app.format import STATE_COLOURS
 from app.kernel_log import KernelLog, lines_for, names_for, read_kernel_log, when
 from app.model import Machine
+from widgets.shown import shown
 
 MAX_AGE_S = 10.0
 SHOWN = 300
@@ -73,11 +74,8 @@ class KernelLogPane(VerticalScroll):
         self._refresh()
 
     def _selected(self, _ref: object) -> None:
-        if self._shown():
+        if shown(self):
             self._refresh()
-
-    def _shown(self) -> bool:
-        return all(getattr(w, "display", True) for w in self.ancestors_with_self)
 
     def _selected_name(self) -> str | None:
         ref = getattr(self.app, "selected", None)

@@ -6,15 +6,9 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widget import Widget
 
 from widgets.io_pane import IoPane
 from widgets.kernel_log_pane import KernelLogPane
-
-
-def shown(widget: Widget) -> bool:
-    """Whether ``widget`` and every container above it are displayed (its tab is active)."""
-    return all(getattr(w, "display", True) for w in widget.ancestors_with_self)
 
 
 class LivePane(Vertical):

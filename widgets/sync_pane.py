@@ -23,10 +23,12 @@ from textual.widgets import DataTable, RichLog, Static
 from app.format import duration, human_bytes, percent, speed
 from app.model import Machine
 from app.model.devices import SECTOR
+from app.session import SessionView
 from app.sync.boost import BoostRecord
 from app.sync.limits import SyncLimits, sync_limits
 from app.sync.throughput import Rate
 from app.sync.tracker import ArrayEvent, FinishedSync, SyncView
+from widgets.shown import shown
 
 ACTION_TITLES = {
     "resync": "resync (initial or after an unclean stop)",
@@ -301,6 +303,34 @@ class SyncPane(VerticalScroll):
     def on_mount(self) -> None:
         table = self.query_one("#finished", DataTable)
         table.add_columns("array", "action", "outcome", "duration", "avg speed", "mismatch_cnt")
+        self._stale = False
+        if hasattr(type(self.app), "view"):  # bound to the live session's view (RaidmanApp)
+            self.watch(self.app, "view", self._view_changed, init=False)
+
+    def _view_changed(self, view: SessionView) -> None:
+        """Each probe and sample: redrawn while its tab is shown, else when it is shown next
+        (no redraws nobody sees)."""
+        if not shown(self):
+            self._stale = True
+            return
+        self._stale = False
+        self.show_view(view)
+
+    def on_show(self) -> None:
+        if self._stale and hasattr(type(self.app), "view"):
+            self._view_changed(self.app.view)  # type: ignore[attr-defined]
+
+    def show_view(self, view: SessionView) -> None:
+        if view.probed is None or view.machine is None:
+            return
+        self.refresh_views(
+            list(view.syncs),
+            list(view.finished),
+            machine=view.machine,
+            rates=view.rates,
+            slow=dict(view.slow),
+            boosts=view.boost_records,
+        )
 
     def refresh_views(
         self,
@@ -354,12 +384,22 @@ class EventLog(RichLog):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(markup=True, wrap=True, highlight=False, **kwargs)  # type: ignore[arg-type]
         self.entries: list[str] = []  # plain text of every event written, oldest first
+        self._seen = 0  # how many of the App's event_log are written
 
     EMPTY = "[dim]No events yet: array degraded, member faulty, spare taking over, sync started or ended appear here as they happen.[/]"
 
     def on_mount(self) -> None:
         if not self.entries:
             self.write(self.EMPTY)
+        if hasattr(type(self.app), "event_log"):  # bound to the shown host's (RaidmanApp)
+            self.watch(self.app, "event_log", self._logged)
+
+    def _logged(self, log: tuple[tuple[str, ArrayEvent], ...]) -> None:
+        """The host's events since it was opened: those not written yet are added."""
+        new = log[self._seen :]
+        self._seen = len(log)
+        for stamp, e in new:
+            self.add_events([e], stamp)
 
     def add_events(self, events: list[ArrayEvent], clock_text: str) -> None:
         if events and not self.entries:

@@ -155,21 +155,29 @@ def squeeze_label(label: Text, room: int) -> Text:
     return out
 
 
+# Machine fields no tree label shows: a probe that differs from the last only in these (and
+# in arrays' live state) relabels those arrays instead of building the tree again
+NOT_IN_TREE = frozenset({"arrays", "mdstat", "taken_at"})
+
+
 def live_labels(old: Machine, new: Machine) -> dict[str, Text] | None:
     """The labels that differ between ``old`` and ``new`` when ``new`` is ``old`` with a live
-    sample folded in (``merge_live``: the same objects but for the arrays it changed), by node
-    key; None when ``new`` differs otherwise (a probe: the whole tree is built again). Keys
-    that are not in the tree are simply not found there."""
+    sample folded in (``merge_live``: the same objects but for the arrays it changed) or a
+    probe that found the same stack (equal devices; arrays of the same members whose state may
+    have moved), by node key; None when ``new`` differs otherwise (the whole tree is built
+    again). Keys that are not in the tree are simply not found there."""
     if old is new:
         return {}
     for f in fields(Machine):
-        if f.name != "arrays" and getattr(old, f.name) is not getattr(new, f.name):
-            return None
+        if f.name not in NOT_IN_TREE:
+            x, y = getattr(old, f.name), getattr(new, f.name)
+            if x is not y and x != y:
+                return None
     if len(old.arrays) != len(new.arrays):
         return None
     out: dict[str, Text] = {}
     for a, b in zip(old.arrays, new.arrays, strict=True):
-        if a is b:
+        if a is b or a == b:
             continue
         if a.name != b.name or [m.device for m in a.members] != [m.device for m in b.members]:
             return None

@@ -4,19 +4,24 @@ bytes written over time with the recorded syncs marked. For an array: every reco
 first, with what it wrote to each member: the kernel's count of the member itself (× its own
 size) and SMART's of its whole disk (× the disk's capacity, wear points).
 
-Fed by the app (``show_disk`` / ``show_array`` / ``show_nothing``); never reads the system or the
-database itself. ``app.wear.plot.load_disk_history`` and ``app.wear.delta.array_wear`` read what it
-needs from a ``SnapshotStore`` (call them from a worker).
+Bound to the App's ``wear_request`` (``widgets.wear_source.WearRequest``: the device under the
+tree cursor, and at each sample while a sync runs): the pane reads what it shows in its own
+worker (``wear_source.load_wear``: the store, SMART when no fresh reading is at hand), as
+Textual's DirectoryTree loads its directories. ``show_disk`` / ``show_array`` / ``show_nothing``
+show what was read.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.events import Resize
+from textual.message import Message
 from textual.widgets import Static
 
 from app.format import STATE_COLOURS, duration, human_bytes
@@ -37,8 +42,10 @@ from app.wear.plot import (
     syncs_touching,
     write_plot,
 )
-from app.wear.snapshots import Snapshot
+from app.wear.records import Snapshot
+from widgets.shown import shown
 from widgets.smart_table import smart_logs_text
+from widgets.wear_source import ArrayWear, DiskWear, WearRequest, load_wear
 
 PLOT_HEIGHT = 4
 DEFAULT_PLOT_WIDTH = 60
@@ -53,7 +60,7 @@ TRANSPORT_HINTS: dict[str, str] = {
 
 def both_bytes(n: int) -> str:
     """Decimal as vendors rate endurance, IEC as the rest of raidman: "1.62 TB (1.5 TiB)"."""
-    return f"{units.human_bytes(n)} ({human_bytes(n)})"
+    return f"{human_bytes(n, decimal=True)} ({human_bytes(n)})"
 
 
 def _field(text: Text, label: str, value: str | Text, style: str = "") -> None:
@@ -226,8 +233,43 @@ class WearPane(VerticalScroll):
         yield Static(id="wear-syncs")
         yield Static("Select a disk or an array to see its wear.", id="wear-empty")
 
+    class Loaded(Message, bubble=False):
+        """The pane's worker read what a request asked for."""
+
+        def __init__(self, request: WearRequest, wear: ArrayWear | DiskWear) -> None:
+            super().__init__()
+            self.request = request
+            self.wear = wear
+
     def on_mount(self) -> None:
         self._show_only("wear-empty")
+        if hasattr(type(self.app), "wear_request"):  # bound to the App's (RaidmanApp)
+            self.watch(self.app, "wear_request", self._requested)
+
+    def _requested(self, req: WearRequest | None) -> None:
+        if req is None or (req.follow and not shown(self)):
+            return  # following a sync: only while the tab is shown
+        obj = req.device()
+        if obj is None:
+            self.show_nothing("select a disk or an array")
+            return
+        self._load(req, obj)
+
+    @work(thread=True, exclusive=True, group="wear-view", exit_on_error=False)
+    def _load(self, req: WearRequest, obj: Disk | MdArray) -> None:
+        try:
+            self.post_message(self.Loaded(req, load_wear(req, obj)))
+        except Exception as e:
+            msg = f"wear view: {e}"
+            with contextlib.suppress(RuntimeError):  # the app is shutting down
+                self.app.call_from_thread(self.app.notify, msg, title="wear", severity="warning")
+
+    def on_wear_pane_loaded(self, message: Loaded) -> None:
+        w = message.wear
+        if isinstance(w, ArrayWear):
+            self.show_array(w.array, w.wear)
+        else:
+            self.show_disk(w.disk, w.reading, w.history, w.syncs)
 
     # ---- public API --------------------------------------------------------------------------
     def show_nothing(self, reason: str) -> None:

@@ -43,6 +43,7 @@ def capture(
     must be the running user's and not group/other-writable; no symlink is followed, no file of
     another user replaced). Raises OSError or StateFileError."""
     from app.kernel_log import read_kernel_log
+    from app.plans.superblocks import read_superblocks
     from app.rules.inputs import gather
     from backends.linux import LinuxBackend
     from backends.linux.source import NOT_FOUND, HostSource, RecordingSource
@@ -53,6 +54,7 @@ def capture(
     backend.sample()
     gather(backend, machine)  # whatever the audit reads is recorded for the replay's audit
     read_kernel_log(backend)  # journalctl -k (or dmesg): report --log and the TUI's log replay it
+    read_superblocks(machine, backend)  # mdadm --examine of every member, for the report's
     if smart:
         for disk in machine.disks:
             if disk.kind != "disk":

@@ -18,7 +18,8 @@ from app.commands.backend_options import add_backend_options, make_backend
 from app.metrics import TextfileWriter
 from app.monitor import DEFAULT_INTERVAL_S, WearMonitor
 from app.sync.boost import BoostStore
-from app.wear.snapshots import SnapshotStore, is_transient
+from app.wear.dbfile import is_transient
+from app.wear.snapshots import SnapshotStore
 
 POLL_S = 1.0  # how often md state is sampled (cheap sysfs + /proc/diskstats reads), as the TUI
 POLL_RANGE_S = (0.2, 3600.0)  # below: a core spent polling (--poll 0 held 99.8 %); above: blind

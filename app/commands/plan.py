@@ -12,6 +12,7 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
   raidman plan sync check|repair|idle|frozen|limits|stripe-cache --array md127 \\
       [--min KIB_S] [--max KIB_S] [--entries N]
   raidman plan smart-test --device nvme0n1 --test short|long
+  raidman plan prepare|stop|assemble|delete|wipe|mount ... (app/commands/plan_lifecycle.py)
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
 ``--json`` prints ``Plan.to_json()`` (with the ``digest`` of its steps) plus a ``preflight`` object; save it and run it with
@@ -27,6 +28,7 @@ from typing import Any
 
 from app import statefiles
 from app.backend import Backend
+from app.commands import plan_lifecycle
 from app.commands.backend_options import add_backend_options, make_backend
 from app.model import Machine
 from app.plans.allowlist import plan_step_problems
@@ -34,7 +36,11 @@ from app.plans.geometry import PlanError, parse_size
 from app.plans.identity import record_disks
 from app.plans.plan import Plan, escape_controls
 from app.plans.render import current_consequences, format_plan, plan_file_text, preflight_for
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array
+from app.plans.wizards.create_array import (
+    CreateArrayParams,
+    build_create_array,
+    read_conf_and_scan,
+)
 from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
 from app.plans.wizards.members import (
     REPLACE_METHODS,
@@ -155,6 +161,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     t.add_argument("--device", required=True, help="the whole disk (kernel name)")
     t.add_argument("--test", choices=SMART_TESTS, default="short")
     _common(t)
+    plan_lifecycle.add_parsers(wiz, _common)
     return p
 
 
@@ -178,12 +185,12 @@ def _fs_params(args: argparse.Namespace) -> FilesystemParams:
 def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
     """The plan the parsed options ask for. Raises PlanError for unusable input."""
     w = args.wizard
+    if w in plan_lifecycle.WIZARDS:
+        return plan_lifecycle.build(args, machine, backend)
     if w == "create-array":
         conf = scan = None
         if args.conf:
-            conf = backend.read_text(args.conf_path)
-            res = backend.run(["mdadm", "--detail", "--scan"])
-            scan = res.stdout if res.ok else None
+            conf, scan = read_conf_and_scan(backend, args.conf_path)
         fs = _fs_params(args)
         return build_create_array(
             machine,

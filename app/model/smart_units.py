@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from app.model.endurance import Rating, rated_tbw
+from app.model.sizes import human_bytes
 from app.model.smart import SmartAttribute, SmartReading
 
 KiB = 1024
@@ -256,7 +257,7 @@ class TbwUsed:
     def text(self) -> str:
         """ "412 TB written of 150 TBW rated = 275 %"."""
         return (
-            f"{human_bytes(self.bytes_written)} written of {self.rating.tbw} TBW rated = "
+            f"{human_bytes(self.bytes_written, decimal=True)} written of {self.rating.tbw} TBW rated = "
             f"{self.used_percent} %"
         )
 
@@ -285,21 +286,3 @@ def endurance_used_percent(reading: SmartReading) -> int | None:
     tbw = tbw_used(reading)
     values = [x.used_percent for x in (wear, tbw) if x is not None]
     return max(values) if values else None
-
-
-def human_bytes(n: int | None, *, decimal: bool = True) -> str:
-    """512000000000 -> "512 GB" (decimal, as disk vendors count); None -> "?"."""
-    if n is None:
-        return "?"
-    base = 1000 if decimal else 1024
-    units = (
-        ("B", "kB", "MB", "GB", "TB", "PB") if decimal else ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
-    )
-    v = float(n)
-    for u in units:
-        if abs(v) < base or u == units[-1]:
-            if u == "B":
-                return f"{int(v)} B"
-            return f"{v:.3g} {u}" if v < 100 else f"{v:.0f} {u}"
-        v /= base
-    return f"{n} B"

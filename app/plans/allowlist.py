@@ -31,6 +31,8 @@ from app.model import Machine
 from app.plans.destroys import destroys
 from app.plans.geometry import normalize_level
 from app.plans.kinds import KNOWN_KINDS, NEVER_DESTROY
+from app.plans.lifecycle_shapes import FSTAB_NEW, lifecycle_problem, mdadm_problem
+from app.plans.lifecycle_shapes import PROGRAMS as LIFECYCLE_PROGRAMS
 from app.plans.plan import Plan, Step, escape_controls
 from app.plans.preflight import strip_dev
 from app.plans.shapes import (
@@ -132,6 +134,9 @@ def _mdadm(argv: tuple[str, ...]) -> str | None:
         return None
     if a == ("--monitor", "--scan", "--oneshot", "--test"):
         return None  # sends one test alert per array through mdadm.conf's MAILADDR/PROGRAM
+    life = mdadm_problem(a)  # stop, assemble, zero-superblock (app.plans.lifecycle_shapes)
+    if life != "":
+        return life
     return "this mdadm command is not one raidman plans"
 
 
@@ -288,6 +293,7 @@ PROGRAMS = (
     "dracut",
     "systemctl",
     "smartctl",
+    *LIFECYCLE_PROGRAMS,
 )
 
 
@@ -300,8 +306,12 @@ def step_problem(step: Step) -> str | None:
         return f"{prog}: only tee takes a piped input"
     if prog == "mdadm":
         why = _mdadm(step.argv)
+    elif prog == "tee" and step.argv[1:3] == ("-a", FSTAB_NEW):
+        why = lifecycle_problem(step.argv, step.stdin) if step.stdin_from is None else "no pipe"
     elif prog == "tee":
         why = _tee(step)
+    elif prog in LIFECYCLE_PROGRAMS:
+        why = lifecycle_problem(step.argv, None)
     else:
         why = _simple(step.argv)
     if why is None and prog != "tee" and step.stdin is not None:
@@ -334,6 +344,11 @@ class ArgvDevices:
     # pre-flight checks their health (SMART), not their emptiness
     written: tuple[str, ...] = ()
     array: str | None = None  # the array a member operation works on (kernel name)
+    # arrays a step stops (pre-flight: nothing holds them open, app.plans.lifecycle_checks)
+    stopped: tuple[str, ...] = ()
+    # devices whose signatures a step erases (zero-superblock, wipefs -a): in use by nothing
+    # but the arrays stopped before them
+    erased: tuple[str, ...] = ()
 
 
 def _resolve(machine: Machine | None, path: str) -> str:
@@ -368,6 +383,8 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
     written: list[str] = []
     array: str | None = None
     removed: set[tuple[str, str]] = set()  # (array, device) an earlier step removes
+    stopped: list[str] = []
+    erased: list[str] = []
 
     def named(p: str) -> None:
         names.update({p, p.rsplit("/", 1)[-1], _resolve(machine, p)})
@@ -410,6 +427,12 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
         elif prog == "mdadm" and len(argv) == 6 and argv[2] == "--replace" and argv[4] == "--with":
             written.append(argv[5])
             array = _resolve(machine, argv[1])
+        elif prog == "mdadm" and len(argv) == 3 and argv[1] == "--stop":
+            stopped.append(_resolve(machine, argv[2]))
+        elif (prog == "mdadm" and argv[1:2] == ("--zero-superblock",)) or prog == "wipefs":
+            erased.append(_resolve(machine, argv[-1]))
+        elif prog == "parted" and len(argv) > 4:
+            overwrites.append(argv[4])
         elif prog == "lvcreate" and "--name" in argv[:-2]:
             created.add(f"/dev/{argv[-1]}/{argv[argv.index('--name') + 1]}")
         elif prog in ("pvcreate", "mkfs.ext4", "mkfs.xfs") and argv[-1] not in created:
@@ -418,7 +441,17 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
     more = tuple(
         d for d in dict.fromkeys(_resolve(machine, w) for w in written) if d not in resolved
     )
-    return ArgvDevices(resolved, level, layout, raid_devices, frozenset(names), more, array)
+    return ArgvDevices(
+        resolved,
+        level,
+        layout,
+        raid_devices,
+        frozenset(names),
+        more,
+        array,
+        tuple(dict.fromkeys(stopped)),
+        tuple(dict.fromkeys(erased)),
+    )
 
 
 def _params_devices(plan: Plan) -> tuple[str, ...]:

@@ -12,285 +12,32 @@ and again wherever a plan is shown or run against the machine as it is then (``r
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
-from app.model import Machine, MdArray, MdMember, levels
+from app.model import Machine, levels
 from app.model.sync_model import (
     MemberWrite,
     SyncForecast,
-    component_bytes,
     effective_limits,
     forecast_sync,
     members_rated_kib_s,
     progress_per_member,
     waiting_for,
 )
-from app.plans.consequences_words import redundancy_line, sync_line
+from app.plans.consequence_types import Consequences, Limits, Redundancy
+from app.plans.lifecycle_checks import offline_lines
 from app.plans.plan import Plan
-
-Confirm = Literal["typed", "yes"]
-
-
-@dataclass(frozen=True, slots=True)
-class Redundancy:
-    array: str
-    now: int  # further member failures the array survives now (−1: already lost)
-    during: int  # the fewest while the plan runs and its syncs last
-    after: int  # once the plan and its syncs are done
-    lost_if: tuple[str, ...] = ()  # members whose next failure loses it (in the weakest state)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "array": self.array,
-            "now": self.now,
-            "during": self.during,
-            "after": self.after,
-            "lost_if": list(self.lost_if),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Consequences:
-    syncs: tuple[SyncForecast, ...] = ()
-    redundancy: tuple[Redundancy, ...] = ()
-    confirm: Confirm = "yes"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "syncs": [s.to_json() for s in self.syncs],
-            "redundancy": [r.to_json() for r in self.redundancy],
-            "confirm": self.confirm,
-        }
-
-    def lines(self) -> list[str]:
-        """The consequences in words, one line per sync and per array whose redundancy drops."""
-        out = [sync_line(s) for s in self.syncs]
-        by_array = {s.array: s for s in self.syncs}
-        for r in self.redundancy:
-            line = redundancy_line(r, by_array.get(r.array))
-            if line:
-                out.append(line)
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """md's system-wide speed limits (``dev.raid.speed_limit_min/max``, KiB/s) where known, and
-    arrays' own ``md/sync_speed_min/max`` ("(local)") by kernel name."""
-
-    system: tuple[int | None, int | None] = (None, None)
-    local: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)
-
-
-# ---- the arrays as the plan changes them ---------------------------------------------------
-
-
-@dataclass
-class _Member:
-    device: str
-    slot: int | None
-    role: str  # in_sync | rebuilding | spare | faulty | replacement
-    size: int  # bytes of the member in the array
-    replaces: str | None = None  # a replacement: the member it copies
-
-
-@dataclass
-class _Array:
-    name: str
-    level: str
-    raid_disks: int
-    layout: str | None
-    bitmap: bool
-    members: list[_Member]
-    new: bool = False  # created by this plan
-    syncs: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (action, targets)
-    changed: bool = False  # a step changes its members
-    touched: bool = False  # a step names it
-
-    def member(self, dev: str) -> _Member | None:
-        return next((m for m in self.members if m.device == dev), None)
-
-    def working(self, *, done: bool = False) -> dict[int, str]:
-        """slot → device of the members holding in-sync data (``done``: once syncs finish)."""
-        out: dict[int, str] = {}
-        for m in self.members:
-            if m.slot is None or m.role == "faulty":
-                continue
-            if m.role == "in_sync" or (done and m.role == "rebuilding"):
-                out.setdefault(m.slot, m.device)
-        return out
-
-    def survives(self, *, done: bool = False) -> int:
-        w = self.working(done=done)
-        return levels.failures_left(self.level, self.raid_disks, self.layout, frozenset(w))
-
-    def lost_if(self, *, done: bool = False) -> tuple[str, ...]:
-        return levels.lost_if(self.level, self.raid_disks, self.layout, self.working(done=done))
-
-    def vacant_slot(self) -> int | None:
-        taken = {m.slot for m in self.members if m.slot is not None and m.role != "faulty"}
-        return next((s for s in range(self.raid_disks) if s not in taken), None)
-
-    def finish(self) -> None:
-        """The syncs done: rebuilt members in sync, a replaced member gone."""
-        for m in list(self.members):
-            if m.role == "rebuilding":
-                m.role = "in_sync"
-            elif m.role == "replacement":
-                old = self.member(m.replaces or "")
-                if old is not None:
-                    self.members.remove(old)
-                    m.slot = old.slot
-                m.role = "in_sync"
-
-
-def working_slots(a: MdArray) -> dict[int, str]:
-    """slot → device of ``a``'s members that hold in-sync data now (not rebuilding, not faulty)."""
-    return _from_machine(a).working()
-
-
-def survives_without(a: MdArray, device: str) -> int:
-    """Further failures ``a`` survives once ``device`` has failed (−1: the failure stops it)."""
-    w = working_slots(a)
-    rest = frozenset(s for s, d in w.items() if d != device)
-    return levels.failures_left(a.level, _from_machine(a).raid_disks, a.layout, rest)
-
-
-def _from_machine(a: MdArray, machine: Machine | None = None) -> _Array:
-    """The array as probed; a member's size is md's (md/dev-*/size), else its device's, at
-    most the array's component size (sync_model.component_bytes)."""
-
-    comp = component_bytes(a)
-
-    def size(m: MdMember) -> int:
-        if m.size_kib:
-            own = m.size_kib * 1024
-        else:
-            own = _device_bytes(machine, m.device) if machine is not None else 0
-        # what the array uses of it (an array made with --size uses less than the device)
-        return min(own, comp) if own and comp else own or comp or 0
-
-    ms = [
-        _Member(m.device, m.slot, m.role, size(m))
-        for m in a.members
-        if m.role in ("in_sync", "rebuilding", "spare", "faulty", "replacement")
-    ]
-    raid_disks = a.raid_disks or len([m for m in ms if m.slot is not None])
-    return _Array(a.name, a.level, raid_disks, a.layout, a.bitmap is not None, ms)
-
-
-def _device_bytes(machine: Machine, dev: str) -> int:
-    size = getattr(machine.device(dev), "size_bytes", None)
-    return size if isinstance(size, int) and size > 0 else 0
-
-
-def _strip(p: str) -> str:
-    return p[5:] if p.startswith("/dev/") and "/" not in p[5:] else p
-
-
-def _array_of(machine: Machine, arrays: dict[str, _Array], path: str) -> _Array | None:
-    """The array at ``path`` (/dev/md127, /dev/md/127) as the plan has left it so far."""
-    for planned in arrays.values():
-        if path in (f"/dev/{planned.name}", planned.name, f"/dev/md/{planned.name[2:]}"):
-            return planned
-    for a in machine.arrays:
-        names = {a.path, f"/dev/{a.name}"}
-        if a.array_name:
-            names.add(f"/dev/md/{a.array_name.rsplit(':', 1)[-1]}")
-        if path in names and not a.is_container:
-            return arrays.setdefault(a.name, _from_machine(a, machine))
-    return None
-
-
-def _create(machine: Machine, argv: tuple[str, ...]) -> _Array:
-    opts = {o.partition("=")[0]: o.partition("=")[2] for o in argv[3:] if o.startswith("-")}
-    devs = [_strip(d) for d in argv[3:] if not d.startswith("-")]
-    n = int(opts.get("--raid-devices", len(devs)) or len(devs))
-    level = opts.get("--level", "")
-    level = level if level == "linear" else f"raid{level}"
-    layout = opts.get("--layout") or ("n2" if level == "raid10" else None)
-    size = min((_device_bytes(machine, d) for d in devs[:n]), default=0)
-    members = [_Member(d, i, "in_sync", size) for i, d in enumerate(devs[:n])]
-    members += [_Member(d, None, "spare", size) for d in devs[n:]]
-    name = argv[2].rsplit("/", 1)[-1]
-    a = _Array(
-        name if not name.isdigit() else f"md{name}",
-        level,
-        n,
-        layout,
-        opts.get("--bitmap", "internal") != "none",
-        members,
-        new=True,
-        changed=True,
-        touched=True,
-    )
-    if level in levels.REDUNDANT:
-        if level in ("raid4", "raid5") and members:
-            # mdadm Create.c builds a RAID-4/5 degraded and recovers the last member
-            members[n - 1].role = "rebuilding"
-        a.syncs.append(("resync", ()))
-    return a
-
-
-def _manage(machine: Machine, a: _Array, op: str, dev: str) -> None:
-    m = a.member(dev)
-    a.changed = True
-    if op == "--fail" and m is not None:
-        m.role = "faulty"
-        a.syncs = [(act, t) for act, t in a.syncs if dev not in t]
-    elif op == "--remove" and m is not None:
-        a.members.remove(m)
-    elif op in ("--add", "--re-add", "--add-spare"):
-        size = max((x.size for x in a.members), default=0) or _device_bytes(machine, dev)
-        if m is not None:
-            a.members.remove(m)
-        slot = a.vacant_slot()
-        # md recovers onto a spare at once when a slot is vacant (md_check_recovery ->
-        # remove_and_add_spares), whichever option added it
-        if slot is not None and a.level in levels.REDUNDANT:
-            a.members.append(_Member(dev, slot, "rebuilding", size))
-            how = "re-add" if op == "--re-add" and a.bitmap else "recover"
-            a.syncs.append((how, (dev,)))
-        else:
-            a.members.append(_Member(dev, None, "spare", size))
-
-
-def _replace(a: _Array, old: str, new: str) -> None:
-    n = a.member(new)
-    o = a.member(old)
-    a.changed = True
-    if n is None or o is None:
-        return
-    n.role, n.slot, n.replaces = "replacement", o.slot, old
-    a.syncs.append(("replace", (new,)))
-
-
-def _grow(a: _Array, argv: tuple[str, ...]) -> None:
-    for o in argv[3:]:
-        if o.startswith("--raid-devices="):
-            new = int(o.split("=", 1)[1])
-            old = a.raid_disks
-            a.changed = True
-            spares = [m for m in a.members if m.role == "spare"]
-            if new > old:
-                for i, m in enumerate(spares[: new - old]):
-                    m.slot, m.role = old + i, "rebuilding"
-            else:
-                for m in a.members:
-                    if m.slot is not None and m.slot >= new:
-                        m.slot, m.role = None, "spare"
-            a.raid_disks = new
-            if a.level == "raid1":
-                if new > old:
-                    targets = tuple(m.device for m in spares[: new - old])
-                    a.syncs.append(("recover", targets))
-            else:
-                for m in a.members:
-                    if m.role == "rebuilding":
-                        m.role = "in_sync"  # a reshape takes the spares in as members
-                a.syncs.append(("reshape", ()))
-
+from app.plans.plan_arrays import (
+    PlannedArray,
+    array_of,
+    create_array,
+    from_machine,
+    grow_array,
+    manage_member,
+    replace_member,
+    strip_dev,
+)
 
 # ---- forecasts ---------------------------------------------------------------------------------
 
@@ -313,7 +60,7 @@ def _limits(
 
 def _forecast(
     machine: Machine,
-    a: _Array,
+    a: PlannedArray,
     action: str,
     targets: tuple[str, ...],
     limits: Limits,
@@ -385,7 +132,7 @@ def _forecast(
     return forecast_sync(**kw, action=action)
 
 
-def _running(machine: Machine, a: _Array, limits: Limits) -> SyncForecast | None:
+def _running(machine: Machine, a: PlannedArray, limits: Limits) -> SyncForecast | None:
     """What is left of the sync running on ``a`` now, at the speed it runs (where below the
     limit, the members or other I/O hold it: that speed is taken as the members'); None when
     none runs or the plan fails the member it rebuilds (md then drops the recovery)."""
@@ -413,7 +160,7 @@ def _running(machine: Machine, a: _Array, limits: Limits) -> SyncForecast | None
         member_speed = max(1, round(s.speed_kib_s / per))
     f = _forecast(
         machine,
-        _from_machine(arr, machine),
+        from_machine(arr, machine),
         s.action,
         s.targets,
         limits,
@@ -469,14 +216,14 @@ def consequences_of(
     """The plan's consequences on ``machine`` (see the module doc). ``bitmap_dirty``: array
     → the bytes its write-intent bitmap holds dirty, where read (a re-add's forecast)."""
     limits = limits or Limits()
-    arrays: dict[str, _Array] = {}
+    arrays: dict[str, PlannedArray] = {}
     before: dict[str, tuple[int, dict[int, str]]] = {}
     lowest: dict[str, tuple[int, tuple[str, ...]]] = {}
     sync_action: dict[str, str] = {}  # check/repair a step starts
 
     before_lost: dict[str, tuple[str, ...]] = {}
 
-    def seen(a: _Array) -> None:
+    def seen(a: PlannedArray) -> None:
         if a.name not in before:
             if a.new:
                 before[a.name] = (-2, {})
@@ -485,7 +232,7 @@ def consequences_of(
                 lowest[a.name] = (a.survives(), a.lost_if())
                 before_lost[a.name] = a.lost_if()
 
-    def low(a: _Array) -> None:
+    def low(a: PlannedArray) -> None:
         now, lost = a.survives(), a.lost_if()
         known = lowest.get(a.name)
         if known is None or now < known[0] or (now == known[0] and len(lost) > len(known[1])):
@@ -494,44 +241,44 @@ def consequences_of(
     for step in plan.steps:
         argv = step.argv
         limits = _apply_limit(argv, step.stdin, limits)
-        a: _Array | None = None
+        a: PlannedArray | None = None
         if argv[:2] == ("sysctl", "-w"):
             # md's system-wide limits: every running sync (without its own limit) is affected
             for arr in machine.arrays:
                 if arr.sync is not None and arr.sync.active and not arr.is_container:
-                    t = _array_of(machine, arrays, arr.path)
+                    t = array_of(machine, arrays, arr.path)
                     if t is not None:
                         seen(t)
                         t.touched = True
                         low(t)
         if argv[0] == "mdadm" and len(argv) > 3 and argv[1] == "--create":
-            a = _create(machine, argv)
+            a = create_array(machine, argv)
             arrays[a.name] = a
             seen(a)
         elif argv[0] == "mdadm" and len(argv) == 4 and argv[2].startswith("--"):
-            a = _array_of(machine, arrays, argv[1])
+            a = array_of(machine, arrays, argv[1])
             if a is not None:
                 seen(a)
-                _manage(machine, a, argv[2], _strip(argv[3]))
+                manage_member(machine, a, argv[2], strip_dev(argv[3]))
         elif argv[0] == "mdadm" and len(argv) == 6 and argv[2] == "--replace":
-            a = _array_of(machine, arrays, argv[1])
+            a = array_of(machine, arrays, argv[1])
             if a is not None:
                 seen(a)
-                _replace(a, _strip(argv[3]), _strip(argv[5]))
+                replace_member(a, strip_dev(argv[3]), strip_dev(argv[5]))
         elif argv[0] == "mdadm" and len(argv) >= 4 and argv[1] == "--grow":
-            a = _array_of(machine, arrays, argv[2])
+            a = array_of(machine, arrays, argv[2])
             if a is not None:
                 seen(a)
-                _grow(a, argv)
+                grow_array(a, argv)
         elif argv[0] == "tee" and len(argv) == 2 and argv[1].startswith("/sys/block/md"):
-            a = _array_of(machine, arrays, "/dev/" + argv[1].split("/")[3])
+            a = array_of(machine, arrays, "/dev/" + argv[1].split("/")[3])
             if a is not None:
                 seen(a)
                 v = (step.stdin or "").strip()
                 if argv[1].endswith("/sync_action") and v in ("check", "repair"):
                     sync_action[a.name] = v
         elif argv[0] in ("mkfs.ext4", "mkfs.xfs", "pvcreate") and argv[-1].startswith("/dev/"):
-            a = _array_of(machine, arrays, argv[-1])
+            a = array_of(machine, arrays, argv[-1])
             if a is not None:
                 seen(a)
         if a is not None:
@@ -563,7 +310,8 @@ def consequences_of(
         out.append(Redundancy(a.name, now, min(during, after), after, lost))
     destroys = plan.destructive
     weaker = any(_weaker(r, before_lost.get(r.array, ())) for r in out)
-    return Consequences(tuple(syncs), tuple(out), "typed" if destroys or weaker else "yes")
+    offline = tuple(offline_lines(machine, [s.argv for s in plan.steps]))
+    return Consequences(tuple(syncs), tuple(out), "typed" if destroys or weaker else "yes", offline)
 
 
 def _weaker(r: Redundancy, lost_now: tuple[str, ...]) -> bool:

@@ -6,9 +6,9 @@ from the argv, never from a flag a plan (file) carries.
     writes over whatever the members held;
   * ``mdadm MD --add|--add-spare DEV``: a new superblock on DEV; a recovery onto it overwrites it;
   * ``mdadm ... --zero-superblock DEV`` / ``wipefs`` (any option but ``--no-act``): erase
-    signatures (raidman never plans these; a file that carries them is refused by the allowlist,
-    but if it were not, its step would still count as destroying data);
-  * ``mkfs.*`` and ``pvcreate``: a new filesystem / LVM label over the device's content.
+    signatures (retiring an array or a member: app.plans.wizards.lifecycle);
+  * ``mkfs.*`` and ``pvcreate``: a new filesystem / LVM label over the device's content;
+  * ``parted ... DEV mklabel``: a new partition table over the disk (a member being prepared).
 
 ``confirm_target(steps)`` is the device the first destroying step overwrites: the array being
 created (``/dev/md/127`` → ``127``, ``/dev/md127`` → ``md127``), the device being added, the
@@ -46,6 +46,9 @@ def destroys(argv: Sequence[str]) -> str | None:
             return None
         devs = [x for x in a if not x.startswith("-")]
         return devs[-1] if devs else "a device"
+    if prog == "parted":  # a new partition table over the whole disk
+        devs = [x for x in a if x.startswith("/dev/")]
+        return devs[0] if devs else "a device"
     if prog.startswith("mkfs") or prog == "pvcreate":
         return a[-1] if a else "a device"
     return None
@@ -60,9 +63,14 @@ def confirm_name(path: str) -> str:
 
 
 def confirm_target(argvs: Iterable[Sequence[str]]) -> str | None:
-    """The name typed to confirm: what the first destroying step overwrites (None: none does)."""
+    """The name typed to confirm: what the first destroying step overwrites (None: none does);
+    the array, when an earlier step stopped it (deleting an array erases its members one by one,
+    and what the user means to destroy is the array)."""
+    stopped: str | None = None
     for argv in argvs:
+        if len(argv) == 3 and argv[0] == "mdadm" and argv[1] == "--stop":
+            stopped = argv[2]
         hit = destroys(argv)
         if hit is not None:
-            return confirm_name(hit)
+            return confirm_name(stopped if stopped is not None else hit)
     return None

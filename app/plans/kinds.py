@@ -33,6 +33,12 @@ KNOWN_KINDS = frozenset(
         "audit-scheduler",
         "audit-stripe-cache",
         "smart-test",
+        "prepare",
+        "array-stop",
+        "array-assemble",
+        "array-delete",
+        "wipe",
+        "mount",
     }
 )
 
@@ -48,6 +54,9 @@ NEVER_DESTROY = frozenset(
         "boost",
         "boost-restore",
         "smart-test",
+        "array-stop",
+        "array-assemble",
+        "mount",
         *(k for k in KNOWN_KINDS if k.startswith("audit-")),
     }
 )

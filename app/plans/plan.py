@@ -36,13 +36,11 @@ import json
 import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from app.plans.consequences import Consequences
+from typing import Any
 
 from app.escape import escape_controls as escape_controls  # the plan modules import it here
 from app.escape import is_control as _is_control
+from app.plans.consequence_types import Consequences
 from app.plans.destroys import confirm_target, destroys
 
 MAX_FILE_BYTES = 1024 * 1024

@@ -20,17 +20,22 @@ from app.model import Machine
 from app.plans.allowlist import argv_devices
 from app.plans.eligibility import disk_of
 from app.plans.identity import identity_problems
+from app.plans.lifecycle_checks import lifecycle_refusals
 from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import check, check_busy, check_smart, strip_dev
 
 
-def _new(plan: Plan, i: int, machine: Machine | None) -> tuple[list[str], list[str]]:
-    """(overwritten, written) devices step ``i`` adds to what the steps before it write."""
+def _new(plan: Plan, i: int, machine: Machine | None) -> tuple[list[str], list[str], list[str]]:
+    """(overwritten, written, erased) devices step ``i`` adds to what the steps before it
+    write (erased: whose signatures it erases, or the array it stops)."""
     before = argv_devices(replace(plan, steps=plan.steps[:i]), machine)
     upto = argv_devices(replace(plan, steps=plan.steps[: i + 1]), machine)
     over = [d for d in upto.overwrites if d not in before.overwrites]
     written = [d for d in upto.written if d not in before.written and d not in over]
-    return over, written
+    erased = [
+        d for d in (*upto.erased, *upto.stopped) if d not in (*before.erased, *before.stopped)
+    ]
+    return over, written, erased
 
 
 def _grows(argv: tuple[str, ...]) -> bool:
@@ -41,12 +46,12 @@ def step_refusals(plan: Plan, i: int, backend: Backend) -> list[str]:
     """Why step ``i`` must not start now (empty: it may); probes only for steps that write to
     devices. Never raises."""
     step = plan.steps[i]
-    over, written = _new(plan, i, None)
-    if not over and not written and not _grows(step.argv):
+    over, written, erased = _new(plan, i, None)
+    if not over and not written and not erased and not _grows(step.argv):
         return []
     try:
         machine = backend.probe()
-        over, written = _new(plan, i, machine)
+        over, written, erased = _new(plan, i, machine)
     except Exception as e:  # a failed probe stops the run: it never skips the checks
         return [f"cannot read the machine's current state: {escape_controls(str(e))[:200]}"]
     disks = list(
@@ -61,6 +66,9 @@ def step_refusals(plan: Plan, i: int, backend: Backend) -> list[str]:
     except Exception as e:
         return [f"cannot read SMART: {escape_controls(str(e))[:200]}"]
     issues = list(check_busy(machine, [step.argv]))
+    if erased:  # the arrays stopped before this step are gone from the fresh probe already
+        stops = [a for a in erased if machine.array(a) is not None]
+        issues += lifecycle_refusals(machine, stops, [d for d in erased if d not in stops])
     if over:
         issues += check(machine, over, check_sizes=False, smart=smart).refusals
     for w in written:

@@ -10,8 +10,10 @@ from app.model import Machine
 from app.model.smart import SmartReading
 from app.plans.allowlist import argv_devices
 from app.plans.bitmap_dirty import read_bitmap_dirty
-from app.plans.consequences import Consequences, Limits, limits_from_texts, with_consequences
+from app.plans.consequence_types import Consequences, Limits
+from app.plans.consequences import limits_from_texts, with_consequences
 from app.plans.eligibility import disk_of
+from app.plans.lifecycle_checks import lifecycle_refusals
 from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import Issue, Preflight, check, check_busy, check_smart, strip_dev
 
@@ -119,6 +121,7 @@ def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Pref
     from the plan's ``params`` or ``kind``: a saved plan is checked for what it would really run."""
     dev = argv_devices(plan, machine)
     busy = check_busy(machine, (s.argv for s in plan.steps))
+    busy += lifecycle_refusals(machine, dev.stopped, dev.erased)
     # a re-added member and a replacement already in as a spare are written too: SMART must pass
     targets = [*dev.overwrites, *dev.written]
     smart = _smart_of(machine, backend, targets)

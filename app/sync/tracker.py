@@ -32,6 +32,9 @@ ALARMING: frozenset[str] = frozenset(
 )
 
 
+WAITING = ("pending", "delayed")  # a sync that waits: nothing synced yet
+
+
 @dataclass(frozen=True, slots=True)
 class ArrayEvent:
     """A change the tracker saw in an array between two samples (appeared, degraded, a member
@@ -272,7 +275,7 @@ class SyncTracker:
             )
             if completed:
                 outcome = "finished"
-            elif sync is not None and sync.action not in ("pending", "delayed"):
+            elif sync is not None and sync.action not in WAITING:
                 outcome = f"became {sync.action}"
             else:
                 outcome = "interrupted"
@@ -334,12 +337,25 @@ class SyncTracker:
             return []
         if live.last_sync_action in (None, "none"):
             return []
-        if prev is not None and (
+        if prev is not None and prev.sync is not None and prev.sync.action in WAITING:
+            # seen only waiting (md_do_sync sets last_sync_action before it waits its turn):
+            # a recovery that then ran and ended unseen left the array whole
+            if not (live.last_sync_action == "recovery" and live.degraded == 0 < prev.degraded):
+                return []
+        elif prev is not None and (
             (prev.sync is not None and prev.sync.active)
             or live.last_sync_action == prev.last_sync_action
         ):
             return []
         action = {"recovery": "recover"}.get(live.last_sync_action, live.last_sync_action)
+        if action == "recover" and live.degraded > 0:
+            # A recovery that stopped short while the array still misses a member is not over:
+            # md_check_recovery starts it again (remove_and_add_spares finds the spare again;
+            # 1.x metadata resumes from the member's recovery_offset), and that run is the one
+            # recorded. Seen in the VM: mdadm creating a RAID-5 let md start its recovery, stop
+            # it within the second and start it again; counting the first as a sync of its own
+            # made two records of one rebuild.
+            return []
         if action in ("recover", "resync", "reshape") and live.degraded == 0:
             outcome, completed = "finished", True
         else:

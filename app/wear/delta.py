@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.format import duration
-from app.format import human_bytes as fmt_bytes
-from app.model.smart_units import human_bytes
-from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent, SyncMember
+from app.format import duration, human_bytes
+from app.wear.records import Snapshot, SyncEvent, SyncMember
+from app.wear.snapshots import SnapshotStore
 
 ACTION_WORDS = {
     "recover": "rebuild",
@@ -116,7 +115,7 @@ class SyncWear:
             # (the kernel counted nothing between the sync's start and SMART's "before":
             # SMART's own figure is then the whole of it)
             return self._late_line(m, verb)
-        text = f"this {self.word} {verb} {human_bytes(m.bytes_written)} to {disk}"
+        text = f"this {self.word} {verb} {human_bytes(m.bytes_written, decimal=True)} to {disk}"
         share = m.capacity_share
         if share is not None:
             text += f" = {share:.1f} × its capacity"
@@ -125,7 +124,7 @@ class SyncWear:
         if self.smart_coarse(m):
             text += (
                 f" (the device counts in steps of {m.unit_bytes:,} B, coarser than the "
-                f"{human_bytes(self._written(m))} written: the kernel's figure is the exact one)"
+                f"{human_bytes(self._written(m), decimal=True)} written: the kernel's figure is the exact one)"
             )
         return text
 
@@ -134,19 +133,19 @@ class SyncWear:
         assert m.bytes_written is not None and m.start is not None
         after = m.start.ts - self.sync.started_at
         since = f"SMART's before was read {after:.0f} s after the {self.word} began"
-        counted = f"{human_bytes(m.bytes_written)} counted by SMART from then on"
+        counted = f"{human_bytes(m.bytes_written, decimal=True)} counted by SMART from then on"
         if m.written_before_start is None:
             return (
-                f"this {self.word} {verb} at least {human_bytes(m.bytes_written)} to "
+                f"this {self.word} {verb} at least {human_bytes(m.bytes_written, decimal=True)} to "
                 f"{self.disk_label(m)} ({since}; what it wrote before that is unknown)"
             )
         total = m.bytes_written + m.written_before_start
-        text = f"this {self.word} {verb} about {human_bytes(total)} to {self.disk_label(m)}"
+        text = f"this {self.word} {verb} about {human_bytes(total, decimal=True)} to {self.disk_label(m)}"
         share = m.capacity_share
         if share is not None:
             text += f" = {share:.1f} × its capacity"
         return (
-            f"{text} ({since}: {counted} + {human_bytes(m.written_before_start)} the kernel "
+            f"{text} ({since}: {counted} + {human_bytes(m.written_before_start, decimal=True)} the kernel "
             "counted before that reading)"
         )
 
@@ -184,7 +183,7 @@ class SyncWear:
         if fc.source == "plan":
             text += " (the plan's)"
         n = self.actual_bytes()
-        b = fmt_bytes(n) if n is not None else "?"
+        b = human_bytes(n) if n is not None else "?"
         s = self.sync
         if s.ended_at is not None:
             verb = "took" if s.outcome == "finished" else "ran"
@@ -229,7 +228,7 @@ class SyncWear:
             else f"{m.member.disk} (whole disk, all its partitions: recorded before per-member "
             "counts)"
         )
-        text = f"kernel counter: this {self.word} {verb} {human_bytes(n)} to {where}"
+        text = f"kernel counter: this {self.word} {verb} {human_bytes(n, decimal=True)} to {where}"
         if m.running:
             text += " so far"
         if size:

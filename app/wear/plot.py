@@ -13,7 +13,8 @@ from datetime import datetime, tzinfo
 from app.format import STATE_COLOURS
 from app.model.smart_units import WriteCounter
 from app.wear.delta import MemberWear, SyncWear, array_wear
-from app.wear.snapshots import Snapshot, SnapshotStore, SyncEvent
+from app.wear.records import Snapshot, SyncEvent
+from app.wear.snapshots import SnapshotStore
 
 BLOCKS = " ▁▂▃▄▅▆▇█"  # 0..8 eighths of a cell
 MARK_SYMBOLS = ("▲", "◆", "●", "■", "★", "▼")

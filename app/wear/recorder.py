@@ -10,157 +10,38 @@ the member's own line gives what the sync wrote to it, kept apart from another a
 other partitions of the same disks; the whole disk's line is the span SMART counts (its
 snapshots confirm the disk's writes in the device's own unit).
 
-SMART reads are returned as :class:`SmartRead` effects and run by :func:`take_snapshot`, in a
-thread of their own in ``raidman monitor`` and in a worker in the TUI: never in the sampler's way.
+SMART reads are returned as :class:`SmartRead` effects and run by :func:`take_snapshot` (both in
+:mod:`app.wear.smart_reads`), in a thread of their own in ``raidman monitor`` and in a worker in
+the TUI: never in the sampler's way.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from app.backend import Backend
-from app.model import Disk, Machine
+from app.model import Machine
 from app.model.devices import SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
-from app.model.smart import SmartReading
-from app.model.smart_tables import last_self_test, self_test_json
-from app.model.smart_units import bytes_written, endurance_used_percent, wear_used_percent
 from app.model.sync_model import SyncForecast
-from app.rules.smart import CRC_ERRORS
 from app.sync.tracker import ArrayEvent, FinishedSync
 from app.wear.expected import ExpectedForecasts, expires
 from app.wear.forecast import RecordedForecast, model_forecast
-from app.wear.snapshots import SnapshotStore, SyncMember
-from app.wear.snapshots import SyncEvent as StoredSync
+from app.wear.records import SyncEvent as StoredSync
+from app.wear.records import SyncMember
+from app.wear.smart_reads import SmartRead, sweep_order
+from app.wear.snapshots import SnapshotStore
+from app.wear.sync_counts import (
+    LazyCounts,
+    WritesOf,
+    capacities_of,
+    counted,
+    kernel_writes,
+    members_of,
+)
 
 NOT_WATCHED = "ended while the monitor was not running"
-
-
-@dataclass(frozen=True, slots=True)
-class SmartRead:
-    """Read one disk's SMART and store it as a snapshot."""
-
-    disk: str
-    reason: str  # start, periodic, sync-start, sync-end
-    sync_id: int | None = None
-    serial_hint: str | None = None
-    capacity_bytes: int | None = None
-
-
-KernelCount = tuple[int, float]  # (cumulative bytes written by /proc/diskstats, sample time)
-
-
-def counters_of(
-    reading: SmartReading, capacity_bytes: int | None = None, kernel: KernelCount | None = None
-) -> dict[str, Any]:
-    """The JSON stored with a snapshot. ``kernel``: the disk's kernel write counter from the
-    last sample when the reading came back, so that a "before" read after a sync began can
-    say how much the sync had already written (app.wear.delta)."""
-    w = bytes_written(reading)
-    wear = wear_used_percent(reading)
-    return {
-        "kernel_bytes_written": kernel[0] if kernel is not None else None,
-        "kernel_at": kernel[1] if kernel is not None else None,
-        "bytes_written": w.bytes if w else None,
-        "raw": w.raw if w else None,
-        "unit": w.unit if w else None,
-        "counter": w.source if w else None,
-        "unit_bytes": w.unit_bytes if w else None,
-        "wear_used": wear.used_percent if wear else None,
-        # wear_used, or bytes written against the model's rated TBW where that is larger
-        "endurance_used": endurance_used_percent(reading),
-        "power_on_hours": reading.power_on_hours,
-        "temperature_c": reading.temperature_c,
-        "capacity_bytes": reading.capacity_bytes or capacity_bytes,
-        "health": reading.health,
-        **log_counters(reading),
-    }
-
-
-def log_counters(reading: SmartReading) -> dict[str, Any]:
-    """What the state database keeps of the SMART logs with each snapshot: the CRC error count
-    (app/rules/smart_logs.py compares the first one with now), the newest finished self-test
-    and a running test's remaining percent."""
-    crc = reading.attribute(CRC_ERRORS)
-    last = last_self_test(reading)
-    return {
-        "crc_errors": crc.raw if crc is not None else None,
-        "self_test": self_test_json(last) if last is not None else None,
-        "self_test_remaining": reading.self_test_remaining,
-    }
-
-
-def take_snapshot(
-    backend: Backend,
-    store: SnapshotStore,
-    read: SmartRead,
-    lock: AbstractContextManager[object] | None = None,
-    on_reading: Callable[[str, SmartReading], None] | None = None,
-    kernel: Callable[[str], KernelCount | None] | None = None,
-) -> str | None:
-    """Run one :class:`SmartRead`: returns the serial stored under, or None (no SMART).
-    ``lock`` (the store's) is held only while writing, never during the slow read;
-    ``on_reading(disk, reading)`` gets every reading (the TUI's audit judges SMART from them);
-    ``kernel(disk)`` (``Session.kernel_count``) the disk's kernel write counter, asked for as
-    the reading comes back and stored with it."""
-    reading = backend.smart(read.disk)
-    count = kernel(read.disk) if kernel is not None else None
-    if on_reading is not None:
-        on_reading(read.disk, reading)
-    if not reading.available:
-        return None
-    serial = reading.serial or read.serial_hint or f"dev:{read.disk}"
-    with lock if lock is not None else nullcontext():
-        store.record_snapshot(
-            serial,
-            read.disk,
-            counters_of(reading, read.capacity_bytes, count),
-            ts=backend.now(),
-            reason=read.reason,
-            sync_id=read.sync_id,
-        )
-    return serial
-
-
-def kernel_writes(sample: LiveSample | None) -> dict[str, int]:
-    """Cumulative bytes written per device, from the sample's /proc/diskstats counters."""
-    return {d.name: d.write_bytes for d in sample.disk_io} if sample is not None else {}
-
-
-class _Lazy:
-    """A map of every disk's counters, made the first time it is asked for (if ever)."""
-
-    def __init__(self, make: Callable[[], dict[str, int]]) -> None:
-        self._make = make
-        self._made: dict[str, int] | None = None
-
-    def __call__(self) -> dict[str, int]:
-        if self._made is None:
-            self._made = self._make()
-        return self._made
-
-
-class _Writes(Mapping[str, int]):
-    """Bytes written by name, read through a map of counters (no copy of it)."""
-
-    def __init__(self, counters: Mapping[str, DiskIO]) -> None:
-        self._c = counters
-
-    def __getitem__(self, name: str) -> int:
-        return self._c[name].write_bytes
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._c
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._c)
-
-    def __len__(self) -> int:
-        return len(self._c)
 
 
 @dataclass
@@ -180,58 +61,6 @@ class _Open:
     # running already at raidman's first look: the record (and the forecast) begin part-way;
     # else the window begins at the last look before it, so the forecast is of the whole sync
     midway: bool = False
-
-
-def members_of(
-    machine: Machine | None, array: str, live: MdLive | None = None
-) -> tuple[SyncMember, ...]:
-    """The array's members with their whole disks: as probed, and those the live sample shows
-    that the probe did not (a member re-added since: the sync rebuilds exactly that one)."""
-    a = machine.array(array) if machine is not None else None
-    if machine is None or a is None:
-        return ()  # an array the probe has not seen yet: its members come with the next probe
-    devices = [mem.device for mem in a.members]
-    if live is not None and live.name == array:
-        devices += [dev for dev, _flags in live.member_states if dev not in devices]
-    out: list[SyncMember] = []
-    for dev in devices:
-        for d in machine.disks_under(dev) or (dev,):
-            disk = machine.disk(d)
-            out.append(SyncMember(dev, d, disk.serial if disk else None))
-    return tuple(out)
-
-
-def counted(members: Sequence[SyncMember]) -> set[str]:
-    """The devices whose kernel write counters a sync's record keeps: each member (its own
-    line of /proc/diskstats) and each member's whole disk (the span of its SMART figure)."""
-    return {m.device for m in members} | {m.disk for m in members}
-
-
-def capacities_of(machine: Machine | None, members: Sequence[SyncMember]) -> dict[str, int]:
-    """Sizes in bytes of each member device (the "× its size" of what the sync wrote to it: a
-    partition's own size, never its disk's) and of each member's whole disk."""
-    out: dict[str, int] = {}
-    if machine is None:
-        return out
-    for name in counted(members):
-        size = getattr(machine.device(name), "size_bytes", None)
-        if isinstance(size, int) and size > 0:
-            out[name] = size
-    return out
-
-
-def sweep_order(machine: Machine) -> list[Disk]:
-    """The machine's disks in the order a SMART sweep reads them: members of an array whose
-    sync is running first (the sync began before their "before" could be read: the sooner the
-    better), then members of other arrays (a sync may start on them any moment), then the rest;
-    the probe's order within each."""
-    rank: dict[str, int] = {}
-    for a in machine.arrays:
-        r = 0 if a.sync is not None and a.sync.action not in ("idle", "frozen") else 1
-        for m in a.members:
-            for d in machine.disks_under(m.device):
-                rank[d] = min(rank.get(d, 2), r)
-    return sorted(machine.disks, key=lambda d: rank.get(d.name, 2))
 
 
 IDENTITY_PROBES = 5
@@ -401,8 +230,8 @@ class WearRecorder:
         if self._adoptable is None:
             self._adoptable = self.store.running_syncs()
         # the whole maps only at a sync's edges (stored then), not at every sample
-        before = _Lazy(lambda: kernel_writes(prev if prev is not None else sample))
-        after = _Lazy(lambda: kernel_writes(sample))
+        before = LazyCounts(lambda: kernel_writes(prev if prev is not None else sample))
+        after = LazyCounts(lambda: kernel_writes(sample))
         reads: list[SmartRead] = []
         log: list[str] = []
         present = {a.name for a in sample.arrays}
@@ -611,7 +440,7 @@ class WearRecorder:
         if live is None:
             now: Mapping[str, int] = {}
         elif counters is not None:
-            now = _Writes(counters)
+            now = WritesOf(counters)
         else:
             now = kernel_writes(live)
         out: dict[str, tuple[tuple[str, int], ...]] = {}

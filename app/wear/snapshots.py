@@ -15,77 +15,28 @@ runs in memory with a note: raidman never crashes on it.
 from __future__ import annotations
 
 import json
-import math
 import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from app import statefiles
 from app.paths import DB_FILE, state_dir
 from app.statefiles import StateFileError
-from app.wear import held
-from app.wear.dbshape import (
-    MAX_TEXT,
-    BadRow,
-    DatabaseRefused,
-    check_ours,
-    counter,
-    int_col,
-    json_col,
-    text_col,
-    time_col,
-)
-from app.wear.forecast import RecordedForecast, parse_forecast
+from app.wear import dbfile, held
+from app.wear.dbfile import is_transient, move_side, side_files, suppress_all
+from app.wear.dbshape import DatabaseRefused
+from app.wear.forecast import RecordedForecast
+from app.wear.records import Snapshot, SyncEvent, SyncMember, snapshot_from_row, sync_event_from_row
 
 T = TypeVar("T")
 
-# 2: sync_events gained array_uuid, fraction, kernel_writes; 3: forecast (both migrated)
-SCHEMA_VERSION = 3
 DB_NAME = DB_FILE
 BUSY_TIMEOUT_S = 5.0  # how long one open waits for another process's lock
 RETRY_DELAY_S = 1.0  # between the attempts to open a locked or busy database
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS snapshots (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    ts REAL NOT NULL,
-    serial TEXT NOT NULL,
-    device TEXT NOT NULL,
-    reason TEXT NOT NULL DEFAULT 'periodic',
-    sync_id INTEGER,
-    counters TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS snapshots_serial_ts ON snapshots (serial, ts);
-CREATE TABLE IF NOT EXISTS sync_events (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    array_name TEXT NOT NULL,
-    action TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    outcome TEXT,
-    members TEXT NOT NULL,
-    array_uuid TEXT,
-    fraction REAL,
-    kernel_writes TEXT,
-    forecast TEXT
-);
-CREATE INDEX IF NOT EXISTS sync_events_array ON sync_events (array_name, started_at);
-"""
-# schema 1 -> 2: columns added to sync_events (old rows keep NULL: array unknown by UUID)
-_MIGRATE_1_2 = (
-    "ALTER TABLE sync_events ADD COLUMN array_uuid TEXT",
-    "ALTER TABLE sync_events ADD COLUMN fraction REAL",
-    "ALTER TABLE sync_events ADD COLUMN kernel_writes TEXT",
-)
-# schema 2 -> 3: the forecast made when the sync began (old rows keep NULL: no forecast)
-_MIGRATE_2_3 = ("ALTER TABLE sync_events ADD COLUMN forecast TEXT",)
-
 
 MAX_ROW_NOTES = 10  # a database full of bad rows says so this many times, then counts
 
@@ -96,112 +47,6 @@ def default_state_dir() -> Path:
 
 def default_db_path() -> Path:
     return default_state_dir() / DB_NAME
-
-
-@dataclass(frozen=True, slots=True)
-class SyncMember:
-    device: str  # kernel name of the member (nvme0n1p1, sdd)
-    disk: str  # the whole disk under it (nvme0n1, sdd)
-    serial: str | None = None
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    id: int
-    ts: float
-    serial: str
-    device: str
-    reason: str  # start, periodic, sync-start, sync-end
-    sync_id: int | None
-    counters: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def bytes_written(self) -> int | None:
-        v = self.counters.get("bytes_written")
-        return v if isinstance(v, int) else None
-
-    @property
-    def wear_used(self) -> int | None:
-        v = self.counters.get("wear_used")
-        return v if isinstance(v, int) else None
-
-    @property
-    def capacity_bytes(self) -> int | None:
-        v = self.counters.get("capacity_bytes")
-        return v if isinstance(v, int) else None
-
-    @property
-    def kernel_bytes_written(self) -> int | None:
-        """The disk's kernel write counter (/proc/diskstats, cumulative bytes) from the last
-        sample when this reading came back; None for snapshots stored before it was kept."""
-        v = self.counters.get("kernel_bytes_written")
-        return v if isinstance(v, int) and v >= 0 else None
-
-    @property
-    def unit_bytes(self) -> int | None:
-        """Bytes per step of the write counter (NVMe: 512,000); for snapshots stored before
-        it was kept, bytes ÷ raw count."""
-        v = self.counters.get("unit_bytes")
-        if isinstance(v, int) and v > 0:
-            return v
-        raw, b = self.counters.get("raw"), self.bytes_written
-        if isinstance(raw, int) and raw > 0 and b is not None and b % raw == 0:
-            return b // raw
-        return None
-
-    @property
-    def counter(self) -> str | None:
-        """Which SMART counter the bytes come from ("nvme:data_units_written", "241 ...")."""
-        v = self.counters.get("counter")
-        return v if isinstance(v, str) else None
-
-
-@dataclass(frozen=True)
-class SyncEvent:
-    id: int
-    array: str
-    action: str
-    started_at: float
-    ended_at: float | None
-    outcome: str | None  # finished, interrupted, array stopped, became X; None while running
-    members: tuple[SyncMember, ...]
-    array_uuid: str | None = None  # md's array UUID (None: recorded before schema 2)
-    fraction: float | None = None  # how far it got (last progress seen)
-    # the kernel's cumulative bytes written per device (/proc/diskstats, one line per disk and
-    # per partition): "start" at the last sample before the sync began, "end" at the first
-    # after it ended. Kept for each member device (what the sync wrote to it, apart from what
-    # another array on other partitions of the same disk wrote) and each member's whole disk
-    # (the span SMART counts); records made before per-member counting hold whole disks only
-    kernel_start: Mapping[str, int] = field(default_factory=dict)
-    kernel_end: Mapping[str, int] = field(default_factory=dict)
-    # device -> bytes, at the start: each member's own size and its whole disk's
-    capacities: Mapping[str, int] = field(default_factory=dict)
-    # what the sync model said when the sync began (None: a record made before forecasts were)
-    forecast: RecordedForecast | None = None
-
-    def kernel_written(self, device: str) -> int | None:
-        """Bytes the kernel wrote to ``device`` (a member, or its whole disk: all its
-        partitions) during the sync (exact, sector granularity); while running: up to the last
-        sample recorded."""
-        a, b = self.kernel_start.get(device), self.kernel_end.get(device)
-        return None if a is None or b is None else max(0, b - a)
-
-    def member_written(self, m: SyncMember) -> tuple[int | None, bool]:
-        """(the kernel's bytes written to the member during the sync, whether that is the
-        member's own count). A record made before per-member counting kept only the whole
-        disk's counter: that one then, said as the whole disk's (False)."""
-        own = self.kernel_written(m.device)
-        if own is not None or m.device == m.disk:
-            return own, True
-        return self.kernel_written(m.disk), False
-
-    def member_size(self, m: SyncMember) -> int | None:
-        """The member's own size (a partition's, not its disk's); None when not kept."""
-        return self.capacities.get(m.device)
-
-    @property
-    def running(self) -> bool:
-        return self.ended_at is None
 
 
 class SnapshotStore:
@@ -247,7 +92,7 @@ class SnapshotStore:
         notes: list[str] = []
         try:
             statefiles.ensure_dir(p.parent)
-            for side in (p, *_sides(p)):
+            for side in (p, *side_files(p)):
                 if os.path.lexists(side):
                     statefiles.check_file(side)
         except StateFileError as e:
@@ -257,12 +102,12 @@ class SnapshotStore:
         for attempt in range(1, max(1, attempts) + 1):
             conn: sqlite3.Connection | None = None
             try:
-                conn = cls._connect(str(p), timeout=busy_timeout_s)
+                conn = dbfile.connect(str(p), timeout=busy_timeout_s)
                 cls._check(conn)
                 return cls(conn, p, notes)
             except DatabaseRefused as e:
                 if conn is not None:
-                    with _suppress():
+                    with suppress_all():
                         conn.close()
                 notes.append(
                     f"wear database {p}: {e}; it is left untouched; wear history of this run is "
@@ -271,7 +116,7 @@ class SnapshotStore:
                 return cls(cls._memory(), None, notes)
             except sqlite3.DatabaseError as e:
                 if conn is not None:
-                    with _suppress():
+                    with suppress_all():
                         conn.close()
                 if not is_transient(e):
                     first_error = e
@@ -292,10 +137,10 @@ class SnapshotStore:
         assert first_error is not None
         try:
             aside = statefiles.move_aside(p, "corrupt")
-            for side in _sides(p):
+            for side in side_files(p):
                 if os.path.lexists(side):
-                    _move_side(side, aside.with_name(aside.name + side.name[len(p.name) :]))
-            conn = cls._connect(str(p), timeout=busy_timeout_s)
+                    move_side(side, aside.with_name(aside.name + side.name[len(p.name) :]))
+            conn = dbfile.connect(str(p), timeout=busy_timeout_s)
             cls._check(conn)
             notes.append(
                 f"wear database {p} was unreadable ({first_error}); moved aside to {aside.name} "
@@ -313,7 +158,7 @@ class SnapshotStore:
     def _holding(cls, p: Path, notes: list[str], busy_timeout_s: float) -> SnapshotStore:
         """A store in memory that writes what it holds to ``p`` once ``p`` can be used."""
         conn = cls._memory()
-        with _suppress():
+        with suppress_all():
             held.seed_ids(conn)
         store = cls(conn, None, notes)
         store._pending = p
@@ -339,15 +184,15 @@ class SnapshotStore:
         conn: sqlite3.Connection | None = None
         try:
             statefiles.ensure_dir(p.parent)
-            for side in (p, *_sides(p)):
+            for side in (p, *side_files(p)):
                 if os.path.lexists(side):
                     statefiles.check_file(side)
-            conn = self._connect(str(p), timeout=self._busy_timeout_s)
+            conn = dbfile.connect(str(p), timeout=self._busy_timeout_s)
             self._check(conn)
             n_snap, n_sync = held.copy_held(self._conn, conn)
         except (sqlite3.Error, StateFileError, OSError) as e:
             if conn is not None:
-                with _suppress():
+                with suppress_all():
                     conn.close()
             if isinstance(e, sqlite3.Error) and is_transient(e):
                 return None  # still locked or full: the next try
@@ -356,7 +201,7 @@ class SnapshotStore:
             self.notes.append(line)
             return line
         old, self._conn = self._conn, conn
-        with _suppress():
+        with suppress_all():
             old.close()
         self.path, self._pending = p, None
         mode = conn.execute("PRAGMA journal_mode").fetchone()
@@ -373,49 +218,14 @@ class SnapshotStore:
         self.notes.append(line)
         return line
 
+    # the schema check a file passes (a class attribute: tests make it fail like a locked file)
+    _check = staticmethod(dbfile.check_schema)
+
     @classmethod
     def _memory(cls) -> sqlite3.Connection:
-        conn = cls._connect(":memory:")
+        conn = dbfile.connect(":memory:", BUSY_TIMEOUT_S)
         cls._check(conn)
         return conn
-
-    @staticmethod
-    def _connect(target: str, timeout: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
-        conn = sqlite3.connect(
-            target, timeout=timeout, isolation_level=None, check_same_thread=False
-        )
-        conn.row_factory = sqlite3.Row
-        return conn
-
-    @staticmethod
-    def _check(conn: sqlite3.Connection) -> None:
-        """Create the schema, or raise DatabaseError if the file is damaged, DatabaseRefused if it
-        is not ours or is newer (checked before anything is written to it: no WAL switch, no
-        table added)."""
-        row = conn.execute("PRAGMA quick_check").fetchone()
-        if row is None or row[0] != "ok":
-            raise sqlite3.DatabaseError(f"integrity check: {row[0] if row else 'no answer'}")
-        check_ours(conn, SCHEMA_VERSION)
-        with _suppress():
-            conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript(_SCHEMA)
-        cur = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        if cur is None:
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
-            )
-        elif cur[0] in ("1", "2"):
-            have = {r[1] for r in conn.execute("PRAGMA table_info(sync_events)")}
-            for stmt in (*_MIGRATE_1_2, *_MIGRATE_2_3):
-                if stmt.split()[5] not in have:
-                    conn.execute(stmt)
-            conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
-        elif cur[0] != str(SCHEMA_VERSION):
-            raise sqlite3.DatabaseError(f"schema version {cur[0]}, expected {SCHEMA_VERSION}")
-        # the columns we rely on must be there (a same-named table from something else is "corrupt")
-        cols = {r[1] for r in conn.execute("PRAGMA table_info(snapshots)")}
-        if not {"ts", "serial", "device", "counters", "reason", "sync_id"} <= cols:
-            raise sqlite3.DatabaseError("snapshots table has an unexpected layout")
 
     @contextmanager
     def batch(self, *, durable: bool = True) -> Iterator[None]:
@@ -476,7 +286,7 @@ class SnapshotStore:
             q += " AND ts>=?"
             args.append(since)
         q += " ORDER BY ts, id"
-        return self._rows(self._conn.execute(q, args), self._snap, "snapshots")
+        return self._rows(self._conn.execute(q, args), snapshot_from_row, "snapshots")
 
     def first_counter(self, serial: str, key: str) -> int | None:
         """The first recorded integer ``counters[key]`` of a disk (e.g. ``crc_errors``)."""
@@ -502,21 +312,23 @@ class SnapshotStore:
             q += " AND ts<=?"
             args.append(at_or_before)
         return self._first(
-            self._conn.execute(q + " ORDER BY ts DESC, id DESC", args), self._snap, "snapshots"
+            self._conn.execute(q + " ORDER BY ts DESC, id DESC", args),
+            snapshot_from_row,
+            "snapshots",
         )
 
     def first_snapshot_after(self, serial: str, ts: float) -> Snapshot | None:
         rows = self._conn.execute(
             "SELECT * FROM snapshots WHERE serial=? AND ts>=? ORDER BY ts, id", (serial, ts)
         )
-        return self._first(rows, self._snap, "snapshots")
+        return self._first(rows, snapshot_from_row, "snapshots")
 
     def sync_snapshot(self, sync_id: int, serial: str, reason: str) -> Snapshot | None:
         rows = self._conn.execute(
             "SELECT * FROM snapshots WHERE sync_id=? AND serial=? AND reason=? ORDER BY ts, id",
             (sync_id, serial, reason),
         )
-        return self._first(rows, self._snap, "snapshots")
+        return self._first(rows, snapshot_from_row, "snapshots")
 
     def _rows(
         self, rows: Iterable[sqlite3.Row], conv: Callable[[sqlite3.Row], T], table: str
@@ -557,19 +369,6 @@ class SnapshotStore:
             )
         elif len(self._bad_rows) == MAX_ROW_NOTES + 1:
             self.notes.append(f"wear database: more {table} rows skipped (only the first noted)")
-
-    @staticmethod
-    def _snap(r: sqlite3.Row) -> Snapshot:
-        counters = json_col(r, "counters", dict)
-        return Snapshot(
-            id=int_col(r, "id"),
-            ts=time_col(r, "ts"),
-            serial=text_col(r, "serial"),
-            device=text_col(r, "device"),
-            reason=text_col(r, "reason"),
-            sync_id=int_col(r, "sync_id", none_ok=True),
-            counters=counters if isinstance(counters, dict) else {},
-        )
 
     # ---- sync events ----------------------------------------------------------------------------
     def start_sync(
@@ -642,7 +441,7 @@ class SnapshotStore:
         rows = self._conn.execute(
             "SELECT * FROM sync_events WHERE ended_at IS NULL ORDER BY started_at, id"
         )
-        return self._rows(rows, self._sync, "sync_events")
+        return self._rows(rows, sync_event_from_row, "sync_events")
 
     def syncs_for(self, array: str, array_uuid: str | None = None) -> list[SyncEvent]:
         """The syncs of one array: by its UUID when known (a new array under an old name does
@@ -654,109 +453,13 @@ class SnapshotStore:
             )
         else:
             q, arg = "SELECT * FROM sync_events WHERE array_name=? ORDER BY started_at, id", array
-        return self._rows(self._conn.execute(q, (arg,)), self._sync, "sync_events")
+        return self._rows(self._conn.execute(q, (arg,)), sync_event_from_row, "sync_events")
 
     def all_syncs(self) -> list[SyncEvent]:
         """Every recorded sync of every array, oldest first."""
         rows = self._conn.execute("SELECT * FROM sync_events ORDER BY id")
-        return self._rows(rows, self._sync, "sync_events")
+        return self._rows(rows, sync_event_from_row, "sync_events")
 
     def sync(self, sync_id: int) -> SyncEvent | None:
         rows = self._conn.execute("SELECT * FROM sync_events WHERE id=?", (sync_id,))
-        return self._first(rows, self._sync, "sync_events")
-
-    @staticmethod
-    def _sync(r: sqlite3.Row) -> SyncEvent:
-        members: list[SyncMember] = []
-        for m in json_col(r, "members", list) or ():
-            if not isinstance(m, list) or len(m) != 3:
-                raise BadRow("members: not [device, disk, serial] triples")
-            if not all(isinstance(x, str) for x in m[:2]) or not isinstance(m[2], str | None):
-                raise BadRow("members: not text")
-            members.append(SyncMember(m[0], m[1], m[2] if m[2] else None))
-        start: dict[str, int] = {}
-        end: dict[str, int] = {}
-        cap: dict[str, int] = {}
-        kw = json_col(r, "kernel_writes", dict) or {}
-        for key, dest in (("start", start), ("end", end), ("capacity", cap)):
-            part = kw.get(key)
-            if isinstance(part, dict):
-                dest.update({str(k): v for k, v in part.items() if counter(v)})
-        frac = r["fraction"]
-        uuid = r["array_uuid"]
-        ended = r["ended_at"]
-        return SyncEvent(
-            id=int_col(r, "id"),
-            array=text_col(r, "array_name"),
-            action=text_col(r, "action"),
-            started_at=time_col(r, "started_at"),
-            ended_at=None if ended is None else time_col(r, "ended_at"),
-            outcome=None if r["outcome"] is None else text_col(r, "outcome"),
-            members=tuple(members),
-            array_uuid=uuid if isinstance(uuid, str) and len(uuid) <= MAX_TEXT else None,
-            fraction=float(frac)
-            if isinstance(frac, int | float) and not isinstance(frac, bool) and math.isfinite(frac)
-            else None,
-            kernel_start=start,
-            kernel_end=end,
-            capacities=cap,
-            forecast=parse_forecast(r["forecast"]),
-        )
-
-
-# SQLite result codes that say nothing about the file's contents: wait and retry, never move aside.
-_TRANSIENT = (
-    "SQLITE_BUSY",
-    "SQLITE_LOCKED",
-    "SQLITE_FULL",
-    "SQLITE_IOERR",
-    "SQLITE_CANTOPEN",
-    "SQLITE_READONLY",
-    "SQLITE_PERM",
-    "SQLITE_NOMEM",
-    "SQLITE_PROTOCOL",
-)
-_TRANSIENT_TEXT = (
-    "locked",
-    "busy",
-    "disk is full",
-    "disk i/o error",
-    "unable to open",
-    "readonly",
-    "read-only",
-    "out of memory",
-)
-
-
-def is_transient(e: sqlite3.Error) -> bool:
-    """True for errors of the moment (another process holds the lock, the disk is full, I/O
-    failed, permissions), false for a damaged or foreign file."""
-    name = getattr(e, "sqlite_errorname", None)
-    if isinstance(name, str) and name:
-        return name.startswith(_TRANSIENT)
-    if isinstance(e, sqlite3.OperationalError):
-        text = str(e).lower()
-        return any(t in text for t in _TRANSIENT_TEXT)
-    return False
-
-
-def _move_side(side: Path, dest: Path) -> None:
-    """Move a -wal/-shm file next to its moved-aside database, never over another file."""
-    try:
-        os.link(side, dest, follow_symlinks=False)
-    except FileExistsError:
-        statefiles.move_aside(side, "corrupt")
-        return
-    os.unlink(side)
-
-
-def _sides(p: Path) -> tuple[Path, ...]:
-    return (p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm"))
-
-
-class _suppress:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> bool:
-        return True
+        return self._first(rows, sync_event_from_row, "sync_events")

@@ -12,15 +12,11 @@ from app.model.live import LiveSample
 from app.model.smart import SmartReading
 from backends.base import CommandResult, OutputCallback, Stream, emit_output
 from backends.simulated.clock import SimClock
-from backends.simulated.commands import dispatch
+from backends.simulated.live import LiveCache, build_sample
+from backends.simulated.programs.registry import dispatch
 from backends.simulated.scenarios import SCENARIOS, big
-from backends.simulated.snapshot import (
-    LiveCache,
-    StaticCache,
-    build_machine,
-    build_sample,
-    build_smart,
-)
+from backends.simulated.smart import build_smart
+from backends.simulated.snapshot import StaticCache, build_machine
 from backends.simulated.state import SimState
 from backends.simulated.sysfs import read_path
 

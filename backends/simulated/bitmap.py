@@ -18,11 +18,12 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from backends.simulated.state import SimArray, SimState
+from backends.simulated.records import SimArray
+from backends.simulated.state import SimState
 
 BITMAP_DIRTY_PER_S = Fraction(1, 86400)
 BITMAP_DIRTY_MIN = Fraction(1, 1000)
-BITMAP_CHUNK_KIB = 65536  # what mdstat's "bitmap:" line says (snapshot.render_array)
+BITMAP_CHUNK_KIB = 65536  # what mdstat's "bitmap:" line says (mdstat.render_array)
 
 
 def dirty_fraction(since: float | None, now: float) -> Fraction:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.model.smart import SelfTest, SmartLogError
-from backends.simulated.state import SimDisk, SimState
+from backends.simulated.records import SimDisk
+from backends.simulated.state import SimState
 
 SHORT_S = 120.0
 KINDS = {  # smartctl -t WORD -> (ATA log words, NVMe log words)

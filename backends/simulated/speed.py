@@ -2,7 +2,8 @@
 
 ``SyncModel`` is the half of ``SimState`` that moves time (limits, hardware ceilings, the
 kernel's reported speed, one sync per disk, crediting I/O, starting and finishing syncs); the
-bookkeeping (devices, arrays, LVM, I/O counters) is in :mod:`backends.simulated.state`.
+bookkeeping (devices, arrays, LVM, I/O counters) is in :mod:`backends.simulated.state` and its
+records (:mod:`backends.simulated.records`, with :class:`SyncJob`).
 
 Speed model (documented here because other modules and the tests rely on it)
 ----------------------------------------------------------------------------
@@ -34,17 +35,13 @@ Speed model (documented here because other modules and the tests rely on it)
 
 from __future__ import annotations
 
-import itertools
 import math
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from app.model import levels, sync_model
 from app.model.devices import SECTOR
-
-if TYPE_CHECKING:
-    from backends.simulated.state import SimArray, SimDisk
+from backends.simulated.records import SEQ_HDD, SimArray, SimDisk, SyncJob
 
 # --- model constants -----------------------------------------------------------------------
 STRIPE_CACHE_HALF = 457.6  # pages; seed 001: f(256)/f(8192) = 25/66
@@ -52,49 +49,11 @@ MARK_STEP_S = 3.0  # SYNC_MARK_STEP
 SYNC_MARKS = 10
 SYNC_ACTIONS = ("resync", "recover", "check", "repair", "reshape")
 
-# sequential throughput (KiB/s) by kind of device, used for created arrays
-SEQ_SATA_SSD = 537000  # SATA 6 Gb/s practical maximum, seed 000's 525478 fits under it
-SEQ_NVME = 2_000_000
-SEQ_HDD = 150000
-SEQ_USB = 380000
 PARITY_EFFICIENCY = Fraction(69686, SEQ_HDD)  # seed 001: base 69686 K/s for 150 MB/s disks
 
 
 def stripe_cache_factor(pages: int) -> float:
     return pages / (pages + STRIPE_CACHE_HALF)
-
-
-@dataclass
-class SyncJob:
-    """One running sync. Positions are in progress sectors (see the module doc)."""
-
-    action: str
-    total: int  # sectors
-    pos: float
-    started_at: float
-    # (time, position) breakpoints where the rate changed; the first is the sync's start
-    hist: list[tuple[float, float]]
-    targets: tuple[str, ...] = ()
-    # device -> (read weight, write weight): member bytes per progress byte
-    weights: dict[str, tuple[Fraction, Fraction]] = field(default_factory=dict)
-    credited: int = 0  # progress sectors already credited to the members' I/O counters
-    frozen: bool = False
-    reshape_to: int | None = None  # new raid_disks for a reshape
-    mismatches: int = 0  # sectors found differing by check/repair (at the end)
-    queued: int = 0  # order md was asked for it (the order syncs on shared disks run)
-    waiting: bool = False  # delayed: an array sharing a disk syncs first (resync=DELAYED)
-
-    def pos_at(self, t: float, now: float) -> float:
-        """Progress at time ``t`` by linear interpolation over the breakpoints and (now, pos)."""
-        h = [*self.hist, (now, self.pos)]
-        if t <= h[0][0]:
-            return h[0][1]
-        for (t0, p0), (t1, p1) in itertools.pairwise(h):
-            if t <= t1:
-                if t1 == t0:
-                    return p1
-                return p0 + (p1 - p0) * (t - t0) / (t1 - t0)
-        return h[-1][1]
 
 
 class SyncModel:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from app.model import levels
-from backends.simulated.snapshot import layout_number, partition_alignment_offset, render_mdstat
-from backends.simulated.state import SimArray, SimState
+from backends.simulated.mdstat import layout_number, render_mdstat
+from backends.simulated.records import SimArray
+from backends.simulated.snapshot import partition_alignment_offset
+from backends.simulated.state import SimState
 
 MD_TUNABLES = ("sync_action", "stripe_cache_size", "sync_speed_min", "sync_speed_max")
 

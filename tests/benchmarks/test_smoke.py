@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
         "bench_watch.py",
         "bench_side_by_side.py",
         "bench_hosts.py",
+        "bench_fleet_watch.py",
         "bench_scale.py",
     ],
 )

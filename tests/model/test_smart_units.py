@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from app.model.sizes import human_bytes
 from app.model.smart import SmartAttribute, SmartReading
-from app.model.smart_units import bytes_written, human_bytes, wear_used_percent
+from app.model.smart_units import bytes_written, wear_used_percent
 from app.parsers.smartctl_json import reading_from_smartctl_json
 from tests.corpus import corpus
 
@@ -130,7 +131,7 @@ def test_scrutiny_ata_full_is_33_tb() -> None:
     c = bytes_written(_read("scrutiny", "models-testdata", "smart-ata-full.json"))
     assert c is not None and c.bytes is not None
     assert round(c.bytes / 1e12, 2) == 33.17
-    assert human_bytes(c.bytes) == "33.2 TB"
+    assert human_bytes(c.bytes, decimal=True) == "33.2 TB"
 
 
 def test_wd_ssd_241_not_guessed() -> None:

@@ -17,8 +17,9 @@ from app.model.smart import SmartAttribute, SmartReading
 from app.model.smart_tables import attribute_json
 from app.monitor import WearMonitor
 from app.wear.delta import sync_wear
+from app.wear.records import SyncMember
 from app.wear.report import smart_json, syncs_json
-from app.wear.snapshots import SnapshotStore, SyncMember
+from app.wear.snapshots import SnapshotStore
 
 EVO_850_500 = 500_107_862_016
 

@@ -31,6 +31,7 @@ from app.parsers import (
 )
 from app.parsers.errors import ParseError
 from app.parsers.mdadm_bitmap import parse_examine_bitmap
+from app.parsers.mdadm_superblock import parse_superblock
 from app.parsers.meminfo import mem_available_bytes
 from app.parsers.safe import UnexpectedInput
 from tests.parsers.fuzzing import mutated, mutated_json, sysfs_values
@@ -157,5 +158,7 @@ def test_any_text_at_all(text: str) -> None:
     for _kind, fn in [*TEXT_PARSERS.values(), *JSON_PARSERS.values()]:
         _only_parse_error(fn, text)
     _only_parse_error(parse_examine_bitmap, text)
+    _only_parse_error(lambda t: parse_superblock("sda", t, t), text)
+    _only_parse_error(lambda t: parse_superblock("sda", None, t), text)
     mem_available_bytes(text)  # promises no exception: None for anything but MemAvailable
     smartctl_json.reading_from_smartctl_json(text, "sda")

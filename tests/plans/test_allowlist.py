@@ -93,12 +93,66 @@ LOOSE = [
     Step(("tee", "-a", "/etc/mdadm/mdadm.conf"), "w", stdin="MAILADDR evil@example.com\n"),
 ]
 
+FSTAB_LINE = "UUID=0a1b2c3d-0000-4000-8000-00000000abcd /srv/data ext4 defaults,nofail 0 2\n"
+LIFECYCLE_ACCEPTED = [
+    Step(("mdadm", "--stop", "/dev/md0"), "w"),
+    Step(("mdadm", "--zero-superblock", "/dev/sda"), "w"),
+    Step(("mdadm", "--assemble", "--scan"), "w"),
+    Step(("mdadm", "--assemble", "/dev/md/data", f"--uuid={UUID}"), "w"),
+    Step(("wipefs", "-a", "/dev/sda1"), "w"),
+    Step(
+        (
+            *("parted", "--script", "--align", "optimal", "/dev/sdb", "mklabel", "gpt", "mkpart"),
+            *("raid", "1MiB", "90%", "set", "1", "raid", "on"),
+        ),
+        "w",
+    ),
+    Step(("mkdir", "-p", "/srv/data"), "w"),
+    Step(("mount", "-o", "defaults,noatime", "/dev/md127", "/srv/data"), "w"),
+    Step(("cp", "-p", "/etc/fstab", "/etc/fstab.raidman-new"), "w"),
+    Step(("tee", "-a", "/etc/fstab.raidman-new"), "w", stdin=FSTAB_LINE),
+    Step(("findmnt", "--verify", "--tab-file", "/etc/fstab.raidman-new"), "w"),
+    Step(("cp", "-p", "/etc/fstab", "/etc/fstab.raidman-backup"), "w"),
+    Step(("mv", "/etc/fstab.raidman-new", "/etc/fstab"), "w"),
+]
+LIFECYCLE_REFUSED = [
+    Step(("wipefs", "/dev/sda1"), "w"),
+    Step(("wipefs", "-a", "-f", "/dev/sda1"), "w"),
+    Step(
+        (
+            *("parted", "--script", "--align", "optimal", "/dev/sdb", "mklabel", "gpt", "mkpart"),
+            *("raid", "1MiB", "40%", "set", "1", "raid", "on"),
+        ),
+        "w",
+    ),
+    Step(("parted", "--script", "/dev/sdb", "rm", "1"), "w"),
+    Step(("mkdir", "-p", "/etc/cron.d"), "w"),
+    Step(("mkdir", "-p", "/srv/../etc"), "w"),
+    Step(("mount", "-o", "defaults,exec,suid", "/dev/md127", "/srv/data"), "w"),
+    Step(("mount", "-o", "defaults", "/dev/md127", "/usr"), "w"),
+    Step(("mount", "--bind", "/", "/srv/data"), "w"),
+    Step(("cp", "-p", "/etc/shadow", "/etc/fstab.raidman-new"), "w"),
+    Step(("mv", "/tmp/x", "/etc/fstab"), "w"),
+    Step(("findmnt", "--verify", "--tab-file", "/tmp/x"), "w"),
+    Step(("tee", "-a", "/etc/fstab.raidman-new"), "w", stdin=FSTAB_LINE.replace(",nofail", "")),
+    Step(
+        ("tee", "-a", "/etc/fstab.raidman-new"),
+        "w",
+        stdin="/dev/md127 /srv/data ext4 defaults,nofail 0 2\n",
+    ),
+    Step(("tee", "-a", "/etc/fstab.raidman-new"), "w", stdin=FSTAB_LINE + FSTAB_LINE),
+    Step(("tee", "-a", "/etc/fstab"), "w", stdin=FSTAB_LINE),
+]
+
 REFUSED = [
     Step(("touch", "/tmp/x"), "w"),
     Step(("sh", "-c", "mdadm --stop /dev/md0"), "w"),
     Step(("/sbin/mdadm", "/dev/md0", "--fail", "/dev/sda"), "w"),
-    Step(("mdadm", "--stop", "/dev/md0"), "w"),
-    Step(("mdadm", "--zero-superblock", "/dev/sda"), "w"),
+    Step(("mdadm", "--stop", "/dev/md0", "/dev/md1"), "w"),
+    Step(("mdadm", "--zero-superblock", "--force", "/dev/sda"), "w"),
+    Step(("mdadm", "--assemble", "/dev/md0", "/dev/sda", "/dev/sdb"), "w"),
+    Step(("mdadm", "--assemble", "/dev/md0", "--uuid=not-a-uuid"), "w"),
+    *LIFECYCLE_REFUSED,
     Step(("mdadm", "/dev/md0", "--fail", "/dev/sda", "--remove", "/dev/sdb"), "w"),
     Step(("mdadm", "/dev/md0", "--add", "/dev/../etc/passwd"), "w"),
     Step(("mdadm", "--create", "/dev/md0", "--level=1", "--raid-devices=2", "/dev/sda"), "w"),
@@ -137,7 +191,7 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("step", ACCEPTED, ids=lambda s: " ".join(s.argv))
+@pytest.mark.parametrize("step", [*ACCEPTED, *LIFECYCLE_ACCEPTED], ids=lambda s: " ".join(s.argv))
 def test_shapes_raidman_emits_are_accepted(step: Step) -> None:
     assert step_problem(step) is None
 

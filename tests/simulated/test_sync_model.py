@@ -141,7 +141,7 @@ def test_a_sample_reuses_what_did_not_move_and_says_what_did() -> None:
     the same objects sample after sample (its cost and its consumers' then follow what moved),
     and every sample is equal to one built from scratch: a member marked or failed by mdadm shows
     at once."""
-    from backends.simulated.snapshot import build_sample
+    from backends.simulated.live import build_sample
 
     clock = SimClock.manual()
     b = SimulatedBackend.big(disks=40, arrays=10, syncing=3, clock=clock)

@@ -334,3 +334,41 @@ def test_speed_history_keeps_its_sparkline_beside_its_points() -> None:
     assert len(h) == 1  # the 30 s point pushed the rest out of the 10 s window
     h.clear()
     assert h.kernel_speeds() == () and h.series() == []
+
+
+def test_a_recovery_stopped_between_two_looks_on_a_degraded_array_is_not_a_sync_of_its_own() -> (
+    None
+):
+    """Seen in the VM (monitor log of a failed run): mdadm created a RAID-5, the first look found
+    it idle with last_sync_action "recovery" and one member missing, the next found the recovery
+    running. md restarts a recovery that stopped short while the array is degraded, so the one
+    rebuild is one record: nothing is said until it is seen running."""
+    tr = SyncTracker()
+    tr.update(sample(0))
+    ev = tr.update(sample(1, live(action=None, last="recovery", degraded=1)))
+    assert [e.kind for e in ev] == ["array-appeared", "degraded"]
+    ev = tr.update(sample(2, live(action="recover", done=TOTAL // 2, degraded=1)))
+    assert [e.kind for e in ev] == ["sync-started"]
+    ev = tr.update(sample(3, live(action=None, last="recovery", degraded=0)))
+    assert [e.kind for e in ev if e.kind.startswith("sync")] == ["sync-ended"]
+    assert [f.outcome for f in tr.finished] == ["finished"]
+    # a recovery over between two looks that left the array whole is still seen
+    tr.update(sample(4, live("md0", action=None, last="none", degraded=1)))
+    ev = tr.update(sample(5, live("md0", action=None, last="recovery", degraded=0)))
+    assert [e.kind for e in ev if e.kind.startswith("sync")] == ["sync-started", "sync-ended"]
+
+
+def test_a_recovery_seen_only_waiting_that_ran_unseen_is_still_recorded() -> None:
+    """md_do_sync sets last_sync_action before it waits its turn (resync=DELAYED): a recovery
+    seen only as delayed, then over by the next look with the array whole, is one sync."""
+    tr = SyncTracker()
+    tr.update(sample(0, live(action=None, last="none", degraded=1)))
+    tr.update(sample(1, live(action="delayed", done=None, last="recovery", degraded=1)))
+    ev = tr.update(sample(2, live(action=None, last="recovery", degraded=0)))
+    kinds = [(e.kind, e.action) for e in ev if e.kind.startswith("sync")]
+    assert kinds == [
+        ("sync-ended", "delayed"),
+        ("sync-started", "recover"),
+        ("sync-ended", "recover"),
+    ]
+    assert tr.finished[-1].action == "recover" and tr.finished[-1].outcome == "finished"

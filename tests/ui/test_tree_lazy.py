@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from app.ui.app import RaidmanApp
 from backends.simulated import SimClock, SimulatedBackend
-from backends.simulated.scenarios import add_partition
+from backends.simulated.scenario_parts import add_partition
 from tests.ui.fake_backend import FakeBackend
 from tests.ui.helpers import wait_for, wait_ready
 from widgets.storage_tree import StorageTree

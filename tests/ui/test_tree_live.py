@@ -4,6 +4,7 @@ same machine changes nothing on screen."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from textual.widgets.tree import TreeNode
 from app.session import merge_live
 from backends.simulated import SimClock, SimulatedBackend
 from widgets.storage_tree import StorageTree
-from widgets.tree_spec import build_tree_spec, live_labels
+from widgets.tree_spec import build_tree_spec, dev_key, live_labels
 
 
 class TreeApp(App[None]):
@@ -72,12 +73,23 @@ async def test_a_sample_relabels_only_the_arrays_it_moved(relabelled: list[str])
 
 
 def test_live_labels_gives_up_when_more_than_the_arrays_changed() -> None:
+    """A probe of the same stack relabels only the arrays that moved, as a rebuild would label
+    them (issue 29: big rebuilt its whole tree spec every 10 s); a device that changed is a
+    rebuild."""
     clock = SimClock.manual()
     backend = SimulatedBackend.big(disks=20, arrays=5, syncing=1, clock=clock)
     first = backend.probe()
     clock.advance(1.0)
-    second = backend.probe()  # a probe: new objects everywhere
-    assert live_labels(first, second) is None
+    second = backend.probe()  # a probe: the same stack, one array's sync moved
+    live = live_labels(first, second)
+    assert live is not None
+    moved = [b.name for a, b in zip(first.arrays, second.arrays, strict=True) if a != b]
+    assert moved and all(dev_key(n) in live for n in moved)
+    rebuilt = {s.ref.key: s.label for s in build_tree_spec(second)}
+    assert all(label == rebuilt[key] for key, label in live.items() if key in rebuilt)
+    disk = dataclasses.replace(second.disks[0], model="another model")
+    changed = dataclasses.replace(second, disks=(disk, *second.disks[1:]))
+    assert live_labels(second, changed) is None
     assert live_labels(first, first) == {}
 
 

@@ -18,7 +18,8 @@ from app.model.smart import SmartAttribute, SmartReading
 from app.monitor import counters_of
 from app.wear.delta import array_wear
 from app.wear.plot import load_disk_history
-from app.wear.snapshots import SnapshotStore, SyncMember
+from app.wear.records import SyncMember
+from app.wear.snapshots import SnapshotStore
 from widgets.wear_pane import WearPane
 
 CAP = 500_107_862_016  # Samsung 850 EVO 500GB
@@ -410,7 +411,7 @@ async def test_array_view_shows_the_forecast_and_each_partition_members_own_coun
 async def test_disk_without_a_write_counter_says_it_has_none() -> None:
     """Snapshots were taken, none with a write counter: no plot will ever come, and the pane
     says why instead of "not enough history yet"."""
-    from app.wear.snapshots import Snapshot
+    from app.wear.records import Snapshot
 
     app = PaneApp()
     history = [Snapshot(i, 1000.0 * i, "S1", "sdx", "periodic", None, {}) for i in range(3)]

@@ -223,6 +223,12 @@ async def _preview_and_run(
     """Press "Preview plan" on ``wizard``; record; confirm; Run; wait; close; re-probe."""
     out: dict[str, Any] = {}
     await pilot.click("#wz-preview")
+    # the plan and its pre-flight (SMART, wipefs) are made in the wizard's worker
+    await _until(
+        pilot,
+        lambda: app.screen is not wizard or _text(wizard.query_one("#wz-error", Static)),
+        "the preview",
+    )
     await pilot.pause()
     if app.screen is wizard:  # the plan builder refused: the reason is shown inline
         out["wizard_error"] = _text(wizard.query_one("#wz-error", Static))

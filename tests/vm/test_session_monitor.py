@@ -74,8 +74,11 @@ def test_monitor_records_every_sync_exactly_by_uuid(blank_vm: VM) -> None:
         } or {disks[-1]}
         vm.wait_idle(MD, 300)
         uuid5 = vm.read(f"/sys/block/{MD}/md/uuid").strip()
-        (a,) = _wait_recorded(vm, 1)
-        vm.note(f"(a) recorded: {a}")
+        recs = _wait_recorded(vm, 1)
+        vm.note(f"(a) recorded: {recs}")
+        st = mon.poll()
+        vm.note(f"(a) monitor so far: {st.get('stdout')} | {st.get('stderr')}")
+        (a,) = recs
         assert a["action"] == "recover" and a["outcome"] == "finished", a
         assert a["array_uuid"] == uuid5
         assert set(a["members"]) == set(disks)

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.wear.snapshots import SCHEMA_VERSION, SnapshotStore
+from app.wear.dbfile import SCHEMA_VERSION
+from app.wear.snapshots import SnapshotStore
 
 
 def _digest(p: Path) -> str:

@@ -12,10 +12,11 @@ from pathlib import Path
 from app.model.sync_model import MemberWrite, SyncForecast
 from app.monitor import WearMonitor
 from app.report import full_report_text
+from app.wear.dbfile import SCHEMA_VERSION
 from app.wear.delta import array_wear
 from app.wear.forecast import RecordedForecast, parse_forecast
 from app.wear.report import syncs_json
-from app.wear.snapshots import SCHEMA_VERSION, SnapshotStore
+from app.wear.snapshots import SnapshotStore
 from backends.simulated import SimClock, SimulatedBackend
 
 MIB = 1 << 20

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from app.monitor import WearMonitor
 from app.wear.delta import array_wear
+from app.wear.records import SyncMember
 from app.wear.report import syncs_json
-from app.wear.snapshots import SnapshotStore, SyncMember
+from app.wear.snapshots import SnapshotStore
 from backends.simulated import SimClock, SimulatedBackend
 
 MIB = 1 << 20

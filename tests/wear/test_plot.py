@@ -13,7 +13,7 @@ from app.wear.plot import (
     span_text,
     write_plot,
 )
-from app.wear.snapshots import Snapshot, SyncEvent, SyncMember
+from app.wear.records import Snapshot, SyncEvent, SyncMember
 
 T0 = 1_714_560_000.0  # 2024-05-01 10:40:00 UTC
 LBA = 512

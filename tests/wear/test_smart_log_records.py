@@ -1,4 +1,4 @@
-"""The state database keeps what the SMART logs said with each snapshot (app.wear.recorder
+"""The state database keeps what the SMART logs said with each snapshot (app.wear.smart_reads
 log_counters): the newest finished self-test, a running test's remaining percent and the CRC
 error count, whose first recorded value the audit compares with now (smart-crc-rising)."""
 
@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 
 from app.report import first_crc_counts
-from app.wear.recorder import counters_of
+from app.wear.smart_reads import counters_of
 from app.wear.snapshots import SnapshotStore
 from backends.simulated import SimulatedBackend
 from backends.simulated.clock import SimClock

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.wear.snapshots import SnapshotStore, SyncMember, default_db_path, default_state_dir
+from app.wear.records import SyncMember
+from app.wear.snapshots import SnapshotStore, default_db_path, default_state_dir
 
 
 def test_location_rules(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from app import statefiles
-from app.wear import snapshots
-from app.wear.snapshots import SnapshotStore, is_transient
+from app.wear import dbfile
+from app.wear.dbfile import is_transient
+from app.wear.snapshots import SnapshotStore
 
 
 def _make_db(path: Path) -> None:
@@ -103,7 +104,7 @@ def test_two_corrupt_starts_in_one_second_keep_both_copies(
         assert s.path == p and "moved aside" in s.notes[0]
         s.close()
         p.unlink()
-        for side in snapshots._sides(p):
+        for side in dbfile.side_files(p):
             if side.exists():
                 side.unlink()
     copies = _asides(tmp_path)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from app.backend import Backend
 from app.model import Disk, Machine, levels, md_names
 from app.plans.consequences import with_consequences
 from app.plans.geometry import (
@@ -179,6 +180,23 @@ def _estimated_size(machine: Machine, devices: tuple[str, ...], geo: Geometry | 
     if geo is None or not sizes or not all(isinstance(x, int) and x > 0 for x in sizes):
         return None
     return min(x for x in sizes if isinstance(x, int)) * geo.data_disks
+
+
+def read_conf_and_scan(
+    backend: Backend, conf_path: str = DEFAULT_CONF
+) -> tuple[str | None, str | None]:
+    """mdadm.conf and ``mdadm --detail --scan`` as they are now, for the plan's diff (None
+    where unreadable). Blocking I/O: ``raidman plan`` calls it, and the TUI from a worker."""
+    try:
+        conf = backend.read_text(conf_path)
+    except Exception:
+        conf = None
+    try:
+        res = backend.run(["mdadm", "--detail", "--scan"])
+        scan = res.stdout if res.ok else None
+    except Exception:
+        scan = None
+    return conf, scan
 
 
 def build_create_array(

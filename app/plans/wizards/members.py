@@ -12,10 +12,11 @@ from dataclasses import replace
 
 from app.format import human_bytes
 from app.model import Machine, MdArray, MdMember, levels
-from app.plans.consequences import survives_without, with_consequences
+from app.plans.consequences import with_consequences
 from app.plans.eligibility import needed_member_bytes
 from app.plans.geometry import PlanError
 from app.plans.plan import Plan, Step
+from app.plans.plan_arrays import survives_without
 from app.plans.preflight import strip_dev
 from app.plans.shapes import created_file_problem
 

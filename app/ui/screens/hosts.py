@@ -23,6 +23,11 @@ STYLE = {"error": "bold red", "warning": "yellow", "ok": "green", "unknown": "br
 MARK = {"error": "✖", "warning": "⟳", "ok": "✓", "unknown": "…"}
 
 
+def _look(t: Text) -> tuple[object, ...]:
+    """What a Text shows (Text's own == leaves out its base style)."""
+    return (t.plain, str(t.style), tuple(t.spans))
+
+
 class HostsScreen(Screen[None]):
     TITLE_TEXT = "Hosts"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -39,6 +44,10 @@ class HostsScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._statuses: tuple[HostStatus, ...] = ()
+        # what is shown, so that a host's probe that moved nothing repaints nothing
+        self._banner: Text | None = None
+        self._detail: Text | None = None
+        self._cells: dict[str, tuple[Text, ...]] = {}
 
     def compose(self) -> ComposeResult:
         yield Static("", id="fleet-banner")
@@ -76,7 +85,11 @@ class HostsScreen(Screen[None]):
         worst = max((severity(s) for s in statuses), key=list(STYLE).index, default="unknown")
         calm = all(severity(s) in ("ok", "unknown") for s in statuses)
         banner.append(line, "" if calm else STYLE.get(worst, ""))
-        self.query_one("#fleet-banner", Static).update(banner)
+        if self._banner is None or _look(banner) != _look(
+            self._banner
+        ):  # each host's probe lands here: repaint what moved only
+            self._banner = banner
+            self.query_one("#fleet-banner", Static).update(banner)
         table = self.query_one("#hosts-table", DataTable)
         for s in statuses:
             sev = severity(s)
@@ -84,10 +97,13 @@ class HostsScreen(Screen[None]):
             state.truncate(self._state_width(), overflow="ellipsis")
             cells = (Text(MARK[sev], STYLE[sev]), Text(s.host, "bold"), state)
             if s.host in table.rows:
-                for key, cell in zip(("mark", "host", "state"), cells, strict=True):
-                    table.update_cell(s.host, key, cell, update_width=True)
+                shown = self._cells.get(s.host, ())
+                for i, (key, cell) in enumerate(zip(("mark", "host", "state"), cells, strict=True)):
+                    if i >= len(shown) or _look(shown[i]) != _look(cell):
+                        table.update_cell(s.host, key, cell, update_width=True)
             else:
                 table.add_row(*cells, key=s.host)
+            self._cells[s.host] = cells
         self._show_detail()
 
     def _show_detail(self) -> None:
@@ -98,7 +114,9 @@ class HostsScreen(Screen[None]):
             sev = severity(s)
             detail.append(f"{s.host}: ", "bold")
             detail.append(host_line(s), STYLE[sev] if sev != "ok" else "")
-        self.query_one("#host-detail", Static).update(detail)
+        if self._detail is None or _look(detail) != _look(self._detail):
+            self._detail = detail
+            self.query_one("#host-detail", Static).update(detail)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import ClassVar
 
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -14,13 +15,18 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Log, TabbedContent, TabPane, Tabs
 
+from app.backend import Backend
 from app.fleet import HostStatus, others_line
 from app.model.devices import Machine
+from app.plans.superblocks import Superblocks
+from app.rules.finding import Finding, badges
+from app.session import SessionView
 from widgets.device_detail import DeviceDetail
 from widgets.findings import FindingsView
 from widgets.header_banner import HeaderBanner, NotesBar
 from widgets.keys_footer import KeysFooter
 from widgets.live_pane import LivePane
+from widgets.shown import shown
 from widgets.storage_tree import StorageTree
 from widgets.sync_pane import EventLog, SyncPane
 from widgets.wear_pane import WearPane
@@ -44,6 +50,20 @@ class MdstatView(Vertical):
     def on_mount(self) -> None:
         # Mounted after the first probe (an inactive tab): show what the App already has.
         self.set_machine(getattr(self.app, "machine", None))
+        if hasattr(type(self.app), "live"):  # each sample, while shown: read it again
+            self.watch(self.app, "live", self._sampled, init=False)
+
+    def _sampled(self, _live: object) -> None:
+        if shown(self):
+            self._read_mdstat(getattr(self.app, "backend"))  # noqa: B009
+
+    @work(thread=True, exclusive=True, group="mdstat", exit_on_error=False)
+    def _read_mdstat(self, backend: Backend) -> None:
+        """/proc/mdstat read again while its tab is shown (the probe reads it every 10 s; the
+        banner follows the 1 Hz sample: the tab lagged it by 2 %)."""
+        text = backend.read_text("/proc/mdstat")
+        with contextlib.suppress(RuntimeError):  # the app is shutting down
+            self.app.call_from_thread(self.set_text, text)
 
     _text: str | int | None = 0  # what is shown (0: nothing yet)
 
@@ -54,7 +74,19 @@ class MdstatView(Vertical):
             self._text = text
             self._show(text.rstrip("\n"))
 
+    def on_show(self) -> None:
+        if self._hidden_machine is not None:  # what came while the tab was hidden
+            machine, self._hidden_machine = self._hidden_machine, None
+            self.set_machine(machine)
+
+    _hidden_machine: Machine | None = None
+
     def set_machine(self, machine: Machine | None) -> None:
+        if machine is not None and self._text != 0 and not self.display_visible:
+            # a hidden tab: a probe's mdstat (1,000 lines on big) is written when it is shown,
+            # not every 10 s for nobody (each write is a Log re-layout)
+            self._hidden_machine = machine
+            return
         text = None if machine is None else machine.mdstat
         if machine is not None and text == self._text:
             return  # unchanged since the last probe: no redraw
@@ -67,6 +99,11 @@ class MdstatView(Vertical):
             shown = machine.mdstat.rstrip("\n")
         self._show(shown)
 
+    @property
+    def display_visible(self) -> bool:
+        """Shown: it and every container above it displayed (an inactive tab is not)."""
+        return all(w.display for w in self.ancestors_with_self if isinstance(w, Widget))
+
     def _show(self, shown: str) -> None:
         body = self.query_one("#mdstat-body", Log)
         y = body.scroll_y
@@ -78,7 +115,8 @@ class MdstatView(Vertical):
 PaneFactory = Callable[[], Widget]
 
 # The right-hand panes, in tab order: (title, id, factory). Add a pane with one line here
-# (see app.ui.app's docstring). "details" and "mdstat" are handled by the App directly.
+# (see app.ui.app's docstring). Each binds to the App's state itself; this screen binds the
+# banner, notes, tree, Details and mdstat.
 DETAIL_PANES: list[tuple[str, str, PaneFactory]] = [
     ("Details", "details", lambda: DeviceDetail(id="detail")),
     ("Sync", "sync", lambda: SyncPane(id="sync-pane")),
@@ -168,8 +206,12 @@ class MainScreen(Screen[None]):
         if hasattr(app, "machine") and hasattr(app, "selected"):
             # bound to the App's state: shown now (whatever arrived before this screen was
             # composed) and at every change
+            self.watch(app, "view", self._show_view)
             self.watch(app, "machine", self._show_machine)
             self.watch(app, "selected", self._show_selected)
+            self.watch(app, "findings", self._show_findings)
+            if hasattr(app, "superblocks"):
+                self.watch(app, "superblocks", self._show_superblocks, init=False)
         if getattr(app, "hosts", None):  # several hosts: the others' trouble in the banner
             self.watch(app, "fleet", self._show_fleet)
 
@@ -207,7 +249,6 @@ class MainScreen(Screen[None]):
         self._fit_panes()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        # not stopped: the App refreshes the Sync pane on it
         self.tree_wanted = event.pane.id not in FULL_WIDTH_TABS
         self._fit_panes()
 
@@ -240,6 +281,18 @@ class MainScreen(Screen[None]):
         self.query_one(StorageTree).update_machine(machine)
         self.query_one(MdstatView).set_machine(machine)
         self._show_selected(getattr(self.app, "selected", None))
+
+    def _show_view(self, view: SessionView) -> None:
+        self.query_one(HeaderBanner).set_stalled(
+            {v.array: v.still_s for v in view.syncs if v.stalled}
+        )
+
+    def _show_findings(self, findings: tuple[Finding, ...]) -> None:
+        self.query_one(StorageTree).set_badges(badges(findings))
+
+    def _show_superblocks(self, superblocks: Superblocks | None) -> None:
+        if superblocks is not None:
+            self.query_one(DeviceDetail).set_superblocks(superblocks)
 
     def _show_fleet(self, statuses: tuple[HostStatus, ...]) -> None:
         self.query_one(HeaderBanner).set_fleet(

@@ -35,7 +35,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -43,32 +42,28 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.timer import Timer
-from textual.widgets import Button, Checkbox, Footer, Input, Label, ProgressBar, Static
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Static
 
 from app import statefiles
 from app.backend import Backend
-from app.format import duration, percent, speed
 from app.hosts import HostAuditLog
-from app.plans.allowlist import resolve_device
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, StepEvent, execute
 from app.plans.plan import Plan, escape_controls
 from app.plans.preflight import Issue, Preflight
-from app.plans.progress import StepProgress, result_lines, sync_target
+from app.plans.progress import result_lines
 from app.plans.render import (
     confirmation_matches,
     current_consequences,
-    plan_file_text,
     preflight_for,
 )
 from app.plans.sync_steps import sync_starting_steps
+from app.ui.screens.plan_save import default_save_name, host_script, save_plan
 from widgets.plan_view import PlanView
-
-REFRESH_S = 0.25  # the running panel is redrawn at most this often (output may come in floods)
+from widgets.run_progress import RunProgress
 
 
 class StepStarted(Message):
@@ -100,45 +95,6 @@ _MESSAGES: dict[str, type[StepStarted | StepOutput | StepFinished]] = {
     "output": StepOutput,
     "finished": StepFinished,
 }
-
-
-def default_save_name(plan: Plan, now: float | None = None) -> str:
-    kind = "".join(c if c.isalnum() or c in "-_" else "-" for c in plan.kind) or "plan"
-    return f"{kind}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}.sh"
-
-
-def host_script(plan: Plan, host: str | None) -> str:
-    """The shell script of ``plan``; for another host, a comment says where it belongs."""
-    script = plan.shell_script()
-    if host is None:
-        return script
-    first, _, rest = script.partition("\n")
-    return f"{first}\n# for host {escape_controls(host)}: run it there\n{rest}"
-
-
-def save_plan(
-    plan: Plan, preflight: Preflight, typed: str, cwd: str | None = None, host: str | None = None
-) -> Path:
-    """Write ``plan`` to ``typed`` (relative to ``cwd``): ``.sh`` the shell script (0700),
-    ``.json`` the plan file (0600, with ``host`` when it was made for another machine). Raises
-    ``statefiles.StateFileError`` / ``ValueError`` with a message for the user; never replaces
-    an existing file."""
-    name = typed.strip()
-    if not name:
-        raise ValueError("type a file name ending in .sh or .json")
-    path = Path(cwd or os.getcwd()) / os.path.expanduser(name)
-    if path.suffix == ".sh":
-        text, mode = host_script(plan, host), 0o700
-    elif path.suffix == ".json":
-        text, mode = plan_file_text(plan, preflight, host=host), 0o600
-    else:
-        raise ValueError(
-            f"{escape_controls(name)}: name it .sh (shell script) or .json (plan file)"
-        )
-    if os.path.lexists(path):
-        raise ValueError(f"{escape_controls(str(path))} exists: type another name")
-    statefiles.write_text(path, text, mode=mode)
-    return path
 
 
 class PlanPreviewScreen(Screen[ExecutionReport | None]):
@@ -199,13 +155,6 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self.report: ExecutionReport | None = None
         self.saved_path: Path | None = None
         self.running = False
-        # the running step: its index, when it started (monotonic), its output and counter
-        self._step: int | None = None
-        self._step_t0 = 0.0
-        self._progress = StepProgress(keep=4)
-        self._dirty = False
-        self._timer: Timer | None = None
-        self._sync_paths: list[str] = []  # arrays a finished step set syncing (argv paths)
 
     def compose(self) -> ComposeResult:
         p = self.plan.escaped()  # for display only: Run executes self.plan
@@ -235,13 +184,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
                     f"read-only: {self.backend.read_only_reason} — nothing can run; copy the script instead",
                     classes="pp-refused",
                 )
-        with Vertical(id="pp-progress"):
-            yield Static("", id="pp-running")
-            yield Static("", id="pp-counter")
-            yield ProgressBar(id="pp-bar", show_eta=False)
-            yield Static("", id="pp-output")
-            yield Static("", id="pp-sync")
-            yield ProgressBar(id="pp-sync-bar", show_eta=False)
+        yield RunProgress(self.plan, id="pp-progress")
         with Horizontal(id="pp-save-row"):
             yield Label("Save as (.sh or .json):")
             yield Input(id="pp-save-path")
@@ -418,11 +361,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self.running = True
         self._update_run_button()
         self.query_one("#pp-status", Static).update("running…")
-        self.query_one("#pp-progress").display = True
-        self.query_one("#pp-bar").display = False
-        self.query_one("#pp-sync").display = False
-        self.query_one("#pp-sync-bar").display = False
-        self._timer = self.set_interval(REFRESH_S, self._refresh_running)
+        self.query_one(RunProgress).start()
         self._execute()
 
     @work(thread=True, exclusive=True, group="plan-execute")
@@ -478,17 +417,11 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             arrays = tuple(fc.array for fc in fcs)
             self.app.call_from_thread(self.app.withdraw_forecasts, arrays)
 
-    def _stop_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-
     def _needs_typed_at_run(self, plan: Plan) -> None:
         """At Run the plan turned out to weaken an array: nothing ran; the name is asked."""
         self.running = False
         self.plan = plan
-        self.query_one("#pp-progress").display = False
-        self._stop_timer()
+        self.query_one(RunProgress).halt()
         self._show_consequences()
         self.query_one("#pp-status", Static).update(
             Text(f"nothing was run: type {escape_controls(plan.target)} to confirm")
@@ -498,8 +431,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     def _refused_at_run(self, again: Preflight) -> None:
         self.running = False
         self.preflight = again
-        self.query_one("#pp-progress").display = False
-        self._stop_timer()
+        self.query_one(RunProgress).halt()
         lines = [f"REFUSED {r} [{r.code}]" for r in again.refusals]
         lines += [f"warning {w} [{w.code}] (not forced)" for w in again.unforced(self.forced)]
         msg = "pre-flight at Run stopped the plan, nothing was run:\n" + "\n".join(lines)
@@ -514,112 +446,41 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
 
     # ---- the running plan, as messages from the worker ---------------------------------
     def on_step_started(self, message: StepStarted) -> None:
-        ev = message.event
-        self._step = ev.index
-        self._step_t0 = time.monotonic()
-        self._progress = StepProgress(keep=4)
-        self._dirty = True
-        self.query_one("#pp-plan", PlanView).set_status(ev.index, "running")
-        self._refresh_running()
+        self.query_one("#pp-plan", PlanView).set_status(message.event.index, "running")
+        self.query_one(RunProgress).step_started(message.event)
 
     def on_step_output(self, message: StepOutput) -> None:
-        if message.event.index == self._step:
-            self._progress.feed(message.event.line)
-            self._dirty = True
+        self.query_one(RunProgress).step_output(message.event)
 
     def on_step_finished(self, message: StepFinished) -> None:
         ev = message.event
-        view = self.query_one("#pp-plan", PlanView)
         detail = ""
-        took = f"{ev.result.duration_s:.1f} s" if ev.result is not None else ""
         if ev.status == "failed":
             stderr = ev.result.stderr.strip() if ev.result is not None else ""
             detail = escape_controls(
                 ev.message + (f"\n{stderr}" if stderr else ""), keep_newlines=True
             )
         elif ev.result is not None:
-            detail = f"exit {ev.result.returncode}, {took}"
-            target = sync_target(ev.step)
-            if target is not None and target not in self._sync_paths:
-                self._sync_paths.append(target)
-        view.set_status(ev.index, ev.status or "ok", detail)
-        self._step = None
-        self._dirty = True
-        self._refresh_running()
+            detail = f"exit {ev.result.returncode}, {ev.result.duration_s:.1f} s"
+        self.query_one("#pp-plan", PlanView).set_status(ev.index, ev.status or "ok", detail)
+        self.query_one(RunProgress).step_finished(ev)
 
     def on_plan_finished(self, message: PlanFinished) -> None:
         self._finished(message.report)
 
-    def _refresh_running(self) -> None:
-        """The elapsed time of the running step (each tick), its counter and last lines (when
-        new output came), and the sync of the arrays the plan set syncing."""
-        running = self.query_one("#pp-running", Static)
-        if self._step is not None:
-            n = len(self.plan.steps)
-            prog = escape_controls(self.plan.steps[self._step].argv[0])
-            elapsed = duration(time.monotonic() - self._step_t0)
-            running.update(Text(f"▶ step {self._step + 1}/{n}: {prog} — {elapsed} elapsed"))
-        elif self.running:
-            running.update("")
-        if self._dirty:
-            self._dirty = False
-            c = self._progress.counter if self._step is not None else None
-            bar = self.query_one("#pp-bar", ProgressBar)
-            bar.display = c is not None
-            counter = self.query_one("#pp-counter", Static)
-            counter.display = c is not None
-            if c is not None:
-                counter.update(Text(escape_controls(f"{c.label}: {c.done}/{c.total}")))
-                bar.update(total=c.total, progress=c.done)
-            tail = list(self._progress.tail) if self._step is not None else []
-            out = self.query_one("#pp-output", Static)
-            out.display = bool(tail)
-            out.update(Text("\n".join(f"  {line}" for line in tail)))
-        self._show_sync()
-
     def _view_changed(self, _view: object) -> None:
-        if self._sync_paths and self.is_attached:
-            self._show_sync()
-
-    def _show_sync(self) -> None:
-        """The array a finished step set syncing, with the sync figure the live session has
-        (nothing is shown until the session has seen that sync)."""
-        view: Any = getattr(self.app, "view", None)
-        label = self.query_one("#pp-sync", Static)
-        bar = self.query_one("#pp-sync-bar", ProgressBar)
-        if not self._sync_paths or view is None:
-            return
-        machine = getattr(view, "machine", None)
-        syncs = {s.array: s for s in getattr(view, "syncs", ())}
-        lines: list[str] = []
-        first = None
-        for path in self._sync_paths:
-            s = syncs.get(resolve_device(machine, path))
-            if s is None:
-                continue
-            first = first or s
-            rate = f" · {speed(s.speed_kib_s)}" if s.speed_kib_s else ""
-            eta = f" · ETA {duration(s.eta_s)}" if s.eta_s is not None else ""
-            lines.append(f"{escape_controls(s.array)} {s.action} {percent(s.fraction)}{rate}{eta}")
-        self.query_one("#pp-progress").display = bool(lines) or self.running
-        label.display = bool(lines)
-        label.update(Text("\n".join(lines)))
-        bar.display = first is not None and first.fraction is not None
-        if first is not None and first.fraction is not None:
-            bar.update(total=1000, progress=round(first.fraction * 1000))
+        panel = self.query_one(RunProgress)
+        if panel.sync_paths and self.is_attached:
+            panel.show_sync()
 
     def _finished(self, report: ExecutionReport) -> None:
         self.report = report
         self.running = False
-        self._step = None
+        self.query_one(RunProgress).finished()
         view = self.query_one("#pp-plan", PlanView)
         for o in report.outcomes:
             if o.status == "not-run":
                 view.set_status(o.index, "not-run")
-        for wid in ("#pp-running", "#pp-counter", "#pp-bar", "#pp-output"):
-            self.query_one(wid).display = False
-        self.query_one("#pp-progress").display = bool(self._sync_paths)
-        self._stop_timer()
         result = self.query_one("#pp-result", Static)
         result.update(Text("\n".join(result_lines(report)) + "\n"))
         result.display = True

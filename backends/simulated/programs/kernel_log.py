@@ -14,9 +14,9 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from backends.simulated.programs.argv import Result
 from backends.simulated.state import SimState
 
-Result = tuple[int, str, str]
 BOOTED_S = 86400.0  # the simulated machine booted a day before its scenario opened
 MAX_LINES = 10000
 _FAULTY = re.compile(r"^(\S+) faulty, array degraded$")

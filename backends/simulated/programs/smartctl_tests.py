@@ -5,7 +5,7 @@
 * ``smartctl -j -c [-l selftest] /dev/X`` and ``-l selftest``: the capabilities' self-test
   status and the self-test log, JSON keys as smartctl 7.3 prints them;
 * ``-a``/``-x`` (the reading raidman takes): the simulated table plus the self-test and error
-  logs; anything else goes to the table-only emulation in commands.py.
+  logs; anything else goes to the table-only emulation in programs/system.py.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ import json
 from collections.abc import Sequence
 
 from backends.simulated import selftest
-from backends.simulated.snapshot import smart_counters
+from backends.simulated.programs.argv import Result
+from backends.simulated.programs.devices import resolve
+from backends.simulated.programs.system import smartctl as table_only
+from backends.simulated.smart import smart_counters
 from backends.simulated.state import SimState
 
-Result = tuple[int, str, str]
 EXIT_COMMAND_FAILED = 4  # smartctl(8): "some SMART or other ATA command to the disk failed"
 
 
@@ -31,9 +33,6 @@ def _test_word(args: Sequence[str]) -> str | None:
 
 
 def smartctl(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
-    from backends.simulated.commands import resolve
-    from backends.simulated.commands import smartctl as table_only
-
     devs = [a for a in args if a.startswith("/dev/")]
     dev = resolve(st, devs[0]) if devs else None
     d = st.disks.get(dev) if dev else None

@@ -5,6 +5,7 @@ choices the member and sync wizards open on."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -12,11 +13,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from app.backend import Backend
+from app.escape import escape_controls
 from app.format import human_bytes
 from app.model import Machine
 from app.model.smart import SmartReading
@@ -26,6 +29,7 @@ from app.plans.executor import ExecutionReport
 from app.plans.geometry import PlanError
 from app.plans.identity import record_disks
 from app.plans.plan import Plan
+from app.plans.preflight import Preflight
 from app.plans.render import preflight_for
 from app.ui.screens.plan_preview import PlanPreviewScreen
 
@@ -71,6 +75,23 @@ class DevicePicker(SelectionList[str]):
         self.candidates = cands
         self.clear_options()
         self.add_options(self._selections(cands, chosen))
+
+
+class PlanReady(Message, bubble=False):
+    """A wizard's plan and its pre-flight, made in its worker."""
+
+    def __init__(self, plan: Plan, preflight: Preflight) -> None:
+        super().__init__()
+        self.plan = plan
+        self.preflight = preflight
+
+
+class PlanRefused(Message, bubble=False):
+    """Why a wizard's worker made no plan (shown under the form)."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__()
+        self.error = error
 
 
 class _WizardBase(Screen[ExecutionReport | None]):
@@ -191,21 +212,49 @@ class _WizardBase(Screen[ExecutionReport | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    def plan_maker(self) -> Callable[[], Plan]:
+        """What Preview hands its worker, the form read now (on the UI thread): by default the
+        plan built from it; a wizard whose plan reads the system too does that in the maker."""
+        plan = self.build_plan()
+        return lambda: plan
+
     @on(Input.Submitted)
     @on(Button.Pressed, "#wz-preview")
     def action_preview(self) -> None:
         err = self.query_one("#wz-error", Static)
         try:
-            plan = self.build_plan()
+            make = self.plan_maker()
         except PlanError as e:
             err.update(Text(str(e)))
             return
         err.update("")
-        plan = record_disks(plan, self.machine)  # serial/WWN: checked again before each step
-        self.last_plan = plan
-        pf = preflight_for(plan, self.machine, self.backend)
+        self._plan_worker(make)
+
+    @work(thread=True, exclusive=True, group="wizard-plan", exit_on_error=False)
+    def _plan_worker(self, make: Callable[[], Plan]) -> None:
+        """The wizard's parameters become a plan with its pre-flight (wipefs, holders: read
+        through the backend), here rather than on the UI thread."""
+        try:
+            plan = record_disks(make(), self.machine)  # serial/WWN: checked before each step
+            pf = preflight_for(plan, self.machine, self.backend)
+        except PlanError as e:
+            self.post_message(PlanRefused(str(e)))
+        except Exception as e:
+            self.post_message(PlanRefused(escape_controls(f"could not prepare the plan: {e}")))
+        else:
+            self.post_message(PlanReady(plan, pf))
+
+    def on_plan_refused(self, message: PlanRefused) -> None:
+        self.query_one("#wz-error", Static).update(Text(message.error))
+
+    def on_plan_ready(self, message: PlanReady) -> None:
+        self.last_plan = message.plan
+        if not self.is_current:  # closed (Esc) while the plan was being made
+            return
         self.app.push_screen(
-            PlanPreviewScreen(plan, self.backend, preflight=pf, audit=self.audit),
+            PlanPreviewScreen(
+                message.plan, self.backend, preflight=message.preflight, audit=self.audit
+            ),
             self._preview_closed,
         )
 

@@ -3,13 +3,20 @@ mdadm.conf / initramfs, filesystem with optional LVM (app.plans.wizards.create_a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import ComposeResult
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from app.model import levels, md_names
 from app.plans.geometry import PlanError, parse_size
 from app.plans.plan import Plan
-from app.plans.wizards.create_array import CHUNK_GUIDANCE, CreateArrayParams, build_create_array
+from app.plans.wizards.create_array import (
+    CHUNK_GUIDANCE,
+    CreateArrayParams,
+    build_create_array,
+    read_conf_and_scan,
+)
 from app.plans.wizards.filesystem import (
     FilesystemParams,
 )
@@ -56,7 +63,26 @@ class CreateArrayWizard(_WizardBase):
         yield Label("LVM: logical volume name")
         yield Input(value="data", id="ca-lv")
 
+    def plan_maker(self) -> Callable[[], Plan]:
+        """The form read now; mdadm.conf and ``mdadm --detail --scan`` (for the plan's diff)
+        read by the preview's worker, as ``raidman plan`` reads them."""
+        params = self._params()
+        machine, backend = self.machine, self.backend
+        build_create_array(machine, params)  # pure: the form's mistakes said at once, as before
+
+        def make() -> Plan:
+            conf = scan = None
+            if params.update_conf:
+                conf, scan = read_conf_and_scan(backend, params.conf_path)
+            return build_create_array(machine, params, current_conf=conf, current_scan=scan)
+
+        return make
+
     def build_plan(self) -> Plan:
+        """The plan without the mdadm.conf diff (no backend call)."""
+        return build_create_array(self.machine, self._params())
+
+    def _params(self) -> CreateArrayParams:
         level = self._select("ca-level") or "10"
         devices = self._picked("ca-devices")
         spares = self._picked("ca-spares")
@@ -75,39 +101,18 @@ class CreateArrayWizard(_WizardBase):
                 vg=self._value("ca-vg") or None,
                 lv=self._value("ca-lv") or "data",
             )
-        conf = scan = None
-        if self._check("ca-conf"):
-            conf, scan = self._conf_and_scan()
-        return build_create_array(
-            self.machine,
-            CreateArrayParams(
-                level=level,
-                devices=devices,
-                spares=spares,
-                chunk_bytes=parse_size(chunk_text) if striped and chunk_text else None,
-                layout=(self._select("ca-layout") if level == "10" else None),
-                bitmap=None
-                if self._select("ca-bitmap") in (None, "default")
-                else self._select("ca-bitmap"),
-                metadata=self._value("ca-metadata") or "1.2",
-                name=self._value("ca-name") or None,
-                update_conf=self._check("ca-conf"),
-                update_initramfs=self._check("ca-initramfs"),
-                filesystem=fs,
-            ),
-            current_conf=conf,
-            current_scan=scan,
+        return CreateArrayParams(
+            level=level,
+            devices=devices,
+            spares=spares,
+            chunk_bytes=parse_size(chunk_text) if striped and chunk_text else None,
+            layout=(self._select("ca-layout") if level == "10" else None),
+            bitmap=None
+            if self._select("ca-bitmap") in (None, "default")
+            else self._select("ca-bitmap"),
+            metadata=self._value("ca-metadata") or "1.2",
+            name=self._value("ca-name") or None,
+            update_conf=self._check("ca-conf"),
+            update_initramfs=self._check("ca-initramfs"),
+            filesystem=fs,
         )
-
-    def _conf_and_scan(self) -> tuple[str | None, str | None]:
-        """mdadm.conf and ``mdadm --detail --scan`` for the diff; None where unreadable."""
-        try:
-            conf = self.backend.read_text("/etc/mdadm/mdadm.conf")
-        except Exception:
-            conf = None
-        try:
-            res = self.backend.run(["mdadm", "--detail", "--scan"])
-            scan = res.stdout if res.ok else None
-        except Exception:
-            scan = None
-        return conf, scan

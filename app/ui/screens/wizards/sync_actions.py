@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from textual import on
+import contextlib
+
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Label, Select
@@ -30,6 +32,10 @@ SYNC_ACTIONS = [
 ]
 
 
+def limit_label(which: str, now: str) -> str:
+    return f"limits: {which} KiB/s (global now: {now})"
+
+
 class SyncWizard(_WizardBase):
     TITLE_TEXT = "Sync actions and tuning"
     FIRST_FIELD = "#sy-action"
@@ -53,11 +59,10 @@ class SyncWizard(_WizardBase):
         yield Label("Action")
         yield Select(SYNC_ACTIONS, value="check" if arrays else "limits", allow_blank=False,
                      id="sy-action")  # fmt: skip
-        lo, hi = self._now("min"), self._now("max")
         with Vertical(classes="wz-field", id="sy-f-limits"):
-            yield Label(f"limits: min KiB/s (global now: {lo})")
+            yield Label(limit_label("min", "reading…"), id="sy-min-now")
             yield Input(placeholder="empty: unchanged", id="sy-min", type="integer")
-            yield Label(f"limits: max KiB/s (global now: {hi})")
+            yield Label(limit_label("max", "reading…"), id="sy-max-now")
             yield Input(placeholder="empty: unchanged", id="sy-max", type="integer")
         with Vertical(classes="wz-field", id="sy-f-stripe-cache"):
             yield Label("stripe cache entries (17..32768; memory = entries × 4 KiB × members)")
@@ -66,6 +71,18 @@ class SyncWizard(_WizardBase):
     def on_mount(self) -> None:
         super().on_mount()
         self._show_fields()
+        self._read_limits()
+
+    @work(thread=True, exclusive=True, group="wizard-limits", exit_on_error=False)
+    def _read_limits(self) -> None:
+        """The global limits in force, read through the backend (not on the UI thread)."""
+        now = {which: self._now(which) for which in ("min", "max")}
+        with contextlib.suppress(RuntimeError):  # the app is shutting down
+            self.app.call_from_thread(self._limits_read, now)
+
+    def _limits_read(self, now: dict[str, str]) -> None:
+        for which, value in now.items():
+            self.query_one(f"#sy-{which}-now", Label).update(limit_label(which, value))
 
     @on(Select.Changed, "#sy-action")
     def _show_fields(self) -> None:

@@ -1,17 +1,75 @@
-"""The consequences of a plan in words (``app.plans.consequences``), as the text and TUI
-previews show them: "md0 recover: about 9h 57m at 24.4 MiB/s (the members' speed); writes
-855.0 GiB to sdf1 = 0.9 × its size", "until then md0 survives no further failure: sde1, sdd1,
-sdc1; afterwards it survives 1 further failure again"."""
+"""What running a plan means, as data and in words: :class:`Consequences` (the syncs a plan starts
+and each array's redundancy now, during and after: :class:`Redundancy`), the speed limits the
+forecasts use (:class:`Limits`), and the lines the text and TUI previews show, e.g. "md0 recover:
+about 9h 57m at 24.4 MiB/s (the members' speed); writes 855.0 GiB to sdf1 = 0.9 × its size",
+"until then md0 survives no further failure: sde1, sdd1, sdc1; afterwards it survives 1 further
+failure again". Computed by :mod:`app.plans.consequences`; a Plan carries them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from app.format import duration, human_bytes, speed
 from app.model.sync_model import MemberWrite, SyncForecast
 
-if TYPE_CHECKING:
-    from app.plans.consequences import Redundancy
+Confirm = Literal["typed", "yes"]
+
+
+@dataclass(frozen=True, slots=True)
+class Redundancy:
+    array: str
+    now: int  # further member failures the array survives now (−1: already lost)
+    during: int  # the fewest while the plan runs and its syncs last
+    after: int  # once the plan and its syncs are done
+    lost_if: tuple[str, ...] = ()  # members whose next failure loses it (in the weakest state)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "array": self.array,
+            "now": self.now,
+            "during": self.during,
+            "after": self.after,
+            "lost_if": list(self.lost_if),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Consequences:
+    syncs: tuple[SyncForecast, ...] = ()
+    redundancy: tuple[Redundancy, ...] = ()
+    confirm: Confirm = "yes"
+    # arrays the plan stops or deletes, in words (app.plans.lifecycle_checks.offline_lines)
+    offline: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "syncs": [s.to_json() for s in self.syncs],
+            "redundancy": [r.to_json() for r in self.redundancy],
+            "confirm": self.confirm,
+        }
+        if self.offline:  # only plans that stop an array have it
+            d["offline"] = list(self.offline)
+        return d
+
+    def lines(self) -> list[str]:
+        """The consequences in words, one line per sync and per array whose redundancy drops."""
+        out = [sync_line(s) for s in self.syncs]
+        by_array = {s.array: s for s in self.syncs}
+        for r in self.redundancy:
+            line = redundancy_line(r, by_array.get(r.array))
+            if line:
+                out.append(line)
+        return out + list(self.offline)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """md's system-wide speed limits (``dev.raid.speed_limit_min/max``, KiB/s) where known, and
+    arrays' own ``md/sync_speed_min/max`` ("(local)") by kernel name."""
+
+    system: tuple[int | None, int | None] = (None, None)
+    local: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)
 
 
 def _survives(n: int) -> str:

@@ -1,0 +1,216 @@
+"""The md arrays as a plan's argv changes them, step by step, played over the probed machine:
+members' roles and slots, the syncs each step starts, and how many further failures each array
+survives (levels.failures_left). Used by :mod:`app.plans.consequences` and the member wizards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.model import Machine, MdArray, MdMember, levels
+from app.model.sync_model import component_bytes
+
+
+@dataclass
+class PlannedMember:
+    device: str
+    slot: int | None
+    role: str  # in_sync | rebuilding | spare | faulty | replacement
+    size: int  # bytes of the member in the array
+    replaces: str | None = None  # a replacement: the member it copies
+
+
+@dataclass
+class PlannedArray:
+    name: str
+    level: str
+    raid_disks: int
+    layout: str | None
+    bitmap: bool
+    members: list[PlannedMember]
+    new: bool = False  # created by this plan
+    syncs: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (action, targets)
+    changed: bool = False  # a step changes its members
+    touched: bool = False  # a step names it
+
+    def member(self, dev: str) -> PlannedMember | None:
+        return next((m for m in self.members if m.device == dev), None)
+
+    def working(self, *, done: bool = False) -> dict[int, str]:
+        """slot → device of the members holding in-sync data (``done``: once syncs finish)."""
+        out: dict[int, str] = {}
+        for m in self.members:
+            if m.slot is None or m.role == "faulty":
+                continue
+            if m.role == "in_sync" or (done and m.role == "rebuilding"):
+                out.setdefault(m.slot, m.device)
+        return out
+
+    def survives(self, *, done: bool = False) -> int:
+        w = self.working(done=done)
+        return levels.failures_left(self.level, self.raid_disks, self.layout, frozenset(w))
+
+    def lost_if(self, *, done: bool = False) -> tuple[str, ...]:
+        return levels.lost_if(self.level, self.raid_disks, self.layout, self.working(done=done))
+
+    def vacant_slot(self) -> int | None:
+        taken = {m.slot for m in self.members if m.slot is not None and m.role != "faulty"}
+        return next((s for s in range(self.raid_disks) if s not in taken), None)
+
+    def finish(self) -> None:
+        """The syncs done: rebuilt members in sync, a replaced member gone."""
+        for m in list(self.members):
+            if m.role == "rebuilding":
+                m.role = "in_sync"
+            elif m.role == "replacement":
+                old = self.member(m.replaces or "")
+                if old is not None:
+                    self.members.remove(old)
+                    m.slot = old.slot
+                m.role = "in_sync"
+
+
+def working_slots(a: MdArray) -> dict[int, str]:
+    """slot → device of ``a``'s members that hold in-sync data now (not rebuilding, not faulty)."""
+    return from_machine(a).working()
+
+
+def survives_without(a: MdArray, device: str) -> int:
+    """Further failures ``a`` survives once ``device`` has failed (−1: the failure stops it)."""
+    w = working_slots(a)
+    rest = frozenset(s for s, d in w.items() if d != device)
+    return levels.failures_left(a.level, from_machine(a).raid_disks, a.layout, rest)
+
+
+def from_machine(a: MdArray, machine: Machine | None = None) -> PlannedArray:
+    """The array as probed; a member's size is md's (md/dev-*/size), else its device's, at
+    most the array's component size (sync_model.component_bytes)."""
+
+    comp = component_bytes(a)
+
+    def size(m: MdMember) -> int:
+        if m.size_kib:
+            own = m.size_kib * 1024
+        else:
+            own = device_bytes(machine, m.device) if machine is not None else 0
+        # what the array uses of it (an array made with --size uses less than the device)
+        return min(own, comp) if own and comp else own or comp or 0
+
+    ms = [
+        PlannedMember(m.device, m.slot, m.role, size(m))
+        for m in a.members
+        if m.role in ("in_sync", "rebuilding", "spare", "faulty", "replacement")
+    ]
+    raid_disks = a.raid_disks or len([m for m in ms if m.slot is not None])
+    return PlannedArray(a.name, a.level, raid_disks, a.layout, a.bitmap is not None, ms)
+
+
+def device_bytes(machine: Machine, dev: str) -> int:
+    size = getattr(machine.device(dev), "size_bytes", None)
+    return size if isinstance(size, int) and size > 0 else 0
+
+
+def strip_dev(p: str) -> str:
+    return p[5:] if p.startswith("/dev/") and "/" not in p[5:] else p
+
+
+def array_of(machine: Machine, arrays: dict[str, PlannedArray], path: str) -> PlannedArray | None:
+    """The array at ``path`` (/dev/md127, /dev/md/127) as the plan has left it so far."""
+    for planned in arrays.values():
+        if path in (f"/dev/{planned.name}", planned.name, f"/dev/md/{planned.name[2:]}"):
+            return planned
+    for a in machine.arrays:
+        names = {a.path, f"/dev/{a.name}"}
+        if a.array_name:
+            names.add(f"/dev/md/{a.array_name.rsplit(':', 1)[-1]}")
+        if path in names and not a.is_container:
+            return arrays.setdefault(a.name, from_machine(a, machine))
+    return None
+
+
+def create_array(machine: Machine, argv: tuple[str, ...]) -> PlannedArray:
+    opts = {o.partition("=")[0]: o.partition("=")[2] for o in argv[3:] if o.startswith("-")}
+    devs = [strip_dev(d) for d in argv[3:] if not d.startswith("-")]
+    n = int(opts.get("--raid-devices", len(devs)) or len(devs))
+    level = opts.get("--level", "")
+    level = level if level == "linear" else f"raid{level}"
+    layout = opts.get("--layout") or ("n2" if level == "raid10" else None)
+    size = min((device_bytes(machine, d) for d in devs[:n]), default=0)
+    members = [PlannedMember(d, i, "in_sync", size) for i, d in enumerate(devs[:n])]
+    members += [PlannedMember(d, None, "spare", size) for d in devs[n:]]
+    name = argv[2].rsplit("/", 1)[-1]
+    a = PlannedArray(
+        name if not name.isdigit() else f"md{name}",
+        level,
+        n,
+        layout,
+        opts.get("--bitmap", "internal") != "none",
+        members,
+        new=True,
+        changed=True,
+        touched=True,
+    )
+    if level in levels.REDUNDANT:
+        if level in ("raid4", "raid5") and members:
+            # mdadm Create.c builds a RAID-4/5 degraded and recovers the last member
+            members[n - 1].role = "rebuilding"
+        a.syncs.append(("resync", ()))
+    return a
+
+
+def manage_member(machine: Machine, a: PlannedArray, op: str, dev: str) -> None:
+    m = a.member(dev)
+    a.changed = True
+    if op == "--fail" and m is not None:
+        m.role = "faulty"
+        a.syncs = [(act, t) for act, t in a.syncs if dev not in t]
+    elif op == "--remove" and m is not None:
+        a.members.remove(m)
+    elif op in ("--add", "--re-add", "--add-spare"):
+        size = max((x.size for x in a.members), default=0) or device_bytes(machine, dev)
+        if m is not None:
+            a.members.remove(m)
+        slot = a.vacant_slot()
+        # md recovers onto a spare at once when a slot is vacant (md_check_recovery ->
+        # remove_and_add_spares), whichever option added it
+        if slot is not None and a.level in levels.REDUNDANT:
+            a.members.append(PlannedMember(dev, slot, "rebuilding", size))
+            how = "re-add" if op == "--re-add" and a.bitmap else "recover"
+            a.syncs.append((how, (dev,)))
+        else:
+            a.members.append(PlannedMember(dev, None, "spare", size))
+
+
+def replace_member(a: PlannedArray, old: str, new: str) -> None:
+    n = a.member(new)
+    o = a.member(old)
+    a.changed = True
+    if n is None or o is None:
+        return
+    n.role, n.slot, n.replaces = "replacement", o.slot, old
+    a.syncs.append(("replace", (new,)))
+
+
+def grow_array(a: PlannedArray, argv: tuple[str, ...]) -> None:
+    for o in argv[3:]:
+        if o.startswith("--raid-devices="):
+            new = int(o.split("=", 1)[1])
+            old = a.raid_disks
+            a.changed = True
+            spares = [m for m in a.members if m.role == "spare"]
+            if new > old:
+                for i, m in enumerate(spares[: new - old]):
+                    m.slot, m.role = old + i, "rebuilding"
+            else:
+                for m in a.members:
+                    if m.slot is not None and m.slot >= new:
+                        m.slot, m.role = None, "spare"
+            a.raid_disks = new
+            if a.level == "raid1":
+                if new > old:
+                    targets = tuple(m.device for m in spares[: new - old])
+                    a.syncs.append(("recover", targets))
+            else:
+                for m in a.members:
+                    if m.role == "rebuilding":
+                        m.role = "in_sync"  # a reshape takes the spares in as members
+                a.syncs.append(("reshape", ()))

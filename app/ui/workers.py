@@ -1,0 +1,147 @@
+"""The App's thread workers: every backend call of the watch (probe, sample, md events, SMART
+reads, the audit, boost restores) runs here, never on the UI thread. Each takes the
+``HostView`` it started for and posts its result as a ``HostResult`` carrying it (the App drops
+one whose host is no longer shown, in one place: ``RaidmanApp.on_host_result``)."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import App
+from textual.worker import get_current_worker
+
+from app.backend import EventSource
+from app.model.smart import SmartReading
+from app.plans.audit_log import AuditLog
+from app.plans.eligibility import smart_warnings
+from app.plans.executor import execute
+from app.plans.superblocks import read_superblocks
+from app.report import report_findings
+from app.sync.boost import BoostRecord, restore_plan
+from app.ui.host_view import (
+    AuditDone,
+    BoostRestored,
+    HostView,
+    ProbeDone,
+    ProbeFailed,
+    SampleDone,
+    SampleFailed,
+    SmartChanged,
+    WorkerWarning,
+    post_result,
+)
+from app.wear.smart_reads import SmartRead, take_snapshot
+
+if TYPE_CHECKING:
+    from app.ui.fleet import HostsWatch
+
+EVENT_WAIT_S = 1.0  # the event watcher's longest block (so that quitting never waits longer)
+
+
+def smart_verdict(reading: SmartReading) -> tuple[bool, str, tuple[str, ...]]:
+    """What the SMART findings depend on quickly: readable, health, pre-fail counts > 0."""
+    return reading.available, (reading.health or "").upper(), smart_warnings(reading)
+
+
+class HostWorkers(App[None]):
+    """The workers of ``RaidmanApp`` (a base class of it: Textual's ``@work`` wants the node
+    the workers belong to)."""
+
+    hostview: HostView
+    hosts_watch: HostsWatch
+
+    if TYPE_CHECKING:  # provided by RaidmanApp
+
+        def audit_log(self) -> AuditLog: ...
+
+        def refresh_sample(self, *, event: bool = False) -> None: ...
+
+    @work(thread=True, exclusive=True, group="md-events", exit_on_error=False)
+    def _event_worker(self, source: EventSource) -> None:
+        """Wake on md events (sync start/end, array and member changes): sample at once, by
+        the timer's path. Returns when the backend has no events (the timer is all there is)."""
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            t0 = time.monotonic()
+            try:
+                woke = source.wait_event(EVENT_WAIT_S)
+            except Exception:
+                woke = False
+            if woke is None:
+                return
+            if woke:
+                with contextlib.suppress(RuntimeError):  # the app is shutting down
+                    self.call_from_thread(self.refresh_sample, event=True)
+            else:  # timed out, or no md yet (returned at once): not a busy loop
+                worker.cancelled_event.wait(max(0.0, EVENT_WAIT_S - (time.monotonic() - t0)))
+
+    @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
+    def _probe_worker(self, view: HostView) -> None:
+        try:
+            machine = view.backend.probe()
+        except Exception as e:
+            self.hosts_watch.open_probed(view.backend, None, e)
+            post_result(self, view, ProbeFailed(e))
+        else:
+            self.hosts_watch.open_probed(view.backend, machine)
+            post_result(self, view, ProbeDone(machine))
+
+    @work(thread=True, exclusive=True, group="sample", exit_on_error=False)
+    def _sample_worker(self, view: HostView) -> None:
+        try:
+            sample = view.backend.sample()
+        except Exception as e:
+            post_result(self, view, SampleFailed(e))
+        else:
+            post_result(self, view, SampleDone(sample))
+
+    @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
+    def _audit_worker(self, view: HostView) -> None:
+        machine = view.session.view.probed
+        if machine is None:
+            return
+        try:
+            # SMART as the session's reads last saw it (the audit never runs smartctl itself);
+            # the same audit as `raidman report` (its sync records' speeds too)
+            smart = {name: reading for name, (_, reading) in list(view.smart_seen.items())}
+            found = report_findings(view.backend, machine, smart, view.store(), view.store_lock)
+            sbs = read_superblocks(machine, view.backend)  # member superblocks for the Details
+        except Exception as e:  # the engine is defensive; this is the last line of defence
+            post_result(self, view, AuditDone(None, e))
+        else:
+            post_result(self, view, AuditDone(found, superblocks=sbs))
+
+    @work(thread=True, group="smart", exit_on_error=False)
+    def _smart_worker(self, view: HostView, reads: tuple[SmartRead, ...]) -> None:
+        """The session's SMART reads, beside the sampler (never in its way); they stay with the
+        host they started on, whichever is opened meanwhile."""
+        changed = False
+        backend, seen_at, kernel_count = view.backend, view.smart_seen, view.session.kernel_count
+        store = view.store()
+
+        def seen(disk: str, reading: SmartReading) -> None:
+            nonlocal changed
+            old = seen_at.get(disk)
+            changed |= old is None or smart_verdict(old[1]) != smart_verdict(reading)
+            seen_at[disk] = (backend.now(), reading)
+
+        for r in reads:
+            try:
+                take_snapshot(
+                    backend, store, r, view.store_lock, on_reading=seen, kernel=kernel_count
+                )
+            except Exception as e:
+                post_result(
+                    self, view, WorkerWarning(f"SMART snapshot of {r.disk} failed: {e}", "wear")
+                )
+        if changed:  # a first reading, or a disk's health/counters changed: findings and badges
+            post_result(self, view, SmartChanged())
+
+    @work(thread=True, group="boost-restore", exit_on_error=False)
+    def _restore_worker(self, view: HostView, rec: BoostRecord, audit: AuditLog) -> None:
+        plan = restore_plan(rec, view.boosts)
+        report = execute(plan, view.backend, audit=audit)  # restores are logged too
+        post_result(self, view, BoostRestored(rec, plan, report))

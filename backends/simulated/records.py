@@ -1,0 +1,277 @@
+"""The simulation's records: disks (with their SMART counters and sequential speed), partitions,
+I/O counters, md arrays and their members, a running sync (:class:`SyncJob`), LVM and filesystems.
+:class:`backends.simulated.state.SimState` holds them; :mod:`backends.simulated.speed` moves the syncs."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from app.model import levels
+
+# sequential throughput (KiB/s) by kind of device, used for created arrays
+SEQ_SATA_SSD = 537000  # SATA 6 Gb/s practical maximum, seed 000's 525478 fits under it
+SEQ_NVME = 2_000_000
+SEQ_HDD = 150000
+SEQ_USB = 380000
+
+
+@dataclass
+class SyncJob:
+    """One running sync. Positions are in progress sectors (see the module doc)."""
+
+    action: str
+    total: int  # sectors
+    pos: float
+    started_at: float
+    # (time, position) breakpoints where the rate changed; the first is the sync's start
+    hist: list[tuple[float, float]]
+    targets: tuple[str, ...] = ()
+    # device -> (read weight, write weight): member bytes per progress byte
+    weights: dict[str, tuple[Fraction, Fraction]] = field(default_factory=dict)
+    credited: int = 0  # progress sectors already credited to the members' I/O counters
+    frozen: bool = False
+    reshape_to: int | None = None  # new raid_disks for a reshape
+    mismatches: int = 0  # sectors found differing by check/repair (at the end)
+    queued: int = 0  # order md was asked for it (the order syncs on shared disks run)
+    waiting: bool = False  # delayed: an array sharing a disk syncs first (resync=DELAYED)
+
+    def pos_at(self, t: float, now: float) -> float:
+        """Progress at time ``t`` by linear interpolation over the breakpoints and (now, pos)."""
+        h = [*self.hist, (now, self.pos)]
+        if t <= h[0][0]:
+            return h[0][1]
+        for (t0, p0), (t1, p1) in itertools.pairwise(h):
+            if t <= t1:
+                if t1 == t0:
+                    return p1
+                return p0 + (p1 - p0) * (t - t0) / (t1 - t0)
+        return h[-1][1]
+
+
+# --- devices -------------------------------------------------------------------------------
+@dataclass
+class SimSmart:
+    """SMART counters of one disk. Counters grow with the host writes the simulation makes."""
+
+    protocol: str | None  # "ATA", "NVMe", None when unavailable
+    available: bool = True
+    reason: str | None = None
+    lbas_written: int = 0  # Total_LBAs_Written (241) at t0
+    lbas_read: int = 0
+    # firmware LBAs counted per host LBA written (1 normally; a scenario may calibrate it)
+    lba_count_factor: Fraction = Fraction(1)
+    power_on_hours: int = 1000
+    temperature_c: int = 30
+    wlc_raw: int = 0  # Wear_Leveling_Count raw (average P/E cycles) at t0
+    rated_pe: int = 0  # 0: no Wear_Leveling_Count attribute (HDD)
+    reallocated: int = 0
+    # NVMe
+    data_units_written: int = 0
+    data_units_read: int = 0
+    percentage_used: int = 0
+    nvme_tbw_per_percent: int = 0  # bytes per percentage point; 0: constant
+    health: str = "PASSED"
+    # issue 26: the attribute table's trouble and the self-test log (backends/simulated/selftest.py)
+    reallocated_value: int = 100  # normalized Reallocated_Sector_Ct (threshold 10)
+    pending: int = 0  # Current_Pending_Sector raw
+    crc_errors: int = 0  # UDMA_CRC_Error_Count raw
+    # (kind, status, lifetime hours (negative: that many hours before now), LBA of the first
+    # error or None), newest first
+    self_tests: list[tuple[str, str, int, int | None]] = field(
+        default_factory=lambda: [("Short offline", "Completed without error", -168, None)]
+    )
+    running_test: tuple[str, float, float] | None = None  # (kind, started at, duration s)
+    fail_test_at_lba: int | None = None  # the next self-test finds a read failure here
+
+
+@dataclass
+class SimDisk:
+    name: str
+    size_bytes: int
+    model: str
+    serial: str
+    transport: str  # sata, nvme, usb
+    rotational: bool
+    vendor: str | None = None
+    wwn: str | None = None
+    logical: int = 512
+    physical: int = 512
+    min_io: int = 512
+    optimal_io: int = 0
+    alignment_offset: int = 0
+    discard_granularity: int = 512
+    discard_max_bytes: int = 2147450880
+    scheduler: str = "mq-deadline"
+    schedulers: tuple[str, ...] = ("mq-deadline", "kyber", "bfq", "none")
+    partition_table: str | None = None
+    ptuuid: str | None = None
+    seq_kib_s: int = SEQ_SATA_SSD
+    removable: bool = False
+    smart: SimSmart = field(default_factory=lambda: SimSmart("ATA"))
+    signatures: list[tuple[str, int, str]] = field(default_factory=list)  # (type, offset, hex)
+    smart_written_bytes: int = 0  # host bytes written by the simulation (for SMART)
+    smart_read_bytes: int = 0
+
+
+@dataclass
+class SimPartition:
+    name: str
+    disk: str
+    number: int
+    start: int  # sectors
+    size_bytes: int
+    type_guid: str | None = None
+    type_name: str | None = None
+    label: str | None = None
+    uuid: str | None = None
+
+
+@dataclass
+class SimIO:
+    read_bytes: int = 0
+    write_bytes: int = 0
+    read_count: int = 0
+    write_count: int = 0
+    busy_ms: int = 0
+
+
+@dataclass
+class SimMember:
+    device: str
+    desc_nr: int  # the [n] in /proc/mdstat
+    slot: int | None
+    state: set[str]
+    data_offset: int = 262144  # sectors
+    errors: int = 0
+    recovery_start: int | None = None  # sectors; None = "none"
+
+
+@dataclass
+class SimArray:
+    name: str
+    level: str
+    raid_disks: int
+    members: list[SimMember]
+    component_kib: int  # per-member data size (md/component_size)
+    chunk_kib: int = 512
+    layout: str | None = None
+    metadata: str = "1.2"
+    array_name: str | None = None
+    uuid: str = ""
+    bitmap: str | None = None
+    array_state: str = "clean"
+    stripe_cache_size: int = 256
+    sync_speed_min: int | None = None  # None = "system"
+    sync_speed_max: int | None = None
+    container: str | None = None
+    member_index: int | None = None
+    base_ceiling_kib_s: float | None = None  # override of the computed hardware ceiling
+    job: SyncJob | None = None
+    last_sync_action: str = "none"
+    mismatch_cnt: int = 0
+    resync_write_fraction: Fraction = Fraction(1)  # share of blocks a resync rewrites
+    mismatch_sectors_on_check: int = 0
+    size_override_kib: int | None = None  # containers
+    creation_time: float = 0.0
+    history: list[dict[str, object]] = field(default_factory=list)
+    next_desc: int = 0
+    removed: dict[str, tuple[float, int]] = field(default_factory=dict)  # dev -> (when, desc_nr)
+
+    @property
+    def copies(self) -> int:
+        return levels.raid10_copies(self.layout) if self.level == "raid10" else 1
+
+    def size_kib(self) -> int:
+        if self.size_override_kib is not None:
+            return self.size_override_kib
+        n, c = self.raid_disks, self.component_kib
+        lvl = self.level
+        if lvl in ("raid0", "linear"):
+            return n * c
+        if lvl == "raid1":
+            return c
+        if lvl in levels.PARITY:
+            return (n - levels.LEVELS[lvl].parity) * c
+        if lvl == "raid10":
+            size = n * c // self.copies
+            return size - size % self.chunk_kib if self.chunk_kib else size
+        return 0
+
+    def slots(self) -> dict[int, SimMember]:
+        return {
+            m.slot: m
+            for m in self.members
+            if m.slot is not None and "faulty" not in m.state and "replacement" not in m.state
+        }
+
+    def in_sync_slots(self) -> set[int]:
+        return {
+            m.slot
+            for m in self.members
+            if m.slot is not None
+            and "in_sync" in m.state
+            and "faulty" not in m.state
+            and "replacement" not in m.state
+        }
+
+    def degraded(self) -> int:
+        if self.level in ("container", "raid0", "linear"):
+            return 0
+        return max(0, self.raid_disks - len(self.in_sync_slots()))
+
+    def redundant(self) -> bool:
+        return self.level in levels.REDUNDANT
+
+    def member(self, dev: str) -> SimMember | None:
+        for m in self.members:
+            if m.device == dev:
+                return m
+        return None
+
+
+@dataclass
+class SimPV:
+    device: str
+    vg: str | None
+    size_bytes: int
+    uuid: str
+    pe_start: int = 1 << 20
+
+
+@dataclass
+class SimVG:
+    name: str
+    uuid: str
+    extent_size: int = 4 << 20
+
+
+@dataclass
+class SimLV:
+    name: str
+    vg: str
+    size_bytes: int
+    kernel_name: str
+    uuid: str
+    devices: tuple[str, ...]
+    segtype: str = "linear"
+    stripes: int | None = None
+    stripe_size: int | None = None
+
+
+@dataclass
+class SimFS:
+    device: str
+    fstype: str
+    uuid: str
+    size_bytes: int
+    label: str | None = None
+    mountpoints: tuple[str, ...] = ()
+    used_bytes: int | None = None
+    block_size: int = 4096
+    stride: int | None = None
+    stripe_width: int | None = None
+    sunit_bytes: int | None = None
+    swidth_bytes: int | None = None
+    created_at: float = 0.0

@@ -1,0 +1,147 @@
+"""How the detail pane shows one model field: a label without the unit its value shows, the value
+human-readable and coloured by state, and every field of a dataclass as a two-column table."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from app.format import human_bytes, percent, sectors, speed
+from app.model.devices import Disk, SyncStatus
+
+# fields holding a byte count that is a small "geometry" figure (shown as exact bytes first)
+_GEOMETRY = {
+    "logical_sector",
+    "physical_sector",
+    "min_io",
+    "optimal_io",
+    "alignment_offset",
+    "discard_granularity",
+    "block_size",
+    "stripe_size",
+    "extent_size",
+    "pe_start",
+}
+# The views take ``width``, the width of the pane they are rendered for (0: unknown, render
+# everything); narrower than these, sizes go without the exact byte count and an array's
+# members table keeps only device, slot and role
+COMPACT_WIDTH = 44
+MEMBERS_FULL_WIDTH = 90
+
+
+def is_compact(width: int) -> bool:
+    return 0 < width < COMPACT_WIDTH
+
+
+_STATE_OK = {"clean", "active", "in_sync", "PASSED", "write-pending", "active-idle"}
+
+
+def fmt_value(name: str, value: Any, *, compact: bool = False) -> Text:
+    """One model field as coloured text, chosen by the field's name and type (``compact``:
+    sizes without the exact byte count)."""
+    if value is None:
+        return Text("—", "bright_black")
+    if isinstance(value, bool):
+        return Text("yes" if value else "no", "bold" if value else "")
+    if isinstance(value, int) and not isinstance(value, bool):
+        if name in _GEOMETRY:
+            t = Text(f"{value:,} B")
+            if value >= 1024 and not compact:
+                t.append(f" ({human_bytes(value)})", "cyan")
+            return t
+        if name.endswith("_bytes") or name in ("size", "discard_max_bytes"):
+            if value < 1024:
+                return Text(f"{value} B", "cyan")
+            t = Text(human_bytes(value), "cyan")
+            if not compact:
+                t.append(f" ({value:,} B)", "bright_black")
+            return t
+        if name.endswith("_sectors") or name in ("start_sector", "reshape_position"):
+            return Text(sectors(value))
+        if name.endswith("_kib_s"):
+            return Text(f"{speed(value)} ({value:,} KiB/s)")
+        if name == "size_kib":
+            return Text(f"{human_bytes(value * 1024)} ({value:,} KiB)")
+        if name == "degraded":
+            return Text(str(value), "bold red" if value else "green")
+        return Text(f"{value:,}" if abs(value) >= 10000 else str(value))
+    if isinstance(value, float):
+        return Text(f"{value:.1f}")
+    if isinstance(value, tuple):
+        if not value:
+            return Text("—", "bright_black")
+        return Text(", ".join(str(v) for v in value))
+    if isinstance(value, SyncStatus):
+        return Text(f"{value.action} {percent(value.fraction)}", "yellow" if value.active else "")
+    if isinstance(value, dict):
+        return Text(", ".join(f"{k}={v}" for k, v in value.items()) or "—")
+    text = str(value)
+    if name in ("array_state", "state"):
+        return Text(text, "green" if text in _STATE_OK else "bold yellow")
+    return Text(text)
+
+
+# Field names as an admin says them; units are in the value ("32.0 KiB (32,768 B)").
+FIELD_LABELS: dict[str, str] = {
+    "size_bytes": "size",
+    "size_kib": "size",
+    "data_offset_sectors": "data offset",
+    "chunk_bytes": "chunk",
+    "free_bytes": "free",
+    "used_bytes": "used",
+    "avail_bytes": "available",
+    "sunit_bytes": "sunit",
+    "swidth_bytes": "swidth",
+    "min_speed_kib_s": "min speed",
+    "max_speed_kib_s": "max speed",
+    "speed_kib_s": "speed",
+    "mismatch_cnt": "mismatch_cnt",
+    "pe_start": "data offset (pe_start)",
+    "min_io": "minimum I/O",
+    "optimal_io": "optimal I/O",
+    "logical_sector": "logical sector",
+    "physical_sector": "physical sector",
+    "discard_max_bytes": "discard max",
+    "stripe_cache_size": "stripe_cache_size",
+    "data_percent": "data %",
+}
+
+
+def label_of(name: str) -> str:
+    """The field's name without the unit its value already shows ("data offset", not
+    "data offset sectors 262,144 sectors")."""
+    if name in FIELD_LABELS:
+        return FIELD_LABELS[name]
+    for unit in ("_sectors", "_kib", "_bytes"):
+        if name.endswith(unit):
+            name = name.removesuffix(unit)
+    return name.replace("_", " ")
+
+
+def field_table(
+    obj: Any, *, skip: tuple[str, ...] = (), title: str | None = None, width: int = 0
+) -> Table:
+    """Every dataclass field of ``obj`` as a two-column table."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    if title:
+        table.title = title
+        table.title_style = "bold underline"
+        table.title_justify = "left"
+    for f in dataclasses.fields(obj):
+        if f.name in skip or f.name.startswith("_"):
+            continue
+        value = getattr(obj, f.name)
+        if isinstance(obj, Disk) and f.name in ("model", "serial", "transport") and not value:
+            table.add_row(label_of(f.name), Text(getattr(obj, f"{f.name}_text"), "bright_black"))
+            continue
+        table.add_row(label_of(f.name), fmt_value(f.name, value, compact=is_compact(width)))
+    return table
+
+
+def heading(text: str, style: str = "bold reverse") -> Text:
+    return Text(f" {text} ", style)

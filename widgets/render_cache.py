@@ -1,0 +1,134 @@
+"""Renderables made once and shown again: a part of a pane whose data did not move keeps the
+lines Rich made for it, so a pane that changes every second (a syncing array's Details) renders
+only its moving part. A Rich ``Table`` is the dearest thing a pane renders (measuring every
+cell, padding, wrapping): on raid10-evo the Details' field and member tables were most of the
+TUI's time each second."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator
+from typing import Self
+
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.measure import Measurement
+from rich.segment import Segment
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.visual import Visual, VisualType
+from textual.widget import _RenderCache
+from textual.widgets import Static
+
+
+class Cached:
+    """``make()``'s renderable, rendered once per width and console options; ``key`` names the
+    data it shows (``CachedParts`` reuses a part whose key is unchanged)."""
+
+    __slots__ = ("_lines", "_make", "_measure", "_renderable", "key")
+
+    def __init__(self, key: object, make: Callable[[], RenderableType]) -> None:
+        self.key = key
+        self._make = make
+        self._renderable: RenderableType | None = None
+        self._lines: dict[Hashable, list[list[Segment]]] = {}
+        self._measure: dict[Hashable, Measurement] = {}
+
+    @property
+    def renderable(self) -> RenderableType:
+        if self._renderable is None:
+            self._renderable = self._make()
+        return self._renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+        k = (
+            options.max_width,
+            options.min_width,
+            options.justify,
+            options.no_wrap,
+            console.color_system,
+        )
+        lines = self._lines.get(k)
+        if lines is None:
+            lines = console.render_lines(self.renderable, options, pad=False)
+            self._lines = {k: lines}  # one width at a time: a resize makes them again
+        new_line = Segment.line()
+        for line in lines:
+            yield from line
+            yield new_line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        k = (options.max_width, options.min_width)
+        m = self._measure.get(k)
+        if m is None:
+            m = Measurement.get(console, options, self.renderable)
+            self._measure = {k: m}
+        return m
+
+
+class CachedParts:
+    """The parts last shown: ``part(key, make)`` gives the same ``Cached`` (and its lines) while
+    an equal key is asked for again. Keys are compared, not hashed (they hold the model's
+    dataclasses); parts not asked for in a round are dropped by ``done()``."""
+
+    def __init__(self) -> None:
+        self._parts: list[Cached] = []
+        self._used: list[Cached] = []
+
+    def part(self, key: object, make: Callable[[], RenderableType]) -> Cached:
+        c = next((c for c in (*self._parts, *self._used) if c.key == key), None)
+        if c is None:
+            c = Cached(key, make)
+        self._used.append(c)
+        return c
+
+    def done(self) -> None:
+        self._parts, self._used = self._used, []
+
+
+class LineDiffStatic(Static):
+    """A ``Static`` whose ``update(..., layout=False)`` repaints only the lines that changed:
+    the new content is rendered at once (while the widget is on screen) and compared with the
+    lines shown, and only the changed lines are marked dirty, so the compositor re-renders a
+    syncing array's few moving lines instead of the whole Details pane each second. Off screen,
+    or when the line count changes, it is a plain ``Static.update``."""
+
+    _diff_from: list[Strip] | None = None
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        cache = self._render_cache
+        height = self.styles.height
+        on_screen = bool(
+            self.is_mounted
+            and self.region
+            and self.screen.is_current
+            and (height is None or height.is_auto)
+        )
+        self._diff_from = (
+            list(cache.lines)
+            if not layout and on_screen and cache.size == self.size and cache.lines
+            else None
+        )
+        super().update(content, layout=layout)
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        old, self._diff_from = self._diff_from, None
+        if old is None or regions or layout or recompose or not repaint:
+            return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+        width, height = self.size
+        # its own height (auto): more or fewer lines than shown is a layout, not a line diff
+        new = Visual.to_strips(self, self._render(), width, None, self.visual_style)
+        if len(new) != height or len(old) != height:
+            return super().refresh(layout=True)
+        self._render_cache = _RenderCache(self.size, new)
+        changed = [
+            Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, new, strict=True)) if a != b
+        ]
+        if changed:
+            super().refresh(*changed)
+            self._dirty_regions.clear()  # the lines are rendered: not again at paint time
+        return self
