@@ -58,6 +58,11 @@ Shape (every key always present; unknown values are ``null``)::
      "stray_superblocks": [{"uuid", "name", "level", "events", "devices": [superblock]}]
                           (full report only: arrays no one assembled)}
 
+``raidman report`` adds to each disk ``smart`` (app.wear.report.smart_json: health, bytes written,
+wear, and app.model.smart_tables' ``attributes``, ``nvme_health``, ``self_tests``,
+``last_self_test``, ``error_count``, ``errors``); ``--io`` adds ``io`` to disks, arrays and
+members (app/report_io.py), ``--log`` a top-level ``kernel_log`` (app/kernel_log.py).
+
 ``sync`` is ``null`` when the array is idle. ``extra`` (e.g. ``{"findings": [...]}`` or
 ``{"smart": {"sda": {...}}}``) is merged at the top level. No Textual here.
 """
@@ -82,6 +87,7 @@ from app.format import (
 from app.model import sync_model
 from app.model.devices import Machine, MdArray, MdMember, SyncStatus
 from app.model.smart import SmartReading
+from app.model.smart_tables import self_test_text
 from app.model.smart_units import bytes_written, tbw_used, wear_used_percent
 from app.plans.superblocks import add_superblocks_json, read_superblocks, superblock_lines
 from app.rules.engine import audit
@@ -263,6 +269,9 @@ def machine_to_text(
             )
             if smart is not None and d.kind == "disk":
                 lines.append(f"    {smart_line(smart.get(d.name))}")
+                reading = smart.get(d.name)
+                if reading is not None and reading.available and reading.self_tests is not None:
+                    lines.append(f"    {self_test_text(reading)}")
             for p in m.partitions:
                 if p.parent == d.name:
                     lines.append(
@@ -365,6 +374,17 @@ def recorded_sync_speeds(store: SnapshotStore, machine: Machine) -> dict[str, in
     return out
 
 
+def first_crc_counts(store: SnapshotStore, readings: Mapping[str, SmartReading]) -> dict[str, int]:
+    """Per disk, the UDMA CRC error count first recorded for its serial (CRC errors rising)."""
+    out: dict[str, int] = {}
+    for disk, r in readings.items():
+        if r.available and r.serial and r.attribute(199) is not None:
+            first = store.first_counter(r.serial, "crc_errors")
+            if first is not None:
+                out[disk] = first
+    return out
+
+
 def full_report_json(
     backend: Backend,
     machine: Machine,
@@ -417,12 +437,17 @@ def report_findings(
     audit's tools run."""
     speeds: dict[str, int] = {}
     history: list[Finding] = []
+    crc: dict[str, int] = {}
     if store is not None:
         with store_lock if store_lock is not None else nullcontext():
             speeds = recorded_sync_speeds(store, machine)
             history = check_findings(store, machine, backend.now(), max_age_days=check_max_age_days)
+            crc = first_crc_counts(store, readings)
     inputs = dataclasses.replace(
-        gather(backend, machine), smart=dict(readings), sync_speed_kib_s=speeds
+        gather(backend, machine),
+        smart=dict(readings),
+        sync_speed_kib_s=speeds,
+        smart_crc_before=crc,
     )
     found = audit(machine, inputs)
     return tuple(sorted((*found, *history), key=lambda f: f.sort_key()))

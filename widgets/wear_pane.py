@@ -44,6 +44,7 @@ from app.wear.plot import (
 )
 from app.wear.records import Snapshot
 from widgets.shown import shown
+from widgets.smart_table import smart_logs_text
 from widgets.wear_source import ArrayWear, DiskWear, WearRequest, load_wear
 
 PLOT_HEIGHT = 4
@@ -156,6 +157,8 @@ def smart_text(disk: Disk, reading: SmartReading | None) -> Text:
     if reading.reason:
         t.append(f"smartctl: {reading.reason}\n", style=STATE_COLOURS["warning"])
     _exit_bits(t, reading.exit_status)
+    t.append("\n")
+    t.append_text(smart_logs_text(reading))  # the whole table and the logs (widgets/smart_table.py)
     t.rstrip()
     return t
 

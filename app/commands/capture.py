@@ -42,6 +42,7 @@ def capture(
     run, notes). Every file is written through :mod:`app.statefiles` (DIR and what is below it
     must be the running user's and not group/other-writable; no symlink is followed, no file of
     another user replaced). Raises OSError or StateFileError."""
+    from app.kernel_log import read_kernel_log
     from app.plans.superblocks import read_superblocks
     from app.rules.inputs import gather
     from backends.linux import LinuxBackend
@@ -52,6 +53,7 @@ def capture(
     machine = backend.probe()
     backend.sample()
     gather(backend, machine)  # whatever the audit reads is recorded for the replay's audit
+    read_kernel_log(backend)  # journalctl -k (or dmesg): report --log and the TUI's log replay it
     read_superblocks(machine, backend)  # mdadm --examine of every member, for the report's
     if smart:
         for disk in machine.disks:

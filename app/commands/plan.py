@@ -15,6 +15,7 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
   raidman plan benchmark --devices nvme0n1,nvme1n1,nvme2n1,nvme3n1 --chunks 32K,512K \\
       [--level 10 --layout n2] [--runs 3] [--numjobs 1,4] [--size 256M]
   raidman plan check-schedule [--every monthly|off|7d] [--window 6h] | --remove
+  raidman plan smart-test --device nvme0n1 --test short|long
   raidman plan prepare|stop|assemble|delete|wipe|mount ... (app/commands/plan_lifecycle.py)
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
@@ -58,6 +59,7 @@ from app.plans.wizards.members import (
     build_remove,
     build_replace,
 )
+from app.plans.wizards.smart_test import SMART_TESTS, build_smart_test, progress_argv
 from app.plans.wizards.sync_actions import (
     build_bitmap,
     build_speed_limits,
@@ -188,6 +190,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     k = wiz.add_parser("persist", help="remove a setting raidman keeps at boot")
     k.add_argument("--remove", required=True, choices=tuple(persist.FILES))
     _common(k)
+
+    t = wiz.add_parser("smart-test", help="a SMART short or long self-test (smartctl -t)")
+    t.add_argument("--device", required=True, help="the whole disk (kernel name)")
+    t.add_argument("--test", choices=SMART_TESTS, default="short")
+    _common(t)
     plan_lifecycle.add_parsers(wiz, _common)
 
     k = wiz.add_parser(
@@ -361,7 +368,27 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
         return persist.build_remove(args.remove)
     if w == "check-schedule":
         return unschedule_plan() if args.remove else schedule_plan(args.every, args.window)
+    if w == "smart-test":
+        return build_smart_test(
+            machine, args.device, args.test, supported=_self_test_supported(backend, args.device)
+        )
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it
+
+
+def _self_test_supported(backend: Backend, device: str) -> bool | None:
+    """What the drive's capabilities say about self-tests (read-only ``smartctl -j -c``)."""
+    from app.parsers.smartctl_logs import self_test_supported, self_test_supported_text
+
+    name = device.removeprefix("/dev/")
+    try:
+        res = backend.run(list(progress_argv(name)), timeout=60)
+        said = self_test_supported(res.stdout) if res.stdout else None
+        if said is None:  # smartctl 7.3 says NVMe's optional admin commands only as text
+            res = backend.run(["smartctl", "-c", f"/dev/{name}"], timeout=60)
+            said = self_test_supported_text(res.stdout)
+    except Exception:
+        return None
+    return said
 
 
 def _host(args: argparse.Namespace) -> str | None:

@@ -18,10 +18,12 @@ from app.backend import Backend
 from app.commands.backend_options import add_backend_options, make_backends
 from app.escape import escape_controls
 from app.fleet import unreachable_reason
+from app.kernel_log import kernel_log_json, kernel_log_text, read_kernel_log
 from app.paths import DB_FILE, host_state_dir
 from app.report import full_report_json, full_report_text
 from app.routine.config import ConfigError, load_config
 from app.wear.check_findings import DEFAULT_MAX_AGE_DAYS
+from app.report_io import add_io_json, io_rates, io_text
 from app.wear.snapshots import SnapshotStore
 
 
@@ -32,6 +34,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable JSON")
     p.add_argument("--no-smart", action="store_true", help="skip SMART (no smartctl runs)")
     p.add_argument("--no-audit", action="store_true", help="skip the alignment/tuning audit")
+    p.add_argument(
+        "--log",
+        action="store_true",
+        help="add the kernel's lines (journalctl -k, or dmesg) that name a disk, partition or array",
+    )
+    p.add_argument(
+        "--io",
+        action="store_true",
+        help="add live I/O per disk and array (two samples a second apart: disks[].io)",
+    )
     add_backend_options(p)
     return p
 
@@ -48,10 +60,32 @@ def _remote_report(host: str, backend: Backend, args: argparse.Namespace) -> tup
     store = SnapshotStore.open(host_state_dir(host) / DB_FILE)
     try:
         if args.json:
-            return full_report_json(backend, machine, store=store, **kw), reached
-        return full_report_text(backend, machine, store=store, **kw), reached
+            report = full_report_json(backend, machine, store=store, **kw)
+            return _with_extras_json(report, backend, machine, args, reached), reached
+        text = full_report_text(backend, machine, store=store, **kw)
+        return text + _extras_text(backend, machine, args, reached), reached
     finally:
         store.close()
+
+
+def _with_extras_json(
+    report: dict[str, Any], backend: Backend, machine: Any, args: argparse.Namespace, reached: bool
+) -> dict[str, Any]:
+    """``disks[].io`` (two samples a second apart) and, with ``--log``, ``kernel_log``."""
+    if reached and getattr(args, "io", False):
+        add_io_json(report, io_rates(backend), machine)
+    if reached and getattr(args, "log", False):
+        report["kernel_log"] = kernel_log_json(read_kernel_log(backend), machine)
+    return report
+
+
+def _extras_text(backend: Backend, machine: Any, args: argparse.Namespace, reached: bool) -> str:
+    lines: list[str] = []
+    if reached and getattr(args, "io", False):
+        lines += ["", "I/O (one second, busiest first)", *io_text(io_rates(backend), machine)]
+    if reached and getattr(args, "log", False):
+        lines += ["", "Kernel log", *kernel_log_text(read_kernel_log(backend), machine)]
+    return "".join(f"{escape_controls(ln)}\n" for ln in lines)
 
 
 def _run_hosts(backends: list[tuple[str | None, Backend]], args: argparse.Namespace) -> int:
@@ -115,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
                 store=store,
                 check_max_age_days=age,
             )
+            report = _with_extras_json(report, backend, machine, args, True)
             json.dump(report, sys.stdout, indent=2)
             sys.stdout.write("\n")
         else:
@@ -127,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
                     store=store,
                     check_max_age_days=age,
                 )
+                + _extras_text(backend, machine, args, True)
             )
     finally:
         store.close()

@@ -36,7 +36,9 @@ class DiskIO:
     write_bytes: int
     read_count: int = 0
     write_count: int = 0
-    busy_time_ms: int | None = None
+    busy_time_ms: int | None = None  # /proc/diskstats field 13: time with I/O in flight
+    read_time_ms: int | None = None  # field 7: time all reads took (summed over requests)
+    write_time_ms: int | None = None  # field 11
 
 
 @dataclass(frozen=True, slots=True)

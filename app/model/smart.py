@@ -16,6 +16,32 @@ class SmartAttribute:
     thresh: int | None = None
     raw: int | None = None  # raw value as an integer, when it is one
     raw_string: str = ""
+    prefail: bool | None = None  # the drive flags it pre-fail (its threshold predicts failure)
+
+    @property
+    def failing(self) -> bool:
+        """At or below its failure threshold now (a threshold of 0 never fails)."""
+        return bool(self.thresh) and self.value is not None and self.value <= (self.thresh or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class SelfTest:
+    """One entry of a drive's self-test log (ATA or NVMe), newest first in the log."""
+
+    kind: str  # "Short offline", "Extended offline", "Short", "Extended", ...
+    status: str  # the drive's words: "Completed without error", "Completed: read failure"
+    passed: bool | None  # True completed without error; False failed; None aborted/running
+    lifetime_hours: int | None = None  # power-on hours when it ran
+    lba_first_error: int | None = None  # where a read failure was found
+    remaining_percent: int | None = None  # of a test still running
+
+
+@dataclass(frozen=True, slots=True)
+class SmartLogError:
+    """One entry of a drive's error log (ATA summary error log, NVMe error information log)."""
+
+    lifetime_hours: int | None
+    text: str  # what the drive says happened ("UNC at LBA = 0x0fc2", "status 0x4004")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +70,11 @@ class SmartReading:
     )
     messages: tuple[str, ...] = ()  # smartctl's own messages (errors/warnings), for the reason line
     source: str | None = None  # "pySMART", "smartctl -j", "simulated", ...
+    # --- logs (issue 26): None when the log was not read (not "empty") ---
+    self_tests: tuple[SelfTest, ...] | None = None  # newest first
+    self_test_remaining: int | None = None  # a self-test runs now: percent left
+    error_count: int | None = None  # entries the drive counts in its error log (all time)
+    errors: tuple[SmartLogError, ...] = ()  # the newest few entries, newest first
 
     def attribute(self, attr_id: int) -> SmartAttribute | None:
         for a in self.attributes:

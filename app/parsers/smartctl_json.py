@@ -25,6 +25,7 @@ from typing import Any
 from app.model.smart import SmartAttribute, SmartReading
 from app.parsers.errors import ParseError
 from app.parsers.safe import load_json
+from app.parsers.smartctl_logs import error_log, self_test_remaining, self_tests
 
 EXIT_CMDLINE = 1
 EXIT_OPEN_FAILED = 2
@@ -94,9 +95,15 @@ def _attributes(doc: Mapping[str, Any]) -> tuple[SmartAttribute, ...]:
                 thresh=_int(row.get("thresh")),
                 raw=raw_value,
                 raw_string=raw_string,
+                prefail=_prefail(row),
             )
         )
     return tuple(out)
+
+
+def _prefail(row: Mapping[str, Any]) -> bool | None:
+    v = _dict(row.get("flags")).get("prefailure")
+    return v if isinstance(v, bool) else None
 
 
 def _nvme_log(doc: Mapping[str, Any]) -> dict[str, int]:
@@ -308,6 +315,7 @@ def _build(doc: Mapping[str, Any], device: str, now: float) -> SmartReading:
         reason = _reason_from_messages(msgs) or "smartctl returned no SMART data"
 
     lbs = _logical_sector(doc)
+    err_count, errs = error_log(doc)
     return SmartReading(
         device=device,
         available=available,
@@ -329,4 +337,8 @@ def _build(doc: Mapping[str, Any], device: str, now: float) -> SmartReading:
         scsi_gigabytes_written=scsi_gb,
         messages=tuple(s for _, s in msgs),
         source="smartctl -j",
+        self_tests=self_tests(doc),
+        self_test_remaining=self_test_remaining(doc),
+        error_count=err_count,
+        errors=errs,
     )

@@ -12,6 +12,7 @@ Writes raidman plans (and nothing else):
     sync_min}``
     with a value of the right form on stdin;
   * ``tee /sys/block/DISK/queue/scheduler`` with a scheduler name (the audit's scheduler fix);
+  * ``smartctl -t short|long /dev/DISK`` (a self-test inside the drive; nothing written);
   * ``tee -a /etc/mdadm/mdadm.conf`` (or ``/etc/mdadm.conf``) with one ARRAY line, or piped from
     ``mdadm --detail --brief MD``;
   * the files that make settings permanent (app.plans.persist): ``tee`` of a whole file of
@@ -311,6 +312,10 @@ def _simple(argv: tuple[str, ...]) -> str | None:
     if prog == "rm":
         ok = (len(a) == 2 and a[0] == "-f" and a[1] in BY_PATH) or argv == check_schedule.REMOVE
         return None if ok else "rm: raidman only removes its own settings files"
+    if prog == "smartctl":  # a self-test runs inside the drive; nothing else is planned
+        if len(a) == 3 and a[0] == "-t" and a[1] in ("short", "long") and DEV.fullmatch(a[2]):
+            return None if ".." not in a[2].split("/") else "smartctl: not a device path"
+        return "smartctl: raidman plans only -t short|long /dev/DISK"
     if argv in (("update-initramfs", "-u"), ("dracut", "-f")):
         return None
     if argv == ("systemctl", "enable", "--now", "fstrim.timer"):
@@ -338,6 +343,7 @@ PROGRAMS = (
     "rm",  # measure's settings files, and the check schedule's drop-in (app.plans.check_schedule)
     "blkdiscard",
     "fio",
+    "smartctl",
     *LIFECYCLE_PROGRAMS,  # with mv: the new fstab's and the settings files' (_simple)
 )
 

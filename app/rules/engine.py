@@ -15,6 +15,7 @@ from app.rules import (
     md,
     queue,
     smart,
+    smart_logs,
     ssd,
 )
 from app.rules.finding import Finding
@@ -34,6 +35,7 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("queue", queue.check),
     ("ssd", ssd.check),
     ("smart", smart.check),
+    ("smart_logs", smart_logs.check),
 )
 
 

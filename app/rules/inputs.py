@@ -90,6 +90,8 @@ class AuditInputs:
     crypt_tables: dict[str, CryptTable] = field(default_factory=dict, hash=False)  # dm-N ->
     # SMART per disk, from callers that read it anyway (gather never runs smartctl)
     smart: dict[str, SmartReading] = field(default_factory=dict, hash=False)
+    # disk -> the UDMA CRC error count first recorded in the state database (smart_logs.py)
+    smart_crc_before: dict[str, int] = field(default_factory=dict, hash=False)
     # array -> KiB/s of its last finished full sync/rebuild as recorded (raidman report's store)
     sync_speed_kib_s: dict[str, int] = field(default_factory=dict, hash=False)
     schedulers: dict[str, SchedulerState] = field(default_factory=dict, hash=False)

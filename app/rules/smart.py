@@ -51,7 +51,7 @@ def _reading(machine: Machine, r: SmartReading) -> Iterator[Finding]:
             "failure. Back up, and replace it (mdadm --replace keeps redundancy while copying).",
         )
     for a in r.attributes:
-        if a.thresh and a.value is not None and a.value <= a.thresh:
+        if a.failing:
             yield Finding(
                 "error",
                 "smart-attribute-failing",

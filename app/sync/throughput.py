@@ -11,13 +11,55 @@ from app.model.live import DiskIO, LiveSample
 
 @dataclass(frozen=True, slots=True)
 class Rate:
+    """One device between two samples, as iostat -x derives it from /proc/diskstats deltas
+    (Documentation/admin-guide/iostats.rst): bytes and requests per second, ``util`` the
+    share of the interval with I/O in flight (field 13, percent), ``await_ms`` the time a
+    request took on average (fields 7 + 11 over reads + writes completed). None: unknown."""
+
     device: str
     read_bytes_s: float
     write_bytes_s: float
+    read_iops: float | None = None
+    write_iops: float | None = None
+    util: float | None = None
+    await_ms: float | None = None
 
     @property
     def total_bytes_s(self) -> float:
         return self.read_bytes_s + self.write_bytes_s
+
+
+def _delta(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None or b < a else b - a
+
+
+def rate_between(old: DiskIO, cur: DiskIO, dt: float) -> Rate | None:
+    """The rates of one device over ``dt`` seconds; None when a counter went back (reset)."""
+    dr = cur.read_bytes - old.read_bytes
+    dw = cur.write_bytes - old.write_bytes
+    if dr < 0 or dw < 0 or dt <= 0:
+        return None
+    nr, nw = _delta(old.read_count, cur.read_count), _delta(old.write_count, cur.write_count)
+    busy = _delta(old.busy_time_ms, cur.busy_time_ms)
+    rt, wt = (
+        _delta(old.read_time_ms, cur.read_time_ms),
+        _delta(old.write_time_ms, cur.write_time_ms),
+    )
+    done = (nr or 0) + (nw or 0)
+    waited = None if rt is None or wt is None else rt + wt
+    return Rate(
+        cur.name,
+        dr / dt,
+        dw / dt,
+        read_iops=None if nr is None else nr / dt,
+        write_iops=None if nw is None else nw / dt,
+        util=None if busy is None else min(100.0, busy / (dt * 10)),
+        await_ms=(waited / done if done else 0.0) if waited is not None else None,
+    )
+
+
+def _idle(r: Rate) -> bool:
+    return r.total_bytes_s == 0 and not r.read_iops and not r.write_iops and not r.util
 
 
 class ThroughputMeter:
@@ -56,20 +98,19 @@ class ThroughputMeter:
             old = prev.get(name)
             if old is None:  # a device came (another went): not steady
                 return self._full(sample)
-            if old is cur:
-                dr = dw = 0
-            else:
-                dr = cur.read_bytes - old.read_bytes
-                dw = cur.write_bytes - old.write_bytes
-                moved.append(cur)
-            if dr == 0 and dw == 0:
-                r = rates[name]
-                if r.read_bytes_s == 0 and r.write_bytes_s == 0:
+            if old is cur:  # the same counters object: nothing moved
+                r = rates.get(name)
+                if r is not None and _idle(r):
                     continue  # idle, and was idle: nothing to do
-            elif dr < 0 or dw < 0:  # counters reset (device re-appeared): skip one interval
+            else:
+                moved.append(cur)
+            rate = rate_between(old, cur, dt)
+            if rate is None:  # counters reset (device re-appeared): skip one interval
                 changed[name] = None
                 continue
-            changed[name] = Rate(name, dr / dt, dw / dt)
+            if rate == rates.get(name):
+                continue  # the same rate as before (idle and idle): nothing to hand out
+            changed[name] = rate
         for cur in moved:
             prev[cur.name] = cur
         self._prev_t = t
@@ -93,11 +134,9 @@ class ThroughputMeter:
                 old = self._prev.get(name)
                 if old is None:
                     continue
-                dr = cur.read_bytes - old.read_bytes
-                dw = cur.write_bytes - old.write_bytes
-                if dr < 0 or dw < 0:  # counters reset (device re-appeared): skip one interval
-                    continue
-                rates[name] = Rate(name, dr / dt, dw / dt)
+                rate = rate_between(old, cur, dt)
+                if rate is not None:  # None: counters reset (device re-appeared)
+                    rates[name] = rate
         self._prev = now
         self._prev_t = sample.taken_at
         self.rates = rates

@@ -7,6 +7,7 @@ from typing import Any
 
 from app.format import duration
 from app.model.smart import SmartReading
+from app.model.smart_tables import smart_tables_json
 from app.model.smart_units import bytes_written, tbw_used, wear_used_percent
 from app.wear.delta import sync_wear
 from app.wear.plot import newest_first, span_text
@@ -15,7 +16,9 @@ from app.wear.snapshots import SnapshotStore
 
 def smart_json(reading: SmartReading) -> dict[str, Any]:
     """{"available","reason","health","bytes_written","wear_used_percent","rated_tbw",
-    "rated_tbw_used_percent","rated_tbw_source","temperature_c","power_on_hours"}."""
+    "rated_tbw_used_percent","rated_tbw_source","temperature_c","power_on_hours",
+    "protocol", "attributes", "nvme_health", "self_tests", "self_test_remaining",
+    "error_count", "errors"} (the last ones: app.model.smart_tables)."""
     w = bytes_written(reading) if reading.available else None
     wear = wear_used_percent(reading) if reading.available else None
     tbw = tbw_used(reading)
@@ -31,6 +34,7 @@ def smart_json(reading: SmartReading) -> dict[str, Any]:
         "rated_tbw_source": tbw.rating.source if tbw else None,
         "temperature_c": reading.temperature_c,
         "power_on_hours": reading.power_on_hours,
+        **smart_tables_json(reading),
     }
 
 

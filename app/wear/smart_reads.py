@@ -12,7 +12,9 @@ from typing import Any
 from app.backend import Backend
 from app.model import Disk, Machine
 from app.model.smart import SmartReading
+from app.model.smart_tables import last_self_test, self_test_json
 from app.model.smart_units import bytes_written, endurance_used_percent, wear_used_percent
+from app.rules.smart import CRC_ERRORS
 from app.wear.snapshots import SnapshotStore
 
 
@@ -53,6 +55,20 @@ def counters_of(
         "temperature_c": reading.temperature_c,
         "capacity_bytes": reading.capacity_bytes or capacity_bytes,
         "health": reading.health,
+        **log_counters(reading),
+    }
+
+
+def log_counters(reading: SmartReading) -> dict[str, Any]:
+    """What the state database keeps of the SMART logs with each snapshot: the CRC error count
+    (app/rules/smart_logs.py compares the first one with now), the newest finished self-test
+    and a running test's remaining percent."""
+    crc = reading.attribute(CRC_ERRORS)
+    last = last_self_test(reading)
+    return {
+        "crc_errors": crc.raw if crc is not None else None,
+        "self_test": self_test_json(last) if last is not None else None,
+        "self_test_remaining": reading.self_test_remaining,
     }
 
 

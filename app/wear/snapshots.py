@@ -312,6 +312,17 @@ class SnapshotStore:
         q += " ORDER BY ts, id"
         return self._rows(self._conn.execute(q, args), snapshot_from_row, "snapshots")
 
+    def first_counter(self, serial: str, key: str) -> int | None:
+        """The first recorded integer ``counters[key]`` of a disk (e.g. ``crc_errors``)."""
+        if not key.isidentifier():
+            raise ValueError(f"not a counter name: {key!r}")
+        row = self._conn.execute(
+            "SELECT json_extract(counters, ?) FROM snapshots WHERE serial=? "
+            "AND json_type(counters, ?) = 'integer' ORDER BY ts, id LIMIT 1",
+            (f"$.{key}", serial, f"$.{key}"),
+        ).fetchone()
+        return int(row[0]) if row is not None and isinstance(row[0], int) else None
+
     def serials(self) -> list[str]:
         return [
             r[0]

@@ -20,6 +20,7 @@ def read_disk_io() -> tuple[DiskIO, ...]:
     out = []
     for name, c in sorted(counters.items()):
         busy = getattr(c, "busy_time", None)
+        rt, wt = getattr(c, "read_time", None), getattr(c, "write_time", None)
         out.append(
             DiskIO(
                 name=name,
@@ -28,6 +29,8 @@ def read_disk_io() -> tuple[DiskIO, ...]:
                 read_count=int(c.read_count),
                 write_count=int(c.write_count),
                 busy_time_ms=int(busy) if busy is not None else None,
+                read_time_ms=int(rt) if rt is not None else None,
+                write_time_ms=int(wt) if wt is not None else None,
             )
         )
     return tuple(out)
@@ -42,6 +45,7 @@ def parse_diskstats(text: str) -> tuple[DiskIO, ...]:
     out = []
     for line in text.splitlines():
         f = line.split()
+        rt = wt = None
         try:
             if len(f) == 15:  # Linux 2.4
                 name, reads, rsect, writes, wsect, busy = (
@@ -61,6 +65,7 @@ def parse_diskstats(text: str) -> tuple[DiskIO, ...]:
                     int(f[9]),
                     int(f[12]),
                 )
+                rt, wt = int(f[6]), int(f[10])
             elif len(f) == 7:  # a partition on 2.6
                 name, reads, rsect, writes, wsect = f[2], int(f[3]), int(f[4]), int(f[5]), int(f[6])
                 busy = 0
@@ -76,6 +81,8 @@ def parse_diskstats(text: str) -> tuple[DiskIO, ...]:
                 read_count=reads,
                 write_count=writes,
                 busy_time_ms=busy,
+                read_time_ms=rt,
+                write_time_ms=wt,
             )
         )
     return tuple(sorted(out, key=lambda d: d.name))

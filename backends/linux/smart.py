@@ -13,12 +13,13 @@ messages give the reason ("Unable to detect device type" on virtio/loop devices)
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from app.model.smart import SmartAttribute, SmartReading
+from app.model.smart import SelfTest, SmartAttribute, SmartReading
 from app.parsers.smartctl_json import (
     EXIT_CMDLINE,
     EXIT_COMMAND_FAILED,
@@ -26,6 +27,7 @@ from app.parsers.smartctl_json import (
     power_on_hours_from_attribute,
     reading_from_smartctl_json,
 )
+from app.parsers.smartctl_logs import self_test_from_text
 from backends.base import CommandResult
 from backends.linux.source import NOT_FOUND
 
@@ -105,8 +107,47 @@ def _int(v: Any) -> int | None:
         return None
 
 
+_ATA_ERROR_COUNT = re.compile(r"^ATA Error Count:\s+([0-9]{1,9})", re.MULTILINE)
+_SELF_TEST_LOG = re.compile(r"^(SMART Self-test log|Self-test Log \(NVMe Log 0x06\))", re.MULTILINE)
+
+
+def _pysmart_self_tests(dev: Any, text: str) -> tuple[tuple[SelfTest, ...] | None, int | None]:
+    """(the self-test log pySMART read from ``smartctl --all``, percent left of a running test).
+    None when the output had no self-test log at all (not the same as an empty one)."""
+    tests: list[SelfTest] = []
+    remaining: int | None = None
+    for t in list(getattr(dev, "tests", None) or [])[:32]:
+        if getattr(t, "_format", "") == "nvme" and str(getattr(t, "status", "")) == "Running":
+            left = _int(getattr(t, "remain", None))
+            remaining = left if left is not None else remaining
+            continue
+        entry = self_test_from_text(t.type, t.status, t.hours, t.LBA, t.remain)
+        if entry.remaining_percent is not None:
+            remaining = entry.remaining_percent
+        tests.append(entry)
+    if getattr(dev, "_test_running", False) and remaining is None:
+        progress = _int(getattr(dev, "_test_progress", None))
+        remaining = 100 - progress if progress is not None and 0 <= progress <= 100 else None
+    if (
+        not tests
+        and not _SELF_TEST_LOG.search(text)
+        and "No self-tests have been logged" not in text
+    ):
+        return None, remaining
+    return tuple(tests), remaining
+
+
+def _pysmart_error_count(text: str, nvme: dict[str, int]) -> int | None:
+    if "num_err_log_entries" in nvme:
+        return nvme["num_err_log_entries"]
+    m = _ATA_ERROR_COUNT.search(text)
+    if m:
+        return int(m.group(1))
+    return 0 if "No Errors Logged" in text else None
+
+
 def _from_pysmart(
-    dev: Any, disk: str, logical_sector: int, now: float, rc: int | None
+    dev: Any, disk: str, logical_sector: int, now: float, rc: int | None, text: str = ""
 ) -> SmartReading | None:
     """A reading from a pySMART Device, or None when it holds no usable SMART data."""
     ifa = dev.if_attributes
@@ -128,6 +169,7 @@ def _from_pysmart(
                     thresh=a.thresh,
                     raw=a.raw_int,
                     raw_string=raw_str,
+                    prefail={"pre-fail": True, "old_age": False}.get(str(a.type).lower()),
                 )
             )
         if not attrs:
@@ -162,6 +204,7 @@ def _from_pysmart(
     if rc is not None and rc & EXIT_COMMAND_FAILED:
         reason = f"some SMART command failed (exit status {rc})"
     messages = tuple(str(m) for m in (getattr(dev, "messages", None) or []))
+    tests, remaining = _pysmart_self_tests(dev, text)
     return SmartReading(
         device=disk,
         available=True,
@@ -182,6 +225,9 @@ def _from_pysmart(
         rotation_rate=0 if rotational is False and protocol != "NVMe" else rpm,
         messages=messages,
         source="pySMART",
+        self_tests=tests,
+        self_test_remaining=remaining,
+        error_count=_pysmart_error_count(text, nvme),
     )
 
 
@@ -225,7 +271,8 @@ def read_smart(
             rc = res.returncode if res is not None else None
             if rc is None or not rc & (EXIT_CMDLINE | EXIT_OPEN_FAILED):
                 try:
-                    reading = _from_pysmart(dev, disk, logical_sector, now, rc)
+                    text = res.stdout if res is not None else ""
+                    reading = _from_pysmart(dev, disk, logical_sector, now, rc, text)
                 except Exception as e:
                     reading = None
                     why = f"pySMART: {e.__class__.__name__}: {e}"

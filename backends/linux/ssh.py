@@ -73,8 +73,25 @@ _HOST_OK = re.compile(
 
 # programs whose run changes nothing: running them does not make the prefetched answers stale
 READ_ONLY_PROGRAMS = frozenset(
-    {"lsblk", "smartctl", "tune2fs", "xfs_info", "blkid", "cat", "logger", "uname"}
+    {
+        "lsblk",
+        "smartctl",
+        "tune2fs",
+        "xfs_info",
+        "blkid",
+        "cat",
+        "logger",
+        "uname",
+        "journalctl",
+        "dmesg",
+    }
 )
+
+
+def changes_nothing(args: Sequence[str]) -> bool:
+    """A read: not one that starts something (``smartctl -t`` starts a self-test)."""
+    return args[0] in READ_ONLY_PROGRAMS and not (args[0] == "smartctl" and "-t" in args)
+
 
 # What a probe reads (backends.linux.probe, .md, .usage), as files, globs, listings and links.
 PROBE_FILES = ("/proc/mdstat", "/proc/self/mountinfo", "/proc/swaps", "/proc/diskstats")
@@ -364,7 +381,7 @@ class SshSource(_Notes):
         # still noticed by ssh's ServerAlive probes
         wait = timeout + self.target.connect_timeout + 10 if timeout else None
         b = self._fetch(BatchSpec(extra=[line]), timeout=wait)
-        if args[0] not in READ_ONLY_PROGRAMS:
+        if not changes_nothing(args):
             # the machine may have changed: the answers are stale now
             self._batch, self._covers = Batch(), None
         r = b.commands.get(args)

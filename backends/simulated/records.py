@@ -73,6 +73,17 @@ class SimSmart:
     percentage_used: int = 0
     nvme_tbw_per_percent: int = 0  # bytes per percentage point; 0: constant
     health: str = "PASSED"
+    # issue 26: the attribute table's trouble and the self-test log (backends/simulated/selftest.py)
+    reallocated_value: int = 100  # normalized Reallocated_Sector_Ct (threshold 10)
+    pending: int = 0  # Current_Pending_Sector raw
+    crc_errors: int = 0  # UDMA_CRC_Error_Count raw
+    # (kind, status, lifetime hours (negative: that many hours before now), LBA of the first
+    # error or None), newest first
+    self_tests: list[tuple[str, str, int, int | None]] = field(
+        default_factory=lambda: [("Short offline", "Completed without error", -168, None)]
+    )
+    running_test: tuple[str, float, float] | None = None  # (kind, started at, duration s)
+    fail_test_at_lba: int | None = None  # the next self-test finds a read failure here
 
 
 @dataclass

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from backends.simulated.records import SimArray
 from backends.simulated.scenario_parts import (
     GPT_RAID,
     add_array,
@@ -19,7 +20,7 @@ from backends.simulated.scenario_parts import (
     members,
     new_state,
 )
-from backends.simulated.state import SimArray, SimState
+from backends.simulated.state import SimState
 
 COMPONENT_KIB = 400 * 1024 * 1024  # 400 GiB per member
 REMOVED_S = 7200.0  # sdb1 left two hours ago

@@ -125,6 +125,7 @@ def raid5_cable(t: float) -> SimState:
     # ~460 GB component once: the scenario calibrates sdd's firmware counter to reproduce it.
     delta = RAID5_CABLE_AFTER - RAID5_CABLE_BEFORE
     st.disks["sdd"].smart.lba_count_factor = Fraction(delta * 512, component_kib * 1024)
+    st.disks["sdd"].smart.crc_errors = 23  # the loose cable: the link retried corrupted frames
     mem = members(["sda1", "sdb1", "sdc1", "sdd1"])
     mem[3].state = {"spare"}
     a = add_array(
@@ -174,6 +175,13 @@ def raid6_wd(t: float) -> SimState:
         add_partition(st, dn, 1, 2048, component_kib * 2 + 262144, GPT_RAID, "Linux RAID")
     st.disks["sdb"].smart.reallocated = 1816
     st.disks["sdb"].smart.health = "FAILED"
+    # the failing disk: its reallocation pool is spent (normalized value below the threshold
+    # 10), sectors wait for reallocation, and its last self-test stopped at an unreadable one
+    sdb = st.disks["sdb"].smart
+    sdb.reallocated_value = 3
+    sdb.pending = 24
+    sdb.fail_test_at_lba = 1234567890
+    sdb.self_tests.insert(0, ("Short offline", "Completed: read failure", -2, 1234567890))
     # the article's mdstat: sda1[1] sdc1[4] sdd1[3] sde1[2], slot 0 (sdb1) missing
     mem = [
         SimMember("sdb1", 0, None, {"faulty"}),
@@ -220,7 +228,27 @@ def raid6_wd(t: float) -> SimState:
         stripe_width=768,
     )
     st.events.clear()
+    st.kernel_lines.extend(_sdb_failing(t - 2 * 3600))
     return finalize(st)
+
+
+def _sdb_failing(t: float) -> list[tuple[float, str]]:
+    """What the kernel said when raid6-wd's sdb failed: libata's error handling, the block
+    layer's I/O error with its sector, md's read error and raid5_error's failure line."""
+    return [
+        (t, "ata2.00: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x0"),
+        (t, "ata2.00: error: { UNC }"),
+        (t + 0.1, "sd 1:0:0:0: [sdb] tag#0 FAILED Result: hostbyte=DID_OK driverbyte=DRIVER_OK"),
+        (t + 0.1, "sd 1:0:0:0: [sdb] tag#0 Sense Key : Medium Error [current]"),
+        (
+            t + 0.1,
+            "I/O error, dev sdb, sector 1234567890 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0",
+        ),
+        (t + 0.2, "md/raid:md0: read error not correctable (sector 1234305744 on sdb1)."),
+        (t + 0.2, "md/raid:md0: Disk failure on sdb1, disabling device."),
+        (t + 0.2, "md/raid:md0: Operation continuing on 4 devices."),
+        (t + 1.0, "md: recovery of RAID array md0"),
+    ]
 
 
 # ---- (d) usb-bridge -------------------------------------------------------------------------

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.model.smart import SmartAttribute, SmartReading
+from backends.simulated import selftest
 from backends.simulated.records import SimDisk
 from backends.simulated.state import SimState
 
@@ -61,8 +64,8 @@ def build_smart(st: SimState, d: SimDisk) -> SmartReading:
             "power_cycles": 42,
             "power_on_hours": c["hours"],
             "unsafe_shutdowns": 3,
-            "media_errors": 0,
-            "num_err_log_entries": 0,
+            "media_errors": 1 if s.fail_test_at_lba is not None else 0,
+            "num_err_log_entries": len(selftest.errors(d, c["hours"])),
         }
         return SmartReading(
             device=d.name,
@@ -79,9 +82,13 @@ def build_smart(st: SimState, d: SimDisk) -> SmartReading:
             nvme=nvme,
             exit_status=0,
             taken_at=st.t,
+            **_logs(st, d, c["hours"]),
         )
+    rv = s.reallocated_value
     attrs = [
-        SmartAttribute(5, "Reallocated_Sector_Ct", 100, 100, 10, s.reallocated, str(s.reallocated)),
+        SmartAttribute(
+            5, "Reallocated_Sector_Ct", rv, rv, 10, s.reallocated, str(s.reallocated), True
+        ),
         SmartAttribute(9, "Power_On_Hours", 99, 99, 0, c["hours"], str(c["hours"])),
         SmartAttribute(12, "Power_Cycle_Count", 99, 99, 0, 311, "311"),
     ]
@@ -108,6 +115,12 @@ def build_smart(st: SimState, d: SimDisk) -> SmartReading:
             str(s.temperature_c),
         )
     )
+    attrs.append(
+        SmartAttribute(197, "Current_Pending_Sector", 100, 100, 0, s.pending, str(s.pending))
+    )
+    attrs.append(
+        SmartAttribute(199, "UDMA_CRC_Error_Count", 100, 100, 0, s.crc_errors, str(s.crc_errors))
+    )
     if not d.rotational:
         attrs.append(
             SmartAttribute(
@@ -132,4 +145,17 @@ def build_smart(st: SimState, d: SimDisk) -> SmartReading:
         attributes=tuple(attrs),
         exit_status=0,
         taken_at=st.t,
+        **_logs(st, d, c["hours"]),
     )
+
+
+def _logs(st: SimState, d: SimDisk, hours: int) -> dict[str, Any]:
+    """The self-test and error logs a reading carries (backends/simulated/selftest.py)."""
+    selftest.settle(st, d, hours)
+    errs = selftest.errors(d, hours)
+    return {
+        "self_tests": selftest.entries(d, hours),
+        "self_test_remaining": selftest.remaining(st, d),
+        "error_count": len(errs),
+        "errors": errs,
+    }

@@ -54,6 +54,9 @@ class SimState(SyncModel):
     mem_total_kib: int = 16 * 1024 * 1024  # /proc/meminfo
     mem_available_kib: int = 12 * 1024 * 1024
     events: list[tuple[float, str, str]] = field(default_factory=list)  # (time, array, text)
+    # the kernel's own lines a scenario starts with (time, text); md's later ones are made from
+    # ``events`` (backends/simulated/programs/kernel_log.py)
+    kernel_lines: list[tuple[float, str]] = field(default_factory=list)
     uuid_counter: int = 0
 
     # ---- helpers ------------------------------------------------------------------------

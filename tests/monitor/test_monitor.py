@@ -14,6 +14,7 @@ from app.backend import CommandResult
 from app.model import Disk, Machine, MdArray, MdMember, SyncStatus
 from app.model.live import LiveSample, MdLive
 from app.model.smart import SmartAttribute, SmartReading
+from app.model.smart_tables import attribute_json
 from app.monitor import WearMonitor
 from app.wear.delta import sync_wear
 from app.wear.records import SyncMember
@@ -190,6 +191,15 @@ def test_smart_json() -> None:
         "rated_tbw_source": None,
         "temperature_c": None,
         "power_on_hours": None,
+        # the whole reading (app/model/smart_tables.py): the fake disk's table, no logs read
+        "protocol": "ATA",
+        "attributes": [attribute_json(a) for a in be.smart("sdc").attributes],
+        "nvme_health": None,
+        "self_tests": None,
+        "self_test_remaining": None,
+        "last_self_test": "self-test log not read",
+        "error_count": None,
+        "errors": [],
     }
     none = smart_json(be.smart("loop0"))
     assert (

@@ -267,7 +267,7 @@ def test_throughput_meter_steady_path_gives_what_a_fresh_computation_gives() -> 
     import random
 
     from app.model.live import DiskIO
-    from app.sync.throughput import Rate, ThroughputMeter
+    from app.sync.throughput import Rate, ThroughputMeter, rate_between
 
     def fresh(a: LiveSample, b: LiveSample) -> dict[str, Rate]:
         if b.taken_at <= a.taken_at:
@@ -279,9 +279,13 @@ def test_throughput_meter_steady_path_gives_what_a_fresh_computation_gives() -> 
             o = old.get(d.name)
             if o is None or d.read_bytes < o.read_bytes or d.write_bytes < o.write_bytes:
                 continue
-            out[d.name] = Rate(
-                d.name, (d.read_bytes - o.read_bytes) / dt, (d.write_bytes - o.write_bytes) / dt
+            rate = rate_between(o, d, dt)
+            assert rate is not None
+            assert (rate.read_bytes_s, rate.write_bytes_s) == (
+                (d.read_bytes - o.read_bytes) / dt,
+                (d.write_bytes - o.write_bytes) / dt,
             )
+            out[d.name] = rate
         return out
 
     rng = random.Random(13)

@@ -51,7 +51,7 @@ async def test_80x24_names_every_tab_and_shows_the_main_keys(scenario: str) -> N
         assert footer.rstrip() == footer.rstrip()[:80]  # nothing past the edge
         # every tab is reachable with its key
         tabs = app.main.query_one(TabbedContent)
-        for key, (_, pane_id, _) in zip("dsfwem", DETAIL_PANES, strict=True):
+        for key, (_, pane_id, _) in zip("dsfweml", DETAIL_PANES, strict=True):
             await pilot.press(key)
             await pilot.pause()
             assert tabs.active == pane_id

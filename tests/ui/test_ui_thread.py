@@ -1,7 +1,7 @@
 """Issue 25: no backend call on the UI thread. Each path from a key to a plan's preview (the
 four wizards, boost, a finding's fix) runs its reads (mdadm.conf and ``mdadm --detail --scan``,
 the global speed limits, SMART and ``wipefs`` through pre-flight, the limits a boost raises) in
-a worker: ``ThreadRecordingBackend`` records the thread of every call, and none may be the UI
+a worker, and so does the Live tab's kernel log (``journalctl -k``): ``ThreadRecordingBackend`` records the thread of every call, and none may be the UI
 thread's. Each test also asserts the reads it guards did happen, so that it fails when one
 comes back onto the UI thread (checked by putting them back: see the commit)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Select, SelectionList
+from textual.widgets import Select, SelectionList, Static
 
 from app.plans.plan import Plan, Step
 from app.ui.app import RaidmanApp
@@ -187,3 +187,17 @@ async def test_finding_fix_preflight_runs_in_a_worker() -> None:
         await _preview(pilot)
         assert member == "sda1"
         _none_on_ui_thread(be, be.since(mark), "smart sda")
+
+
+async def test_live_tab_reads_the_kernel_log_in_a_worker() -> None:
+    be = _recorded("raid6-wd")
+    app = _app(be)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_ready(pilot)
+        assert app.go_to("sdb")
+        mark = be.mark()
+        await pilot.press("l")
+        body = app.main.query_one("#klog-body", Static)
+        await wait_for(pilot, lambda: "kernel lines name" in str(body.render()), timeout=10)
+        assert "I/O error" in str(body.render())  # raid6-wd opens with sdb's medium error
+        _none_on_ui_thread(be, be.since(mark), "run journalctl")

@@ -26,6 +26,7 @@ from widgets.device_detail import DeviceDetail
 from widgets.findings import FindingsView
 from widgets.header_banner import HeaderBanner, NotesBar
 from widgets.keys_footer import KeysFooter
+from widgets.live_pane import LivePane
 from widgets.shown import shown
 from widgets.storage_tree import StorageTree
 from widgets.sync_pane import EventLog, SyncPane
@@ -124,15 +125,19 @@ DETAIL_PANES: list[tuple[str, str, PaneFactory]] = [
     ("Wear", "wear", lambda: WearPane(id="wear-pane")),
     ("Events", "events", lambda: EventLog(id="event-log")),
     ("mdstat", "mdstat", lambda: MdstatView(id="mdstat")),
+    ("Live", "live", lambda: LivePane(id="live-pane")),
 ]
-# Below this width the tab bar uses short names, so every tab is named at 80 columns.
+# Below this width the side panes get at least 40 columns (app.tcss: MainScreen.-narrow).
 NARROW_WIDTH = 100
-SHORT_TITLES = {"details": "Dev", "findings": "Find"}
+# Below this width the tab bar uses the short names: the seven full names need 53 columns of
+# the side panes, which they get from 130 columns on
+SHORT_TITLES_BELOW = 130
+SHORT_TITLES = {"details": "Dev", "findings": "Find", "events": "Ev", "mdstat": "md"}
 # Below this width these tabs take the whole width while active (the tree collapses to nothing:
 # a Sync card at 38 columns cut its title and wrapped its limits over three rows). The tree comes
 # back on another tab, on `esc` or when the focus reaches it (tab / shift+tab).
 FULL_WIDTH_BELOW = 120
-FULL_WIDTH_TABS = frozenset({"sync", "events", "mdstat"})
+FULL_WIDTH_TABS = frozenset({"sync", "events", "mdstat", "live"})
 
 # The footer at 80 columns: short labels, and which keys stay when not all fit (higher stays
 # longer; negative: left out, as the tab bar names the tabs). `?` lists every key.
@@ -178,6 +183,7 @@ class MainScreen(Screen[None]):
         Binding("w", "show_tab('wear')", "Wear"),
         Binding("e", "show_tab('events')", "Events"),
         Binding("m", "show_tab('mdstat')", "mdstat"),
+        Binding("l", "show_tab('live')", "Live I/O and kernel log", show=False),
         Binding("escape", "show_tree", "Tree"),
     ]
     # the admin asked for the tree (focused it, or chose a tab that shows it) since the last
@@ -217,7 +223,7 @@ class MainScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_panes()
-        narrow = event.size.width < NARROW_WIDTH
+        narrow = event.size.width < SHORT_TITLES_BELOW
         if narrow == getattr(self, "_narrow", None):
             return
         self._narrow = narrow

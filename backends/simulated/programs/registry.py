@@ -12,9 +12,11 @@ from backends.simulated.programs import (
     files,
     fio,
     fs,
+    kernel_log,
     lifecycle,
     lvm,
     mdadm,
+    smartctl_tests,
     system,
     wipefs,
 )
@@ -34,7 +36,9 @@ HANDLERS: dict[str, Handler] = {
     "xfs_info": fs.xfs_info,
     "tee": system.tee,
     "sysctl": system.sysctl,
-    "smartctl": system.smartctl,
+    "smartctl": smartctl_tests.smartctl,  # -t and the logs; the table in system.smartctl
+    "journalctl": kernel_log.journalctl,
+    "dmesg": kernel_log.dmesg,
     "mount": lifecycle.mount,  # with -o OPTS
     "parted": lifecycle.parted,
     "mkdir": lifecycle.mkdir,

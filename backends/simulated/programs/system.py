@@ -99,7 +99,8 @@ def smartctl(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
             "revision": 1,
             "table": [
                 {"id": at.id, "name": at.name, "value": at.value, "worst": at.worst,
-                 "thresh": at.thresh, "raw": {"value": at.raw, "string": at.raw_string}}
+                 "thresh": at.thresh, "raw": {"value": at.raw, "string": at.raw_string},
+                 "flags": {"prefailure": bool(at.prefail)}}
                 for at in r.attributes
             ],
         }  # fmt: skip

@@ -1,0 +1,154 @@
+"""The kernel's log for what is selected: the lines that name a disk, its partitions, or an
+array and its members, newest first (``raidman report --log``, the TUI's kernel-log section).
+
+Read through the backend (Linux, simulated, replay, ssh): ``journalctl -k -b -o json -n N``
+(this boot's kernel messages, the newest N), or ``dmesg --time-format iso`` where there is no
+journal. Bounded (N lines, each cut at app.parsers.kernel_log.MAX_TEXT) and escaped here, at
+the boundary, as the model's strings are (app/escape.py).
+
+Which lines name a device: the kernel name as a whole word ("md/raid1:md0: Disk failure on
+nvme1n1, disabling device." names md0 and nvme1n1; "sd 2:0:0:0: [sdb] ..." names sdb), and for
+an NVMe namespace its controller too ("nvme nvme0: I/O 12 QID 3 timeout" names nvme0n1's).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app.backend import Backend
+from app.escape import escape_controls
+from app.model import Machine
+from app.parsers.kernel_log import DEFAULT_LIMIT, KernelLine, parse_dmesg, parse_journal_json
+
+JOURNAL_TIMEOUT_S = 20.0
+_NVME_NS = re.compile(r"^(nvme[0-9]+)n[0-9]+$")
+
+
+def journal_argv(limit: int = DEFAULT_LIMIT) -> tuple[str, ...]:
+    return ("journalctl", "-k", "-b", "-o", "json", "-n", str(limit), "--no-pager")
+
+
+DMESG_ARGV = ("dmesg", "--time-format", "iso")
+
+
+@dataclass(frozen=True, slots=True)
+class KernelLog:
+    source: str | None  # "journalctl -k", "dmesg"; None when neither could be read
+    lines: tuple[KernelLine, ...] = ()  # oldest first
+    note: str | None = None  # why it could not be read (or why dmesg instead of the journal)
+
+
+def _why(argv: tuple[str, ...], rc: int, err: str) -> str:
+    if rc == 127:
+        return f"{argv[0]}: not found"
+    last = next((ln.strip() for ln in reversed(err.splitlines()) if ln.strip()), "")
+    return escape_controls(f"{argv[0]}: exit {rc}" + (f": {last[:200]}" if last else ""))
+
+
+def read_kernel_log(backend: Backend, *, limit: int = DEFAULT_LIMIT) -> KernelLog:
+    """This boot's kernel lines, the newest ``limit``. Never raises."""
+    notes: list[str] = []
+    argv = journal_argv(limit)
+    try:
+        res = backend.run(argv, timeout=JOURNAL_TIMEOUT_S)
+        if res.ok:
+            lines = parse_journal_json(res.stdout, limit=limit)
+            if lines:
+                return KernelLog("journalctl -k", _clean(lines))
+            notes.append("journalctl -k: no kernel lines in the journal")
+        else:
+            notes.append(_why(argv, res.returncode, res.stderr))
+        res = backend.run(DMESG_ARGV, timeout=JOURNAL_TIMEOUT_S)
+        if res.ok:
+            return KernelLog("dmesg", _clean(parse_dmesg(res.stdout, limit=limit)), notes[0])
+        notes.append(_why(DMESG_ARGV, res.returncode, res.stderr))
+    except Exception as e:  # a backend failure is a note, never a lost report
+        notes.append(escape_controls(f"kernel log: {e}"))
+    return KernelLog(None, (), "; ".join(notes))
+
+
+def _clean(lines: Iterable[KernelLine]) -> tuple[KernelLine, ...]:
+    return tuple(replace(ln, text=escape_controls(ln.text)) for ln in lines)
+
+
+def names_for(machine: Machine, name: str) -> frozenset[str]:
+    """The kernel names whose lines belong to ``name``'s section: a disk with its partitions
+    (and an NVMe namespace's controller), an array with its members, a partition alone."""
+    out = {name}
+    if machine.disk(name) is not None:
+        out.update(p.name for p in machine.partitions if p.parent == name)
+        m = _NVME_NS.match(name)
+        if m:
+            out.add(m.group(1))
+    a = machine.array(name)
+    if a is not None:
+        out.update(mem.device for mem in a.members)
+    return frozenset(out)
+
+
+def _pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    alts = sorted({re.escape(n) for n in names if n}, key=len, reverse=True)
+    if not alts:
+        return None
+    return re.compile(rf"(?<![\w.-])({'|'.join(alts)})(?![\w])")
+
+
+def lines_for(log: KernelLog, names: Iterable[str]) -> tuple[KernelLine, ...]:
+    """The lines naming any of ``names``, newest first."""
+    pat = _pattern(names)
+    if pat is None:
+        return ()
+    return tuple(ln for ln in reversed(log.lines) if pat.search(ln.text))
+
+
+def machine_names(machine: Machine) -> frozenset[str]:
+    names = {d.name for d in machine.disks}
+    names.update(p.name for p in machine.partitions)
+    names.update(a.name for a in machine.arrays)
+    names.update(m.group(1) for d in machine.disks if (m := _NVME_NS.match(d.name)))
+    return frozenset(names)
+
+
+def kernel_log_json(log: KernelLog, machine: Machine) -> dict[str, Any]:
+    """``report --log``'s ``kernel_log``: the lines that name a device of the machine, newest
+    first, each with the devices it names."""
+    pat = _pattern(machine_names(machine))
+    out = []
+    for ln in reversed(log.lines):
+        found = sorted(set(pat.findall(ln.text))) if pat is not None else []
+        if found:
+            out.append(
+                {
+                    "at": ln.at,
+                    "since_boot": ln.since_boot,
+                    "priority": ln.priority,
+                    "text": ln.text,
+                    "devices": found,
+                }
+            )
+    return {"source": log.source, "note": log.note, "read": len(log.lines), "lines": out}
+
+
+def kernel_log_text(log: KernelLog, machine: Machine, *, limit: int = 50) -> list[str]:
+    """The text report's section: the newest ``limit`` lines that name a device."""
+    j = kernel_log_json(log, machine)
+    out = [f"(from {log.source}; {len(j['lines'])} of {j['read']} lines name a device)"]
+    if log.note:
+        out.append(f"note: {log.note}")
+    for ln in j["lines"][:limit]:
+        out.append(f"{when(ln['at'], ln['since_boot'])}  {ln['text']}")
+    return out
+
+
+def when(at: float | None, since_boot: float | None) -> str:
+    """A line's time: the wall clock (UTC) when known, else seconds since boot."""
+    if at is not None:
+        import time
+
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at))
+    if since_boot is not None:
+        return f"[{since_boot:12.6f}]"
+    return "?"

@@ -1,0 +1,60 @@
+"""Issue 26 in the TUI: the Live tab (key l) shows the selected array's and its members' I/O
+from the session's samples (busiest first below) and the kernel lines naming the selection;
+the Wear tab shows a disk's whole SMART table and its self-test log. Simulated raid6-wd: sdb
+failed (medium error at LBA 1234567890), md0 rebuilds onto sdf1."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from app.ui.app import RaidmanApp
+from backends.simulated import SimClock, SimulatedBackend
+from tests.ui.helpers import plain, wait_for, wait_ready
+
+
+async def test_live_tab_io_and_kernel_log_follow_the_selection() -> None:
+    clock = SimClock.manual()
+    backend = SimulatedBackend.from_scenario("raid6-wd", clock=clock)
+    app = RaidmanApp(backend, probe_interval=0, sample_interval=0.05)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await wait_ready(pilot)
+        app.go_to("md0")
+        await pilot.press("l")
+        body = app.main.query_one("#io-body", Static)
+        for _ in range(3):  # the session samples at each tick; the clock moves a second
+            clock.advance(1)
+            await pilot.pause(0.2)
+        await wait_for(pilot, lambda: "sdf1" in plain(body, 200), timeout=10)
+        text = plain(body, 200)
+        rows = text.splitlines()
+        member_rows = [r.split()[0] for r in rows[2:8]]
+        assert member_rows == ["sdf1", "sda1", "sde1", "sdd1", "sdc1", "sdb1"]  # by slot
+        sdf1 = next(r for r in rows if r.split()[:1] == ["sdf1"])
+        assert "24.4M/s" in sdf1  # the rebuild writes onto the spare
+        busiest = rows[rows.index(next(r for r in rows if r.startswith("busiest"))) + 1 :]
+        assert busiest[-2].split()[0] == "sdb"  # idle failed disk after the busy ones
+
+        log = app.main.query_one("#klog-body", Static)
+        await wait_for(pilot, lambda: "Disk failure on sdb1" in plain(log, 200), timeout=10)
+        shown = plain(log, 200)
+        assert "md: recovery of RAID array md0" in shown
+        assert "I/O error, dev sdb" not in shown  # sdb's own line is not md0's
+        app.go_to("sdb")
+        await wait_for(pilot, lambda: "I/O error, dev sdb" in plain(log, 200), timeout=10)
+
+
+async def test_wear_tab_shows_the_table_and_the_failed_self_test() -> None:
+    backend = SimulatedBackend.from_scenario("raid6-wd", clock=SimClock.manual())
+    app = RaidmanApp(backend, probe_interval=0, sample_interval=0.05)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await wait_ready(pilot)
+        await wait_for(pilot, lambda: "sdb" in app._smart_seen, timeout=10)
+        app.go_to("sdb")
+        await pilot.press("w")
+        smart = app.main.query_one("#wear-smart", Static)
+        await wait_for(pilot, lambda: "Reallocated_Sector_Ct" in plain(smart, 200), timeout=10)
+        text = plain(smart, 200)
+        assert "last self-test (Short offline) FAILED at LBA 1234567890" in text
+        row = next(r for r in text.splitlines() if "Reallocated_Sector_Ct" in r)
+        assert row.split()[-1] == "FAILING"
+        assert "Error log: 1 entry" in text
