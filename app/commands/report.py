@@ -21,9 +21,9 @@ from app.fleet import unreachable_reason
 from app.kernel_log import kernel_log_json, kernel_log_text, read_kernel_log
 from app.paths import DB_FILE, host_state_dir
 from app.report import full_report_json, full_report_text
+from app.report_io import add_io_json, io_rates, io_text
 from app.routine.config import ConfigError, load_config
 from app.wear.check_findings import DEFAULT_MAX_AGE_DAYS
-from app.report_io import add_io_json, io_rates, io_text
 from app.wear.snapshots import SnapshotStore
 
 
