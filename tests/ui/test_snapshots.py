@@ -21,7 +21,7 @@ from tests.ui.fake_backend import FakeBackend
 from tests.ui.helpers import wait_ready
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
-SCENARIOS = ("raid10-evo", "raid5-cable", "raid6-wd", "usb-bridge", "imsm", "blank")
+SCENARIOS = ("raid10-evo", "raid5-cable", "raid6-wd", "usb-bridge", "imsm", "blank", "retire")
 SIZES = ((80, 24), (200, 60))
 SCENARIO_SIZES = ((80, 24), (120, 40), (200, 60))  # issue 16: every scenario at all three
 
@@ -70,6 +70,14 @@ def test_scenario(snap_save: SnapSave, scenario: str, width: int, height: int) -
     assert snap_save(
         app, f"{scenario}-{width}x{height}", terminal_size=(width, height), run_before=_ready
     )
+
+
+def test_every_scenario_has_its_snapshots() -> None:
+    """A scenario added to the simulator is pictured at every size (issue 24: 80x24 for every
+    scenario), not left out of the snapshot list."""
+    from backends.simulated.scenarios import SCENARIOS as REGISTERED
+
+    assert {*SCENARIOS, "big"} == set(REGISTERED)
 
 
 def test_fake_machine_mdstat_tab(snap_save: SnapSave) -> None:
