@@ -137,6 +137,10 @@ def test_findings_never_overdue_mismatch_rising_interrupted(tmp_path: Path) -> N
     store.record_snapshot("S1", "sda", {}, ts=t0)
     codes = lambda m, now, **kw: {f.code: f for f in check_findings(store, m, now, **kw)}  # noqa: E731
     raid6 = _machine("raid6")
+    # no record of this array (made since, on disks raidman never read): it cannot say
+    assert "md-never-checked" not in codes(raid6, t0 + 40 * day)
+    sid = store.start_sync("md0", "resync", ["sda1"], t0, array_uuid="u0")  # its initial sync
+    store.end_sync(sid, t0 + 600, "finished")
     assert "md-never-checked" not in codes(raid6, t0 + 10 * day)  # watched 10 days: can't say
     assert "md-never-checked" in codes(raid6, t0 + 40 * day)
     assert "md-never-checked" in codes(raid6, t0 + 2 * day, max_age_days=1)

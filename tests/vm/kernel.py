@@ -9,6 +9,7 @@ in the same guest process just before and just after ``LinuxBackend().probe()``.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,12 +118,20 @@ class KernelMd:
 
     @property
     def completed(self) -> tuple[int, int] | None:
-        """(done, total) sectors from sync_completed, None for "none"/"delayed"/"pending"."""
+        """(done, total) sectors from sync_completed, None for "none"/"delayed"/"pending"; done
+        is /proc/mdstat's count where it is ahead for the same total, as raidman shows it:
+        sysfs prints curr_resync_completed, which md_do_sync moves only every 1/16 of the span,
+        5 minutes or at resync_max, mdstat prints curr_resync less what is in flight (md.c
+        status_resync). Both only grow during a sync, so a bracket of two reads stays one."""
         t = self.get("sync_completed") or ""
         if "/" not in t:
             return None
         a, b = t.split("/", 1)
-        return int(a), int(b)
+        done, total = int(a), int(b)
+        m = re.search(r"\((\d+)/(\d+)\)", self.mdstat_block)  # "(36992/522240)" KiB
+        if m and int(m.group(2)) * 2 == total:
+            done = max(done, int(m.group(1)) * 2)
+        return done, total
 
     @property
     def degraded(self) -> int:

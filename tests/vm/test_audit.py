@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from app.plans.geometry import STRIPE_CACHE_ENTRIES
+from app.plans.persist import SCHEDULER_RULES, STRIPE_CACHE_RULES
 from tests.vm.kernel import read_md
 from tests.vm.machine import VM
 from tests.vm.scenarios import FAST_KIB, create_array
@@ -242,12 +244,16 @@ def test_raid5_tuning_fixes_make_their_findings_disappear(blank_vm: VM, etc_mdad
     assert vm.try_read(f"/sys/block/{MD}/md/bitmap/location") in (None, "none\n")
     found = report_findings(vm)
 
-    # stripe cache: advice with a tee plan; the kernel takes the new value
+    # stripe cache: advice with a tee plan, and the value kept at boot as a udev rule (written
+    # to a temporary name, then moved into place); the kernel takes the new value
     f = one(found, "md-stripe-cache", MD)
     assert f["severity"] == "advice" and "256" in f["title"]
-    assert f["fix"] == [["tee", f"/sys/block/{MD}/md/stripe_cache_size"]]
+    assert f["fix"][0] == ["tee", f"/sys/block/{MD}/md/stripe_cache_size"]
+    assert [a[0] for a in f["fix"][1:]] == ["tee", "mv"], f["fix"]
+    assert f["fix"][-1][-1] == STRIPE_CACHE_RULES
     run_fix(vm, "md-stripe-cache", MD)
-    assert read_md(vm, MD).num("stripe_cache_size") == 4096
+    assert read_md(vm, MD).num("stripe_cache_size") == STRIPE_CACHE_ENTRIES
+    assert "stripe_cache_size" in vm.read(STRIPE_CACHE_RULES)
 
     # no bitmap: warning with mdadm --grow --bitmap=internal; the kernel then has one
     f = one(found, "md-no-bitmap", MD)
@@ -298,7 +304,9 @@ def test_raid5_tuning_fixes_make_their_findings_disappear(blank_vm: VM, etc_mdad
         assert "[bfq]" in vm.read(sched)
         found_bfq = audit_findings(vm)
         f = one(found_bfq, "scheduler", member)
-        assert f["fix"] == [["tee", sched]]
+        assert f["fix"][0] == ["tee", sched]  # now, and kept at boot as a udev rule
+        assert [a[0] for a in f["fix"][1:]] == ["tee", "mv"], f["fix"]
+        assert f["fix"][-1][-1] == SCHEDULER_RULES
         run_fix(vm, "scheduler", member)
         assert "[none]" in vm.read(sched)
         found = audit_findings(vm)

@@ -100,7 +100,10 @@ def test_node_exporter_serves_raidman_sync_metrics(blank_vm: VM) -> None:
         for k, v in _series(body, "raidman_md_sync_speed_bytes_per_second").items()
         if 'array="md0"' in k
     ]
-    assert 0 < speed <= SLOW_KIB * 1024 * 1.5
+    # md's own figure as read: young marks make it up to 2x the limit (md.c sync_speed_show
+    # divides by whole seconds since the oldest mark) and the throttle lets a window through
+    # before it checks (seen: 8448 KiB/s at a 4000 KiB/s limit a few seconds in)
+    assert 0 < speed <= SLOW_KIB * 1024 * 3
     assert any('array="md0"' in k for k in _series(body, "raidman_md_sync_remaining_seconds"))
 
 
