@@ -118,21 +118,6 @@ def smartctl(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
     return status, "\n".join(lines) + "\n", ""
 
 
-def mount(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
-    pos = [a for a in args if not a.startswith("-")]
-    if len(pos) != 2:
-        return 1, "", "mount: bad usage\n"
-    dev = resolve(st, pos[0])
-    fs = st.filesystems.get(dev) if dev else None
-    if fs is None:
-        return 32, "", f"mount: {pos[1]}: wrong fs type, bad option, bad superblock on {pos[0]}.\n"
-    if pos[1] in fs.mountpoints:
-        return 32, "", f"mount: {pos[1]}: {pos[0]} already mounted on {pos[1]}.\n"
-    fs.mountpoints = (*fs.mountpoints, pos[1])
-    st.touch()
-    return 0, "", ""
-
-
 def umount(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
     for target in (a for a in args if not a.startswith("-")):
         dev = resolve(st, target)
