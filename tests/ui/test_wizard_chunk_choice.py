@@ -13,7 +13,7 @@ from textual.widgets import Input, Select, SelectionList, Static
 
 from app.plans.benchmark import BenchmarkResult, Cell
 from app.ui.screens.wizards import CreateArrayWizard
-from tests.plans.fakes import FakeBackend, blank_machine
+from backends.simulated import SimulatedBackend
 from tests.ui.helpers import wait_for
 
 KIB = 1024
@@ -47,14 +47,14 @@ class Host(App[None]):
 
 
 async def test_workload_preselects_the_benchmarks_winner_and_says_why() -> None:
-    be = FakeBackend(blank_machine())
+    be = SimulatedBackend.from_scenario("blank")
     threads: list[int] = []
 
     def load() -> list[dict[str, Any]]:
         threads.append(threading.get_ident())
         return [kept()]
 
-    wiz = CreateArrayWizard(be.machine, be, benchmarks=load)
+    wiz = CreateArrayWizard(be.probe(), be, benchmarks=load)
     app = Host(wiz)
     async with app.run_test(size=(140, 60)) as pilot:
         await wait_for(pilot, lambda: wiz.kept_benchmarks is not None)
@@ -91,8 +91,8 @@ async def test_workload_preselects_the_benchmarks_winner_and_says_why() -> None:
 
 
 async def test_without_kept_benchmarks_the_default_chunk_stays() -> None:
-    be = FakeBackend(blank_machine())
-    wiz = CreateArrayWizard(be.machine, be, benchmarks=list)
+    be = SimulatedBackend.from_scenario("blank")
+    wiz = CreateArrayWizard(be.probe(), be, benchmarks=list)
     app = Host(wiz)
     async with app.run_test(size=(140, 60)) as pilot:
         await wait_for(pilot, lambda: wiz.kept_benchmarks is not None)
