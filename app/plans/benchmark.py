@@ -206,6 +206,7 @@ def build_benchmark(machine: Machine, p: BenchmarkParams) -> Plan:
             "numjobs": list(p.numjobs),
             "size": p.size,
             "array": md.removeprefix("/dev/"),
+            "kernel": machine.kernel,  # figures move with the kernel: kept beside them
         },
         notes=(
             f"{n_fio} fio runs; every member is discarded first and at the end, and each test "
@@ -258,6 +259,7 @@ class BenchmarkResult:
     chunks: tuple[int, ...]
     cells: tuple[Cell, ...] = field(default=())
     taken_at: float | None = None
+    kernel: str | None = None  # the kernel release the figures were measured on
 
     def cell(self, target: str, rw: str, bs: str, numjobs: int) -> Cell | None:
         for c in self.cells:
@@ -268,6 +270,7 @@ class BenchmarkResult:
     def to_json(self) -> dict[str, Any]:
         return {
             "taken_at": self.taken_at,
+            "kernel": self.kernel,
             "devices": list(self.devices),
             "level": self.level,
             "layout": self.layout,
@@ -328,6 +331,7 @@ def collect(
         chunks=tuple(int(c) for c in p.get("chunks") or ()),
         cells=cells,
         taken_at=taken_at,
+        kernel=str(p["kernel"])[:128] if p.get("kernel") else None,
     )
 
 
@@ -361,7 +365,13 @@ def table(result: BenchmarkResult) -> str:
     targets = ["disk", *(str(c) for c in result.chunks)]
     lines = [
         f"RAID-{result.level}{' ' + result.layout if result.layout else ''} of "
-        f"{len(result.devices)} ({', '.join(result.devices)}): MB/s | IOPS | × one disk",
+        f"{len(result.devices)} ({', '.join(result.devices)}): MB/s | IOPS | × one disk"
+        + (
+            f"; kernel {result.kernel} (figures can change with the kernel: measure again after "
+            "an upgrade)"
+            if result.kernel
+            else ""
+        ),
         f"{'pattern':<18}" + "".join(f"{h:>26}" for h in heads),
     ]
     keys = dict.fromkeys((c.rw, c.bs, c.numjobs) for c in result.cells)
@@ -414,6 +424,7 @@ def result_from_json(doc: object) -> BenchmarkResult | None:
             chunks=tuple(int(c) for c in doc["chunks"][:16]),
             cells=cells,
             taken_at=float(doc["taken_at"]) if doc.get("taken_at") is not None else None,
+            kernel=str(doc["kernel"])[:128] if doc.get("kernel") else None,
         )
     except (KeyError, TypeError, ValueError):
         return None

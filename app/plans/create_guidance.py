@@ -93,6 +93,27 @@ def parity_threads(machine: Machine, level: str, devices: tuple[str, ...]) -> st
     )
 
 
+PARITY_DISCARD = (
+    "md RAID-4/5/6 passes discards only with the raid456 module parameter "
+    "devices_handle_discard_safely=Y, which is safe only if every member returns zeroes for "
+    "discarded blocks (deterministic read zero after TRIM)"
+)
+
+
+def parity_discards(machine: Machine, level: str, devices: tuple[str, ...]) -> str | None:
+    """Parity RAID on SSDs: fstrim from above stops at the array (raid5.c sets
+    max_discard_sectors only when devices_handle_discard_safely is on)."""
+    if level not in levels.PARITY:
+        return None
+    if not any((d := machine.disk(x)) is not None and d.is_ssd for x in devices):
+        return None
+    return (
+        "discards: fstrim on a filesystem above this array will not reach the SSDs: "
+        f"{PARITY_DISCARD}. Without it the SSDs treat deleted blocks as live data (more write "
+        "amplification, slower writes as the array fills); RAID-1/10 pass discards on"
+    )
+
+
 RAID0_WARNING = (
     "RAID-0 has no redundancy: when any one member fails, all data on the array is lost; "
     "use it only for data that can be recreated"
@@ -120,7 +141,11 @@ def guidance(
             "holds data), then create with --chunk-for random-small|sequential-large|mixed"
         )
     notes.append(member_preparation(machine, devices))
-    for text in (write_hole(level), parity_threads(machine, level, devices)):
+    for text in (
+        write_hole(level),
+        parity_threads(machine, level, devices),
+        parity_discards(machine, level, devices),
+    ):
         if text is not None:
             notes.append(text)
     if level == "raid0":

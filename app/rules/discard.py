@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from app.model import levels
 from app.model.devices import Machine
+from app.plans.create_guidance import PARITY_DISCARD
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
 from app.rules.fstab import fstab_entries
@@ -41,12 +42,7 @@ def _blocked(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
         a = machine.array(layer)
         hint = ""
         if a is not None and a.level in levels.PARITY:
-            hint = (
-                " md RAID-4/5/6 passes discards only with the raid456 module parameter "
-                "devices_handle_discard_safely=Y, which is safe only if every member returns "
-                "zeroes for discarded blocks (deterministic read zero after TRIM); check the "
-                "SSDs before setting it."
-            )
+            hint = f" {PARITY_DISCARD}; check the SSDs before setting it."
         crypt = next((c for c in machine.crypts if c.kernel_name == layer), None)
         if crypt is not None:
             hint = (

@@ -157,7 +157,10 @@ def _ncq_off(machine: Machine, d: Disk, md_member: bool) -> Finding | None:
     where = f"(/sys/block/{d.name}/device/queue_depth = 1)"
     causes = (
         " Causes: the controller in IDE/legacy mode (switch the firmware to AHCI), or "
-        "libata.force=noncq after NCQ errors (then check the cable and SMART first)."
+        "libata.force=noncq after NCQ errors (then check the cable and SMART first). "
+        f"echo 31 > /sys/block/{d.name}/device/queue_depth turns NCQ on until the next boot "
+        "(dmesg | grep NCQ shows the depth the driver set, e.g. 'NCQ (depth 31/32)'); "
+        "'Permission denied' there means the driver or controller does not allow it."
     )
     if d.is_ssd:
         text = (

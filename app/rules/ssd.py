@@ -73,5 +73,20 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             f"{spare / 1e9:.1f} GB) of extra spare area keeps write speed and "
             "write amplification steady under sustained writes. Regular TRIM of free "
             "filesystem space has a similar effect. Shrinking partitions or arrays to make "
-            "room is not something to do in one key; plan it at the next rebuild.",
+            "room is not something to do in one key; plan it at the next rebuild."
+            + _container_note(machine, children),
         )
+
+
+def _container_note(machine: Machine, children: tuple[str, ...]) -> str:
+    """A disk given whole to a firmware RAID container (IMSM/DDF): the firmware's set-up lets
+    the last volume take all the space that is left, so no spare area stays unless asked for."""
+    for child in children:
+        a = machine.array(child)
+        if a is not None and a.is_container:
+            return (
+                f" {child} is a firmware RAID container ({a.metadata}): its set-up gives the "
+                "last volume all the space left on the disks, so spare area is kept only by "
+                "giving every volume an explicit, smaller size when it is made (mdadm --size)."
+            )
+    return ""

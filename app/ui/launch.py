@@ -3,7 +3,7 @@ array under the cursor, and a finding's one-key fix (its pre-flight read in a wo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -119,8 +119,16 @@ class Launchers(App[None]):
 
     def action_create_array(self) -> None:
         if (m := self._probed_or_say("new array")) is not None:
+            view = self.hostview
+
+            def kept_benchmarks() -> list[dict[str, Any]]:  # the wizard's worker calls it
+                with view.store_lock:
+                    return view.store().benchmarks()
+
             self.push_screen(
-                CreateArrayWizard(m, self.hostview.backend, audit=self.audit_log()),
+                CreateArrayWizard(
+                    m, view.backend, audit=self.audit_log(), benchmarks=kept_benchmarks
+                ),
                 self._after_run,
             )
 

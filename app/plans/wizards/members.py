@@ -91,6 +91,8 @@ def build_add(machine: Machine, array: str, device: str, *, spare: bool = False)
     else:
         why = f"add /dev/{dev} to {a.path}: the array is complete, so it becomes a spare"
     notes = ["the device's current content is overwritten (md superblock and, on recovery, data)"]
+    if a.is_degraded and not spare:
+        notes.append(REBUILD_LOAD)
     return _plan(
         machine,
         a,
@@ -159,6 +161,12 @@ def build_remove(machine: Machine, array: str, device: str) -> Plan:
 # member's capacity on a real kernel (tests/vm/test_recovery.py, article 000's RAID-5 after a loose
 # cable: 1.62 TB written to one SSD)
 FULL_RECOVERY = "1.00 × its capacity, measured on a real kernel"
+# a recovery reads every other member in full while the array runs without (some) redundancy
+REBUILD_LOAD = (
+    "while it rebuilds, keep other load off the array if you can (its filesystems unmounted or "
+    "mounted read-only): the recovery reads every remaining member in full, and foreground I/O "
+    "slows it down and stresses the members that now carry the data alone"
+)
 
 
 def member_bytes(machine: Machine, a: MdArray, dev: str) -> int | None:
@@ -197,13 +205,15 @@ def rebuild_cost(
         return (
             f"cost without a write-intent bitmap: a full recovery writing the whole member, {size} "
             f"({FULL_RECOVERY}); with a bitmap (mdadm --grow --bitmap=internal {a.path}, once no "
-            "sync runs) a re-add after a short drop-out resyncs only the chunks written meanwhile"
+            "sync runs) a re-add after a short drop-out resyncs only the chunks written meanwhile; "
+            + REBUILD_LOAD
         )
     verb = "copies" if how == "replace" else "rebuilds"
     bitmap = f"its bitmap ({a.bitmap})" if a.bitmap else "a bitmap"
     return (
         f"cost: md {verb} the whole member onto {onto or dev}, {size} written ({FULL_RECOVERY}); "
         f"{bitmap} does not shorten this: it only spares a re-add of the old member"
+        + (f"; {REBUILD_LOAD}" if how == "recover" else "")
     )
 
 

@@ -1,15 +1,23 @@
 """Create an md array: level, devices and spares, chunk, layout, bitmap, metadata, name,
-mdadm.conf / initramfs, filesystem with optional LVM (app.plans.wizards.create_array)."""
+mdadm.conf / initramfs, filesystem with optional LVM (app.plans.wizards.create_array).
+
+The workload field pre-selects the chunk that won it in the newest kept ``raidman plan
+benchmark`` of exactly the picked disks (app.wear.benchmarks.choose_chunk, as the CLI's
+``--chunk-for``); the kept results are read once, in a worker."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from typing import Any
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
-from textual.widgets import Checkbox, Input, Label, Select, Static
+from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static
 
-from app.model import levels, md_names
+from app.backend import Backend
+from app.model import Machine, levels, md_names
+from app.plans.audit_log import AuditLog
 from app.plans.geometry import PlanError, parse_size
 from app.plans.plan import Plan
 from app.plans.wizards.create_array import (
@@ -22,13 +30,38 @@ from app.plans.wizards.filesystem import (
     FilesystemParams,
 )
 from app.ui.screens.wizards.base import DevicePicker, _WizardBase
+from app.wear.benchmarks import WORKLOAD_WORDS, ChunkChoice, choose_chunk
 
 LEVELS = levels.CREATE_CHOICES
+DEFAULT_CHUNK = "512K"  # mdadm's default, shown until a benchmark decides
+WORKLOAD_CHOICES = [("not said (the default chunk)", "none")] + [
+    (words, key) for key, words in WORKLOAD_WORDS.items()
+]
+KeptBenchmarks = Callable[[], list[dict[str, Any]]]
 
 
 class CreateArrayWizard(_WizardBase):
     TITLE_TEXT = "Create an md array"
     FIRST_FIELD = "#ca-level"
+
+    def __init__(
+        self,
+        machine: Machine,
+        backend: Backend,
+        *,
+        audit: AuditLog | None = None,
+        benchmarks: KeptBenchmarks | None = None,
+    ) -> None:
+        super().__init__(machine, backend, audit=audit)
+        self._load_benchmarks = benchmarks  # the kept results (a database read: in a worker)
+        self.kept_benchmarks: list[dict[str, Any]] | None = None
+        self.chunk_choice: ChunkChoice | None = None
+        self._chunk_set: str | None = None  # the chunk text the last choice put in the field
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self._load_benchmarks is not None:
+            self._read_benchmarks(self._load_benchmarks)
 
     def form(self) -> ComposeResult:
         cands = self.candidates()
@@ -39,7 +72,10 @@ class CreateArrayWizard(_WizardBase):
         yield Label("Spares")
         yield DevicePicker(cands, id="ca-spares")
         yield Label("Chunk (e.g. 32K, 512K)")
-        yield Input(value="512K", id="ca-chunk")
+        yield Input(value=DEFAULT_CHUNK, id="ca-chunk")
+        yield Label("Workload (picks the chunk that won it in a kept benchmark of these disks)")
+        yield Select(WORKLOAD_CHOICES, value="none", allow_blank=False, id="ca-workload")
+        yield Static("", id="ca-chunk-why", classes="wz-hint", markup=False)
         yield Static(CHUNK_GUIDANCE, classes="wz-hint")
         yield Label("RAID-10 layout", id="ca-layout-label", classes="ca-raid10")
         yield Select([("n2 near", "n2"), ("f2 far", "f2"), ("o2 offset", "o2")], value="n2",
@@ -70,6 +106,51 @@ class CreateArrayWizard(_WizardBase):
         whose layout it is not)."""
         for w in self.query(".ca-raid10"):
             w.display = str(event.value) == "10"
+
+    # ---- the chunk a benchmark chose ---------------------------------------------------------
+    @work(thread=True, exclusive=True, group="wizard-benchmarks", exit_on_error=False)
+    def _read_benchmarks(self, load: KeptBenchmarks) -> None:
+        try:
+            docs = load()
+        except Exception:  # no database to read: the default chunk, as without a benchmark
+            docs = []
+        with contextlib.suppress(RuntimeError):  # the app is shutting down
+            self.app.call_from_thread(self._benchmarks_read, docs)
+
+    def _benchmarks_read(self, docs: list[dict[str, Any]]) -> None:
+        self.kept_benchmarks = docs
+        if self.is_attached:
+            self._choose_chunk()
+
+    @on(Select.Changed, "#ca-workload")
+    @on(SelectionList.SelectedChanged, "#ca-devices")
+    def _choose_chunk(self) -> None:
+        """The chunk field follows the benchmark's winner for the workload and the picked disks;
+        without one it goes back to the default (a chunk typed by hand is left alone)."""
+        workload = self._select("ca-workload") or "none"
+        choice = None
+        if workload != "none" and self.kept_benchmarks:
+            choice = choose_chunk(self.kept_benchmarks, self._picked("ca-devices"), workload)
+        self.chunk_choice = choice
+        field = self.query_one("#ca-chunk", Input)
+        why = self.query_one("#ca-chunk-why", Static)
+        by_hand = field.value.strip() not in (self._chunk_set or DEFAULT_CHUNK, DEFAULT_CHUNK)
+        if choice is not None:
+            if not by_hand:
+                field.value = self._chunk_set = choice.chunk_text()
+            why.update(choice.reason() + (" (the field keeps the chunk typed)" if by_hand else ""))
+            return
+        if not by_hand:
+            field.value, self._chunk_set = DEFAULT_CHUNK, None
+        if workload == "none":
+            why.update("")
+        elif self.kept_benchmarks is None:
+            why.update("reading the kept benchmarks…")
+        else:
+            why.update(
+                f"no kept benchmark of these disks for {WORKLOAD_WORDS[workload]}: the default "
+                f"chunk {DEFAULT_CHUNK} (raidman plan benchmark measures them)"
+            )
 
     def plan_maker(self) -> Callable[[], Plan]:
         """The form read now; mdadm.conf and ``mdadm --detail --scan`` (for the plan's diff)
