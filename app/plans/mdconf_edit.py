@@ -96,6 +96,8 @@ def build_remove_stale(conf_path: str, text: str, uuids: Iterable[str]) -> Plan:
         raise ValueError(f"{conf_path}: not an mdadm.conf raidman edits")
     if len(text) > MAX_TEXT:
         raise ValueError(f"{conf_path}: over {MAX_TEXT // 1024} KiB: not rewritten")
+    if not text.endswith("\n"):
+        raise ValueError(f"{conf_path}: its last line has no newline: not rewritten")
     new, removed = without_uuids(text, uuids)
     if not removed:
         raise ValueError(f"{conf_path}: no ARRAY line to remove")
@@ -109,7 +111,11 @@ def build_remove_stale(conf_path: str, text: str, uuids: Iterable[str]) -> Plan:
             stdin=text,
         ),
         Step(("cp", "-p", conf_path, temp), "a copy with the file's owner and mode"),
-        Step(("tee", temp), f"the new text: {conf_path} without these lines:\n{shown}", stdin=new),
+        Step(
+            ("tee", temp),
+            f"the new text: {conf_path} less the {len(removed)} line(s) the notes list",
+            stdin=new,
+        ),
         Step(
             ("mv", temp, conf_path),
             f"rename it over {conf_path} in one step (readers see the old file or the new one)",
