@@ -8,7 +8,11 @@ the boundary, as the model's strings are (app/escape.py).
 
 Which lines name a device: the kernel name as a whole word ("md/raid1:md0: Disk failure on
 nvme1n1, disabling device." names md0 and nvme1n1; "sd 2:0:0:0: [sdb] ..." names sdb), and for
-an NVMe namespace its controller too ("nvme nvme0: I/O 12 QID 3 timeout" names nvme0n1's).
+an NVMe namespace its controller too ("nvme nvme0: I/O 12 QID 3 timeout" names nvme0n1's), and for
+a disk on libata its port (``Disk.ata_port``, from sysfs): libata's error handling names the port
+and link, never the disk ("ata3: hard resetting link", "ata3.00: failed command: READ FPDMA
+QUEUED" are sdc's when sdc's sysfs path runs through .../ata3/; the SCSI address "sd 2:0:0:0"
+numbers hosts from 0, so it cannot be read off the port's number).
 """
 
 from __future__ import annotations
@@ -78,11 +82,14 @@ def names_for(machine: Machine, name: str) -> frozenset[str]:
     """The kernel names whose lines belong to ``name``'s section: a disk with its partitions
     (and an NVMe namespace's controller), an array with its members, a partition alone."""
     out = {name}
-    if machine.disk(name) is not None:
+    disk = machine.disk(name)
+    if disk is not None:
         out.update(p.name for p in machine.partitions if p.parent == name)
         m = _NVME_NS.match(name)
         if m:
             out.add(m.group(1))
+        if disk.ata_port:
+            out.add(disk.ata_port)
     a = machine.array(name)
     if a is not None:
         out.update(mem.device for mem in a.members)
@@ -109,16 +116,23 @@ def machine_names(machine: Machine) -> frozenset[str]:
     names.update(p.name for p in machine.partitions)
     names.update(a.name for a in machine.arrays)
     names.update(m.group(1) for d in machine.disks if (m := _NVME_NS.match(d.name)))
+    names.update(ata_ports(machine))
     return frozenset(names)
+
+
+def ata_ports(machine: Machine) -> dict[str, str]:
+    """libata port -> the disk on it ("ata3" -> "sdc")."""
+    return {d.ata_port: d.name for d in machine.disks if d.ata_port}
 
 
 def kernel_log_json(log: KernelLog, machine: Machine) -> dict[str, Any]:
     """``report --log``'s ``kernel_log``: the lines that name a device of the machine, newest
     first, each with the devices it names."""
     pat = _pattern(machine_names(machine))
+    ports = ata_ports(machine)  # a port's lines are its disk's
     out = []
     for ln in reversed(log.lines):
-        found = sorted(set(pat.findall(ln.text))) if pat is not None else []
+        found = sorted({ports.get(n, n) for n in pat.findall(ln.text)}) if pat is not None else []
         if found:
             out.append(
                 {

@@ -6,7 +6,7 @@ Shape (every key always present; unknown values are ``null``)::
      "disks": [{"name", "model", "serial", "vendor", "wwn", "size_bytes", "logical_sector",
                 "physical_sector", "min_io", "optimal_io", "alignment_offset", "rotational",
                 "transport", "kind", "discard_granularity", "discard_max_bytes", "scheduler",
-                "removable", "read_only", "partition_table", "ptuuid"}],
+                "removable", "read_only", "partition_table", "ptuuid", "ata_port"}],
      "partitions": [{"name", "parent", "number", "start_sector", "size_bytes", "type",
                      "type_name", "label", "uuid", "alignment_offset"}],
      "arrays": [{"name", "level", "state", "chunk_bytes", "layout", "bitmap",

@@ -231,7 +231,9 @@ def disk_view(m: Machine, d: Disk, *, width: int = 0) -> RenderableType:
     head.append(d.model or "", "cyan")
     if not d.model:
         head.append(d.model_text, "bright_black")
-    parts: list[RenderableType] = [head, field_table(d, width=width)]
+    # the libata port only where there is one (its "ataN.NN:" kernel lines are this disk's)
+    skip = ("ata_port",) if d.ata_port is None else ()
+    parts: list[RenderableType] = [head, field_table(d, skip=skip, width=width)]
     parts_of = [p.name for p in m.partitions if p.parent == d.name]
     if parts_of:
         parts.append(Text(f"partitions: {', '.join(parts_of)}"))

@@ -90,6 +90,7 @@ class StorageTree(Tree[NodeRef]):
         self._kids: dict[str | None, list[NodeSpec]] = {}  # parent key -> its children's specs
         self._filled: set[str] = set()  # materialised nodes whose children are added too
         self._badges: dict[str, str] = {}
+        self._marks: dict[str, str] = {}  # disk -> a tree_spec.MARKS code (set_marks)
         self._machine: Machine | None = None
         self._lazy = False  # big machine: disks start collapsed
         # expanded state the user chose where it differs from the default (kept by key
@@ -144,7 +145,7 @@ class StorageTree(Tree[NodeRef]):
                     if node.label != decorated:
                         node.set_label(decorated)
             return
-        specs = build_tree_spec(machine)
+        specs = build_tree_spec(machine, self._marks)
         if self._filter:
             specs, n = filter_specs(specs, self._filter, machine, self._badges)
             head = NodeSpec(NodeRef("filter", "section", ""), None, filter_label(self._filter, n))
@@ -178,6 +179,15 @@ class StorageTree(Tree[NodeRef]):
             self.call_after_refresh(self._restore_cursor, cursor, self._moves)
         elif cursor is None and specs:
             self.call_after_refresh(self._first_device)
+
+    def set_marks(self, mapping: Mapping[str, str]) -> None:
+        """A disk's short marks after its size (``tree_spec.disk_marks`` of the findings: a
+        failed SMART self-test). Only the labels whose text changed are set again."""
+        if dict(mapping) == self._marks:
+            return
+        self._marks = dict(mapping)
+        if self._machine is not None:
+            self.update_machine(self._machine)  # the same machine: labels made again in place
 
     def set_badges(self, mapping: Mapping[str, str]) -> None:
         """Badges per device kernel name (or VG name): severity "error" / "warning" / "advice".

@@ -11,7 +11,7 @@ and the expanded nodes.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 
 from rich.text import Text
@@ -34,6 +34,7 @@ from app.model.devices import (
     Partition,
     PhysicalVolume,
 )
+from app.rules.finding import Finding
 
 # kind of a node: section, disk, partition, array, container, member (link), pv-link, pv, vg,
 # lv, fs, crypt, dev (unknown block device), link (any other link), empty
@@ -42,6 +43,18 @@ BADGES: dict[str, tuple[str, str]] = {
     "warning": ("▲", "bold yellow"),
     "advice": ("●", "bold blue"),
 }
+# a disk's short marks after its size, by the finding that sets them: the badge says only "an
+# error"; the mark says which (the newest finished SMART self-test failed: app/rules/smart_logs)
+MARKS: dict[str, tuple[str, str]] = {"smart-selftest-failed": ("self-test✖", "bold red")}
+
+
+def disk_marks(findings: Iterable[Finding]) -> dict[str, str]:
+    """disk -> the codes of its marks (``MARKS``), for ``StorageTree.set_marks``."""
+    out: dict[str, str] = {}
+    for f in findings:
+        if f.code in MARKS and f.device:
+            out[f.device] = f.code
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +204,7 @@ def live_labels(old: Machine, new: Machine) -> dict[str, Text] | None:
 @dataclass
 class _Builder:
     m: Machine
+    marks: Mapping[str, str] = field(default_factory=dict)  # disk -> a MARKS code
     specs: list[NodeSpec] = field(default_factory=list)
     placed: set[str] = field(default_factory=set)
     by_key: dict[str, NodeSpec] = field(default_factory=dict)
@@ -240,6 +254,9 @@ class _Builder:
     def disk_label(self, d: Disk) -> Text:
         t = self._name(d.name)
         t.append(f"  {short_size(d.size_bytes)}", "cyan")
+        mark = MARKS.get(self.marks.get(d.name, ""))
+        if mark is not None:  # before the tags and the model: what a narrow pane cuts first
+            t.append(f"  {mark[0]}", mark[1])
         kind = {True: "hdd", False: "ssd"}.get(d.rotational) if d.rotational is not None else None
         tags = " ".join(x for x in (kind, d.transport) if x)
         if tags:
@@ -491,9 +508,10 @@ class _Builder:
                 self.fs_node(dev, "section:other")
 
 
-def build_tree_spec(machine: Machine) -> list[NodeSpec]:
-    """The tree as a flat list (parents before children), without any Textual object."""
-    return _Builder(machine).build()
+def build_tree_spec(machine: Machine, marks: Mapping[str, str] | None = None) -> list[NodeSpec]:
+    """The tree as a flat list (parents before children), without any Textual object;
+    ``marks``: disk -> a ``MARKS`` code (``disk_marks`` of the findings)."""
+    return _Builder(machine, dict(marks or {})).build()
 
 
 def filter_label(text: str, matches: int) -> Text:

@@ -58,6 +58,9 @@ class Disk:
     read_only: bool = False
     partition_table: str | None = None  # gpt, dos
     ptuuid: str | None = None
+    # the libata port the disk hangs on ("ata3": its sysfs device path runs through .../ata3/),
+    # so the kernel's "ata3.00: exception ..." lines are its lines; None when not on libata
+    ata_port: str | None = None
 
     @property
     def path(self) -> str:

@@ -17,7 +17,10 @@ Writes raidman plans (and nothing else):
     ``mdadm --detail --brief MD``;
   * the files that make settings permanent (app.plans.persist): ``tee`` of a whole file of
     raidman's line shapes to its temporary name, ``mv -f`` of that name onto the file, ``rm -f``
-    of the file.
+    of the file;
+  * mdadm.conf without its stale ARRAY entries (app.plans.mdconf_edit): ``cp -p`` to its backup
+    and its new copy, ``cmp`` of the backup with the text the plan was made from, ``tee`` of the
+    new copy (that text less whole ARRAY entries: ``plan_step_problems``), ``mv`` into place.
 
 Devices that pre-flight must check come from the argv (``argv_devices``), never from ``params``.
 Whether a step destroys data and the name typed to confirm come from the argv too
@@ -30,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from app.plans import check_schedule
+from app.plans import check_schedule, mdconf_edit
 from app.plans.benchmark import BLOCKS as BENCH_BLOCKS
 from app.plans.benchmark import RW as BENCH_RW
 from app.plans.benchmark import fio_argv, parse_fio_argv
@@ -344,6 +347,7 @@ PROGRAMS = (
     "blkdiscard",
     "fio",
     "smartctl",
+    "cmp",  # mdadm.conf's backup against the text a plan was made from (app.plans.mdconf_edit)
     *LIFECYCLE_PROGRAMS,  # with mv: the new fstab's and the settings files' (_simple)
 )
 
@@ -355,6 +359,10 @@ def step_problem(step: Step) -> str | None:
         return f"{escape_controls(prog)!r} is not a program raidman plans"
     if step.stdin_from is not None and prog != "tee":
         return f"{prog}: only tee takes a piped input"
+    if mdconf_edit.names_its_files(step.argv):
+        return mdconf_edit.step_problem(step)  # cp/cmp/tee/mv of mdadm.conf's copies
+    if prog == "cmp":
+        return "cmp: raidman only compares mdadm.conf's backup with the text a plan was made from"
     if prog == "mdadm":
         why = _mdadm(step.argv)
     elif prog == "tee" and step.argv[1:3] == ("-a", FSTAB_NEW):
@@ -395,4 +403,5 @@ def plan_step_problems(plan: Plan) -> list[str]:
         why = step_problem(s)
         if why is not None:
             out.append(f"step {i}: {why}")
+    out += mdconf_edit.plan_problems(plan)  # the new mdadm.conf is the old one less stale lines
     return out

@@ -29,6 +29,7 @@ from app.parsers.errors import ParseError
 from app.parsers.mdadm import parse_scan
 from app.parsers.mdadm_superblock import parse_superblock
 
+EXAMINE_SCAN_ARGV = ("mdadm", "--examine", "--scan", "--verbose")
 MAX_DEVICES = 256  # superblocks one read examines at most
 TIMEOUT_S = 10
 
@@ -92,7 +93,7 @@ def read_superblocks(machine: Machine, backend: Backend | None) -> Superblocks:
         return Superblocks()
     notes: list[str] = []
     try:
-        res = backend.run(["mdadm", "--examine", "--scan", "--verbose"], timeout=TIMEOUT_S)
+        res = backend.run(list(EXAMINE_SCAN_ARGV), timeout=TIMEOUT_S)
     except Exception as e:
         return Superblocks(notes=(f"mdadm --examine --scan failed: {e}",))
     if not res.ok:

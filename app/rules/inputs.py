@@ -23,8 +23,10 @@ from app.parsers.lvmconfig import LvmConfig, parse_lvmconfig
 from app.parsers.mdadm import MdConfArray, parse_scan
 from app.parsers.tune2fs import Ext4Superblock
 from app.parsers.xfs_info import XfsGeometry
+from app.plans.mdconf_edit import norm_uuid
 from app.plans.persist import FILES
 from app.plans.shapes import MDADM_CONF
+from app.plans.superblocks import EXAMINE_SCAN_ARGV
 
 MDADM_CONF_PATHS = MDADM_CONF  # where mdadm reads its configuration (the plans append there)
 FSTRIM_ARGV = ("systemctl", "is-active", "fstrim.timer")
@@ -82,6 +84,9 @@ class AuditInputs:
     mdadm_conf_path: str | None = None  # the file it came from; None = no file
     mdadm_conf_text: str | None = None
     mdadm_scan: tuple[MdConfArray, ...] | None = None
+    # mdadm --examine --scan: the arrays whose superblocks some device carries (read only when
+    # mdadm.conf names a UUID no running array has; None = not read)
+    mdadm_examine: tuple[MdConfArray, ...] | None = None
     discard_max_bytes: dict[str, int] = field(default_factory=dict, hash=False)
     fstrim_timer: str | None = None  # systemctl is-active: active, inactive, failed, ...
     mdmonitor: str | None = None  # systemctl is-active mdmonitor.service (None = not read)
@@ -207,6 +212,7 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
     conf_path: str | None = None
     conf_text: str | None = None
     scan: tuple[MdConfArray, ...] | None = None
+    examine: tuple[MdConfArray, ...] | None = None
     if machine.arrays:
         failed = False
         for path in MDADM_CONF_PATHS:
@@ -223,6 +229,12 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         out = run("mdadm --detail --scan", list(MDADM_SCAN_ARGV))
         if out is not None:
             scan = parsed("mdadm --detail --scan", parse_scan, out)
+        running = {norm_uuid(a.uuid) for a in machine.arrays}
+        if conf and any(norm_uuid(e.uuid) not in running for e in conf if e.uuid):
+            # a line no running array answers: is the array on some disk (stopped), or gone?
+            out = run("mdadm --examine --scan", list(EXAMINE_SCAN_ARGV))
+            if out is not None:
+                examine = parsed("mdadm --examine --scan", parse_scan, out)
 
     fstrim: str | None = None
     if any(d.is_ssd for d in machine.disks):
@@ -310,6 +322,7 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
         mdadm_conf_path=conf_path,
         mdadm_conf_text=conf_text,
         mdadm_scan=scan,
+        mdadm_examine=examine,
         discard_max_bytes=discard,
         fstrim_timer=fstrim,
         mdmonitor=mdmonitor,

@@ -15,6 +15,7 @@ from app.plans.geometry import (
     stripe_cache_devices,
     stripe_cache_memory,
 )
+from app.plans.mdconf_edit import build_remove_stale, initramfs_step
 from app.plans.plan import Plan, Step
 from app.plans.preflight import BUSY_ACTIONS
 from app.plans.wizards.sync_actions import FILE_BITMAP_DEPRECATED
@@ -41,12 +42,6 @@ def _conf_by_uuid(entries: tuple[MdConfArray, ...]) -> dict[str, MdConfArray]:
 def _conf_entry(by_uuid: dict[str, MdConfArray], a: MdArray) -> MdConfArray | None:
     u = norm_uuid(a.uuid)
     return by_uuid.get(u) if u is not None else None
-
-
-def _initramfs_step(conf_path: str) -> Step:
-    if conf_path == "/etc/mdadm/mdadm.conf":
-        return Step(("update-initramfs", "-u"), "copy the new mdadm.conf into the initramfs")
-    return Step(("dracut", "-f"), "rebuild the initramfs with the new mdadm.conf")
 
 
 def _data_offset(machine: Machine, a: MdArray) -> Iterator[Finding]:
@@ -347,10 +342,40 @@ def _metadata(a: MdArray) -> Iterator[Finding]:
     )
 
 
+def _stale_conf_lines(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
+    """ARRAY entries of mdadm.conf whose UUID no running array has and no device's superblock
+    carries (mdadm --examine --scan): the array is gone; the plan removes the entries."""
+    text, path = inputs.mdadm_conf_text, inputs.mdadm_conf_path
+    if text is None or path is None or not inputs.mdadm_conf or inputs.mdadm_examine is None:
+        return  # no file, or which arrays the disks carry was not read: nothing is judged stale
+    known = {norm_uuid(a.uuid) for a in machine.arrays}
+    known |= {norm_uuid(e.uuid) for e in inputs.mdadm_examine}
+    stale = [e for e in inputs.mdadm_conf if e.uuid and norm_uuid(e.uuid) not in known]
+    if not stale:
+        return
+    try:
+        plan: Plan | None = build_remove_stale(path, text, [e.uuid for e in stale if e.uuid])
+    except ValueError:
+        plan = None
+    lines = "; ".join(e.line for e in stale)
+    yield Finding(
+        "advice",
+        "md-conf-stale",
+        "",
+        f"{path} lists {len(stale)} array{'s' if len(stale) != 1 else ''} that no disk carries",
+        f"No running array has the UUID of these ARRAY lines and no device carries a superblock "
+        f"of it (mdadm --examine --scan): {lines}. At boot mdadm (and the initramfs, which "
+        "holds a copy of mdadm.conf) looks for arrays that are gone. The plan keeps a backup, "
+        "writes the file without these lines and rebuilds the initramfs.",
+        plan,
+    )
+
+
 def _mdadm_conf(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
     arrays = [a for a in machine.arrays if a.container is None or a.is_container]
     if not arrays:
         return
+    yield from _stale_conf_lines(machine, inputs)
     if inputs.mdadm_conf is None:
         why = inputs.unknown.get("mdadm.conf", "not read")
         yield Finding(
@@ -385,7 +410,7 @@ def _mdadm_conf(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
                 "assemble it again with mdadm --assemble --scan).",
                 Plan(
                     "Rebuild the initramfs with the current mdadm.conf",
-                    (_initramfs_step(conf_path),),
+                    (initramfs_step(conf_path),),
                     target=a.name,
                     kind="audit-mdadm-conf",
                 ),
@@ -425,7 +450,7 @@ def _mdadm_conf(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             "initramfs at all." + (f" The line to add: {line}" if line else ""),
             Plan(
                 f"Add {a.name} to {conf_path}",
-                (step, _initramfs_step(conf_path)),
+                (step, initramfs_step(conf_path)),
                 target=a.name,
                 kind="audit-mdadm-conf",
             ),

@@ -14,13 +14,9 @@ Parsing is ``app.parsers.mdadm.parse_scan``'s; this module adds what the audit c
 
 from __future__ import annotations
 
+from app.plans.mdconf_edit import norm_uuid
 
-def norm_uuid(uuid: str | None) -> str | None:
-    """Compare md UUIDs across their spellings (mdadm ``a:b:c:d``, sysfs/blkid ``a-b-...``)."""
-    if not uuid:
-        return None
-    u = uuid.replace(":", "").replace("-", "").strip().lower()
-    return u or None
+__all__ = ["devname_kernel", "norm_uuid"]
 
 
 def devname_kernel(devname: str | None) -> str | None:

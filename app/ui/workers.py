@@ -15,6 +15,7 @@ from textual.worker import get_current_worker
 
 from app.backend import EventSource
 from app.model.smart import SmartReading
+from app.model.smart_tables import last_self_test
 from app.plans.audit_log import AuditLog
 from app.plans.eligibility import smart_warnings
 from app.plans.executor import execute
@@ -41,9 +42,13 @@ if TYPE_CHECKING:
 EVENT_WAIT_S = 1.0  # the event watcher's longest block (so that quitting never waits longer)
 
 
-def smart_verdict(reading: SmartReading) -> tuple[bool, str, tuple[str, ...]]:
-    """What the SMART findings depend on quickly: readable, health, pre-fail counts > 0."""
-    return reading.available, (reading.health or "").upper(), smart_warnings(reading)
+def smart_verdict(reading: SmartReading) -> tuple[object, ...]:
+    """What the SMART findings depend on quickly: readable, health, pre-fail counts > 0, and
+    the newest finished self-test (a self-test plan's result re-audits: the tree's mark)."""
+    last = last_self_test(reading)
+    test = None if last is None else (last.passed, last.lifetime_hours, last.kind)
+    health = (reading.health or "").upper()
+    return reading.available, health, smart_warnings(reading), test
 
 
 class HostWorkers(App[None]):

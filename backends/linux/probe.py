@@ -359,6 +359,34 @@ def _run_blkid(
         return None
 
 
+_ATA_PORT = re.compile(r"/(ata[0-9]{1,4})/")
+
+
+def ata_port(link: str | None) -> str | None:
+    """The libata port in a block device's sysfs path (``/sys/dev/block/8:32`` ->
+    ``../../devices/pci0000:00/0000:00:1f.2/ata3/host2/target2:0:0/2:0:0:0/block/sdc``:
+    ``ata3``); None for a device not behind libata (NVMe, virtio, USB storage)."""
+    m = _ATA_PORT.search(link or "")
+    return m.group(1) if m else None
+
+
+def with_ata_ports(
+    source: Source, disks: tuple[Disk, ...], nodes: dict[str, LsblkNode]
+) -> tuple[Disk, ...]:
+    """Each SCSI disk (``sdX``) with its libata port, from the link of its major:minor under
+    /sys/dev/block (an ssh probe has read those links in its one round trip; a replay has what
+    its capture recorded). The kernel's "ataN.NN:" lines then name the disk."""
+    out = []
+    for d in disks:
+        node = nodes.get(d.name)
+        if d.name.startswith("sd") and node is not None and node.maj_min:
+            port = ata_port(source.readlink(f"/sys/dev/block/{node.maj_min}"))
+            if port is not None:
+                d = replace(d, ata_port=port)
+        out.append(d)
+    return tuple(out)
+
+
 def probe(source: Source) -> Machine:
     return probe_with_fs_info(source)[0]
 
@@ -385,6 +413,7 @@ def probe_with_fs_info(source: Source) -> tuple[Machine, dict[str, FsInfo | Comm
         else:
             disks, partitions, filesystems = rep.disks, rep.partitions, rep.filesystems
             nodes = {n.name: n for n in rep.nodes}
+            disks = with_ata_ports(source, disks, nodes)
             edges.extend(rep.edges)
             for name in getattr(rep, "incomplete", ()):
                 notes.append(ProbeNote("lsblk", f"{name}: no start sector: not shown", "info"))

@@ -120,7 +120,15 @@ class StaticCache:
         self.edges: tuple[tuple[str, str], ...] = ()
 
 
-def build_disk(d: SimDisk) -> Disk:
+def ata_ports(st: SimState) -> dict[str, str]:
+    """The simulation's libata ports: its SATA disks in name order on ata1, ata2, ... (as one
+    AHCI controller numbers them; raid6-wd's sdb is on ata2, whose "ata2.00:" lines its
+    failure left in the kernel log). USB and NVMe disks are not on libata."""
+    sata = sorted(n for n, d in st.disks.items() if d.transport == "sata")
+    return {n: f"ata{i}" for i, n in enumerate(sata, 1)}
+
+
+def build_disk(d: SimDisk, ata_port: str | None = None) -> Disk:
     return Disk(
         name=d.name,
         size_bytes=d.size_bytes,
@@ -141,13 +149,15 @@ def build_disk(d: SimDisk) -> Disk:
         removable=d.removable,
         partition_table=d.partition_table,
         ptuuid=d.ptuuid,
+        ata_port=ata_port,
     )
 
 
 def refresh_static(st: SimState, cache: StaticCache) -> None:
     if cache.generation == st.generation:
         return
-    cache.disks = tuple(build_disk(d) for d in st.disks.values())
+    ports = ata_ports(st)
+    cache.disks = tuple(build_disk(d, ports.get(d.name)) for d in st.disks.values())
     parts = []
     edges: list[tuple[str, str]] = []
     for p in st.partitions.values():

@@ -17,7 +17,7 @@ DISK_KEYS = {
     "name", "model", "serial", "vendor", "wwn", "size_bytes", "logical_sector", "physical_sector",
     "min_io", "optimal_io", "alignment_offset", "rotational", "transport", "kind",
     "discard_granularity", "discard_max_bytes", "scheduler", "removable", "read_only",
-    "partition_table", "ptuuid",
+    "partition_table", "ptuuid", "ata_port",
 }  # fmt: skip
 ARRAY_KEYS = {
     "name", "level", "state", "chunk_bytes", "layout", "bitmap", "members", "sync", "size_bytes",

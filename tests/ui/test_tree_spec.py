@@ -195,3 +195,32 @@ def test_tree_lists_the_disks_the_report_lists() -> None:
     console.print(section_view(m, "Disks"))
     table = console.export_text()
     assert "vda" in table and "zram0" not in table
+
+
+def test_a_failed_self_test_marks_its_disk_only() -> None:
+    """disk_marks keeps the findings that name a mark (a failed SMART self-test,
+    app/rules/smart_logs.py), and only on the disk the finding names; the mark goes after the
+    size and before the model (a narrow tree cuts the end of a label)."""
+    from app.rules.finding import Finding
+    from widgets.tree_spec import disk_marks
+
+    m = Machine(
+        host="h",
+        kernel="k",
+        disks=(
+            Disk("sda", 10**12, model="WDC WD10EFRX", rotational=True, transport="sata"),
+            Disk("sdb", 10**12, model="WDC WD10EFRX", rotational=True, transport="sata"),
+        ),
+    )
+    findings = [
+        Finding("error", "smart-selftest-failed", "sdb", "sdb: last SMART self-test failed", ""),
+        Finding("error", "smart-failed", "sda", "sda: SMART health FAILED", ""),
+    ]
+    marks = disk_marks(findings)
+    assert marks == {"sdb": "smart-selftest-failed"}
+    labels = {s.ref.name: s.label.plain for s in build_tree_spec(m, marks)}
+    assert labels["sdb"] == "sdb  931.3G  self-test✖  hdd sata  WDC WD10EFRX"
+    assert labels["sda"] == "sda  931.3G  hdd sata  WDC WD10EFRX"
+    assert {s.ref.name: s.label.plain for s in build_tree_spec(m)}["sdb"] == labels["sda"].replace(
+        "sda", "sdb"
+    )

@@ -30,6 +30,7 @@ from widgets.live_pane import LivePane
 from widgets.shown import shown
 from widgets.storage_tree import StorageTree
 from widgets.sync_pane import EventLog, SyncPane
+from widgets.tree_spec import disk_marks
 from widgets.wear_pane import WearPane
 
 
@@ -313,7 +314,9 @@ class MainScreen(Screen[None]):
         )
 
     def _show_findings(self, findings: tuple[Finding, ...]) -> None:
-        self.query_one(StorageTree).set_badges(badges(findings))
+        tree = self.query_one(StorageTree)
+        tree.set_marks(disk_marks(findings))  # "self-test✖" on a disk whose last one failed
+        tree.set_badges(badges(findings))
 
     def _show_superblocks(self, superblocks: Superblocks | None) -> None:
         if superblocks is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from backends.simulated.programs import files
 from backends.simulated.programs.devices import resolve
 from backends.simulated.state import SimArray, SimFS, SimPartition, SimState
 
@@ -105,9 +106,10 @@ def cp(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
     if len(pos) != 2:
         return 1, "", "cp: only SRC DST is simulated\n"
     src, dst = pos
-    if src not in st.files:
+    text = files.read_file(st, src)
+    if text is None:
         return 1, "", f"cp: cannot stat '{src}': No such file or directory\n"
-    st.files[dst] = st.files[src]
+    files.write_file(st, dst, text)
     return 0, "", ""
 
 
