@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual.pilot import Pilot
+from textual.worker import WorkerState
 
 from app.ui.app import RaidmanApp
 
@@ -27,6 +28,17 @@ async def wait_ready(pilot: Pilot[None]) -> None:
     assert isinstance(app, RaidmanApp)
     await wait_for(pilot, lambda: app.machine is not None and app.storage_tree.keys)
     await wait_for(pilot, lambda: app.audit_count > 0 and app.session.audit_idle)
+    # the reads the first probe starts (SMART, member superblocks, ...) land in the Details and
+    # the tree when their workers end, and may ask for another audit: wait until no worker runs
+    # and the audits are done twice in a row (the retire scenario's Details scrollbar differed
+    # when the superblock read landed after the picture)
+    settled = 0
+    for _ in range(250):
+        busy = any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers)
+        settled = 0 if busy or not app.session.audit_idle else settled + 1
+        if settled >= 2:
+            break
+        await pilot.pause(0.02)
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 

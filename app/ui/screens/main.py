@@ -217,8 +217,8 @@ class MainScreen(Screen[None]):
             self.watch(app, "machine", self._show_machine)
             self.watch(app, "selected", self._show_selected)
             self.watch(app, "findings", self._show_findings)
-            if hasattr(app, "superblocks"):
-                self.watch(app, "superblocks", self._show_superblocks, init=False)
+            if hasattr(app, "superblocks"):  # an audit that landed before this screen too
+                self.watch(app, "superblocks", self._show_superblocks)
         if getattr(app, "hosts", None):  # several hosts: the others' trouble in the banner
             self.watch(app, "fleet", self._show_fleet)
 
