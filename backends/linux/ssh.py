@@ -158,12 +158,25 @@ def check_host_name(name: str) -> str:
     return name
 
 
+def _no_one_else_above(d: Path) -> None:
+    """Every directory above ``d`` is root's or ours, and no one else can rename what is in it
+    (not group/other-writable, or sticky as /tmp is): no other user can swap ``d`` and the
+    sockets in it for theirs after it was checked (OpenSSH's own rule for a path it trusts,
+    safe_path in misc.c). ``d``'s parent is resolved already: no symlink above."""
+    euid = os.geteuid()
+    for p in d.parents:
+        st = p.stat()
+        if st.st_uid not in (0, euid) or (st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX):
+            raise OSError(f"{p} can be changed by another user: not used for ssh sockets")
+
+
 def control_dir() -> Path:
     """A directory only we can use for the ControlMaster sockets (created 0700, not a symlink,
-    ours). ``$RAIDMAN_SSH_CONTROL_DIR`` overrides (socket paths must stay under ~100 bytes)."""
+    ours, in directories no other user can change). ``$RAIDMAN_SSH_CONTROL_DIR`` overrides
+    (socket paths must stay under ~100 bytes)."""
     env = os.environ.get("RAIDMAN_SSH_CONTROL_DIR")
     if env:
-        d = Path(env)
+        d = Path(os.path.realpath(Path(env).parent)) / Path(env).name
         with contextlib.suppress(FileExistsError):
             d.mkdir(mode=0o700)
     else:
@@ -179,6 +192,7 @@ def control_dir() -> Path:
     st = d.lstat()
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
         raise OSError(f"{d} is not a private directory of ours: not used for ssh sockets")
+    _no_one_else_above(Path(os.path.realpath(d.parent)) / d.name)
     return d
 
 
