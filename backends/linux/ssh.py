@@ -330,7 +330,9 @@ class SshSource(_Notes):
         if not b.complete and b.error is None:
             err = p.stderr.decode(errors="replace").strip().splitlines()
             msg = err[-1] if err else f"ssh exit {p.returncode}"
-            b.error = msg if p.returncode == UNREACHABLE else f"answer cut off: {msg}"
+            # ssh's 255 is its own failure to reach the host, unless the host answered (U)
+            reached = p.returncode != UNREACHABLE or b.uname is not None
+            b.error = f"answer cut off: {msg}" if reached else msg
         return b
 
     def _fetch(self, spec: BatchSpec, timeout: float | None = 0) -> Batch:

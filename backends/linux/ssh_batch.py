@@ -90,13 +90,19 @@ _PRELUDE = (
 # numbers its bodies from the start again and removes them once sent (one rm). The host's uname
 # and euid are read once; the clock field stays empty (nothing reads it).
 SESSION_SETUP = _SETUP + _FUNCTIONS + "U1=$(uname -n) U2=$(uname -r) U3=$(id -u)\n"
-_SESSION_HEAD = '{\ni=100000\nH U "$U1" "$U2" "$U3" ""\n'
+# The records after U and the bodies go to a file sent whole at the end (one cat; the bodies
+# removed before it): one write per record straight to ssh was ~70 packets a probe, each a
+# wake-up of ssh and of raidman (its Python CPU per probe 2.6 -> 1.5 ms on loopback).
+_SESSION_HEAD = '{\ni=100000\nH U "$U1" "$U2" "$U3" ""\n{\n'
 _SESSION_BODIES = r"""
 H Z
 set -- "$T"/b/*
-if [ -e "$1" ]; then wc -c -- "$@"; H ""; cat -- "$@"; rm -f -- "$@"
+if [ -e "$1" ]; then wc -c -- "$@"; H ""; cat -- "$@"
 else H ""; fi
 H E
+} > "$T/r"
+[ -e "$1" ] && rm -f -- "$@"
+cat -- "$T/r"
 } < /dev/null
 """
 # The end of every script: the bodies (file texts, link targets, command output) in the order the
