@@ -30,6 +30,7 @@ class FleetApp(Protocol):
     fleet: tuple[HostStatus, ...]
     hostview: HostView
     stores: WearStores
+    probe_interval: float
 
     @property
     def host(self) -> str | None: ...
@@ -53,6 +54,9 @@ class FleetApp(Protocol):
 
 HOST_TIMEOUT_S = 60.0  # a host whose probe has not answered for this long is shown unreachable
 HOST_AUDIT_S = 60.0  # a host not open is audited (for its worst finding) at most this often
+# a host only listed (not open) is probed every LISTED_EVERY-th probe interval (30 s), a syncing
+# one every interval (its ETA moves): the open host is the one watched closely (issue 29)
+LISTED_EVERY = 3
 
 
 class HostProbed(Message):
@@ -84,6 +88,7 @@ class HostsWatch:
         # the main view's (each posts HostProbed when it lands); never two at once for a host
         self.busy: dict[str, float] = {}
         self.audited: dict[str, float] = {}  # host -> when its last audit started
+        self.started: dict[str, float] = {}  # host -> when its last hosts-view probe started
 
     def view_of(self, host: str, stores: WearStores, sample_interval: float) -> HostView:
         """``host``'s view: the one kept from an earlier visit, or a new one."""
@@ -113,15 +118,25 @@ class HostsWatch:
                 if next((s.unreachable for s in self.app.fleet if s.host == host), None) != why:
                     self.set_status(host, unreachable=why)
 
+    def due(self, host: str, now: float) -> bool:
+        """Whether a listed host's line is old enough to probe it again: every LISTED_EVERY-th
+        probe interval, every interval while it syncs (half an interval's slack for the timer)."""
+        interval = self.app.probe_interval
+        syncing = any(s.syncing for s in self.app.fleet if s.host == host)
+        every = interval * (1 if syncing else LISTED_EVERY)
+        return now - self.started.get(host, -every) >= every - interval / 2
+
     def refresh(self) -> None:
-        """Probe every host not open, each in a worker of its own, never two at once for one
-        host (the results come back as ``HostProbed`` messages)."""
+        """Probe every host not open whose line is due (``due``), each in a worker of its own,
+        never two at once for one host (the results come back as ``HostProbed`` messages)."""
         self.deadlines()
         now = time.monotonic()
         for host, backend in self.hosts.items():
             if host in self.busy or host == self.app.host:
                 continue  # the open host's own probes keep its line current
-            self.busy[host] = now
+            if not self.due(host, now):
+                continue
+            self.busy[host] = self.started[host] = now
             audit_too = now - self.audited.get(host, -HOST_AUDIT_S) >= HOST_AUDIT_S
             if audit_too:
                 self.audited[host] = now

@@ -3,7 +3,12 @@
 ``SshSource`` is a ``Source`` (``backends.linux.source``) whose answers come from a host reached
 with ``ssh``: BatchMode (never a password prompt), a ControlMaster socket in a private directory
 (one TCP/SSH handshake per ControlPersist period) and ConnectTimeout/ServerAlive limits, so an
-unreachable host or one that drops is a note after a timeout, never a hang.
+unreachable host or one that drops is a note after a timeout, never a hang. The batches go to
+ONE long-lived ``ssh HOST sh -s`` per host (``backends.linux.ssh_session``: not an ssh client
+started per probe and per sample, issue 29); a batch that finds it busy for SESSION_WAIT_S (a
+long plan step) is an ssh run of its own through the ControlMaster, and a session that never
+answered its first batch leaves the batches to one run each for SESSION_RETRY_S (the fallback:
+what every batch did before).
 
 One probe is ONE round trip: ``prefetch()`` sends a POSIX ``sh`` script on ssh's stdin (the remote
 command is only ``sh -s``) that reads every file the probe reads (globs expanded remotely), lists
@@ -34,6 +39,7 @@ import contextlib
 import os
 import re
 import stat
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +50,7 @@ from backends.base import CommandResult
 from backends.linux.io import parse_diskstats
 from backends.linux.source import NOT_FOUND, TIMED_OUT, _note_source, _Notes
 from backends.linux.ssh_batch import (
+    SESSION_SETUP,
     Batch,
     BatchSpec,
     FrameError,
@@ -52,7 +59,8 @@ from backends.linux.ssh_batch import (
     _q,
     parse_batch,
 )
-from backends.linux.ssh_transport import run_ssh
+from backends.linux.ssh_session import SshSession
+from backends.linux.ssh_transport import SshRun, run_ssh
 
 CONNECT_TIMEOUT = 8.0
 # after ConnectTimeout, how long the key exchange, the login and the remote shell's first record
@@ -62,6 +70,10 @@ FIRST_ANSWER_GRACE_S = 10.0
 # ServerAliveInterval × ServerAliveCountMax before it
 BATCH_TIMEOUT = 300.0
 CONTROL_PERSIST = 60
+# a batch waits this long for the host's session (another batch on it) before an ssh run of its own
+SESSION_WAIT_S = 1.0
+# a session that did not answer its first batch: one ssh run per batch for this long, then again
+SESSION_RETRY_S = 300.0
 UNREACHABLE = 255
 # One round trip's answer: a probe of 5,000 disks is ~10 MB; more is refused, not held.
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
@@ -125,6 +137,16 @@ SAMPLE_FILE_GLOBS = ("/sys/block/md*/md/*", "/sys/block/md*/md/dev-*/*", "/sys/b
 SAMPLE_DIR_GLOBS = ("/sys/block", "/sys/block/md*/md")
 
 
+def _start_failure(e: Exception) -> SshRun:
+    if isinstance(e, FileNotFoundError):
+        why = "ssh: program not found (install openssh-client)"
+    elif isinstance(e, OSError):
+        why = f"ssh: {e.strerror or e}"
+    else:
+        why = str(e)
+    return SshRun(None, b"", b"", why)
+
+
 class HostNameError(ValueError):
     """A host name that must not reach ssh's command line."""
 
@@ -136,12 +158,25 @@ def check_host_name(name: str) -> str:
     return name
 
 
+def _no_one_else_above(d: Path) -> None:
+    """Every directory above ``d`` is root's or ours, and no one else can rename what is in it
+    (not group/other-writable, or sticky as /tmp is): no other user can swap ``d`` and the
+    sockets in it for theirs after it was checked (OpenSSH's own rule for a path it trusts,
+    safe_path in misc.c). ``d``'s parent is resolved already: no symlink above."""
+    euid = os.geteuid()
+    for p in d.parents:
+        st = p.stat()
+        if st.st_uid not in (0, euid) or (st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX):
+            raise OSError(f"{p} can be changed by another user: not used for ssh sockets")
+
+
 def control_dir() -> Path:
     """A directory only we can use for the ControlMaster sockets (created 0700, not a symlink,
-    ours). ``$RAIDMAN_SSH_CONTROL_DIR`` overrides (socket paths must stay under ~100 bytes)."""
+    ours, in directories no other user can change). ``$RAIDMAN_SSH_CONTROL_DIR`` overrides
+    (socket paths must stay under ~100 bytes)."""
     env = os.environ.get("RAIDMAN_SSH_CONTROL_DIR")
     if env:
-        d = Path(env)
+        d = Path(os.path.realpath(Path(env).parent)) / Path(env).name
         with contextlib.suppress(FileExistsError):
             d.mkdir(mode=0o700)
     else:
@@ -157,6 +192,7 @@ def control_dir() -> Path:
     st = d.lstat()
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
         raise OSError(f"{d} is not a private directory of ours: not used for ssh sockets")
+    _no_one_else_above(Path(os.path.realpath(d.parent)) / d.name)
     return d
 
 
@@ -169,6 +205,8 @@ class SshTarget:
     connect_timeout: float = CONNECT_TIMEOUT
     batch_timeout: float = BATCH_TIMEOUT
     control_dir: str | None = None
+    # one long-lived session answers the batches (ssh_session); False: one ssh run each
+    persistent: bool = True
 
     def argv(self, remote_command: str = "sh -s") -> list[str]:
         check_host_name(self.host)
@@ -206,6 +244,20 @@ class SshSource(_Notes):
         self._covers: tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]] | None = None
         self._meta: tuple[tuple[str, str], int, float] | None = None
         self.last_read_status = "ok"
+        self._session: SshSession | None = None
+        self._session_lock = threading.Lock()
+        self._session_off_until = 0.0
+
+    def close(self) -> None:
+        """End the host's session (if any); a later batch starts a new one."""
+        with self._session_lock:
+            if self._session is not None:
+                self._session.close()
+
+    @property
+    def ssh_started(self) -> int:
+        """ssh processes the session started (one-shot runs not counted)."""
+        return self._session.started if self._session is not None else 0
 
     @property
     def host(self) -> str:
@@ -214,8 +266,41 @@ class SshSource(_Notes):
     # ---- transport
 
     def _round_trip(self, spec: BatchSpec, timeout: float | None) -> Batch:
-        """One ssh run of ``spec``'s script. A failure is a Batch with ``error`` set."""
+        """One batch, through the host's session (``ssh_session``) when it can have it, else
+        one ssh run of its own. A failure is a Batch with ``error`` set."""
         self.round_trips += 1
+        use_session = self.target.persistent and time.monotonic() >= self._session_off_until
+        if use_session and self._session_lock.acquire(timeout=SESSION_WAIT_S):
+            try:
+                return self._session_trip(spec, timeout)
+            finally:
+                self._session_lock.release()
+        return self._one_shot(spec, timeout)
+
+    def _session_trip(self, spec: BatchSpec, timeout: float | None) -> Batch:
+        try:
+            if self._session is None:
+                self._session = SshSession(
+                    self.target.argv(), host=self.host, max_bytes=MAX_ANSWER_BYTES
+                )
+            session = self._session
+            script = spec.session_script().encode()
+            p, parsed = session.run(
+                SESSION_SETUP.encode(),
+                script,
+                first_answer_s=self.target.connect_timeout + FIRST_ANSWER_GRACE_S,
+                timeout=timeout,
+            )
+        except (OSError, ValueError) as e:
+            p, parsed, session = _start_failure(e), None, None
+        if parsed is not None:
+            return parsed
+        if session is None or session.answered == 0:
+            # never answered a batch: the next ones go one ssh run each (today's way) for a while
+            self._session_off_until = time.monotonic() + SESSION_RETRY_S
+        return self._batch_of(p)
+
+    def _one_shot(self, spec: BatchSpec, timeout: float | None) -> Batch:
         try:
             argv = self.target.argv()
             script = spec.script()
@@ -230,10 +315,12 @@ class SshSource(_Notes):
                 host=self.host,
                 max_bytes=MAX_ANSWER_BYTES,
             )
-        except FileNotFoundError:
-            return Batch(error="ssh: program not found (install openssh-client)")
         except OSError as e:
-            return Batch(error=f"ssh: {e.strerror or e}")
+            p = _start_failure(e)
+        return self._batch_of(p)
+
+    def _batch_of(self, p: SshRun) -> Batch:
+        """The answer of a run that did not come whole through a session."""
         if p.error is not None:
             return Batch(error=p.error)
         try:
@@ -243,7 +330,9 @@ class SshSource(_Notes):
         if not b.complete and b.error is None:
             err = p.stderr.decode(errors="replace").strip().splitlines()
             msg = err[-1] if err else f"ssh exit {p.returncode}"
-            b.error = msg if p.returncode == UNREACHABLE else f"answer cut off: {msg}"
+            # ssh's 255 is its own failure to reach the host, unless the host answered (U)
+            reached = p.returncode != UNREACHABLE or b.uname is not None
+            b.error = f"answer cut off: {msg}" if reached else msg
         return b
 
     def _fetch(self, spec: BatchSpec, timeout: float | None = 0) -> Batch:

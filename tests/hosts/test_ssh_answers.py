@@ -65,17 +65,19 @@ def test_an_answer_past_the_cap_is_refused_and_not_held() -> None:
     assert (r.returncode, r.stdout.strip(), r.stderr, r.error) == (0, b"hi", b"", None)
 
 
+@pytest.mark.parametrize("persistent", [True, False], ids=["session", "one-run"])
 def test_a_huge_answer_is_a_note_not_the_memory_of_the_machine(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    persistent: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = tmp_path / "fake-ssh.py"
+    # it reads a line of the script (a session's stdin stays open) and floods its stdout
     fake.write_text(
-        "import sys\nsys.stdin.read()\nw = sys.stdout.buffer.write\n"
+        "import sys\nsys.stdin.readline()\nw = sys.stdout.buffer.write\n"
         "for _ in range(32): w(b'F\\0' + b'y' * (1 << 20))\n"
     )
     monkeypatch.setattr(SshTarget, "argv", lambda self, cmd="sh -s": [sys.executable, str(fake)])
     monkeypatch.setattr(ssh_mod, "MAX_ANSWER_BYTES", 2 << 20)
-    src = SshSource(SshTarget("big", control_dir=str(tmp_path)))
+    src = SshSource(SshTarget("big", control_dir=str(tmp_path), persistent=persistent))
     m = LinuxBackend(src).probe()
     assert src.unreachable and "larger than 2 MiB" in src.unreachable
     assert any(n.source == "ssh" and "larger than 2 MiB" in n.message for n in m.notes)

@@ -185,6 +185,24 @@ def test_a_socket_directory_others_can_write_is_refused(
     assert "not a private directory" in (_unreachable_reason(SshSource(SshTarget("fleet1"))))
 
 
+def test_a_socket_directory_below_one_others_can_change_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Private itself, but another user could rename it away and put theirs (with a socket a
+    root ssh would talk to) in its place: refused. Below a sticky directory (/tmp) it is not."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    (shared / "private").mkdir(mode=0o700)
+    monkeypatch.setenv("RAIDMAN_SSH_CONTROL_DIR", str(shared / "private"))
+    reason = _unreachable_reason(SshSource(SshTarget("fleet1")))
+    assert f"{shared} can be changed by another user" in reason
+    shared.chmod(0o1777)  # sticky: only the owner of an entry can rename it
+    from backends.linux.ssh import control_dir
+
+    assert control_dir() == shared / "private"
+
+
 def _unreachable_reason(src: SshSource) -> str:
     LinuxBackend(src).probe()
     return src.unreachable or ""

@@ -337,3 +337,38 @@ async def test_each_hosts_syncs_are_recorded_in_its_own_store_not_this_machines(
         assert local.all_syncs() == []
     finally:
         local.close()
+
+
+class Counted(SimulatedBackend):
+    """A host counting its probes."""
+
+    def probe(self) -> Machine:
+        self.probes = getattr(self, "probes", 0) + 1
+        return super().probe()
+
+
+async def test_listed_hosts_are_probed_every_third_interval_and_syncing_ones_every_interval(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 29, item 4: the hosts view watches at a lower rate than an open host; a host whose
+    line shows a sync keeps the probe interval (its ETA moves). The hosts view's clock is a
+    hand-moved one (the timers' interval is long enough not to fire during the test)."""
+    import types
+
+    import app.ui.fleet as fleet_mod
+
+    clock = [1000.0]
+    monkeypatch.setattr(fleet_mod, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    calm = Counted.from_scenario("blank", clock=SimClock.manual())
+    syncing = Counted.from_scenario("raid10-evo", clock=SimClock.manual())
+    app = RaidmanApp(
+        calm, hosts=[("calm", calm), ("sync", syncing)], probe_interval=600, sample_interval=0
+    )
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: all(s.machine is not None for s in app.fleet))
+        assert [s.host for s in app.fleet if s.syncing] == ["sync"]
+        for step in range(1, 4):  # three probe intervals later
+            clock[0] = 1000.0 + 600 * step
+            app.refresh_fleet()
+            await wait_for(pilot, lambda: not app.hosts_watch.busy)
+        assert (calm.probes, syncing.probes) == (2, 4)
