@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +15,7 @@ from app.routine.watch import RaidmanWatch, finished_arrays
 from app.sync.boost import BoostStore
 from app.wear.snapshots import SnapshotStore
 
-SLOW_EVERY_S = 60.0  # SMART health and the check findings: looked at this often
+SLOW_EVERY_S = 60.0  # SMART health, self-tests and the check findings: looked at this often
 
 
 class Routine:
@@ -47,9 +46,10 @@ class Routine:
             cooldown_s=cfg.cooldown_s,
             timeout_s=cfg.timeout_s,
             host=host,
+            clock=backend.now,  # cool-downs and retries on the clock the samples are taken on
         )
         self.watch = RaidmanWatch(wear_high=cfg.wear_high, max_age_days=cfg.max_age_days)
-        self._slow_at = 0.0
+        self._slow_at: float | None = None  # backend time of the last slow look
 
     def configure(self, cfg: RoutineConfig) -> None:
         self.cfg = cfg
@@ -74,8 +74,10 @@ class Routine:
         if live is not None:
             for e in self.watch.boosts(self._boosts, live, now):
                 self.alerter.emit(e)
-        if machine is not None and time.monotonic() - self._slow_at >= SLOW_EVERY_S:
-            self._slow_at = time.monotonic()
+        # on the backend's clock (a simulated one in tests); a clock set back looks again
+        slow_due = self._slow_at is None or not 0 <= now - self._slow_at < SLOW_EVERY_S
+        if machine is not None and slow_due:
+            self._slow_at = now
             with self._lock:
                 extra = self.watch.smart(self.store, machine)
                 extra += self.watch.findings(self.store, machine, now)

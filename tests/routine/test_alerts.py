@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import stat
 import sys
-import threading
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -20,34 +18,13 @@ from app.routine.config import RoutineConfig
 from app.routine.events import AlertEvent, array_events
 from backends.linux.notify import run_notifier
 from backends.simulated import SimClock, SimulatedBackend
-
-
-class _Sent:
-    def __init__(self, fail: int = 0) -> None:
-        self.calls: list[tuple[tuple[str, ...], dict[str, str], str | None]] = []
-        self.fail = fail
-        self.cv = threading.Condition()
-
-    def __call__(
-        self, argv: Sequence[str], env: Mapping[str, str], stdin: str | None, timeout: float
-    ) -> tuple[int | None, str]:
-        with self.cv:
-            self.calls.append((tuple(argv), dict(env), stdin))
-            self.cv.notify_all()
-            if self.fail > 0:
-                self.fail -= 1
-                return 1, f"{argv[0]} exited with status 1"
-        return 0, ""
-
-    def wait(self, n: int) -> None:
-        with self.cv:
-            assert self.cv.wait_for(lambda: len(self.calls) >= n, timeout=10), self.calls
+from tests.routine.rig import Sent
 
 
 def test_fail_gives_fail_and_degraded_to_the_program_and_mail() -> None:
     clock = SimClock.manual()
     b = SimulatedBackend.from_scenario("imsm", clock=clock)
-    sent = _Sent()
+    sent = Sent()
     lines: list[str] = []
     t = Targets(program="/usr/local/bin/alert", mailaddr="root", sendmail="/usr/sbin/sendmail")
     al = Alerter(b, t, sent, log=lines.append, host="h1", clock=clock.now)
@@ -73,7 +50,7 @@ def test_fail_gives_fail_and_degraded_to_the_program_and_mail() -> None:
 def test_cooldown_folds_and_failed_delivery_is_retried() -> None:
     clock = SimClock.manual()
     b = SimulatedBackend.from_scenario("imsm", clock=clock)
-    sent = _Sent(fail=1)
+    sent = Sent(fail=1)
     lines: list[str] = []
     al = Alerter(b, Targets(program="/p"), sent, log=lines.append, cooldown_s=600, clock=clock.now)
     e = AlertEvent("CheckMismatch", "md126", detail="the check of md126 found 8")
