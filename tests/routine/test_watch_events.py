@@ -5,8 +5,12 @@ and environment as delivered."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import pytest
+
+from app.routine.config import parse_config
 from tests.routine.rig import Rig
 
 
@@ -70,4 +74,49 @@ def test_self_test_failed_at_the_first_look_and_smart_failing(tmp_path: Path) ->
     rig.run(2 * 3600, step=60)
     assert len(rig.said("SmartFailing")) == 1 and len(rig.said("SelfTestFailed")) == 1
     assert {e["RAIDMAN_COMPONENT"] for e in rig.delivered("SmartFailing")} == {"/dev/sdb"}
+    rig.close()
+
+
+@pytest.mark.parametrize(
+    ("extra", "config", "sent"),
+    [
+        (0.6, "", True),  # 1.6 × the member > the default 1.5
+        (0.0, "", False),  # a rebuild alone writes 1.00 × the member
+        (0.4, "", False),  # 1.4 ×: below N
+        (0.6, "[alerts]\nwear_high = 2.0\n", False),  # N from raidman.toml
+        (0.6, "[alerts]\nwear_high = 1.2\n", True),
+    ],
+)
+def test_wear_high_above_n_times_a_member(
+    tmp_path: Path, extra: float, config: str, sent: bool
+) -> None:
+    """raid5-cable: md127 rebuilds its re-added member in full (1.00 × its size, the kernel's
+    count of the member); the array's own writes during the rebuild (``extra`` × the member,
+    striped onto it as onto the others) add to what the sync wrote to it."""
+    cfg = dataclasses.replace(parse_config(config), check_every_s=0)
+    rig = Rig(tmp_path, "raid5-cable", cfg)
+    machine = rig.b.probe()
+    (array,) = machine.arrays
+    assert array.sync is not None and array.sync.action == "recover"
+    (target,) = array.sync.targets
+    part = machine.partition(target)
+    assert part is not None
+    size = part.size_bytes
+    rig.tick()
+    rig.run(600, step=60)
+    rig.b.state.add_io(target, 0, int(extra * size))  # the file system's writes meanwhile
+    rig.run(10 * 86400, step=60, until=lambda: bool(rig.said("RebuildFinished")))
+    rig.run(120, step=60)
+    got = rig.said("WearHigh")
+    if not sent:
+        assert got == [], got
+        assert not [c for c in rig.sent.calls if c[1]["RAIDMAN_EVENT"] == "WearHigh"]
+        rig.close()
+        return
+    (env,) = rig.delivered("WearHigh")
+    assert (env["RAIDMAN_ARRAY"], env["RAIDMAN_COMPONENT"]) == ("/dev/md127", f"/dev/{target}")
+    assert env["RAIDMAN_ACTION"] == "recover"
+    assert int(env["RAIDMAN_BYTES_WRITTEN"]) == pytest.approx((1 + extra) * size, rel=0.01)
+    assert f"wrote {1 + extra:.2f} × the size of {target}" in env["RAIDMAN_DETAIL"]
+    assert len(got) == 1
     rig.close()
