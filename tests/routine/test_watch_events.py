@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from app.routine.config import parse_config
+from app.sync.boost import SYSCTL_MAX, BoostRecord, BoostStore
+from app.wear.check_window import CheckWindow
 from tests.routine.rig import Rig
 
 
@@ -119,4 +121,95 @@ def test_wear_high_above_n_times_a_member(
     assert int(env["RAIDMAN_BYTES_WRITTEN"]) == pytest.approx((1 + extra) * size, rel=0.01)
     assert f"wrote {1 + extra:.2f} × the size of {target}" in env["RAIDMAN_DETAIL"]
     assert len(got) == 1
+    rig.close()
+
+
+def _boosted(tmp_path: Path, previous: dict[str, str]) -> Rig:
+    """raid10-evo's md127 resyncs with its speed ceiling raised by a boost (the record root's
+    TUI wrote: what to put back when the resync ends)."""
+    store = BoostStore(tmp_path / "boost.json")
+    rig = Rig(tmp_path, "raid10-evo", boosts=store)
+    r = rig.b.run(["sysctl", "-w", "dev.raid.speed_limit_max=500000"])
+    assert r.returncode == 0, r.stderr
+    store.add(
+        BoostRecord(
+            "md127",
+            "resync",
+            rig.b.now(),
+            previous=previous,
+            applied={f"sysctl:{SYSCTL_MAX}": "500000"},
+        )
+    )
+    return rig
+
+
+def test_boost_not_restored_a_minute_after_its_sync_ended(tmp_path: Path) -> None:
+    # the record says to put back a stripe cache a RAID-10 does not have: the restore fails
+    # (tee: No such file or directory) at every sample, and the raised ceiling stays
+    rig = _boosted(
+        tmp_path,
+        {f"sysctl:{SYSCTL_MAX}": "200000", "sysfs:/sys/block/md127/md/stripe_cache_size": "256"},
+    )
+    rig.tick()
+    rig.run(3 * 3600, step=5, until=lambda: bool(rig.said("RebuildFinished")))
+    ended = rig.b.now()
+    assert any("could not restore the boosted limits" in ln for ln in rig.lines), rig.lines[-5:]
+    rig.run(55, step=5)
+    assert rig.said("BoostNotRestored") == []  # a restore may still work within the minute
+    rig.run(60, step=5, until=lambda: bool(rig.said("BoostNotRestored")))
+    assert rig.b.now() - ended >= 60
+    (env,) = rig.delivered("BoostNotRestored")
+    assert env["RAIDMAN_ARRAY"] == "/dev/md127" and env["RAIDMAN_COMPONENT"] == ""
+    assert f"sysctl:{SYSCTL_MAX}" in env["RAIDMAN_DETAIL"] and "resync" in env["RAIDMAN_DETAIL"]
+    rig.run(1800, step=30)
+    assert len(rig.said("BoostNotRestored")) == 1  # said once while the record stays
+    rig.close()
+
+
+def test_a_restored_boost_is_no_alert(tmp_path: Path) -> None:
+    rig = _boosted(tmp_path, {f"sysctl:{SYSCTL_MAX}": "200000"})
+    rig.tick()
+    rig.run(3 * 3600, step=5, until=lambda: bool(rig.said("RebuildFinished")))
+    rig.run(600, step=5)
+    assert rig.b.read_text(f"/proc/sys/{SYSCTL_MAX.replace('.', '/')}") == "200000\n"
+    assert any("boosted limits restored" in ln for ln in rig.lines)
+    assert rig.said("BoostNotRestored") == []
+    rig.close()
+
+
+def test_check_mismatch_and_finding_new_when_mismatches_rise(tmp_path: Path) -> None:
+    """raid5-cable's md127 after its rebuild: checked a month ago with 0 mismatches (in the
+    history), a check now finds 256: RebuildStarted / RebuildFinished for the check,
+    CheckMismatch with the count, and the new error-level finding (mismatches rising on a parity
+    level) as FindingNew, said once."""
+    rig = Rig(tmp_path, "raid5-cable")
+    machine = rig.b.probe()
+    md = machine.array("md127")
+    assert md is not None and md.level == "raid5"
+    month_ago = rig.b.now() - 30 * 86400
+    sid = rig.store.start_sync("md127", "check", ["sda1"], month_ago, array_uuid=md.uuid)
+    rig.store.end_sync(sid, month_ago + 3600, "finished")
+    rig.store.set_check_window(sid, CheckWindow(0, 1000, 1000, 0))
+    rig.tick()
+    rig.run(10 * 86400, step=60, until=lambda: bool(rig.said("RebuildFinished")))
+    assert rig.said("FindingNew") == [] and rig.said("CheckMismatch") == []
+
+    rig.b.state.arrays["md127"].mismatch_sectors_on_check = 256
+    r = rig.b.run(["tee", "/sys/block/md127/md/sync_action"], stdin="check\n")
+    assert r.returncode == 0, r.stderr
+    rig.run(10 * 86400, step=60, until=lambda: bool(rig.said("CheckMismatch")))
+    started = rig.delivered("RebuildStarted")
+    assert [e["RAIDMAN_ACTION"] for e in started] == ["check"]
+    assert [e["RAIDMAN_ACTION"] for e in rig.delivered("RebuildFinished", 2)] == [
+        "recover",
+        "check",
+    ]
+    (mism,) = rig.delivered("CheckMismatch")
+    assert (mism["RAIDMAN_ARRAY"], mism["RAIDMAN_MISMATCH_CNT"]) == ("/dev/md127", "256")
+    rig.run(120, step=10, until=lambda: bool(rig.said("FindingNew")))
+    (new,) = rig.delivered("FindingNew")
+    assert new["RAIDMAN_ARRAY"] == "/dev/md127"
+    assert "found 256 mismatched sectors (the one before: 0)" in new["RAIDMAN_DETAIL"]
+    rig.run(3600, step=60)
+    assert len(rig.said("FindingNew")) == 1  # the same finding stays: not new again
     rig.close()
