@@ -114,8 +114,9 @@ class Rig:
         """The environment of the program runs for ``event`` (waits for ``n`` of them)."""
         with self.sent.cv:
             ok = self.sent.cv.wait_for(
-                lambda: len([c for c in self.sent.calls if c[1].get("RAIDMAN_EVENT") == event])
-                >= n,
+                lambda: (
+                    len([c for c in self.sent.calls if c[1].get("RAIDMAN_EVENT") == event]) >= n
+                ),
                 timeout=10,
             )
         assert ok, (event, self.sent.calls, self.lines[-20:])

@@ -23,7 +23,7 @@ def test_spare_active_when_the_rebuild_ends(tmp_path: Path) -> None:
     rig.tick()
     (deg,) = rig.delivered("DegradedArray")  # the first look: degraded, as mdadm says at start
     assert deg["RAIDMAN_ARRAY"] == "/dev/md0"
-    rig.run(30 * 3600, step=60, until=lambda: bool(rig.said("SpareActive")))
+    rig.run(30 * 3600, step=300, until=lambda: bool(rig.said("SpareActive")))
     (env,) = rig.delivered("SpareActive")
     assert (env["RAIDMAN_ARRAY"], env["RAIDMAN_COMPONENT"]) == ("/dev/md0", "/dev/sdf1")
     assert [e["RAIDMAN_ACTION"] for e in rig.delivered("RebuildFinished")] == ["recover"]

@@ -40,7 +40,9 @@ def test_self_test_failed_once_per_failed_test_with_lba_and_hours(tmp_path: Path
     assert env["RAIDMAN_POWER_ON_HOURS"] == str(hours)
     assert env["RAIDMAN_ARRAYS"] == "md126,md125,md127"  # the volumes, then their container
     detail = env["RAIDMAN_DETAIL"]
-    assert "sda" in detail and "at LBA 123456789" in detail and f"at {hours} power-on hours" in detail
+    assert (
+        "sda" in detail and "at LBA 123456789" in detail and f"at {hours} power-on hours" in detail
+    )
     assert "Completed: read failure" in detail and "under md126, md125, md127" in detail
     argv = next(c[0] for c in rig.sent.calls if c[1] is env or c[1] == env)
     assert argv == (Rig.PROGRAM, "SelfTestFailed", "/dev/md126", "/dev/sda")
