@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import stat
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,8 @@ def test_fail_gives_fail_and_degraded_to_the_program_and_mail() -> None:
     mails = [c for c in sent.calls if c[0] == ("/usr/sbin/sendmail", "-t", "-oi")]
     body = next(c[2] for c in mails if c[2] and "Subject: Fail event on /dev/md126:h1" in c[2])
     assert body is not None and "md126 : active raid1" in body and "degraded 1" in body
+    kernel = body.split("Last kernel lines about it:\n", 1)[1]
+    assert "md/raid1:md126: Disk failure on sdb, disabling device." in kernel
     al.close()
 
 
@@ -115,3 +118,48 @@ def test_test_alert_runs_the_program_for_every_array(
     assert rc == 0
     got = [json.loads(x) for x in out.read_text().splitlines()]
     assert got == [[["TestMessage", "/dev/md0"], "TestMessage"]]
+
+
+class _Log:
+    """The alerter's log; a test waits for a line the delivery threads write."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.cv = threading.Condition()
+
+    def __call__(self, line: str) -> None:
+        with self.cv:
+            self.lines.append(line)
+            self.cv.notify_all()
+
+    def wait(self, words: str, n: int = 1) -> None:
+        with self.cv:
+            ok = self.cv.wait_for(lambda: sum(words in x for x in self.lines) >= n, timeout=10)
+            assert ok, (words, self.lines)
+
+
+def test_undeliverable_alert_is_retried_later_and_later_until_it_goes(tmp_path: Path) -> None:
+    """The program fails twice (exits 1): each failure is logged, retried after 60 s, then
+    120 s (doubling); nothing is sent before it is due; the third run delivers it."""
+    clock = SimClock.manual()
+    b = SimulatedBackend.from_scenario("imsm", clock=clock)
+    sent = Sent(fail=2)
+    log = _Log()
+    al = Alerter(b, Targets(program="/p"), sent, log=log, clock=clock.now)
+    al.emit(AlertEvent("Fail", "md126", "sdb", detail="sdb of md126 failed"))
+    log.wait("not delivered by program: /p exited with status 1; retried in 60 s")
+    clock.advance(59)
+    al.tick()
+    assert len(sent.calls) == 1  # not due yet: nothing queued
+    clock.advance(1)
+    al.tick()
+    log.wait("retried in 120 s")
+    clock.advance(119)
+    al.tick()
+    assert len(sent.calls) == 2
+    clock.advance(1)
+    al.tick()
+    log.wait("alert: Fail delivered by program")
+    assert len(sent.calls) == 3
+    assert {c[0] for c in sent.calls} == {("/p", "Fail", "/dev/md126", "/dev/sdb")}
+    al.close()

@@ -1,5 +1,6 @@
 """``raidman monitor`` as a command (issue 27 items 1, 5): SIGHUP reloads raidman.toml (a file
-out of shape leaves the configuration in force), and the command line's names over the file's."""
+out of shape leaves the configuration in force), the command line's names over the file's, the
+schedule installed by a plan."""
 
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ import pytest
 
 from app.cli import main
 from app.commands.monitor import routine_config
+from app.plans.audit_log import AuditLog
+from app.plans.check_schedule import DROPIN, schedule_plan, unschedule_plan
+from app.plans.executor import execute
 from app.routine.config import ConfigError
+from backends.simulated import SimClock, SimulatedBackend
 
 
 class _Out:
@@ -111,3 +116,27 @@ def test_command_line_names_over_the_file(tmp_path: Path) -> None:
     args.check_every, args.alert_program = "off", "md-alert"
     with pytest.raises(ConfigError, match="absolute path"):
         routine_config(args)
+
+
+def test_the_schedule_plan_runs_and_the_monitor_takes_it_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``raidman plan check-schedule --every 2m --window 30s`` through the executor: the drop-in
+    sets the monitor's environment (systemd's Environment= lines, as the unit gets them), which
+    routine_config takes as the flags' defaults; removing it leaves the file's schedule."""
+    b = SimulatedBackend.from_scenario("imsm", clock=SimClock.manual())
+    audit = AuditLog(tmp_path / "audit.log")
+    report = execute(schedule_plan("2m", "30s"), b, audit=audit)
+    assert report.ok, report.summary()
+    dropin = b.read_text(DROPIN) or ""
+    for line in dropin.splitlines():
+        if line.startswith("Environment="):
+            key, _, value = line.removeprefix("Environment=").partition("=")
+            monkeypatch.setenv(key, value)
+    none = argparse.Namespace(config=str(tmp_path / "absent.toml"))
+    cfg = routine_config(none)
+    assert (cfg.check_every_s, cfg.check_window_s) == (120, 30)
+    report = execute(unschedule_plan(), b, audit=audit)
+    assert report.ok, report.summary()
+    assert b.read_text(DROPIN) is None
+    assert [ln for ln in audit.path.read_text().splitlines() if "try-restart" in ln]
