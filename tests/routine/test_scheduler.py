@@ -230,3 +230,24 @@ def test_autocheck_leaves_the_checks_to_debian_until_the_reload_says_otherwise(
     assert _checking(rig) == {"md126"}
     assert any("md126: scheduled check started" in ln for ln in rig.lines)
     rig.close()
+
+
+def test_not_started_while_the_array_reshapes(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, "blank", RoutineConfig(check_every_s=120, check_window_s=30))
+    r = rig.b.run(
+        ["mdadm", "--create", "/dev/md0", "--run", "--level=5", "--raid-devices=3",
+         "/dev/nvme0n1", "/dev/nvme1n1", "/dev/nvme2n1"]
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    rig.clock.advance(86400)  # its initial sync is over
+    for argv in (["mdadm", "/dev/md0", "--add", "/dev/nvme3n1"],
+                 ["mdadm", "--grow", "/dev/md0", "--raid-devices=4"]):  # fmt: skip
+        r = rig.b.run(argv)
+        assert r.returncode == 0, r.stderr
+    rig.tick()
+    rig.run(600, step=5)
+    assert not _checking(rig)
+    uuid = rig.b.probe().array("md0").uuid  # type: ignore[union-attr]
+    recs = checks_of(rig.store, "md0", uuid)
+    assert len(recs) >= 4 and {r.outcome for r in recs} == {"not started: the array is reshaping"}
+    rig.close()
