@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,7 @@ class Routine:
         view: Callable[[], Any],
         boosts: BoostStore | None = None,
         host: str = "",
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.backend, self.store, self._log = backend, store, log
         self._lock, self._view, self._boosts = lock, view, boosts
@@ -46,10 +48,13 @@ class Routine:
             cooldown_s=cfg.cooldown_s,
             timeout_s=cfg.timeout_s,
             host=host,
-            clock=backend.now,  # cool-downs and retries on the clock the samples are taken on
+            clock=clock,
         )
         self.watch = RaidmanWatch(wear_high=cfg.wear_high, max_age_days=cfg.max_age_days)
-        self._slow_at: float | None = None  # backend time of the last slow look
+        # the wall clock for the cool-downs, retries and the slow look (a replay's backend
+        # clock stands still); tests pass the simulated one
+        self._clock = clock
+        self._slow_at: float | None = None
 
     def configure(self, cfg: RoutineConfig) -> None:
         self.cfg = cfg
@@ -74,10 +79,10 @@ class Routine:
         if live is not None:
             for e in self.watch.boosts(self._boosts, live, now):
                 self.alerter.emit(e)
-        # on the backend's clock (a simulated one in tests); a clock set back looks again
-        slow_due = self._slow_at is None or not 0 <= now - self._slow_at < SLOW_EVERY_S
-        if machine is not None and slow_due:
-            self._slow_at = now
+        t = self._clock()
+        slow_due = self._slow_at is None or not 0 <= t - self._slow_at < SLOW_EVERY_S
+        if machine is not None and slow_due:  # (a clock set back looks again)
+            self._slow_at = t
             with self._lock:
                 extra = self.watch.smart(self.store, machine)
                 extra += self.watch.findings(self.store, machine, now)

@@ -81,6 +81,7 @@ class Rig:
             view=lambda: self.mon.session.view,
             boosts=self.mon.session.boosts,
             host="h1",
+            clock=self.clock.now,
         )
 
     def tick(self) -> None:

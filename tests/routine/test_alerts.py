@@ -76,13 +76,22 @@ def test_cooldown_folds_and_failed_delivery_is_retried() -> None:
 
 def test_mdadm_conf_targets_when_raidman_has_none() -> None:
     b = SimulatedBackend.from_scenario("imsm", clock=SimClock.manual())
-    b.state.mdadm_conf = "MAILADDR admin@example.org\nPROGRAM /sbin/x\n"
+    b.state.mdadm_conf = "MAILADDR admin@example.org\nMAILFROM md@example.org\nPROGRAM /sbin/x\n"
     t = resolve_targets(RoutineConfig(), b)
-    assert (t.mailaddr, t.program, t.source) == (
+    assert (t.mailaddr, t.mailfrom, t.program, t.source) == (
         "admin@example.org",
+        "md@example.org",
         "/sbin/x",
         "/etc/mdadm/mdadm.conf",
     )
+    al = Alerter(b, t, Sent(), log=lambda _line: None, host="h1")
+    head = al.message(AlertEvent("TestMessage", "md126")).split("\n\n", 1)[0].splitlines()
+    assert head[:3] == [
+        "From: md@example.org",
+        "To: admin@example.org",
+        "Subject: TestMessage event on /dev/md126:h1",
+    ]
+    al.close()
     t2 = resolve_targets(RoutineConfig(mailaddr="root"), b)
     assert (t2.mailaddr, t2.program) == ("root", None)
 
