@@ -17,8 +17,8 @@ mdadm's events, as Monitor.c decides them from one poll to the next:
 raidman's: ``CheckMismatch`` (a check/repair ended with md/mismatch_cnt > 0), ``WearHigh`` (a
 sync wrote more than N × a member's size to it), ``BoostNotRestored`` (a boost's sync is over
 and its raised limits are still in force), ``SmartFailing`` (a disk's SMART overall health is
-FAILED), ``FindingNew`` (a new error-level finding of the check history). ``SelfTestFailed``
-is named but not sent yet: raidman does not read the SMART self-test log.
+FAILED), ``SelfTestFailed`` (a disk's newest SMART self-test failed), ``FindingNew`` (a new
+error-level finding of the check history); app.routine.watch decides those.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from app.routine.watch import RaidmanWatch, finished_arrays
 from app.sync.boost import BoostStore
 from app.wear.snapshots import SnapshotStore
 
-SLOW_EVERY_S = 60.0  # SMART health and the check findings: looked at this often
+SLOW_EVERY_S = 60.0  # SMART health, self-tests and the check findings: looked at this often
 
 
 class Routine:
@@ -32,6 +32,7 @@ class Routine:
         view: Callable[[], Any],
         boosts: BoostStore | None = None,
         host: str = "",
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.backend, self.store, self._log = backend, store, log
         self._lock, self._view, self._boosts = lock, view, boosts
@@ -47,9 +48,13 @@ class Routine:
             cooldown_s=cfg.cooldown_s,
             timeout_s=cfg.timeout_s,
             host=host,
+            clock=clock,
         )
         self.watch = RaidmanWatch(wear_high=cfg.wear_high, max_age_days=cfg.max_age_days)
-        self._slow_at = 0.0
+        # the wall clock for the cool-downs, retries and the slow look (a replay's backend
+        # clock stands still); tests pass the simulated one
+        self._clock = clock
+        self._slow_at: float | None = None
 
     def configure(self, cfg: RoutineConfig) -> None:
         self.cfg = cfg
@@ -74,8 +79,10 @@ class Routine:
         if live is not None:
             for e in self.watch.boosts(self._boosts, live, now):
                 self.alerter.emit(e)
-        if machine is not None and time.monotonic() - self._slow_at >= SLOW_EVERY_S:
-            self._slow_at = time.monotonic()
+        t = self._clock()
+        slow_due = self._slow_at is None or not 0 <= t - self._slow_at < SLOW_EVERY_S
+        if machine is not None and slow_due:  # (a clock set back looks again)
+            self._slow_at = t
             with self._lock:
                 extra = self.watch.smart(self.store, machine)
                 extra += self.watch.findings(self.store, machine, now)

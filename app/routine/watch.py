@@ -6,14 +6,19 @@ the boost records know that md does not say.
 * ``BoostNotRestored``: a boost's sync is over and its raised limits are still in force a
   minute later (the restore failed or nobody ran it);
 * ``SmartFailing``: a disk's latest SMART snapshot says the overall health is FAILED;
+* ``SelfTestFailed``: the newest finished self-test in a disk's latest SMART snapshot
+  (app.wear.smart_reads.log_counters) failed, and this monitor has not said so for that test:
+  sent once per failed test (at the first look too, as mdadm sends DegradedArray for an array
+  first seen degraded), again only when a newer test fails;
 * ``FindingNew``: an error-level finding of the check history that was not there before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from app.model import Machine
+from app.model import Disk, Machine
 from app.model.live import LiveSample
 from app.routine.events import AlertEvent
 from app.sync.boost import BoostStore, due_restores
@@ -30,6 +35,7 @@ class RaidmanWatch:
         self._boost_seen: dict[str, float] = {}
         self._boost_said: set[str] = set()
         self._failing: set[str] = set()
+        self._self_test: dict[str, tuple[object, ...]] = {}  # disk key -> newest test seen
         self._findings: set[tuple[str, str]] | None = None
 
     def after_sync(self, store: SnapshotStore, array: str, uuid: str | None) -> list[AlertEvent]:
@@ -79,15 +85,18 @@ class RaidmanWatch:
         return out
 
     def smart(self, store: SnapshotStore, machine: Machine) -> list[AlertEvent]:
+        """SmartFailing and SelfTestFailed from each disk's latest SMART snapshot."""
         out = []
         for d in machine.disks:
             if d.kind != "disk":
                 continue
-            snap = store.latest_snapshot(d.serial or f"dev:{d.name}")
-            health = snap.counters.get("health") if snap is not None else None
+            key = d.serial or f"dev:{d.name}"  # what take_snapshot stores a reading under
+            snap = store.latest_snapshot(key)
+            counters = snap.counters if snap is not None else {}
+            arrays = _arrays_under(machine, d.name)
+            health = counters.get("health")
             failing = isinstance(health, str) and health.upper() in ("FAILED", "FAIL")
             if failing and d.name not in self._failing:
-                arrays = [a.name for a in machine.arrays_of_disk(d.name)]
                 out.append(
                     AlertEvent(
                         "SmartFailing",
@@ -101,7 +110,46 @@ class RaidmanWatch:
                 self._failing.add(d.name)
             else:
                 self._failing.discard(d.name)
+            test = counters.get("self_test")
+            if isinstance(test, Mapping):
+                ev = self._self_test_event(key, d, test, arrays)
+                if ev is not None:
+                    out.append(ev)
         return out
+
+    def _self_test_event(
+        self, key: str, d: Disk, t: Mapping[str, Any], arrays: list[str]
+    ) -> AlertEvent | None:
+        """SelfTestFailed when the disk's newest finished self-test failed and is not the one
+        this monitor last saw (a reading without the log changes nothing)."""
+        ident = tuple(
+            t.get(k) for k in ("kind", "status", "passed", "lifetime_hours", "lba_first_error")
+        )
+        if self._self_test.get(key) == ident:
+            return None
+        self._self_test[key] = ident
+        if t.get("passed") is not False:
+            return None
+        kind = str(t.get("kind") or "?")
+        status = str(t.get("status") or "failed")
+        lba, hours = t.get("lba_first_error"), t.get("lifetime_hours")
+        at = f" at LBA {lba}" if lba is not None else ""
+        when = f" at {hours} power-on hours" if hours is not None else ""
+        under = f"; {d.name} is under {', '.join(arrays)}" if arrays else "; it is in no array"
+        return AlertEvent(
+            "SelfTestFailed",
+            arrays[0] if arrays else "",
+            d.name,
+            detail=f"the SMART self-test ({kind}) of {d.name} ({d.model or '?'}, "
+            f"{d.serial or '?'}) failed{at}{when}: {status}{under}",
+            extra={
+                "test": kind,
+                "status": status,
+                "lba_first_error": "" if lba is None else str(lba),
+                "power_on_hours": "" if hours is None else str(hours),
+                "arrays": ",".join(arrays),
+            },
+        )
 
     def findings(self, store: SnapshotStore, machine: Machine, now: float) -> list[AlertEvent]:
         found = [
@@ -116,6 +164,12 @@ class RaidmanWatch:
         if first:
             return []
         return [AlertEvent("FindingNew", f.device, detail=f.title) for f in new]
+
+
+def _arrays_under(machine: Machine, disk: str) -> list[str]:
+    """The arrays a disk is under, volumes before their container (an IMSM/DDF container
+    holds every disk of its volumes: the volume is the md device an alert names)."""
+    return [a.name for a in sorted(machine.arrays_of_disk(disk), key=lambda a: a.is_container)]
 
 
 def finished_arrays(events: Sequence[AlertEvent]) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.format import duration
@@ -38,14 +38,7 @@ def window_at_start(earlier: Sequence[SyncEvent], action: str, live: MdLive | No
     began = live.sync_min if live is not None and ours else None
     start = began if began is not None else (sync.done_sectors if ours and sync else None)
     total = sync.total_sectors if ours and sync is not None else None
-    prev = next(
-        (
-            ev
-            for ev in reversed(earlier)
-            if ev.action in CHECK_ACTIONS and not (ev.window and ev.window.skipped)
-        ),
-        None,
-    )
+    prev = _last_window(earlier)
     continues = None
     if (
         prev is not None
@@ -56,6 +49,32 @@ def window_at_start(earlier: Sequence[SyncEvent], action: str, live: MdLive | No
     ):
         continues = prev.window.continues if prev.window and prev.window.continues else prev.id
     return CheckWindow(from_sector=start, to_sector=start, total_sectors=total, continues=continues)
+
+
+def _last_window(earlier: Sequence[SyncEvent]) -> SyncEvent | None:
+    return next(
+        (
+            ev
+            for ev in reversed(earlier)
+            if ev.action in CHECK_ACTIONS and not (ev.window and ev.window.skipped)
+        ),
+        None,
+    )
+
+
+def reached_before(earlier: Sequence[SyncEvent], w: CheckWindow) -> tuple[int, CheckWindow] | None:
+    """The window ``w`` continues, its end raised to where ``w`` resumes when the last look at
+    it saw less: md resumes an interrupted requested sync at ``resync_min``, set to
+    ``curr_resync_completed`` as it stopped (md.c md_do_sync), so it had checked at least that
+    far; the last sample before the stop can be behind (VM: seen 80640, resumed at 81320).
+    None when there is nothing to raise."""
+    prev = _last_window(earlier)
+    if w.continues is None or not w.from_sector or prev is None or prev.window is None:
+        return None
+    pw = prev.window
+    if pw.to_sector is not None and pw.to_sector >= w.from_sector:
+        return None
+    return prev.id, replace(pw, to_sector=w.from_sector)
 
 
 def window_seen(

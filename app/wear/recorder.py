@@ -27,7 +27,7 @@ from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.sync_model import SyncForecast
 from app.sync.tracker import ArrayEvent, FinishedSync
 from app.wear.check_window import CheckWindow
-from app.wear.checks import CHECK_ACTIONS, window_at_start, window_seen
+from app.wear.checks import CHECK_ACTIONS, reached_before, window_at_start, window_seen
 from app.wear.expected import ExpectedForecasts, expires
 from app.wear.forecast import RecordedForecast, model_forecast
 from app.wear.records import SyncEvent as StoredSync
@@ -355,6 +355,9 @@ class WearRecorder:
             earlier = [ev for ev in self.store.syncs_for(name, uuid) if ev.id != sid]
             o.window = window_at_start(earlier, action, live)
             self.store.set_check_window(sid, o.window)
+            raised = reached_before(earlier, o.window)
+            if raised is not None:  # the window it continues got further than last seen
+                self.store.set_check_window(*raised)
             if o.window.continues is not None:
                 log.append(
                     f"{name}: {action} resumes at sector {o.window.from_sector} "

@@ -77,8 +77,8 @@ class SimSmart:
     reallocated_value: int = 100  # normalized Reallocated_Sector_Ct (threshold 10)
     pending: int = 0  # Current_Pending_Sector raw
     crc_errors: int = 0  # UDMA_CRC_Error_Count raw
-    # (kind, status, lifetime hours (negative: that many hours before now), LBA of the first
-    # error or None), newest first
+    # (kind, status, lifetime hours (negative: that many hours before the scenario began), LBA
+    # of the first error or None), newest first
     self_tests: list[tuple[str, str, int, int | None]] = field(
         default_factory=lambda: [("Short offline", "Completed without error", -168, None)]
     )

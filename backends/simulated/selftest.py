@@ -79,7 +79,9 @@ def remaining(st: SimState, d: SimDisk) -> int | None:
 def entries(d: SimDisk, hours_now: int) -> tuple[SelfTest, ...]:
     out = []
     for kind, status, hours, lba in d.smart.self_tests:
-        h = hours if hours >= 0 else max(0, hours_now + hours)
+        # a scenario's entry "N hours ago" is N hours before the scenario began: a drive's log
+        # entry keeps the hour it ran at while the power-on hours go on
+        h = hours if hours >= 0 else max(0, d.smart.power_on_hours + hours)
         if _nvme(d) and kind.endswith(" offline"):  # NVMe logs say "Short", "Extended"
             kind = kind.removesuffix(" offline")
         out.append(SelfTest(kind, status, status == PASSED, h, lba))

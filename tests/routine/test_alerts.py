@@ -9,7 +9,6 @@ import json
 import stat
 import sys
 import threading
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -20,34 +19,13 @@ from app.routine.config import RoutineConfig
 from app.routine.events import AlertEvent, array_events
 from backends.linux.notify import run_notifier
 from backends.simulated import SimClock, SimulatedBackend
-
-
-class _Sent:
-    def __init__(self, fail: int = 0) -> None:
-        self.calls: list[tuple[tuple[str, ...], dict[str, str], str | None]] = []
-        self.fail = fail
-        self.cv = threading.Condition()
-
-    def __call__(
-        self, argv: Sequence[str], env: Mapping[str, str], stdin: str | None, timeout: float
-    ) -> tuple[int | None, str]:
-        with self.cv:
-            self.calls.append((tuple(argv), dict(env), stdin))
-            self.cv.notify_all()
-            if self.fail > 0:
-                self.fail -= 1
-                return 1, f"{argv[0]} exited with status 1"
-        return 0, ""
-
-    def wait(self, n: int) -> None:
-        with self.cv:
-            assert self.cv.wait_for(lambda: len(self.calls) >= n, timeout=10), self.calls
+from tests.routine.rig import Sent
 
 
 def test_fail_gives_fail_and_degraded_to_the_program_and_mail() -> None:
     clock = SimClock.manual()
     b = SimulatedBackend.from_scenario("imsm", clock=clock)
-    sent = _Sent()
+    sent = Sent()
     lines: list[str] = []
     t = Targets(program="/usr/local/bin/alert", mailaddr="root", sendmail="/usr/sbin/sendmail")
     al = Alerter(b, t, sent, log=lines.append, host="h1", clock=clock.now)
@@ -67,13 +45,15 @@ def test_fail_gives_fail_and_degraded_to_the_program_and_mail() -> None:
     mails = [c for c in sent.calls if c[0] == ("/usr/sbin/sendmail", "-t", "-oi")]
     body = next(c[2] for c in mails if c[2] and "Subject: Fail event on /dev/md126:h1" in c[2])
     assert body is not None and "md126 : active raid1" in body and "degraded 1" in body
+    kernel = body.split("Last kernel lines about it:\n", 1)[1]
+    assert "md/raid1:md126: Disk failure on sdb, disabling device." in kernel
     al.close()
 
 
 def test_cooldown_folds_and_failed_delivery_is_retried() -> None:
     clock = SimClock.manual()
     b = SimulatedBackend.from_scenario("imsm", clock=clock)
-    sent = _Sent(fail=1)
+    sent = Sent(fail=1)
     lines: list[str] = []
     al = Alerter(b, Targets(program="/p"), sent, log=lines.append, cooldown_s=600, clock=clock.now)
     e = AlertEvent("CheckMismatch", "md126", detail="the check of md126 found 8")
@@ -96,13 +76,22 @@ def test_cooldown_folds_and_failed_delivery_is_retried() -> None:
 
 def test_mdadm_conf_targets_when_raidman_has_none() -> None:
     b = SimulatedBackend.from_scenario("imsm", clock=SimClock.manual())
-    b.state.mdadm_conf = "MAILADDR admin@example.org\nPROGRAM /sbin/x\n"
+    b.state.mdadm_conf = "MAILADDR admin@example.org\nMAILFROM md@example.org\nPROGRAM /sbin/x\n"
     t = resolve_targets(RoutineConfig(), b)
-    assert (t.mailaddr, t.program, t.source) == (
+    assert (t.mailaddr, t.mailfrom, t.program, t.source) == (
         "admin@example.org",
+        "md@example.org",
         "/sbin/x",
         "/etc/mdadm/mdadm.conf",
     )
+    al = Alerter(b, t, Sent(), log=lambda _line: None, host="h1")
+    head = al.message(AlertEvent("TestMessage", "md126")).split("\n\n", 1)[0].splitlines()
+    assert head[:3] == [
+        "From: md@example.org",
+        "To: admin@example.org",
+        "Subject: TestMessage event on /dev/md126:h1",
+    ]
+    al.close()
     t2 = resolve_targets(RoutineConfig(mailaddr="root"), b)
     assert (t2.mailaddr, t2.program) == ("root", None)
 
@@ -138,3 +127,48 @@ def test_test_alert_runs_the_program_for_every_array(
     assert rc == 0
     got = [json.loads(x) for x in out.read_text().splitlines()]
     assert got == [[["TestMessage", "/dev/md0"], "TestMessage"]]
+
+
+class _Log:
+    """The alerter's log; a test waits for a line the delivery threads write."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.cv = threading.Condition()
+
+    def __call__(self, line: str) -> None:
+        with self.cv:
+            self.lines.append(line)
+            self.cv.notify_all()
+
+    def wait(self, words: str, n: int = 1) -> None:
+        with self.cv:
+            ok = self.cv.wait_for(lambda: sum(words in x for x in self.lines) >= n, timeout=10)
+            assert ok, (words, self.lines)
+
+
+def test_undeliverable_alert_is_retried_later_and_later_until_it_goes(tmp_path: Path) -> None:
+    """The program fails twice (exits 1): each failure is logged, retried after 60 s, then
+    120 s (doubling); nothing is sent before it is due; the third run delivers it."""
+    clock = SimClock.manual()
+    b = SimulatedBackend.from_scenario("imsm", clock=clock)
+    sent = Sent(fail=2)
+    log = _Log()
+    al = Alerter(b, Targets(program="/p"), sent, log=log, clock=clock.now)
+    al.emit(AlertEvent("Fail", "md126", "sdb", detail="sdb of md126 failed"))
+    log.wait("not delivered by program: /p exited with status 1; retried in 60 s")
+    clock.advance(59)
+    al.tick()
+    assert len(sent.calls) == 1  # not due yet: nothing queued
+    clock.advance(1)
+    al.tick()
+    log.wait("retried in 120 s")
+    clock.advance(119)
+    al.tick()
+    assert len(sent.calls) == 2
+    clock.advance(1)
+    al.tick()
+    log.wait("alert: Fail delivered by program")
+    assert len(sent.calls) == 3
+    assert {c[0] for c in sent.calls} == {("/p", "Fail", "/dev/md126", "/dev/sdb")}
+    al.close()

@@ -164,3 +164,36 @@ def test_findings_never_overdue_mismatch_rising_interrupted(tmp_path: Path) -> N
     for i in range(3):
         _check(store, t0 + (7 + i) * day, None, outcome="interrupted")
     assert "md-check-interrupted" in codes(raid1, t0 + 10 * day)
+
+
+def test_a_window_stopped_after_the_last_look_ends_where_md_resumes(tmp_path: Path) -> None:
+    """The check went on between the monitor's last look and the stop (the VM saw 80640 as the
+    last position and md resumed at 81320): the first window's end is raised to where md
+    resumes it (md/sync_min, md.c md_do_sync: resync_min = curr_resync_completed), so the
+    windows meet: none looks skipped."""
+    clock = SimClock.manual()
+    b = SimulatedBackend.from_scenario("imsm", clock=clock)
+    store = SnapshotStore.open(tmp_path / "state.db")
+    mon = WearMonitor(b, store, interval_s=3600, log=lambda _line: None)
+    mon.tick()
+    _tee(b, "sync_action", "check")
+    for _ in range(3):
+        clock.advance(30)
+        mon.tick()
+    clock.advance(20)  # md checks on; nobody looks
+    _tee(b, "sync_action", "idle")
+    clock.advance(1)
+    mon.tick()
+    stopped_at = int(b.read_text(f"{MD}/sync_min") or 0)
+    uuid = b.probe().array("md126").uuid  # type: ignore[union-attr]
+    (rec,) = checks_of(store, "md126", uuid)
+    (only,) = rec.windows
+    assert only.window is not None and 0 < (only.window.to_sector or 0) < stopped_at
+    clock.advance(60)
+    _tee(b, "sync_action", "check")
+    clock.advance(5)
+    mon.tick()
+    (rec,) = checks_of(store, "md126", uuid)
+    first, second = rec.windows
+    assert first.window is not None and second.window is not None
+    assert first.window.to_sector == second.window.from_sector == stopped_at

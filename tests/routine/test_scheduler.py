@@ -4,6 +4,7 @@ in the next window; never on a degraded array (logged and in the history)."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from app.routine.scheduler import CheckScheduler
 from app.wear.checks import checks_of
 from app.wear.snapshots import SnapshotStore
 from backends.simulated import SimClock, SimulatedBackend
+from tests.routine.rig import Rig
 
 
 def _run(
@@ -138,3 +140,114 @@ def test_an_array_with_its_own_schedule() -> None:
     assert window_at(1320.0, c.for_array("md127")) == (1320.0, 1350.0)
     with pytest.raises(ConfigError, match=r"\[checks.md126\] has an unknown key 'arrays'"):
         parse_config('[checks.md126]\narrays = ["md1"]\n')
+
+
+def _checking(rig: Rig) -> set[str]:
+    """The arrays md runs (or holds, resync=DELAYED) a check of now."""
+    return {
+        n for n, a in rig.b.state.arrays.items() if a.job is not None and a.job.action == "check"
+    }
+
+
+def test_arrays_sharing_a_disk_are_checked_one_after_another(tmp_path: Path) -> None:
+    """raid10-evo's md127 (sda2..sdd2) and a RAID-5 md126 made on sdb1..sdd1: three disks in
+    common. Each window checks both, never at the same time (md would hold the second one
+    DELAYED behind the first anyway, md.c md_do_sync, while its window passes)."""
+    rig = Rig(
+        tmp_path, "raid10-evo", RoutineConfig(check_every_s=6 * 3600, check_window_s=3 * 3600)
+    )
+    r = rig.b.run(
+        ["mdadm", "--create", "/dev/md126", "--run", "--level=5", "--raid-devices=3",
+         "/dev/sdb1", "/dev/sdc1", "/dev/sdd1"]
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    # md126's own ceiling, 10 MB/s: its check lasts ~50 s, several looks (one that begins and
+    # ends between two looks is not seen by the recorder)
+    r = rig.b.run(["tee", "/sys/block/md126/md/sync_speed_max"], stdin="10000\n")
+    assert r.returncode == 0, r.stderr
+    rig.tick()
+    together: list[float] = []
+    seen: set[str] = set()
+
+    def look() -> None:
+        now = _checking(rig)
+        seen.update(now)
+        if len(now) > 1:
+            together.append(rig.b.now())
+
+    for _ in range(8 * 360):  # 8 h, a look every 10 s
+        rig.clock.advance(10)
+        rig.tick()
+        look()
+    assert seen == {"md126", "md127"} and together == []
+    small = checks_of(rig.store, "md126", rig.b.probe().array("md126").uuid)  # type: ignore[union-attr]
+    big = checks_of(rig.store, "md127", rig.b.probe().array("md127").uuid)  # type: ignore[union-attr]
+    # two windows (6 h apart) in 8 h: in each, the smaller first, the other after its end
+    assert [c.finished for c in small] == [c.finished for c in big] == [True, True]
+    for first, second in zip(small, big, strict=True):
+        assert first.end is not None and first.end <= second.start < first.start + 3 * 3600
+    assert any("md127: scheduled check started" in ln for ln in rig.lines)
+    rig.close()
+
+
+def test_not_started_while_the_array_resyncs_then_started(tmp_path: Path) -> None:
+    """raid10-evo's md127 resyncs for ~12 more minutes: the windows in that time skip it (the
+    log and the history say why), the first window after the resync checks it."""
+    rig = Rig(tmp_path, "raid10-evo", RoutineConfig(check_every_s=120, check_window_s=30))
+    rig.tick()
+    rig.run(3600, step=5, until=lambda: bool(_checking(rig)))
+    uuid = rig.b.probe().array("md127").uuid  # type: ignore[union-attr]
+    recs = checks_of(rig.store, "md127", uuid)
+    skipped = [r for r in recs if r.skipped]
+    assert skipped and {r.outcome for r in skipped} == {"not started: the array is busy (resync)"}
+    assert rig.said("RebuildFinished")  # the resync ended before the check began
+    assert sum(
+        "scheduled check not started: the array is busy (resync)" in ln for ln in rig.lines
+    ) == len(skipped)
+    rig.close()
+
+
+def test_autocheck_leaves_the_checks_to_debian_until_the_reload_says_otherwise(
+    tmp_path: Path,
+) -> None:
+    """/etc/default/mdadm AUTOCHECK=true: Debian's checkarray cron runs the monthly check, so
+    raidman starts none (no two schedulers); ``ignore_autocheck = true`` in [checks], taken in
+    by a reload (what SIGHUP does: Routine.configure), lets raidman schedule them."""
+    cfg = RoutineConfig(check_every_s=120, check_window_s=30)
+    rig = Rig(tmp_path, "imsm", cfg)
+    rig.b.state.files["/etc/default/mdadm"] = "# mdadm Debian configuration\nAUTOCHECK=true\n"
+    rig.routine.configure(rig.routine.cfg)  # the file is read as the configuration is taken in
+    assert any(
+        "left to Debian's checkarray (AUTOCHECK=true in /etc/default/mdadm)" in ln
+        for ln in rig.lines
+    )
+    rig.tick()
+    rig.run(600, step=5)
+    uuid = rig.b.probe().array("md126").uuid  # type: ignore[union-attr]
+    assert not _checking(rig) and not checks_of(rig.store, "md126", uuid)
+    rig.routine.configure(dataclasses.replace(rig.routine.cfg, ignore_autocheck=True))
+    rig.run(240, step=5, until=lambda: bool(_checking(rig)))
+    assert _checking(rig) == {"md126"}
+    assert any("md126: scheduled check started" in ln for ln in rig.lines)
+    rig.close()
+
+
+def test_not_started_while_the_array_reshapes(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, "blank", RoutineConfig(check_every_s=120, check_window_s=30))
+    r = rig.b.run(
+        ["mdadm", "--create", "/dev/md0", "--run", "--level=5", "--raid-devices=3",
+         "/dev/nvme0n1", "/dev/nvme1n1", "/dev/nvme2n1"]
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    rig.clock.advance(86400)  # its initial sync is over
+    for argv in (["mdadm", "/dev/md0", "--add", "/dev/nvme3n1"],
+                 ["mdadm", "--grow", "/dev/md0", "--raid-devices=4"]):  # fmt: skip
+        r = rig.b.run(argv)
+        assert r.returncode == 0, r.stderr
+    rig.tick()
+    rig.run(600, step=5)
+    assert not _checking(rig)
+    uuid = rig.b.probe().array("md0").uuid  # type: ignore[union-attr]
+    recs = checks_of(rig.store, "md0", uuid)
+    assert len(recs) >= 4 and {r.outcome for r in recs} == {"not started: the array is reshaping"}
+    rig.close()

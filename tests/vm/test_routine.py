@@ -178,7 +178,9 @@ def test_scheduled_windows_resume_and_alerts_arrive(blank_vm: VM) -> None:
         # the second window resumes where md recorded the first as done (md.c md_do_sync: an
         # interrupted requested sync sets resync_min = curr_resync_completed): never past where
         # the first stopped, so nothing is skipped; /proc/mdstat's fresher count (what raidman
-        # shows) can be a little further (seen: stopped at 86784, resumed at 81320)
+        # shows) can be a little further (seen: stopped at 86784, resumed at 81320), and where
+        # the last look was behind md's stop (seen 80640, resumed at 81320) the first window's
+        # end is raised to where md resumes (app.wear.checks.reached_before)
         assert w[0]["from_sector"] == 0 and 0 < w[1]["from_sector"] <= w[0]["to_sector"], w
         assert all(x["end"] - x["start"] <= WINDOW_S + 5 for x in w[:2]), w
         assert {m["device"] for m in c["members"]} == {f"{d}p1" for d in disks}

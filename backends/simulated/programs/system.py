@@ -139,7 +139,8 @@ def systemctl(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
         return (0, "active\n", "") if args[1] in active else (3, "inactive\n", "")
     if len(args) >= 2 and args[0] in ("is-enabled",):
         return (0, "enabled\n", "") if args[1] == "fstrim.timer" else (1, "disabled\n", "")
-    if args and args[0] in ("start", "enable", "restart", "daemon-reload"):
+    # try-restart: restart a unit that runs, nothing otherwise; 0 either way (systemctl(1))
+    if args and args[0] in ("start", "enable", "restart", "try-restart", "daemon-reload"):
         return 0, "", ""
     return 1, "", f"systemctl: command {' '.join(args)} is not simulated\n"
 
