@@ -46,8 +46,18 @@ def _env() -> list[str]:
 
 
 def _alerts(vm: VM) -> list[dict[str, Any]]:
-    text = vm.try_read(f"{OUT}/alerts.jsonl") or ""
-    return [json.loads(x) for x in text.splitlines() if x.strip()]
+    """What the alert program heard, one file per run: its start time, argc, argv, then the
+    RAIDMAN_* environment (a shell script: a Python one took seconds to start under TCG)."""
+    got = vm.read_many(vm.glob(f"{OUT}/alerts/*"))
+    out = []
+    for name, text in got.items():
+        lines = (text or "").splitlines()
+        if name.endswith(".tmp") or len(lines) < 2 or lines[-1] != "end":
+            continue  # still being written
+        n = int(lines[1])
+        env = dict(x.split("=", 1) for x in lines[2 + n : -1] if "=" in x)
+        out.append({"t": float(lines[0]), "argv": lines[2 : 2 + n], "env": env})
+    return out
 
 
 def _mails(vm: VM) -> list[str]:
@@ -62,18 +72,17 @@ def _setup(vm: VM, disks: list[str]) -> None:
         f"""
         rm -rf {STATE} {CFG} {OUT}
         ip link set lo up 2>/dev/null || true
-        mkdir -p {OUT}/mail {CFG}/raidman
+        mkdir -p {OUT}/mail {OUT}/alerts {CFG}/raidman
         for d in {parts}; do
             parted -s -a none /dev/$d mklabel gpt mkpart a 1MiB 129MiB mkpart b 129MiB 145MiB
             partx -u /dev/$d || true
         done
         udevadm settle || true
         cat > {OUT}/alert <<'EOF'
-#!{sys.executable}
-import json, os, sys, time
-with open("{OUT}/alerts.jsonl", "a") as f:
-    env = {{k: v for k, v in os.environ.items() if k.startswith("RAIDMAN_")}}
-    f.write(json.dumps({{"t": time.time(), "argv": sys.argv[1:], "env": env}}) + "\\n")
+#!/bin/sh
+f={OUT}/alerts/$(date +%s%N)-$$
+{{ date +%s.%N; echo $#; for a in "$@"; do echo "$a"; done; env | grep '^RAIDMAN_'; echo end; }} > $f.tmp
+mv $f.tmp $f
 EOF
         cat > {OUT}/sendmail <<'EOF'
 #!{sys.executable}

@@ -108,7 +108,15 @@ def test_monitor_records_every_sync_exactly_by_uuid(blank_vm: VM) -> None:
         vm.write(f"/sys/block/{MD}/md/sync_action", "check\n")
         wait_sync_progress(vm, MD, min_done=2048)
         hold_sync(vm)
-        time.sleep(2.0)  # the monitor samples every second
+        # the monitor samples every second, but a loaded machine can make its look late: stop
+        # the check only once the monitor has recorded it running (a check it never saw is
+        # rightly "ended between two looks", as one run under load recorded it)
+        vm.wait_for(
+            lambda: len(_records(vm)) >= 2 and not _records(vm)[1]["ended"],
+            120,
+            "the monitor's record of the running check",
+            interval=1.0,
+        )
         vm.write(f"/sys/block/{MD}/md/sync_action", "idle\n")
         vm.wait_idle(MD, 60)
         b = _wait_recorded(vm, 2)[1]
