@@ -37,6 +37,7 @@ from app.model.devices import (
 from app.plans.superblocks import Superblocks
 from widgets.detail_fields import (
     MEMBERS_FULL_WIDTH,
+    LabelGrid,
     field_table,
     fmt_value,
     is_compact,
@@ -95,26 +96,31 @@ def members_table(a: MdArray, *, width: int = 0, events: dict[str, str] | None =
 
 
 def sync_block(s: SyncStatus, *, width: int = 0) -> RenderableType:
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column()
+    """An array's sync, rendered again at every sample: its figures as plain ``Text`` rows
+    (``LabelGrid``, never markup), not a Rich table measured each second."""
     colour = "yellow" if s.active else "green"
-    table.add_row("action", Text(s.action, colour))
-    table.add_row("progress", Text(percent(s.fraction), colour))
+    compact = is_compact(width)
+    rows: list[tuple[str, Text]] = [
+        ("action", Text(s.action, colour)),
+        ("progress", Text(percent(s.fraction), colour)),
+    ]
     if s.done_sectors is not None and s.total_sectors is not None:
-        table.add_row(
+        rows.append((
             "done / total",
-            f"{s.done_sectors:,} / {s.total_sectors:,} sectors "
-            f"({human_bytes(s.done_sectors * 512)} / {human_bytes(s.total_sectors * 512)})",
-        )
-    table.add_row("speed", fmt_value("speed_kib_s", s.speed_kib_s, compact=is_compact(width)))
-    table.add_row("ETA", duration(s.eta_s))
+            Text(
+                f"{s.done_sectors:,} / {s.total_sectors:,} sectors "
+                f"({human_bytes(s.done_sectors * 512)} / {human_bytes(s.total_sectors * 512)})"
+            ),
+        ))  # fmt: skip
+    rows.append(("speed", fmt_value("speed_kib_s", s.speed_kib_s, compact=compact)))
+    rows.append(("ETA", Text(duration(s.eta_s))))
     for name in ("min_speed_kib_s", "max_speed_kib_s", "reshape_position", "mismatch_cnt"):
         v = getattr(s, name)
         if v is not None:
-            table.add_row(label_of(name), fmt_value(name, v, compact=is_compact(width)))
+            rows.append((label_of(name), fmt_value(name, v, compact=compact)))
     if s.targets:
-        table.add_row("rebuilding", ", ".join(s.targets))
+        rows.append(("rebuilding", Text(", ".join(s.targets))))
+    table = LabelGrid(rows, gap=2)
     frac = s.fraction
     parts: list[RenderableType] = [Text("sync", "bold underline"), table]
     if frac is not None:
