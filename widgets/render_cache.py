@@ -101,18 +101,23 @@ class LineDiffStatic(Static):
     # id(part) -> (part, (width, style), its strips): the parts of the last part-wise render
     _part_strips: dict[int, tuple[object, object, list[Strip]]] | None = None
 
-    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
-        cache = self._render_cache
+    @property
+    def can_diff(self) -> bool:
+        """An ``update(..., layout=False)`` now is a line diff, which also finds out when the
+        content's height changed (and lays the screen out then): on screen, its own height."""
         height = self.styles.height
-        on_screen = bool(
+        return bool(
             self.is_mounted
             and self.region
             and self.screen.is_current
             and (height is None or height.is_auto)
         )
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        cache = self._render_cache
         self._diff_from = (
             list(cache.lines)
-            if not layout and on_screen and cache.size == self.size and cache.lines
+            if not layout and self.can_diff and cache.size == self.size and cache.lines
             else None
         )
         super().update(content, layout=layout)

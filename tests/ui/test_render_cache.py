@@ -168,3 +168,62 @@ async def test_a_group_renders_only_its_new_parts() -> None:
             "moving 2",
             "tail line",
         ]
+
+
+async def test_new_superblocks_of_the_same_shape_lay_nothing_out() -> None:
+    """Each audit (every probe of a syncing array) hands the Details new member superblocks
+    (their event counts move): on screen that is a line diff, no screen layout (issue 29: a
+    layout every 10 s was a sixth of raid10-evo's CPU); what grows the pane still lays out."""
+    import dataclasses
+
+    import pytest
+    from textual.app import App, ComposeResult
+    from textual.widget import Widget
+
+    from app.plans.superblocks import read_superblocks
+    from tests.ui.helpers import screen_lines
+    from widgets.device_detail import DeviceDetail
+
+    backend = SimulatedBackend.from_scenario("retire", clock=SimClock.manual())
+    m = backend.probe()
+    sbs = read_superblocks(m, backend)
+    ref = NodeRef("dev:md0", "array", "md0")
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield DeviceDetail(id="detail")
+
+    app = Host()
+    async with app.run_test(size=(200, 50)) as pilot:
+        detail = app.query_one(DeviceDetail)
+        detail.superblocks = sbs
+        detail.show(m, ref)
+        await pilot.pause()
+        assert any("events 244 (current)" in line for line in screen_lines(app))
+        # the next audit: every member's events moved on by one (a sync's checkpoint)
+        moved = dataclasses.replace(
+            sbs,
+            members={
+                k: dataclasses.replace(v, events=(v.events or 0) + 1)
+                for k, v in sbs.members.items()
+            },
+        )
+        layouts: list[Widget] = []
+        original = Widget.refresh
+
+        def spy(self: Widget, *regions: object, **kw: object) -> Widget:
+            if kw.get("layout"):
+                layouts.append(self)
+            return original(self, *regions, **kw)  # type: ignore[arg-type]
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(Widget, "refresh", spy)
+            detail.set_superblocks(moved)
+            await pilot.pause()
+            assert layouts == []
+            assert any("events 245 (current)" in line for line in screen_lines(app))
+            fewer = dataclasses.replace(moved, outside={})  # lines less: a layout
+            detail.set_superblocks(fewer)
+            await pilot.pause()
+            assert layouts
+        assert not any("carries md0's superblock" in line for line in screen_lines(app))
