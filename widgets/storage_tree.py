@@ -450,7 +450,12 @@ class StorageTree(Tree[NodeRef]):
         self._label_only.discard(node)
         line, top = node.line, self.scroll_offset.y
         if top <= line < top + self.size.height:
+            # Widget.refresh also drops the widget's component-style cache, which a style
+            # change drops itself (notify_style_update): kept, the line renders without
+            # resolving the tree's five component styles again (most of its cost each second)
+            styles = dict(self._rich_style_cache)
             self._refresh_line(line)
+            self._rich_style_cache.update(styles)
 
     def _decorate(self, s: NodeSpec) -> Text:
         sev = None if s.ref.is_link else self._badges.get(s.ref.name)

@@ -145,15 +145,27 @@ async def test_a_relabel_repaints_the_nodes_own_line_only() -> None:
             painted.extend(regions)
             return original(self, *regions, **kw)
 
+        resolved: list[tuple[str, ...]] = []
+        styles = StorageTree.get_component_styles
+
+        def spy_styles(self: StorageTree, *names: str) -> Any:
+            resolved.append(names)
+            return styles(self, *names)
+
         StorageTree.refresh = spy  # type: ignore[method-assign]
+        StorageTree.get_component_styles = spy_styles  # type: ignore[method-assign]
         try:
             clock.advance(30.0)
             tree.update_machine(merge_live(probed, backend.sample()))
             await pilot.pause()
         finally:
             StorageTree.refresh = original  # type: ignore[method-assign]
+            StorageTree.get_component_styles = styles  # type: ignore[method-assign]
         line = node.line - tree.scroll_offset.y
         assert painted == [Region(0, line, tree.size.width, 1)]
+        # and its component styles (guides, cursor, highlight) were not resolved again: only
+        # the guides' colour checks that Tree itself makes uncached for each line it renders
+        assert all(n[0].startswith("tree--guides") for n in resolved), resolved
         label = tree.label_for("dev:md127")
         assert label is not None and "resync" in label.plain
         assert label.plain in screen_lines(app)[line]
