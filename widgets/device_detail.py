@@ -145,22 +145,33 @@ def array_view(
     block each second."""
     volumes = tuple(v.name for v in m.arrays if v.container == a.name)
     sync = sync_block(a.sync, width=width) if a.sync is not None else Text("sync: idle", "green")
+    sb = _superblock_facts(m, a, superblocks)
     if cache is None:
-        return Group(
-            *_array_head(m, a, width, superblocks), sync, *_array_tail(m, a, volumes, width)
-        )
-    head_key = ("array-head", width, dataclasses.replace(a, sync=None), superblocks)
+        return Group(*_array_head(m, a, width, sb), sync, *_array_tail(m, a, volumes, width))
+    # keyed on what the head shows of the superblocks, not on them: each audit reads them
+    # again, and their update times move while nothing shown does
+    head_key = ("array-head", width, dataclasses.replace(a, sync=None), sb)
     tail_key = ("array-tail", width, a.name, volumes, m.filesystem(a.name), m.pv(a.name))
     return Group(
-        cache.part(head_key, lambda: Group(*_array_head(m, a, width, superblocks))),
+        cache.part(head_key, lambda: Group(*_array_head(m, a, width, sb))),
         sync,
         cache.part(tail_key, lambda: Group(*_array_tail(m, a, volumes, width))),
     )
 
 
-def _array_head(
-    m: Machine, a: MdArray, width: int, superblocks: Superblocks | None
-) -> list[RenderableType]:
+SuperblockFacts = tuple[dict[str, str] | None, tuple[Text, ...]]
+
+
+def _superblock_facts(m: Machine, a: MdArray, superblocks: Superblocks | None) -> SuperblockFacts:
+    """What an array's Details show of its member superblocks: each member's events when one
+    is behind (else None: no column), and the devices outside it that carry its superblock."""
+    events = None
+    if behind_any(m, a, superblocks):
+        events = {x.device: member_events(m, a, superblocks, x.device) for x in a.members}
+    return events, tuple(outside_lines(m, a, superblocks))
+
+
+def _array_head(m: Machine, a: MdArray, width: int, sb: SuperblockFacts) -> list[RenderableType]:
     colour = array_state_colour(a)
     head = Text(f"{a.path}  ", "bold")
     head.append(f"{a.level}  {mdstat_map(a)}", colour)
@@ -179,12 +190,10 @@ def _array_head(
                 "bright_black",
             )
         )
+    events, outside = sb
     if a.members:
-        events = None
-        if behind_any(m, a, superblocks):
-            events = {x.device: member_events(m, a, superblocks, x.device) for x in a.members}
         parts.append(members_table(a, width=width, events=events))
-    parts.extend(outside_lines(m, a, superblocks))
+    parts.extend(outside)
     return parts
 
 

@@ -227,3 +227,26 @@ async def test_new_superblocks_of_the_same_shape_lay_nothing_out() -> None:
             await pilot.pause()
             assert layouts
         assert not any("carries md0's superblock" in line for line in screen_lines(app))
+
+
+def test_an_audits_new_superblocks_keep_the_head_while_nothing_it_shows_moved() -> None:
+    """Each audit reads the member superblocks again (every probe of a syncing array): their
+    update times move, nothing the Details show of them does (no member behind, nobody outside):
+    the fields and members part is not made again (it was, every 10 s)."""
+    from app.plans.superblocks import read_superblocks
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.from_scenario("raid10-evo", clock=clock)
+    ref = NodeRef("dev:md127", "array", "md127")
+    cache = CachedParts()
+    heads = []
+    for _ in range(2):
+        clock.advance(10.0)
+        m = merge_live(backend.probe(), backend.sample())
+        sbs = read_superblocks(m, backend)
+        r = render_ref(m, ref, width=120, cache=cache, superblocks=sbs)
+        cache.done()
+        heads.append((r.renderables[0], sbs))  # type: ignore[attr-defined]
+    (h0, s0), (h1, s1) = heads
+    assert s0 != s1  # read again: not the same superblocks...
+    assert h0 is h1  # ...but the same head
