@@ -4,8 +4,13 @@ human-readable and coloured by state, and every field of a dataclass as a two-co
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -158,3 +163,57 @@ ONLY_WHEN_SET = ("previous_raid_disks",)
 
 def heading(text: str, style: str = "bold reverse") -> Text:
     return Text(f" {text} ", style)
+
+
+class LabelGrid:
+    """Rows of (label, value) laid out as ``Table.grid(padding=(0, gap))`` with a bold, no-wrap
+    label column lays them out, segment for segment, without the table's measuring and cell
+    rendering while every row fits on one line (what a sync block re-rendered each second needs:
+    issue 29); a width that makes a value wrap is left to the ``Table`` itself. The values are
+    ``Text``, never markup."""
+
+    __slots__ = ("gap", "rows")
+
+    def __init__(self, rows: Sequence[tuple[str, Text]], *, gap: int = 2) -> None:
+        self.rows = tuple(rows)
+        self.gap = gap
+
+    def table(self) -> Table:
+        table = Table.grid(padding=(0, self.gap))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
+        for label, value in self.rows:
+            table.add_row(Text(label), value)
+        return table
+
+    def _widths(self) -> tuple[int, int]:
+        return (
+            max((cell_len(label) for label, _ in self.rows), default=0),
+            max((value.cell_len for _, value in self.rows), default=0),
+        )
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.table())
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+        if not self.rows:
+            return
+        label_w, value_w = self._widths()
+        if (
+            label_w + self.gap + value_w > options.max_width
+            or any("\n" in v.plain or "\t" in v.plain for _, v in self.rows)
+            or any("\n" in label or "\t" in label for label, _ in self.rows)
+        ):
+            yield from console.render(self.table(), options)
+            return
+        new_line = Segment.line()
+        for label, value in self.rows:
+            # the label cell: bold, padded to the column and the gap; the value cell: the
+            # value padded in its own style (Rich's left justify pads the Text itself)
+            row = Text()
+            row.append(label + " " * (label_w - cell_len(label) + self.gap), "bold")
+            v = value.copy()
+            v.pad_right(value_w - v.cell_len)
+            row.append_text(v)  # its style becomes a span: Text.render applies spans only
+            yield from row.render(console)
+            yield new_line

@@ -37,6 +37,7 @@ from app.model.devices import (
 from app.plans.superblocks import Superblocks
 from widgets.detail_fields import (
     MEMBERS_FULL_WIDTH,
+    LabelGrid,
     field_table,
     fmt_value,
     is_compact,
@@ -95,26 +96,31 @@ def members_table(a: MdArray, *, width: int = 0, events: dict[str, str] | None =
 
 
 def sync_block(s: SyncStatus, *, width: int = 0) -> RenderableType:
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column()
+    """An array's sync, rendered again at every sample: its figures as plain ``Text`` rows
+    (``LabelGrid``, never markup), not a Rich table measured each second."""
     colour = "yellow" if s.active else "green"
-    table.add_row("action", Text(s.action, colour))
-    table.add_row("progress", Text(percent(s.fraction), colour))
+    compact = is_compact(width)
+    rows: list[tuple[str, Text]] = [
+        ("action", Text(s.action, colour)),
+        ("progress", Text(percent(s.fraction), colour)),
+    ]
     if s.done_sectors is not None and s.total_sectors is not None:
-        table.add_row(
+        rows.append((
             "done / total",
-            f"{s.done_sectors:,} / {s.total_sectors:,} sectors "
-            f"({human_bytes(s.done_sectors * 512)} / {human_bytes(s.total_sectors * 512)})",
-        )
-    table.add_row("speed", fmt_value("speed_kib_s", s.speed_kib_s, compact=is_compact(width)))
-    table.add_row("ETA", duration(s.eta_s))
+            Text(
+                f"{s.done_sectors:,} / {s.total_sectors:,} sectors "
+                f"({human_bytes(s.done_sectors * 512)} / {human_bytes(s.total_sectors * 512)})"
+            ),
+        ))  # fmt: skip
+    rows.append(("speed", fmt_value("speed_kib_s", s.speed_kib_s, compact=compact)))
+    rows.append(("ETA", Text(duration(s.eta_s))))
     for name in ("min_speed_kib_s", "max_speed_kib_s", "reshape_position", "mismatch_cnt"):
         v = getattr(s, name)
         if v is not None:
-            table.add_row(label_of(name), fmt_value(name, v, compact=is_compact(width)))
+            rows.append((label_of(name), fmt_value(name, v, compact=compact)))
     if s.targets:
-        table.add_row("rebuilding", ", ".join(s.targets))
+        rows.append(("rebuilding", Text(", ".join(s.targets))))
+    table = LabelGrid(rows, gap=2)
     frac = s.fraction
     parts: list[RenderableType] = [Text("sync", "bold underline"), table]
     if frac is not None:
@@ -139,22 +145,33 @@ def array_view(
     block each second."""
     volumes = tuple(v.name for v in m.arrays if v.container == a.name)
     sync = sync_block(a.sync, width=width) if a.sync is not None else Text("sync: idle", "green")
+    sb = _superblock_facts(m, a, superblocks)
     if cache is None:
-        return Group(
-            *_array_head(m, a, width, superblocks), sync, *_array_tail(m, a, volumes, width)
-        )
-    head_key = ("array-head", width, dataclasses.replace(a, sync=None), superblocks)
+        return Group(*_array_head(m, a, width, sb), sync, *_array_tail(m, a, volumes, width))
+    # keyed on what the head shows of the superblocks, not on them: each audit reads them
+    # again, and their update times move while nothing shown does
+    head_key = ("array-head", width, dataclasses.replace(a, sync=None), sb)
     tail_key = ("array-tail", width, a.name, volumes, m.filesystem(a.name), m.pv(a.name))
     return Group(
-        cache.part(head_key, lambda: Group(*_array_head(m, a, width, superblocks))),
+        cache.part(head_key, lambda: Group(*_array_head(m, a, width, sb))),
         sync,
         cache.part(tail_key, lambda: Group(*_array_tail(m, a, volumes, width))),
     )
 
 
-def _array_head(
-    m: Machine, a: MdArray, width: int, superblocks: Superblocks | None
-) -> list[RenderableType]:
+SuperblockFacts = tuple[dict[str, str] | None, tuple[Text, ...]]
+
+
+def _superblock_facts(m: Machine, a: MdArray, superblocks: Superblocks | None) -> SuperblockFacts:
+    """What an array's Details show of its member superblocks: each member's events when one
+    is behind (else None: no column), and the devices outside it that carry its superblock."""
+    events = None
+    if behind_any(m, a, superblocks):
+        events = {x.device: member_events(m, a, superblocks, x.device) for x in a.members}
+    return events, tuple(outside_lines(m, a, superblocks))
+
+
+def _array_head(m: Machine, a: MdArray, width: int, sb: SuperblockFacts) -> list[RenderableType]:
     colour = array_state_colour(a)
     head = Text(f"{a.path}  ", "bold")
     head.append(f"{a.level}  {mdstat_map(a)}", colour)
@@ -173,12 +190,10 @@ def _array_head(
                 "bright_black",
             )
         )
+    events, outside = sb
     if a.members:
-        events = None
-        if behind_any(m, a, superblocks):
-            events = {x.device: member_events(m, a, superblocks, x.device) for x in a.members}
         parts.append(members_table(a, width=width, events=events))
-    parts.extend(outside_lines(m, a, superblocks))
+    parts.extend(outside)
     return parts
 
 
@@ -509,9 +524,13 @@ class DeviceDetail(VerticalScroll):
             self._body.update(Text("select a device in the tree", "bright_black"))
         else:
             # A live update of the same node keeps its shape (same rows, new numbers): repaint
-            # without re-laying-out the whole screen once a second.
+            # without re-laying-out the whole screen once a second. Forced (new superblocks at
+            # each audit, every probe of a syncing array): a line diff on screen lays out only
+            # when the height changed (a layout every 10 s was a sixth of raid10-evo's CPU).
             shape = (ref, self.size.width, _shape_of(machine.device(ref.name)))
-            same_shape = not force and shape == getattr(self, "_shape", None)
+            same_shape = shape == getattr(self, "_shape", None) and (
+                not force or self._body.can_diff
+            )
             self._shape = shape
             shown = render_ref(
                 machine,

@@ -94,7 +94,13 @@ class KernelLogPane(VerticalScroll):
             log_text(self._log, machine, self._selected_name())
         )
 
-    @work(thread=True, exclusive=True, group="kernel-log", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="kernel-log",
+        exit_on_error=False,
+        description="kernel-log",
+    )
     def _fetch(self, backend: object) -> None:
         log = read_kernel_log(backend)  # type: ignore[arg-type]
         self.app.call_from_thread(self._got, log)

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator
 from typing import Self
 
-from rich.console import Console, ConsoleOptions, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.measure import Measurement
 from rich.segment import Segment
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.visual import Visual, VisualType
+from textual.visual import RichVisual, Visual, VisualType
 from textual.widget import _RenderCache
 from textual.widgets import Static
 
@@ -89,22 +89,35 @@ class LineDiffStatic(Static):
     the new content is rendered at once (while the widget is on screen) and compared with the
     lines shown, and only the changed lines are marked dirty, so the compositor re-renders a
     syncing array's few moving lines instead of the whole Details pane each second. Off screen,
-    or when the line count changes, it is a plain ``Static.update``."""
+    or when the line count changes, it is a plain ``Static.update``.
+
+    Content that is a ``Group`` is rendered part by part, and a part that is the same object as
+    in the last render (a ``Cached`` whose data did not move) keeps its strips: a syncing
+    array's Details render only the sync block each second, not the field and member tables
+    around it (issue 29: rendering the whole pane before the diff was a quarter of raid10-evo's
+    main thread)."""
 
     _diff_from: list[Strip] | None = None
+    # id(part) -> (part, (width, style), its strips): the parts of the last part-wise render
+    _part_strips: dict[int, tuple[object, object, list[Strip]]] | None = None
 
-    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
-        cache = self._render_cache
+    @property
+    def can_diff(self) -> bool:
+        """An ``update(..., layout=False)`` now is a line diff, which also finds out when the
+        content's height changed (and lays the screen out then): on screen, its own height."""
         height = self.styles.height
-        on_screen = bool(
+        return bool(
             self.is_mounted
             and self.region
             and self.screen.is_current
             and (height is None or height.is_auto)
         )
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        cache = self._render_cache
         self._diff_from = (
             list(cache.lines)
-            if not layout and on_screen and cache.size == self.size and cache.lines
+            if not layout and self.can_diff and cache.size == self.size and cache.lines
             else None
         )
         super().update(content, layout=layout)
@@ -121,7 +134,7 @@ class LineDiffStatic(Static):
             return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
         width, height = self.size
         # its own height (auto): more or fewer lines than shown is a layout, not a line diff
-        new = Visual.to_strips(self, self._render(), width, None, self.visual_style)
+        new = self._strips(width)
         if len(new) != height or len(old) != height:
             return super().refresh(layout=True)
         self._render_cache = _RenderCache(self.size, new)
@@ -132,3 +145,31 @@ class LineDiffStatic(Static):
             super().refresh(*changed)
             self._dirty_regions.clear()  # the lines are rendered: not again at paint time
         return self
+
+    def _strips(self, width: int) -> list[Strip]:
+        """The content as strips ``width`` cells wide, as ``Widget._render_content`` makes
+        them; a ``Group`` part by part, reusing the strips of a part rendered last time. Each
+        part is rendered inside a ``Group`` of its own, as the whole ``Group`` renders it (a
+        bare ``Text`` would be given the widget's justify by ``post_render``)."""
+        content = self.content
+        style = self.visual_style
+        if (
+            not isinstance(content, Group)
+            or self.text_selection is not None
+            or self.styles.content_align != ("left", "top")
+        ):
+            self._part_strips = None
+            return Visual.to_strips(self, self._render(), width, None, style)
+        old = self._part_strips or {}
+        kept: dict[int, tuple[object, object, list[Strip]]] = {}
+        out: list[Strip] = []
+        for part in content.renderables:
+            hit = old.get(id(part))
+            if hit is not None and hit[0] is part and hit[1] == (width, style):
+                strips = hit[2]
+            else:
+                strips = Visual.to_strips(self, RichVisual(self, Group(part)), width, None, style)
+            kept[id(part)] = (part, (width, style), strips)
+            out.extend(strips)
+        self._part_strips = kept
+        return out

@@ -77,6 +77,9 @@ class StorageTree(Tree[NodeRef]):
             self.ref = ref
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        # nodes whose label alone changed: their own line is repainted, not their subtree's
+        # (set first: Tree.__init__ already refreshes nodes)
+        self._label_only: set[TreeNode[NodeRef]] = set()
         super().__init__("storage", id=id, classes=classes)
         self.show_root = False
         # A click selects; it must not also fold the node away (Tree's auto_expand toggles on
@@ -143,7 +146,7 @@ class StorageTree(Tree[NodeRef]):
                 if node is not None:
                     decorated = self._decorate(spec)
                     if node.label != decorated:
-                        node.set_label(decorated)
+                        self._relabel(node, decorated)
             return
         specs = build_tree_spec(machine, self._marks)
         if self._filter:
@@ -165,7 +168,7 @@ class StorageTree(Tree[NodeRef]):
                 node.data = s.ref
                 label = self._decorate(s)
                 if node.label != label:  # relabel only what changed (each costs a redraw)
-                    node.set_label(label)
+                    self._relabel(node, label)
             return
         cursor = self.current.key if self.current is not None else None
         self._remember_open(old_by_key)
@@ -442,6 +445,28 @@ class StorageTree(Tree[NodeRef]):
             self._fill(ref.key)
 
     # ---- internals ------------------------------------------------------------------------
+    def _relabel(self, node: TreeNode[NodeRef], label: Text) -> None:
+        """A new label for ``node`` that repaints its own line only. ``TreeNode.set_label``
+        repaints the node's whole subtree (``Tree._refresh_node``), and the lines below it
+        render again since their cache keys hold the node's update count: a syncing array's
+        percent re-rendered its members, PV and filesystem lines each second too (issue 29)."""
+        self._label_only.add(node)
+        node.set_label(label)
+
+    def _refresh_node(self, node: TreeNode[NodeRef]) -> None:
+        if node not in self._label_only:
+            super()._refresh_node(node)
+            return
+        self._label_only.discard(node)
+        line, top = node.line, self.scroll_offset.y
+        if top <= line < top + self.size.height:
+            # Widget.refresh also drops the widget's component-style cache, which a style
+            # change drops itself (notify_style_update): kept, the line renders without
+            # resolving the tree's five component styles again (most of its cost each second)
+            styles = dict(self._rich_style_cache)
+            self._refresh_line(line)
+            self._rich_style_cache.update(styles)
+
     def _decorate(self, s: NodeSpec) -> Text:
         sev = None if s.ref.is_link else self._badges.get(s.ref.name)
         if sev is None and s.ref.kind == "vg":

@@ -365,7 +365,13 @@ class SyncPane(VerticalScroll):
         self._checks_key = key
         self._load_checks(host.store, host.store_lock, view.machine, now)
 
-    @work(thread=True, exclusive=True, group="check-history", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="check-history",
+        exit_on_error=False,
+        description="check-history",
+    )
     def _load_checks(
         self,
         store: Callable[[], SnapshotStore],

@@ -255,7 +255,9 @@ class WearPane(VerticalScroll):
             return
         self._load(req, obj)
 
-    @work(thread=True, exclusive=True, group="wear-view", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="wear-view", exit_on_error=False, description="wear-view"
+    )
     def _load(self, req: WearRequest, obj: Disk | MdArray) -> None:
         try:
             self.post_message(self.Loaded(req, load_wear(req, obj)))

@@ -50,7 +50,13 @@ class BoostActions(App[None]):
             return
         self._boost_worker(view, m, target)
 
-    @work(thread=True, exclusive=True, group="boost-plan", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="boost-plan",
+        exit_on_error=False,
+        description="boost-plan",
+    )
     def _boost_worker(self, view: HostView, machine: Machine, target: MdArray) -> None:
         """The limits in force are read through the backend (sysfs, /proc/sys): not here."""
         try:

@@ -4,8 +4,9 @@ An SSH session that drops normally sends SIGHUP; but a terminal can also vanish 
 (SIGHUP ignored by a wrapper such as ``nohup``, a pty whose master was closed, input at EOF).
 Textual's input thread then wakes up on the dead descriptor forever, burning a core on the very
 server that is rebuilding. ``watch_terminal(app)`` makes the App exit within a second in both
-cases: a SIGHUP/SIGTERM handler, and a twice-a-second ``poll()`` of the terminal's descriptor for
-POLLHUP/POLLERR/POLLNVAL (which reads nothing, so it never races Textual for keystrokes).
+cases: a SIGHUP/SIGTERM handler, and a thread blocked in ``poll()`` on the terminal's descriptor
+for POLLHUP/POLLERR/POLLNVAL only (it reads nothing, so it never races Textual for keystrokes,
+and it wakes only when the terminal goes: no timer ticking twice a second while all is well).
 
 What must survive the exit (a boost's restore record) is written before anything is raised,
 so leaving early loses nothing.
@@ -22,7 +23,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-CHECK_EVERY_S = 0.5
 HARD_EXIT_AFTER_S = 0.8  # the terminal is gone: if Textual's shutdown stalls on it, leave anyway
 HARD_EXIT_SIGTERM_S = 3.0  # the terminal may still be there: give Textual time to restore it
 _GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
@@ -37,6 +37,18 @@ def terminal_gone(fd: int) -> bool:
     except (OSError, ValueError):
         return True
     return any(mask & _GONE for _fd, mask in events)
+
+
+def wait_until_gone(fd: int) -> None:
+    """Block until ``fd`` is hung up, in error or closed. Asks for no event but those (which
+    poll() always reports), so input does not wake it, and reads nothing."""
+    try:
+        poller = select.poll()
+        poller.register(fd, 0)
+        while not any(mask & _GONE for _fd, mask in poller.poll()):
+            pass
+    except (OSError, ValueError):
+        return
 
 
 def input_fd() -> int | None:
@@ -83,8 +95,9 @@ def watch_terminal(app: Any, *, on_gone: Callable[[str], None] | None = None) ->
     if getattr(app, "is_headless", False) or fd is None or not os.isatty(fd):
         return  # headless (tests, pipes): nothing to watch
 
-    def check() -> None:
-        if terminal_gone(fd):
-            leave("terminal closed")
+    def wait_for_hangup() -> None:
+        wait_until_gone(fd)
+        with contextlib.suppress(RuntimeError):  # the App is not running any more
+            app.call_from_thread(leave, "terminal closed")
 
-    app.set_interval(CHECK_EVERY_S, check, name="terminal-watch")
+    threading.Thread(target=wait_for_hangup, name="terminal-watch", daemon=True).start()

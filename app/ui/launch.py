@@ -69,7 +69,13 @@ class Launchers(App[None]):
                 severity="warning",
             )
 
-    @work(thread=True, exclusive=True, group="fix-preflight", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="fix-preflight",
+        exit_on_error=False,
+        description="fix-preflight",
+    )
     def _fix_worker(self, view: HostView, plan: Plan, machine: Machine | None) -> None:
         """Pre-flight reads the devices through the backend (wipefs, holders): not on the UI
         thread."""

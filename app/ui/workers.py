@@ -64,7 +64,9 @@ class HostWorkers(App[None]):
 
         def refresh_sample(self, *, event: bool = False) -> None: ...
 
-    @work(thread=True, exclusive=True, group="md-events", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="md-events", exit_on_error=False, description="md-events"
+    )
     def _event_worker(self, source: EventSource) -> None:
         """Wake on md events (sync start/end, array and member changes): sample at once, by
         the timer's path. Returns when the backend has no events (the timer is all there is)."""
@@ -83,7 +85,7 @@ class HostWorkers(App[None]):
             else:  # timed out, or no md yet (returned at once): not a busy loop
                 worker.cancelled_event.wait(max(0.0, EVENT_WAIT_S - (time.monotonic() - t0)))
 
-    @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="probe", exit_on_error=False, description="probe")
     def _probe_worker(self, view: HostView) -> None:
         try:
             machine = view.backend.probe()
@@ -94,7 +96,7 @@ class HostWorkers(App[None]):
             self.hosts_watch.open_probed(view.backend, machine)
             post_result(self, view, ProbeDone(machine))
 
-    @work(thread=True, exclusive=True, group="sample", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="sample", exit_on_error=False, description="sample")
     def _sample_worker(self, view: HostView) -> None:
         try:
             sample = view.backend.sample()
@@ -103,7 +105,7 @@ class HostWorkers(App[None]):
         else:
             post_result(self, view, SampleDone(sample))
 
-    @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="audit", exit_on_error=False, description="audit")
     def _audit_worker(self, view: HostView) -> None:
         machine = view.session.view.probed
         if machine is None:
@@ -119,7 +121,7 @@ class HostWorkers(App[None]):
         else:
             post_result(self, view, AuditDone(found, superblocks=sbs))
 
-    @work(thread=True, group="smart", exit_on_error=False)
+    @work(thread=True, group="smart", exit_on_error=False, description="smart")
     def _smart_worker(self, view: HostView, reads: tuple[SmartRead, ...]) -> None:
         """The session's SMART reads, beside the sampler (never in its way); they stay with the
         host they started on, whichever is opened meanwhile."""
@@ -145,7 +147,7 @@ class HostWorkers(App[None]):
         if changed:  # a first reading, or a disk's health/counters changed: findings and badges
             post_result(self, view, SmartChanged())
 
-    @work(thread=True, group="boost-restore", exit_on_error=False)
+    @work(thread=True, group="boost-restore", exit_on_error=False, description="boost-restore")
     def _restore_worker(self, view: HostView, rec: BoostRecord, audit: AuditLog) -> None:
         plan = restore_plan(rec, view.boosts)
         report = execute(plan, view.backend, audit=audit)  # restores are logged too

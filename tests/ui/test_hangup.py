@@ -18,7 +18,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from app.ui.hangup import terminal_gone
+from app.ui.hangup import terminal_gone, wait_until_gone
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,6 +35,29 @@ def test_terminal_gone_sees_a_hung_up_descriptor_without_reading_it() -> None:
     finally:
         os.close(r)
     assert terminal_gone(r)  # closed descriptor: POLLNVAL
+
+
+def test_the_watch_sleeps_through_input_and_wakes_when_the_terminal_goes() -> None:
+    """The terminal watch is a thread blocked in poll() (issue 29: no timer waking the App twice
+    a second): keystrokes do not wake it and stay unread; a hang-up does."""
+    import threading
+
+    r, w = os.pipe()
+    watch = threading.Thread(target=wait_until_gone, args=(r,), daemon=True)
+    try:
+        watch.start()
+        os.write(w, b"q")
+        watch.join(0.3)
+        assert watch.is_alive()  # input is not a hang-up
+        assert os.read(r, 1) == b"q"  # and it read nothing
+        os.close(w)
+        w = -1
+        watch.join(5.0)
+        assert not watch.is_alive()
+    finally:
+        if w >= 0:
+            os.close(w)
+        os.close(r)
 
 
 def _spawn(ignore_sighup: bool) -> tuple[int, int]:
@@ -88,8 +111,8 @@ def test_raidman_leaves_when_its_terminal_is_closed(ignore_sighup: bool) -> None
         if took is None:
             cpu = psutil.Process(pid).cpu_percent(interval=1.0)
             pytest.fail(f"raidman still running 10 s after its terminal closed ({cpu:.0f} % CPU)")
-        # "within a second" is the design (poll every 0.5 s, hard exit 0.8 s after); the
-        # bound here only leaves room for a loaded CI machine.
+        # "within a second" is the design (a thread wakes on the hang-up, hard exit 0.8 s
+        # after); the bound here only leaves room for a loaded CI machine.
         assert took < 5.0
     finally:
         if fd >= 0:

@@ -77,6 +77,50 @@ def test_a_clean_machine_is_returned_as_it_is() -> None:
     assert escape_strings(bad).disks[0].model == "a\\x1bb"
 
 
+def test_multi_line_text_is_checked_at_c_speed_and_still_escaped() -> None:
+    """/proc/mdstat keeps its newlines and tabs (issue 29: checking its 43 KB on big character
+    by character was most of a probe's escaping); a control among them is still shown."""
+    mdstat = "Personalities : [raid10]\nmd127 : active raid10 sdd[3]\n\t[==>...]\n" * 500
+    assert escape_controls(mdstat, keep_newlines=True, keep_tabs=True) is mdstat
+    assert escape_controls(mdstat + "\x1b[2J", keep_newlines=True, keep_tabs=True).endswith(
+        "\n\\x1b[2J"
+    )
+    assert escape_controls("a\tb\n", keep_newlines=True) == "a\\x09b\n"  # tabs not kept
+
+
+def test_a_frozen_object_found_clean_is_not_walked_again() -> None:
+    """The simulator hands out the same 1,000 disks at every probe: one found clean is returned
+    at once the next time (issue 29); an object that is not frozen is always walked."""
+    from app import escape
+
+    disk = Disk("sda", 1, model="ok")
+    m = Machine("host", "6.1", disks=(disk,))
+    assert escape_strings(m) is m
+    strings: list[str] = []
+    original = escape._esc
+
+    def spy(obj: object, keep_newlines: bool) -> object:
+        if isinstance(obj, str):
+            strings.append(obj)
+        return original(obj, keep_newlines)
+
+    escape._esc = spy  # type: ignore[assignment]
+    try:
+        assert escape_strings(Machine("host2", "6.1", disks=(disk,))).disks[0] is disk
+    finally:
+        escape._esc = original
+    assert "host2" in strings and "sda" not in strings and "ok" not in strings  # disk not walked
+
+    @dataclasses.dataclass
+    class Loose:
+        text: str
+
+    loose = Loose("ok")
+    assert escape_strings(loose) is loose
+    loose.text = "a\x1bb"  # changed after it was found clean
+    assert escape_strings(loose).text == "a\\x1bb"
+
+
 def test_the_model_from_the_backend_holds_no_control_character() -> None:
     m = hostile_backend().probe()
     text = json.dumps(dataclasses.asdict(m), ensure_ascii=False)

@@ -77,3 +77,176 @@ async def test_a_line_diff_static_repaints_only_the_lines_that_changed() -> None
         body.update("\n".join([*lines, "one more"]), layout=False)  # more lines: a layout
         await pilot.pause()
         assert screen_lines(app)[10].rstrip() == "one more"
+
+
+def _segments(r: RenderableType, width: int) -> list[list[tuple[str, object]]]:
+    """What Rich renders at ``width``, as Textual asks for it (no highlighting), with runs of
+    one style merged and "no style" spelt one way."""
+    from rich.segment import Segment
+
+    console = Console(file=StringIO(), width=width, color_system="truecolor")
+    options = console.options.update(highlight=False)
+    return [
+        [(s.text, s.style or None) for s in Segment.simplify(line) if s.text]
+        for line in console.render_lines(r, options, pad=False)
+    ]
+
+
+def test_the_sync_block_shows_what_its_table_showed_at_every_width() -> None:
+    """The sync block's rows are laid out without a Rich table (issue 29: measuring it each
+    second was most of what a sample cost the Details); segment for segment the same as the
+    table at every width, including the narrow ones where a value wraps (left to the table)."""
+    from rich.text import Text
+
+    from widgets.detail_fields import LabelGrid
+    from widgets.device_detail import sync_block
+
+    blocks = []
+    for scenario in ("raid10-evo", "raid5-cable", "raid6-wd", "imsm"):
+        backend = SimulatedBackend.from_scenario(scenario, clock=SimClock.manual())
+        m = merge_live(backend.probe(), backend.sample())
+        blocks += [a.sync for a in m.arrays if a.sync is not None]
+    assert len(blocks) >= 3
+    grids = [sync_block(s, width=w).renderables[1] for s in blocks for w in (30, 120)]  # type: ignore[attr-defined]
+    grids.append(LabelGrid([("rebuilding", Text("sd[a]1, [bold]x"))]))
+    fitted = wrapped = 0
+    for grid in grids:
+        assert isinstance(grid, LabelGrid)
+        for width in range(8, 130):
+            fast = _segments(grid, width)
+            assert fast == _segments(grid.table(), width), (grid.rows, width)
+            fits = len(fast) == len(grid.rows)
+            fitted, wrapped = fitted + fits, wrapped + (not fits)
+    assert fitted and wrapped  # both paths compared
+    # machine data is never markup: the brackets show literally
+    assert "sd[a]1, [bold]x" in _text(grids[-1])
+
+
+async def test_a_group_renders_only_its_new_parts() -> None:
+    """Details' body (issue 29): of a ``Group`` updated in place, the parts that are the same
+    objects as last time keep their strips; only the new part is rendered, and the screen
+    shows the whole new content."""
+    import pytest
+    from rich.console import Group
+    from rich.text import Text
+    from textual.app import App, ComposeResult
+    from textual.visual import Visual
+
+    from tests.ui.helpers import screen_lines
+    from widgets.render_cache import Cached, LineDiffStatic
+
+    head = Cached("head", lambda: Text("head line\nsecond head line"))
+    tail = Cached("tail", lambda: Text("tail line"))
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield LineDiffStatic(Group(head, Text("moving 0"), tail), id="body")
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        body = app.query_one(LineDiffStatic)
+        body.update(Group(head, Text("moving 1"), tail), layout=False)  # parts now cached
+        await pilot.pause()
+        rendered: list[object] = []
+        original = Visual.to_strips
+
+        def spy(widget: object, visual: object, *a: object, **kw: object) -> object:
+            rendered.append(getattr(visual, "_renderable", visual))
+            return original(widget, visual, *a, **kw)  # type: ignore[arg-type]
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(Visual, "to_strips", spy)
+            moving = Text("moving 2")
+            body.update(Group(head, moving, tail), layout=False)
+            assert len(rendered) == 1 and rendered[0].renderables == [moving]  # type: ignore[attr-defined]
+            assert [(r.y, r.height) for r in body._repaint_regions] == [(2, 1)]
+        await pilot.pause()
+        assert [line.rstrip() for line in screen_lines(app)[:4]] == [
+            "head line",
+            "second head line",
+            "moving 2",
+            "tail line",
+        ]
+
+
+async def test_new_superblocks_of_the_same_shape_lay_nothing_out() -> None:
+    """Each audit (every probe of a syncing array) hands the Details new member superblocks
+    (their event counts move): on screen that is a line diff, no screen layout (issue 29: a
+    layout every 10 s was a sixth of raid10-evo's CPU); what grows the pane still lays out."""
+    import dataclasses
+
+    import pytest
+    from textual.app import App, ComposeResult
+    from textual.widget import Widget
+
+    from app.plans.superblocks import read_superblocks
+    from tests.ui.helpers import screen_lines
+    from widgets.device_detail import DeviceDetail
+
+    backend = SimulatedBackend.from_scenario("retire", clock=SimClock.manual())
+    m = backend.probe()
+    sbs = read_superblocks(m, backend)
+    ref = NodeRef("dev:md0", "array", "md0")
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield DeviceDetail(id="detail")
+
+    app = Host()
+    async with app.run_test(size=(200, 50)) as pilot:
+        detail = app.query_one(DeviceDetail)
+        detail.superblocks = sbs
+        detail.show(m, ref)
+        await pilot.pause()
+        assert any("events 244 (current)" in line for line in screen_lines(app))
+        # the next audit: every member's events moved on by one (a sync's checkpoint)
+        moved = dataclasses.replace(
+            sbs,
+            members={
+                k: dataclasses.replace(v, events=(v.events or 0) + 1)
+                for k, v in sbs.members.items()
+            },
+        )
+        layouts: list[Widget] = []
+        original = Widget.refresh
+
+        def spy(self: Widget, *regions: object, **kw: object) -> Widget:
+            if kw.get("layout"):
+                layouts.append(self)
+            return original(self, *regions, **kw)  # type: ignore[arg-type]
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(Widget, "refresh", spy)
+            detail.set_superblocks(moved)
+            await pilot.pause()
+            assert layouts == []
+            assert any("events 245 (current)" in line for line in screen_lines(app))
+            fewer = dataclasses.replace(moved, outside={})  # lines less: a layout
+            detail.set_superblocks(fewer)
+            await pilot.pause()
+            assert layouts
+        assert not any("carries md0's superblock" in line for line in screen_lines(app))
+
+
+def test_an_audits_new_superblocks_keep_the_head_while_nothing_it_shows_moved() -> None:
+    """Each audit reads the member superblocks again (every probe of a syncing array): their
+    update times move, nothing the Details show of them does (no member behind, nobody outside):
+    the fields and members part is not made again (it was, every 10 s)."""
+    from app.plans.superblocks import read_superblocks
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.from_scenario("raid10-evo", clock=clock)
+    ref = NodeRef("dev:md127", "array", "md127")
+    cache = CachedParts()
+    heads = []
+    for _ in range(2):
+        clock.advance(10.0)
+        m = merge_live(backend.probe(), backend.sample())
+        sbs = read_superblocks(m, backend)
+        r = render_ref(m, ref, width=120, cache=cache, superblocks=sbs)
+        cache.done()
+        heads.append((r.renderables[0], sbs))  # type: ignore[attr-defined]
+    (h0, s0), (h1, s1) = heads
+    assert s0 != s1  # read again: not the same superblocks...
+    assert h0 is h1  # ...but the same head

@@ -118,3 +118,54 @@ async def test_badges_change_the_trees_virtual_width_at_once() -> None:
         tree.set_badges({a.name: "error" for a in app.machine.arrays})
         await pilot.pause()
         assert tree.virtual_size.width == widest(tree)
+
+
+async def test_a_relabel_repaints_the_nodes_own_line_only() -> None:
+    """A syncing array's percent moved: only its own line is repainted (issue 29: Textual's
+    ``set_label`` repainted the array's whole subtree, its members, PV and filesystem, and
+    rendered those lines again each second), and the screen shows the new label."""
+    from textual.geometry import Region
+
+    from tests.ui.helpers import screen_lines
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.from_scenario("raid10-evo", clock=clock)
+    probed = backend.probe()
+    app = TreeApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        tree = app.query_one(StorageTree)
+        tree.update_machine(probed)
+        await pilot.pause()
+        node = tree.node_for("dev:md127")
+        assert node is not None and node.children  # a subtree below it that must not repaint
+        painted: list[Region] = []
+        original = StorageTree.refresh
+
+        def spy(self: StorageTree, *regions: Region, **kw: Any) -> StorageTree:
+            painted.extend(regions)
+            return original(self, *regions, **kw)
+
+        resolved: list[tuple[str, ...]] = []
+        styles = StorageTree.get_component_styles
+
+        def spy_styles(self: StorageTree, *names: str) -> Any:
+            resolved.append(names)
+            return styles(self, *names)
+
+        StorageTree.refresh = spy  # type: ignore[method-assign]
+        StorageTree.get_component_styles = spy_styles  # type: ignore[method-assign]
+        try:
+            clock.advance(30.0)
+            tree.update_machine(merge_live(probed, backend.sample()))
+            await pilot.pause()
+        finally:
+            StorageTree.refresh = original  # type: ignore[method-assign]
+            StorageTree.get_component_styles = styles  # type: ignore[method-assign]
+        line = node.line - tree.scroll_offset.y
+        assert painted == [Region(0, line, tree.size.width, 1)]
+        # and its component styles (guides, cursor, highlight) were not resolved again: only
+        # the guides' colour checks that Tree itself makes uncached for each line it renders
+        assert all(n[0].startswith("tree--guides") for n in resolved), resolved
+        label = tree.label_for("dev:md127")
+        assert label is not None and "resync" in label.plain
+        assert label.plain in screen_lines(app)[line]

@@ -59,7 +59,7 @@ class MdstatView(Vertical):
         if shown(self):
             self._read_mdstat(getattr(self.app, "backend"))  # noqa: B009
 
-    @work(thread=True, exclusive=True, group="mdstat", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="mdstat", exit_on_error=False, description="mdstat")
     def _read_mdstat(self, backend: Backend) -> None:
         """/proc/mdstat read again while its tab is shown (the probe reads it every 10 s; the
         banner follows the 1 Hz sample: the tab lagged it by 2 %)."""

@@ -227,7 +227,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         if hasattr(type(self.app), "view"):  # the live session's view (RaidmanApp)
             self.watch(self.app, "view", self._view_changed, init=False)
 
-    @work(thread=True, exclusive=True, group="plan-consequences")
+    @work(thread=True, exclusive=True, group="plan-consequences", description="plan-consequences")
     def _refresh_consequences(self) -> None:
         """The consequences on the live session's machine with the limits read now (a plan
         from a finding or boost comes without them)."""
@@ -366,7 +366,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self.query_one(RunProgress).start()
         self._execute()
 
-    @work(thread=True, exclusive=True, group="plan-execute")
+    @work(thread=True, exclusive=True, group="plan-execute", description="plan-execute")
     def _execute(self) -> None:
         starts: dict[int, tuple[Any, ...]] = {}
 

@@ -166,7 +166,13 @@ class _WizardBase(Screen[ExecutionReport | None]):
         for picker in self.query(DevicePicker):
             picker.set_candidates(cands)
 
-    @work(thread=True, exclusive=True, group="wizard-smart", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="wizard-smart",
+        exit_on_error=False,
+        description="wizard-smart",
+    )
     def _read_smart(self) -> None:
         """SMART health for the pickers (smartctl can take seconds per disk: not on the UI thread)."""
         readings: dict[str, SmartReading] = {}
@@ -231,7 +237,13 @@ class _WizardBase(Screen[ExecutionReport | None]):
         err.update("")
         self._plan_worker(make)
 
-    @work(thread=True, exclusive=True, group="wizard-plan", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="wizard-plan",
+        exit_on_error=False,
+        description="wizard-plan",
+    )
     def _plan_worker(self, make: Callable[[], Plan]) -> None:
         """The wizard's parameters become a plan with its pre-flight (wipefs, holders: read
         through the backend), here rather than on the UI thread."""

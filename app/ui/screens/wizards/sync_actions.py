@@ -96,7 +96,13 @@ class SyncWizard(_WizardBase):
         self._show_fields()
         self._read_limits()
 
-    @work(thread=True, exclusive=True, group="wizard-limits", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="wizard-limits",
+        exit_on_error=False,
+        description="wizard-limits",
+    )
     def _read_limits(self) -> None:
         """The global limits in force, read through the backend (not on the UI thread)."""
         now = {which: self._now(which) for which in ("min", "max")}
