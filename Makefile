@@ -1,7 +1,8 @@
 # raidman — every target does its own set-up on a fresh Debian machine.
 #   make demo      the TUI on the simulated backend (scenario a: RAID-10 of four 850 EVO, resyncing);
 #                  installs the runtime dependencies only
-#   make test      the whole suite: lint, type check, import contracts, unit/pilot/snapshot tests, VM tests
+#   make test      the whole suite: lint, type check, import contracts, unit/pilot/snapshot tests
+#                  (on every core), then the VM tests
 #   make test-vm   only the real-kernel tests (QEMU + virtme-ng)
 #   make bench     the benchmarks (figures printed, nothing asserted)
 
@@ -65,14 +66,18 @@ lint: $(ALL)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# The tests without a VM run on every core (pytest-xdist); the VM tests share one guest, in order.
+JOBS ?= auto
+
 test-unit: $(ALL) tool-deps
-	$(BIN)/pytest -m 'not vm'
+	$(BIN)/pytest -m 'not vm' -n $(JOBS)
 
 test-vm: $(ALL) vm-deps
 	RAIDMAN_VM_REQUIRED=1 $(BIN)/pytest -m vm
 
 test: $(ALL) vm-deps tool-deps lint
-	RAIDMAN_VM_REQUIRED=$${RAIDMAN_VM_REQUIRED:-$${CI:+1}} $(BIN)/pytest
+	$(BIN)/pytest -m 'not vm' -n $(JOBS)
+	RAIDMAN_VM_REQUIRED=$${RAIDMAN_VM_REQUIRED:-$${CI:+1}} $(BIN)/pytest -m vm
 
 snapshots: $(ALL)
 	$(BIN)/pytest tests/ui --snapshot-update
