@@ -162,11 +162,17 @@ class CheckScheduler:
         self._stop_due(now, live)
         if self.deferred is not None:
             return
+        if not self.cfg.per_array and window_at(now, self.cfg) is None:
+            return  # no window open (most seconds of a month): nothing to consider
         # the smallest first: a short check is not held behind a long one on a shared disk
+        windows: dict[int, tuple[float, float] | None] = {}  # per schedule, once a look
         for a in sorted(machine.arrays, key=lambda x: (x.size_bytes or 0, x.name)):
             if not self._wanted(a) or a.name in self.ours:
                 continue
-            win = window_at(now, self.cfg.for_array(a.name))  # its own schedule, if it has one
+            cfg = self.cfg.for_array(a.name)  # its own schedule, if it has one
+            if id(cfg) not in windows:
+                windows[id(cfg)] = window_at(now, cfg)
+            win = windows[id(cfg)]
             if win is None or self._handled.get(a.name) == win[0]:
                 continue
             self._consider(a, win, live, machine, now)
