@@ -108,7 +108,13 @@ class CreateArrayWizard(_WizardBase):
             w.display = str(event.value) == "10"
 
     # ---- the chunk a benchmark chose ---------------------------------------------------------
-    @work(thread=True, exclusive=True, group="wizard-benchmarks", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="wizard-benchmarks",
+        exit_on_error=False,
+        description="kept benchmarks",
+    )
     def _read_benchmarks(self, load: KeptBenchmarks) -> None:
         try:
             docs = load()
