@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
@@ -154,20 +153,24 @@ def test_blank_has_four_empty_nvme(make) -> None:
     assert r.protocol == "NVMe" and r.nvme["data_units_written"] > 0
 
 
-def test_big_probe_is_fast() -> None:
+def test_big_probe_reuses_what_did_not_move() -> None:
+    """A probe of big a second later rebuilds only what moved (the arrays and their syncs): the
+    disks, partitions and filesystems are the cached objects themselves. (How fast a probe is
+    belongs to benchmarks/bench_probe.py, measured side by side: a timed assertion here failed
+    at 170 ms for an 11 ms probe while another test ran on the other core.)"""
     b = SimulatedBackend.big(disks=1000, arrays=250, syncing=16, clock=SimClock.manual())
-    b.probe()  # warm the static cache
+    first = b.probe()
     b.clock.advance(1)
-    t0 = time.perf_counter()
     m = b.probe()
-    elapsed = time.perf_counter() - t0
     assert len(m.disks) == 1000 and len(m.arrays) == 250
     assert len(m.syncing_arrays) == 16
-    assert elapsed < 0.1, elapsed
-    t0 = time.perf_counter()
+    assert m.disks is first.disks and m.partitions is first.partitions
+    assert m.filesystems is first.filesystems
+    moved = {a.name for a in m.arrays if a.sync is not None}
+    before = {a.name: a.sync.done_sectors for a in first.arrays if a.sync is not None}
+    assert any(a.sync.done_sectors != before.get(a.name) for a in m.arrays if a.name in moved)
     fresh = SimulatedBackend.big(clock=SimClock.manual()).probe()
-    assert len(fresh.arrays) == 250
-    assert time.perf_counter() - t0 < 0.5
+    assert len(fresh.arrays) == 250 and fresh.disks is not m.disks
 
 
 def test_mdstat_progress_format_matches_kernel(make) -> None:
