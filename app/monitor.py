@@ -60,6 +60,7 @@ class WearMonitor:
             smart_every_s=interval_s,
             boosts=boosts,
             restore_boosts=boosts is not None and not backend.read_only_reason,
+            shows=False,  # no screen: no per-disk speeds, slow members or bytes so far
         )
         self._log = log or (lambda _line: None)
         for note in boosts.notes if boosts is not None else ():

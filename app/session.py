@@ -223,9 +223,15 @@ class Session:
         audit_every_s: float | None = AUDIT_EVERY_S,
         smart_every_s: float | None = SMART_EVERY_S,
         restore_boosts: bool = True,
+        shows: bool = True,
     ) -> None:
+        """``shows=False``: nothing shows this session's running syncs, per-disk speeds, slow
+        members or a running sync's bytes so far (the headless monitor records the syncs
+        through its recorder): they are not computed each sample (``view.syncs``,
+        ``view.rates``, ``view.slow`` and ``view.sync_writes`` stay empty)."""
         self.tracker = SyncTracker()
-        self.meter = ThroughputMeter()
+        self._shows = shows
+        self.meter = ThroughputMeter(rates=shows)
         self.boosts = boosts
         self.recorder = WearRecorder(store, smart_every_s=smart_every_s) if store else None
         self._audit_every = audit_every_s
@@ -403,7 +409,7 @@ class Session:
 
     def _refresh(self) -> None:
         v = self._view
-        syncs = tuple(self.tracker.views())
+        syncs = tuple(self.tracker.views()) if self._shows else ()
         slow: dict[str, tuple[str, ...]] = {}
         if v.machine is not None and syncs:  # slow members matter only in a running sync
             syncing = {s.array for s in syncs}
@@ -414,7 +420,7 @@ class Session:
                 slow[a.name] = self.meter.slowest(working)
         writes = (
             self.recorder.running_writes(v.live, counters=self.meter.counters)
-            if self.recorder is not None
+            if self.recorder is not None and self._shows
             else {}
         )
         self._view = replace(

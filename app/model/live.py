@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from app.model.devices import SyncStatus
 
@@ -46,3 +47,35 @@ class LiveSample:
     taken_at: float
     arrays: tuple[MdLive, ...]
     disk_io: tuple[DiskIO, ...] = ()
+
+
+class LiveInterner:
+    """Hands out the last sample's object again for an array or disk whose state equals it, so
+    that every consumer of a stream of samples (the merge into the machine, the alert events,
+    the throughput meter) skips what did not move by identity, and the equality is paid once,
+    here, per sample. A sampler that builds fresh objects each look (the Linux one) runs its
+    samples through one; the simulated machine reuses its objects by itself."""
+
+    def __init__(self) -> None:
+        self._md: dict[str, MdLive] = {}
+        self._io: dict[str, DiskIO] = {}
+
+    def __call__(self, sample: LiveSample) -> LiveSample:
+        arrays = _same(self._md, sample.arrays)
+        disk_io = _same(self._io, sample.disk_io)
+        self._md = {a.name: a for a in arrays}
+        self._io = {d.name: d for d in disk_io}
+        if arrays is sample.arrays and disk_io is sample.disk_io:
+            return sample
+        return LiveSample(sample.taken_at, arrays, disk_io)
+
+
+_T = TypeVar("_T", MdLive, DiskIO)
+
+
+def _same(last: dict[str, _T], items: tuple[_T, ...]) -> tuple[_T, ...]:
+    out = tuple(
+        had if (had := last.get(x.name)) is not None and (had is x or had == x) else x
+        for x in items
+    )
+    return items if all(a is b for a, b in zip(out, items, strict=True)) else out

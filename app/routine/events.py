@@ -96,6 +96,8 @@ def array_events(prev: LiveSample | None, cur: LiveSample) -> list[AlertEvent]:
             if a.degraded > 0:
                 out.append(_degraded(a))
             continue
+        if p is a:  # the sampler hands out the same object while nothing in it moved
+            continue
         out.extend(_member_events(p, a))
         if a.degraded > p.degraded:
             out.append(_degraded(a))

@@ -68,11 +68,15 @@ class ThroughputMeter:
     Once the set of devices is steady, a sample costs work only for the devices whose counters
     moved (or that were moving the time before): an idle disk keeps its zero rate, and
     ``rates`` is a new dict only when a rate changed (one C-level copy, never mutated after it
-    is handed out, so a view may hold it without copying)."""
+    is handed out, so a view may hold it without copying).
 
-    def __init__(self) -> None:
+    ``rates=False``: only the counters are kept (nothing shows a rate: the headless monitor,
+    which needs the kernel's counters of a sync's members and no per-disk speed)."""
+
+    def __init__(self, *, rates: bool = True) -> None:
         self._prev: dict[str, DiskIO] = {}  # the last sample's counters, by device
         self._prev_t: float | None = None
+        self._with_rates = rates
         self.rates: dict[str, Rate] = {}
 
     @property
@@ -82,6 +86,10 @@ class ThroughputMeter:
 
     def update(self, sample: LiveSample) -> dict[str, Rate]:
         t = sample.taken_at
+        if not self._with_rates:
+            self._prev = {d.name: d for d in sample.disk_io}
+            self._prev_t = t
+            return self.rates
         prev, rates = self._prev, self.rates
         if (
             self._prev_t is None

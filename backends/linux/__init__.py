@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from app.escape import escape_strings
 from app.model import Machine
-from app.model.live import LiveSample, MdLive
+from app.model.live import LiveInterner, LiveSample, MdLive
 from app.model.smart import SmartReading
 from app.parsers.fsinfo import FsInfo
 from backends.base import CommandResult, OutputCallback, emit_output
@@ -30,6 +30,8 @@ class LinuxBackend:
         self._disk_sectors: dict[str, int] = {}
         self._fs_info: tuple[Machine, dict[str, FsInfo | CommandResult | str]] | None = None
         self._events: MdEvents | None = None
+        # what did not move since the last sample is the same object (consumers skip it)
+        self._interned = LiveInterner()
         # a source that answers in batches (ssh) holds ONE batch: a probe and a poll must not
         # replace it under each other (the TUI probes and samples from two workers)
         self._batching = threading.Lock() if hasattr(self.source, "prefetch") else None
@@ -94,8 +96,10 @@ class LinuxBackend:
             # the time of the counters: read after them (the first read imports psutil: 1.4 s
             # in the VM, and a time taken before it made report --io's rate 2.6 x too low)
             disk_io = self.source.disk_io()
-            return escape_strings(
-                LiveSample(taken_at=self.source.now(), arrays=tuple(arrays), disk_io=disk_io)
+            return self._interned(
+                escape_strings(
+                    LiveSample(taken_at=self.source.now(), arrays=tuple(arrays), disk_io=disk_io)
+                )
             )
 
     def wait_event(self, timeout: float) -> bool | None:

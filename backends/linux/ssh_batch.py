@@ -94,28 +94,26 @@ SESSION_SETUP = _SETUP + _FUNCTIONS + "U1=$(uname -n) U2=$(uname -r) U3=$(id -u)
 # removed before it): one write per record straight to ssh was ~70 packets a probe, each a
 # wake-up of ssh and of raidman (its Python CPU per probe 2.6 -> 1.5 ms on loopback).
 _SESSION_HEAD = '{\ni=100000\nH U "$U1" "$U2" "$U3" ""\n{\n'
-_SESSION_BODIES = r"""
+# The end of every script: the bodies (file texts, link targets, command output) in the order the
+# records above asked for them — their sizes (one wc) and then their bytes (one cat): one process
+# per file read instead of three.
+_SEND_BODIES = r"""
 H Z
 set -- "$T"/b/*
 if [ -e "$1" ]; then wc -c -- "$@"; H ""; cat -- "$@"
 else H ""; fi
 H E
-} > "$T/r"
+"""
+_BODIES = _SEND_BODIES + "exit 0\n"
+# a session's batch: its records into a file, the bodies removed, then the file sent whole
+_SESSION_BODIES = (
+    _SEND_BODIES
+    + """} > "$T/r"
 [ -e "$1" ] && rm -f -- "$@"
 cat -- "$T/r"
 } < /dev/null
 """
-# The end of every script: the bodies (file texts, link targets, command output) in the order the
-# records above asked for them — their sizes (one wc) and then their bytes (one cat): one process
-# per file read instead of three.
-_BODIES = r"""
-H Z
-set -- "$T"/b/*
-if [ -e "$1" ]; then wc -c -- "$@"; H ""; cat -- "$@"
-else H ""; fi
-H E
-exit 0
-"""
+)
 
 
 def _glob_re(globs: Iterable[str]) -> re.Pattern[str]:
