@@ -339,10 +339,15 @@ def forecast_sync(
 # ---- syncs that wait for each other ------------------------------------------------------
 
 
+def whole_disks(members: Iterable[str], disk_of: Callable[[str], str | None]) -> set[str]:
+    """The whole disks an array's members sit on (a member that is a whole disk, or a device
+    ``disk_of`` does not know, stands for itself)."""
+    return {disk_of(d) or d for d in members}
+
+
 def shares_disk(a: Iterable[str], b: Iterable[str], disk_of: Callable[[str], str | None]) -> bool:
     """Whether two arrays' members sit on one whole disk (``match_mddev_units()``)."""
-    disks_a = {disk_of(d) or d for d in a}
-    return any((disk_of(d) or d) in disks_a for d in b)
+    return not whole_disks(a, disk_of).isdisjoint(whole_disks(b, disk_of))
 
 
 # ---- what the members can do (boost's ceiling) ---------------------------------------------

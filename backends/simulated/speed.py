@@ -120,18 +120,20 @@ class SyncModel:
             (a for a in self.arrays.values() if a.job is not None and not a.job.frozen),
             key=lambda a: (a.job.queued if a.job else 0, a.name),
         )
-        running: list[SimArray] = []
+        # a disk of one that runs (shares_disk against each running one, as one set)
+        busy: set[str] = set()
         for a in jobs:
             job = a.job
             assert job is not None
-            wait = any(self.shares_disk(a, r) for r in running)
+            disks = sync_model.whole_disks((m.device for m in a.members), self.disk_of)
+            wait = not busy.isdisjoint(disks)
             if job.waiting and not wait:
                 job.started_at = self.t
                 job.hist = [(self.t, job.pos)]
                 self.events.append((self.t, a.name, f"{job.action} no longer delayed"))
             job.waiting = wait
             if not wait:
-                running.append(a)
+                busy |= disks
 
     def reported_speed(self, a: SimArray) -> int | None:
         """The kernel's sync_speed: progress since the oldest mark / time since it, KiB/s."""
