@@ -30,6 +30,15 @@ def _private_textual_imports(path: Path) -> list[str]:
     return found
 
 
+# A private module imported on purpose (path: module -> why), with Textual pinned in
+# constraints.txt and a test that fails if the module changes under it.
+ALLOWED = {
+    # the compositor whose partial update renders only the rows that moved (issue 29); its
+    # output is compared byte for byte with Textual's own in tests/ui/test_banded_compositor.py
+    "widgets/banded_compositor.py: textual._compositor",
+}
+
+
 def test_app_and_widgets_import_no_private_textual_module() -> None:
     found = [
         f
@@ -37,7 +46,8 @@ def test_app_and_widgets_import_no_private_textual_module() -> None:
         for p in (ROOT / d).rglob("*.py")
         for f in _private_textual_imports(p)
     ]
-    assert found == []
+    assert sorted(set(found) - ALLOWED) == []
+    assert ALLOWED <= set(found), "an allowance no longer needed: drop it"
 
 
 async def test_footer_keys_are_its_own_and_a_click_presses_the_key() -> None:

@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from app.fleet import HostStatus, fleet_line, host_line, severity
+from widgets.banded_compositor import BandedCompositor
 
 STYLE = {"error": "bold red", "warning": "yellow", "ok": "green", "unknown": "bright_black"}
 MARK = {"error": "✖", "warning": "⟳", "ok": "✓", "unknown": "…"}
@@ -43,6 +44,7 @@ class HostsScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
+        self._compositor = BandedCompositor()  # an update renders only the rows that moved
         self._statuses: tuple[HostStatus, ...] = ()
         # what is shown, so that a host's probe that moved nothing repaints nothing
         self._banner: Text | None = None

@@ -22,6 +22,7 @@ from app.plans.superblocks import Superblocks
 from app.rollup import is_initial_build
 from app.rules.finding import Finding, badges
 from app.session import SessionView
+from widgets.banded_compositor import BandedCompositor
 from widgets.device_detail import DeviceDetail
 from widgets.findings import FindingsView
 from widgets.header_banner import HeaderBanner, NotesBar
@@ -190,6 +191,12 @@ class MainScreen(Screen[None]):
     # the admin asked for the tree (focused it, or chose a tab that shows it) since the last
     # switch to a full-width tab
     tree_wanted: reactive[bool] = reactive(True, init=False)
+
+    def __init__(self) -> None:
+        super().__init__()
+        # each second's update renders only the rows that moved (banner, a tree line, the sync
+        # lines), not every widget under the rectangle around them
+        self._compositor = BandedCompositor()
 
     def compose(self) -> ComposeResult:
         yield HeaderBanner(id="header")
