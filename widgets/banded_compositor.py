@@ -24,13 +24,15 @@ from textual.strip import Strip
 
 
 def row_bands(regions: Iterable[Region]) -> list[Region]:
-    """The union of each group of regions whose rows overlap, top to bottom; the bands' rows
-    never overlap each other."""
+    """The union of each group of regions whose rows overlap or touch, top to bottom; the
+    bands' rows never overlap each other. (Each band costs a pass over the widgets under it:
+    the Details' four sync lines are one band, not four. Measured on raid10-evo at 200×60,
+    one second's update: Textual's 0.77 ms, four-line bands 1.0 ms, these 0.42 ms.)"""
     bands: list[Region] = []
     for r in sorted(regions, key=lambda r: (r.y, r.x)):
         if not r:
             continue
-        if bands and r.y < bands[-1].bottom:
+        if bands and r.y <= bands[-1].bottom:
             bands[-1] = bands[-1].union(r)
         else:
             bands.append(r)

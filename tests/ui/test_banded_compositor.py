@@ -29,10 +29,10 @@ def test_bands_join_regions_whose_rows_overlap_and_keep_the_others_apart() -> No
         Region(92, 37, 108, 7),
     ]
     assert row_bands([Region(0, 0, 0, 0)]) == []
-    # touching rows (0-1 and 2) are two bands: no row is rendered twice
-    assert row_bands([Region(0, 0, 5, 2), Region(0, 2, 5, 1)]) == [
-        Region(0, 0, 5, 2),
-        Region(0, 2, 5, 1),
+    # touching rows are one band (a pass over the widgets per band: the sync lines in one)
+    assert row_bands([Region(0, 0, 5, 2), Region(0, 2, 5, 1), Region(0, 4, 5, 1)]) == [
+        Region(0, 0, 5, 3),
+        Region(0, 4, 5, 1),
     ]
 
 
