@@ -37,6 +37,8 @@ class RaidmanWatch:
         self._failing: set[str] = set()
         self._self_test: dict[str, tuple[object, ...]] = {}  # disk key -> newest test seen
         self._findings: set[tuple[str, str]] | None = None
+        # what smart() last looked at: the newest snapshot id and the disks' names
+        self._smart_seen: tuple[int, frozenset[str]] | None = None
 
     def after_sync(self, store: SnapshotStore, array: str, uuid: str | None) -> list[AlertEvent]:
         """WearHigh for the array's sync that just ended (its last record)."""
@@ -85,12 +87,26 @@ class RaidmanWatch:
         return out
 
     def smart(self, store: SnapshotStore, machine: Machine) -> list[AlertEvent]:
-        """SmartFailing and SelfTestFailed from each disk's latest SMART snapshot."""
+        """SmartFailing and SelfTestFailed from each disk's latest SMART snapshot. A disk is
+        looked at again only when it has a snapshot stored since the last look, or is new to
+        the machine: what it says cannot have changed otherwise (on 1,000 disks, reading every
+        latest snapshot each minute was most of the monitor's CPU)."""
         out = []
+        top = store.newest_snapshot_id()
+        names = frozenset(d.name for d in machine.disks)
+        moved: set[str] | None = None  # None: look at every disk
+        new_names: frozenset[str] = frozenset()
+        if self._smart_seen is not None:
+            seen_top, seen_names = self._smart_seen
+            moved = store.serials_since(seen_top) if top != seen_top else set()
+            new_names = names - seen_names
+        self._smart_seen = (top, names)
         for d in machine.disks:
             if d.kind != "disk":
                 continue
             key = d.serial or f"dev:{d.name}"  # what take_snapshot stores a reading under
+            if moved is not None and key not in moved and d.name not in new_names:
+                continue
             snap = store.latest_snapshot(key)
             counters = snap.counters if snap is not None else {}
             arrays = _arrays_under(machine, d.name)

@@ -129,7 +129,7 @@ def _watched_since(
     times = [s.started_at for s in store.syncs_for(a.name, a.uuid)[:1]]
     for disk in {d for m in a.members for d in machine.disks_under(m.device)}:
         serial = getattr(machine.disk(disk), "serial", None)
-        first = store.first_snapshot_after(serial, float("-inf")) if serial else None
+        first = store.first_snapshot_ts(serial) if serial else None
         if first is not None:
-            times.append(first.ts)
+            times.append(first)
     return max(since, min(times)) if times else None

@@ -341,6 +341,27 @@ class SnapshotStore:
             "snapshots",
         )
 
+    def newest_snapshot_id(self) -> int:
+        """The id of the snapshot stored last (0: none): a reader that saw this id has seen
+        every snapshot up to it (:meth:`serials_since`)."""
+        row = self._conn.execute("SELECT MAX(id) FROM snapshots").fetchone()
+        return int(row[0]) if row and isinstance(row[0], int) else 0
+
+    def serials_since(self, snapshot_id: int) -> set[str]:
+        """The disks with a snapshot stored after ``snapshot_id``."""
+        rows = self._conn.execute(
+            "SELECT DISTINCT serial FROM snapshots WHERE id>?", (snapshot_id,)
+        )
+        return {r[0] for r in rows if isinstance(r[0], str)}
+
+    def first_snapshot_ts(self, serial: str) -> float | None:
+        """When the oldest snapshot of ``serial`` was taken (the time only: no row decoded)."""
+        row = self._conn.execute(
+            "SELECT MIN(ts) FROM snapshots WHERE serial=? AND typeof(ts) IN ('real', 'integer')",
+            (serial,),
+        ).fetchone()
+        return float(row[0]) if row and row[0] is not None else None
+
     def first_snapshot_after(self, serial: str, ts: float) -> Snapshot | None:
         rows = self._conn.execute(
             "SELECT * FROM snapshots WHERE serial=? AND ts>=? ORDER BY ts, id", (serial, ts)
