@@ -24,7 +24,7 @@ from app.rules.finding import Finding, badges
 from app.session import SessionView
 from widgets.banded_compositor import BandedCompositor
 from widgets.device_detail import DeviceDetail
-from widgets.findings import FindingsView
+from widgets.findings import FindingsPane, FindingsView
 from widgets.header_banner import HeaderBanner, NotesBar
 from widgets.keys_footer import KeysFooter
 from widgets.live_pane import LivePane
@@ -231,6 +231,8 @@ class MainScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_panes()
+        # a hidden Findings table takes the width it will have once laid out (shown at once)
+        self.call_after_refresh(self.query_one(FindingsPane).fit_hidden)
         narrow = event.size.width < SHORT_TITLES_BELOW
         if narrow == getattr(self, "_narrow", None):
             return
