@@ -8,8 +8,8 @@ of the Details pane. Their bounding box is most of the screen, so every containe
 and the Details pane went through all their ~60 lines each second to show ~6 changed ones
 (raid10-evo at 200×60: 462 lines per update, 18,480 strip filters in 40 s).
 
-Here the dirty regions are grouped into bands of rows (regions whose rows overlap share a
-band), each band is rendered on its own, and a widget renders only the band's rows
+Here the dirty regions are grouped into bands of rows (regions whose rows overlap or touch
+share a band), each band is rendered on its own, and a widget renders only the band's rows
 (``render_lines`` with a crop, which Textual itself uses for a widget its container clips).
 Columns are never cut, so the cuts of each line stay Textual's. The update written to the
 terminal is the same, byte for byte (tests/ui/test_banded_compositor.py)."""

@@ -106,21 +106,16 @@ class SyncModel:
         cap = self.ceiling(a, job.action)
         return min(cap, sync_model.held_rate(hi))
 
-    def shares_disk(self, a: SimArray, b: SimArray) -> bool:
-        """md's match_mddev_units(): a member of each on one whole disk."""
-        return sync_model.shares_disk(
-            (m.device for m in a.members), (m.device for m in b.members), self.disk_of
-        )
-
     def update_waits(self) -> None:
         """md_do_sync()'s one-sync-per-disk rule: in the order they were asked for, a sync
         whose array shares a disk with one that runs waits (delayed); one that may run now
-        starts its speed marks afresh."""
+        starts its speed marks afresh. Sharing a disk is md's match_mddev_units(): a member of
+        each on one whole disk."""
         jobs = sorted(
             (a for a in self.arrays.values() if a.job is not None and not a.job.frozen),
             key=lambda a: (a.job.queued if a.job else 0, a.name),
         )
-        # a disk of one that runs (shares_disk against each running one, as one set)
+        # the whole disks of the syncs that run (one set, not a check against each)
         busy: set[str] = set()
         for a in jobs:
             job = a.job
