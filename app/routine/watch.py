@@ -37,8 +37,8 @@ class RaidmanWatch:
         self._failing: set[str] = set()
         self._self_test: dict[str, tuple[object, ...]] = {}  # disk key -> newest test seen
         self._findings: set[tuple[str, str]] | None = None
-        # what smart() last looked at: the newest snapshot id and the disks' names
-        self._smart_seen: tuple[int, frozenset[str]] | None = None
+        # what smart() last looked at: the store's snapshot mark and the disks' names
+        self._smart_seen: tuple[tuple[int, int], frozenset[str]] | None = None
 
     def after_sync(self, store: SnapshotStore, array: str, uuid: str | None) -> list[AlertEvent]:
         """WearHigh for the array's sync that just ended (its last record)."""
@@ -92,15 +92,15 @@ class RaidmanWatch:
         the machine: what it says cannot have changed otherwise (on 1,000 disks, reading every
         latest snapshot each minute was most of the monitor's CPU)."""
         out = []
-        top = store.newest_snapshot_id()
+        mark = store.snapshot_mark()
         names = frozenset(d.name for d in machine.disks)
         moved: set[str] | None = None  # None: look at every disk
         new_names: frozenset[str] = frozenset()
         if self._smart_seen is not None:
-            seen_top, seen_names = self._smart_seen
-            moved = store.serials_since(seen_top) if top != seen_top else set()
+            seen_mark, seen_names = self._smart_seen
+            moved = store.serials_since(seen_mark) if mark != seen_mark else set()
             new_names = names - seen_names
-        self._smart_seen = (top, names)
+        self._smart_seen = (mark, names)
         for d in machine.disks:
             if d.kind != "disk":
                 continue

@@ -64,6 +64,7 @@ class SnapshotStore:
         self._busy_timeout_s = BUSY_TIMEOUT_S
         self._next_attach = 0.0
         self._dropped = 0
+        self._attached = 0  # how many times held history moved to the file (snapshot_mark)
         mode = conn.execute("PRAGMA journal_mode").fetchone()
         self._wal = mode is not None and str(mode[0]).lower() == "wal"
         level = conn.execute("PRAGMA synchronous").fetchone()
@@ -203,6 +204,7 @@ class SnapshotStore:
             self.notes.append(line)
             return line
         old, self._conn = self._conn, conn
+        self._attached += 1
         with suppress_all():
             old.close()
         self.path, self._pending = p, None
@@ -341,14 +343,19 @@ class SnapshotStore:
             "snapshots",
         )
 
-    def newest_snapshot_id(self) -> int:
-        """The id of the snapshot stored last (0: none): a reader that saw this id has seen
-        every snapshot up to it (:meth:`serials_since`)."""
+    def snapshot_mark(self) -> tuple[int, int]:
+        """Where the snapshots stand now, for :meth:`serials_since`: which database holds them
+        (the count of moves from memory to the file, :meth:`try_attach`) and the id stored last
+        (0: none). Ids are the database's own: held snapshots get new ones in the file."""
         row = self._conn.execute("SELECT MAX(id) FROM snapshots").fetchone()
-        return int(row[0]) if row and isinstance(row[0], int) else 0
+        return self._attached, int(row[0]) if row and isinstance(row[0], int) else 0
 
-    def serials_since(self, snapshot_id: int) -> set[str]:
-        """The disks with a snapshot stored after ``snapshot_id``."""
+    def serials_since(self, mark: tuple[int, int]) -> set[str] | None:
+        """The disks with a snapshot stored after ``mark``; None when the mark was taken in
+        another database (before the held history moved to the file): any disk may have one."""
+        attached, snapshot_id = mark
+        if attached != self._attached:
+            return None
         rows = self._conn.execute(
             "SELECT DISTINCT serial FROM snapshots WHERE id>?", (snapshot_id,)
         )

@@ -5,12 +5,14 @@ machine (issue 29: on 1,000 disks, decoding every latest snapshot each minute wa
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from app.model import Disk, Machine
 from app.routine.watch import RaidmanWatch
+from app.wear import held
 from app.wear.snapshots import SnapshotStore
 
 
@@ -58,10 +60,43 @@ def test_only_disks_with_a_new_snapshot_or_new_to_the_machine_are_read_again(
 
 def test_the_first_snapshot_time_is_read_without_decoding_rows(tmp_path: Path) -> None:
     store = SnapshotStore.open(tmp_path / "state.db")
-    assert store.first_snapshot_ts("SN-x") is None and store.newest_snapshot_id() == 0
+    assert store.first_snapshot_ts("SN-x") is None and store.snapshot_mark() == (0, 0)
     store.record_snapshot("SN-x", "sdx", {"health": "PASSED"}, ts=50.0)
     first = store.record_snapshot("SN-x", "sdx", {"health": "PASSED"}, ts=20.0)
     assert store.first_snapshot_ts("SN-x") == 20.0
     assert store.first_snapshot_ts("SN-x") == store.first_snapshot_after("SN-x", float("-inf")).ts  # type: ignore[union-attr]
-    assert store.newest_snapshot_id() == first
-    assert store.serials_since(first) == set() and store.serials_since(first - 1) == {"SN-x"}
+    assert store.snapshot_mark() == (0, first)
+    assert store.serials_since((0, first)) == set()
+    assert store.serials_since((0, first - 1)) == {"SN-x"}
+
+
+def test_a_snapshot_held_in_memory_is_seen_after_it_moved_to_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """History held in memory (the database was locked) gets new ids in the file: an id seen
+    in memory says nothing there. Here the file's ids are all below it (older held snapshots
+    were dropped to bound memory), and a FAILED stored after the last look is still said."""
+    monkeypatch.setattr(held, "MAX_HELD_SNAPSHOTS", 3)
+    p = tmp_path / "state.db"
+    SnapshotStore.open(p).close()
+    holder = sqlite3.connect(p)
+    holder.execute("PRAGMA journal_mode=DELETE")  # a rollback journal: even readers wait
+    holder.execute("BEGIN EXCLUSIVE")
+    store = SnapshotStore.open(p, attempts=1, retry_delay_s=0, busy_timeout_s=0.05)
+    assert store.holding == p
+    for i in range(150):  # held memory is pruned each 100th id: ids 98..150 stay
+        store.record_snapshot("SN-sda", "sda", {"health": "PASSED"}, ts=float(i))
+    store.record_snapshot("SN-sdb", "sdb", {"health": "PASSED"}, ts=150.0)
+    watch = RaidmanWatch()
+    m = _machine("sda", "sdb")
+    assert watch.smart(store, m) == []
+    seen = store.snapshot_mark()
+    store.record_snapshot("SN-sdb", "sdb", {"health": "FAILED"}, ts=151.0)
+    holder.rollback()
+    holder.close()
+    assert store.try_attach(force=True) is not None and store.holding is None
+    assert store.snapshot_mark()[1] <= seen[1]  # the file's ids are below what was seen
+    assert store.serials_since(seen) is None  # so the mark says: look at every disk
+    (ev,) = watch.smart(store, m)
+    assert (ev.event, ev.component) == ("SmartFailing", "sdb")
+    store.close()
