@@ -15,7 +15,9 @@ from typing import Any
 
 from app.backend import Backend
 from app.model import Machine
+from app.plans.file_edit import file_now
 from app.plans.geometry import PlanError
+from app.plans.ops.system_files import FSTAB
 from app.plans.plan import Plan
 from app.plans.superblocks import read_superblocks
 from app.plans.wizards.lifecycle import (
@@ -112,7 +114,15 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
             opts, why = recommended_mount_options(
                 machine, dev, _fstrim(backend), _discard_passes(backend, dev)
             )
+        text, in_place = file_now(backend, FSTAB) if args.fstab else (None, False)
         return build_mount(
-            machine, dev, args.mountpoint, options=opts, fstab=args.fstab, why_options=why
+            machine,
+            dev,
+            args.mountpoint,
+            options=opts,
+            fstab=args.fstab,
+            fstab_text=text,
+            fstab_in_place=in_place,
+            why_options=why,
         )
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it

@@ -25,6 +25,7 @@ from app.model.sync_model import (
     progress_per_member,
     waiting_for,
 )
+from app.plans import ops
 from app.plans.consequence_types import Consequences, Limits, Redundancy
 from app.plans.lifecycle_checks import offline_lines
 from app.plans.plan import Plan
@@ -181,29 +182,18 @@ def _running(machine: Machine, a: PlannedArray, limits: Limits) -> SyncForecast 
     )
 
 
-def _apply_limit(argv: tuple[str, ...], stdin: str | None, limits: Limits) -> Limits:
+def _apply_limit(op: ops.Op, limits: Limits) -> Limits:
     """A step that sets md's speed limits: the forecasts after it use the new ones."""
-    if (
-        argv[:2] == ("sysctl", "-w")
-        and len(argv) == 3
-        and argv[2].startswith("dev.raid.speed_limit_")
-    ):
-        key, _, v = argv[2].partition("=")
-        if v.isdigit():
-            lo, hi = limits.system
-            sys_new: tuple[int | None, int | None] = (
-                (int(v), hi) if key.endswith("min") else (lo, int(v))
-            )
-            return replace(limits, system=sys_new)
-    if argv[0] == "tee" and len(argv) == 2 and argv[1].startswith("/sys/block/"):
-        parts = argv[1].split("/")
-        v = (stdin or "").strip()
-        if len(parts) == 6 and parts[5] in ("sync_speed_min", "sync_speed_max"):
-            name = parts[3]
-            lo, hi = limits.local.get(name, (None, None))
-            n = int(v) if v.isdigit() else None
-            new: tuple[int | None, int | None] = (n, hi) if parts[5].endswith("min") else (lo, n)
-            return replace(limits, local={**limits.local, name: new})
+    if isinstance(op, ops.SetSystemSpeed):
+        lo, hi = limits.system
+        sys_new: tuple[int | None, int | None] = (
+            (op.kib_s, hi) if op.bound == "min" else (lo, op.kib_s)
+        )
+        return replace(limits, system=sys_new)
+    if isinstance(op, ops.SetArraySpeed):
+        lo, hi = limits.local.get(op.md, (None, None))
+        new: tuple[int | None, int | None] = (op.kib_s, hi) if op.bound == "min" else (lo, op.kib_s)
+        return replace(limits, local={**limits.local, op.md: new})
     return limits
 
 
@@ -239,10 +229,10 @@ def consequences_of(
             lowest[a.name] = (now, lost)
 
     for step in plan.steps:
-        argv = step.argv
-        limits = _apply_limit(argv, step.stdin, limits)
+        op = step.op
+        limits = _apply_limit(op, limits)
         a: PlannedArray | None = None
-        if argv[:2] == ("sysctl", "-w"):
+        if isinstance(op, ops.SetSystemSpeed):
             # md's system-wide limits: every running sync (without its own limit) is affected
             for arr in machine.arrays:
                 if arr.sync is not None and arr.sync.active and not arr.is_container:
@@ -251,34 +241,36 @@ def consequences_of(
                         seen(t)
                         t.touched = True
                         low(t)
-        if argv[0] == "mdadm" and len(argv) > 3 and argv[1] == "--create":
-            a = create_array(machine, argv)
+        if isinstance(op, ops.CreateArray):
+            a = create_array(machine, op)
             arrays[a.name] = a
             seen(a)
-        elif argv[0] == "mdadm" and len(argv) == 4 and argv[2].startswith("--"):
-            a = array_of(machine, arrays, argv[1])
+        elif isinstance(op, (ops.AddMember, ops.FailMember, ops.RemoveMember, ops.ReAddMember)):
+            a = array_of(machine, arrays, op.array_path)
             if a is not None:
                 seen(a)
-                manage_member(machine, a, argv[2], strip_dev(argv[3]))
-        elif argv[0] == "mdadm" and len(argv) == 6 and argv[2] == "--replace":
-            a = array_of(machine, arrays, argv[1])
+                manage_member(machine, a, op, strip_dev(op.device))
+        elif isinstance(op, ops.ReplaceMember):
+            a = array_of(machine, arrays, op.array_path)
             if a is not None:
                 seen(a)
-                replace_member(a, strip_dev(argv[3]), strip_dev(argv[5]))
-        elif argv[0] == "mdadm" and len(argv) >= 4 and argv[1] == "--grow":
-            a = array_of(machine, arrays, argv[2])
+                replace_member(a, strip_dev(op.old), strip_dev(op.new))
+        elif isinstance(op, (ops.GrowDevices, ops.SetBitmap)):
+            a = array_of(machine, arrays, op.array_path)
             if a is not None:
                 seen(a)
-                grow_array(a, argv)
-        elif argv[0] == "tee" and len(argv) == 2 and argv[1].startswith("/sys/block/md"):
-            a = array_of(machine, arrays, "/dev/" + argv[1].split("/")[3])
+                if isinstance(op, ops.GrowDevices):
+                    grow_array(a, op.raid_devices)
+        elif isinstance(
+            op, (ops.SetSyncAction, ops.SetArraySpeed, ops.SetStripeCache, ops.SetSyncMin)
+        ):
+            a = array_of(machine, arrays, f"/dev/{op.md}")
             if a is not None:
                 seen(a)
-                v = (step.stdin or "").strip()
-                if argv[1].endswith("/sync_action") and v in ("check", "repair"):
-                    sync_action[a.name] = v
-        elif argv[0] in ("mkfs.ext4", "mkfs.xfs", "pvcreate") and argv[-1].startswith("/dev/"):
-            a = array_of(machine, arrays, argv[-1])
+                if isinstance(op, ops.SetSyncAction) and op.action in ("check", "repair"):
+                    sync_action[a.name] = op.action
+        elif isinstance(op, (ops.MakeExt4, ops.MakeXfs, ops.PvCreate)):
+            a = array_of(machine, arrays, op.device)
             if a is not None:
                 seen(a)
         if a is not None:
@@ -310,7 +302,7 @@ def consequences_of(
         out.append(Redundancy(a.name, now, min(during, after), after, lost))
     destroys = plan.destructive
     weaker = any(_weaker(r, before_lost.get(r.array, ())) for r in out)
-    offline = tuple(offline_lines(machine, [s.argv for s in plan.steps]))
+    offline = tuple(offline_lines(machine, [s.op for s in plan.steps]))
     return Consequences(tuple(syncs), tuple(out), "typed" if destroys or weaker else "yes", offline)
 
 

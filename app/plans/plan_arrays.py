@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from app.model import Machine, MdArray, MdMember, levels
 from app.model.sync_model import component_bytes
+from app.plans import ops
 
 
 @dataclass
@@ -127,29 +128,28 @@ def array_of(machine: Machine, arrays: dict[str, PlannedArray], path: str) -> Pl
     return None
 
 
-def create_array(machine: Machine, argv: tuple[str, ...]) -> PlannedArray:
-    opts = {o.partition("=")[0]: o.partition("=")[2] for o in argv[3:] if o.startswith("-")}
-    devs = [strip_dev(d) for d in argv[3:] if not d.startswith("-")]
-    n = int(opts.get("--raid-devices", len(devs)) or len(devs))
-    level = opts.get("--level", "")
-    level = level if level == "linear" else f"raid{level}"
-    layout = opts.get("--layout") or ("n2" if level == "raid10" else None)
-    size = min((device_bytes(machine, d) for d in devs[:n]), default=0)
-    members = [PlannedMember(d, i, "in_sync", size) for i, d in enumerate(devs[:n])]
-    members += [PlannedMember(d, None, "spare", size) for d in devs[n:]]
-    name = argv[2].rsplit("/", 1)[-1]
+def create_array(machine: Machine, op: ops.CreateArray) -> PlannedArray:
+    devs = [strip_dev(d) for d in op.devices]
+    spares = [strip_dev(d) for d in op.spares]
+    n = len(devs)
+    level = op.level if op.level == "linear" else f"raid{op.level}"
+    layout = op.layout or ("n2" if level == "raid10" else None)
+    size = min((device_bytes(machine, d) for d in devs), default=0)
+    members = [PlannedMember(d, i, "in_sync", size) for i, d in enumerate(devs)]
+    members += [PlannedMember(d, None, "spare", size) for d in spares]
+    name = op.path.rsplit("/", 1)[-1]
     a = PlannedArray(
         name if not name.isdigit() else f"md{name}",
         level,
         n,
         layout,
-        opts.get("--bitmap", "internal") != "none",
+        (op.bitmap or "internal") != "none",
         members,
         new=True,
         changed=True,
         touched=True,
     )
-    if level in levels.REDUNDANT and "--assume-clean" not in argv:
+    if level in levels.REDUNDANT and not op.assume_clean:
         # --assume-clean: md starts the array in sync (mdadm Create.c sets resync_start to
         # MaxSector), nothing is written until the data is
         if level in ("raid4", "raid5") and members:
@@ -159,15 +159,15 @@ def create_array(machine: Machine, argv: tuple[str, ...]) -> PlannedArray:
     return a
 
 
-def manage_member(machine: Machine, a: PlannedArray, op: str, dev: str) -> None:
+def manage_member(machine: Machine, a: PlannedArray, op: ops.Op, dev: str) -> None:
     m = a.member(dev)
     a.changed = True
-    if op == "--fail" and m is not None:
+    if isinstance(op, ops.FailMember) and m is not None:
         m.role = "faulty"
         a.syncs = [(act, t) for act, t in a.syncs if dev not in t]
-    elif op == "--remove" and m is not None:
+    elif isinstance(op, ops.RemoveMember) and m is not None:
         a.members.remove(m)
-    elif op in ("--add", "--re-add", "--add-spare"):
+    elif isinstance(op, (ops.AddMember, ops.ReAddMember)):
         size = max((x.size for x in a.members), default=0) or device_bytes(machine, dev)
         if m is not None:
             a.members.remove(m)
@@ -176,7 +176,7 @@ def manage_member(machine: Machine, a: PlannedArray, op: str, dev: str) -> None:
         # remove_and_add_spares), whichever option added it
         if slot is not None and a.level in levels.REDUNDANT:
             a.members.append(PlannedMember(dev, slot, "rebuilding", size))
-            how = "re-add" if op == "--re-add" and a.bitmap else "recover"
+            how = "re-add" if isinstance(op, ops.ReAddMember) and a.bitmap else "recover"
             a.syncs.append((how, (dev,)))
         else:
             a.members.append(PlannedMember(dev, None, "spare", size))
@@ -192,27 +192,24 @@ def replace_member(a: PlannedArray, old: str, new: str) -> None:
     a.syncs.append(("replace", (new,)))
 
 
-def grow_array(a: PlannedArray, argv: tuple[str, ...]) -> None:
-    for o in argv[3:]:
-        if o.startswith("--raid-devices="):
-            new = int(o.split("=", 1)[1])
-            old = a.raid_disks
-            a.changed = True
-            spares = [m for m in a.members if m.role == "spare"]
-            if new > old:
-                for i, m in enumerate(spares[: new - old]):
-                    m.slot, m.role = old + i, "rebuilding"
-            else:
-                for m in a.members:
-                    if m.slot is not None and m.slot >= new:
-                        m.slot, m.role = None, "spare"
-            a.raid_disks = new
-            if a.level == "raid1":
-                if new > old:
-                    targets = tuple(m.device for m in spares[: new - old])
-                    a.syncs.append(("recover", targets))
-            else:
-                for m in a.members:
-                    if m.role == "rebuilding":
-                        m.role = "in_sync"  # a reshape takes the spares in as members
-                a.syncs.append(("reshape", ()))
+def grow_array(a: PlannedArray, new: int) -> None:
+    old = a.raid_disks
+    a.changed = True
+    spares = [m for m in a.members if m.role == "spare"]
+    if new > old:
+        for i, m in enumerate(spares[: new - old]):
+            m.slot, m.role = old + i, "rebuilding"
+    else:
+        for m in a.members:
+            if m.slot is not None and m.slot >= new:
+                m.slot, m.role = None, "spare"
+    a.raid_disks = new
+    if a.level == "raid1":
+        if new > old:
+            targets = tuple(m.device for m in spares[: new - old])
+            a.syncs.append(("recover", targets))
+    else:
+        for m in a.members:
+            if m.role == "rebuilding":
+                m.role = "in_sync"  # a reshape takes the spares in as members
+        a.syncs.append(("reshape", ()))

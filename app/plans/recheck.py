@@ -38,16 +38,12 @@ def _new(plan: Plan, i: int, machine: Machine | None) -> tuple[list[str], list[s
     return over, written, erased
 
 
-def _grows(argv: tuple[str, ...]) -> bool:
-    return argv[0] == "mdadm" and "--grow" in argv
-
-
 def step_refusals(plan: Plan, i: int, backend: Backend) -> list[str]:
     """Why step ``i`` must not start now (empty: it may); probes only for steps that write to
     devices. Never raises."""
     step = plan.steps[i]
     over, written, erased = _new(plan, i, None)
-    if not over and not written and not erased and not _grows(step.argv):
+    if not over and not written and not erased and not step.op.grows():
         return []
     try:
         machine = backend.probe()
@@ -65,7 +61,7 @@ def step_refusals(plan: Plan, i: int, backend: Backend) -> list[str]:
         smart = {d: backend.smart(d) for d in disks}
     except Exception as e:
         return [f"cannot read SMART: {escape_controls(str(e))[:200]}"]
-    issues = list(check_busy(machine, [step.argv]))
+    issues = list(check_busy(machine, [step.op]))
     if erased:  # the arrays stopped before this step are gone from the fresh probe already
         stops = [a for a in erased if machine.array(a) is not None]
         issues += lifecycle_refusals(machine, stops, [d for d in erased if d not in stops])

@@ -127,7 +127,7 @@ def preflight_for(plan: Plan, machine: Machine, backend: Backend | None) -> Pref
     from the plan's ``params`` or ``kind``: a saved plan is checked for what it would really run."""
     dev = argv_devices(plan, machine)
     # an array or member the argv names that is not on this machine (a plan saved elsewhere)
-    busy = missing_targets(plan, machine) + check_busy(machine, (s.argv for s in plan.steps))
+    busy = missing_targets(plan, machine) + check_busy(machine, (s.op for s in plan.steps))
     busy += lifecycle_refusals(machine, dev.stopped, dev.erased)
     # a re-added member and a replacement already in as a spare are written too: SMART must pass
     targets = [*dev.overwrites, *dev.written]

@@ -124,9 +124,10 @@ def test_schedule_plans_pass_the_allowlist_and_nothing_else_does() -> None:
         assert plan_step_problems(p) == [] and plan_problems(p) == []
         assert not p.destructive
     assert "Environment=RAIDMAN_CHECK_EVERY=2m" in (schedule_plan("2m", "30s").steps[1].stdin or "")
-    evil = Step(("tee", DROPIN), "x", stdin="[Service]\nExecStart=/bin/sh -c id\n")
-    assert plan_step_problems(Plan("x", (evil,), kind="check-schedule"))
-    assert plan_step_problems(Plan("x", (Step(("rm", "-rf", "/"), "x"),), kind="check-schedule"))
+    from app.plans.allowlist import argv_problem
+
+    assert argv_problem(("tee", DROPIN), "[Service]\nExecStart=/bin/sh -c id\n")
+    assert argv_problem(("rm", "-rf", "/"))
     with pytest.raises(ValueError):
         schedule_plan("7d; reboot", "6h")
 

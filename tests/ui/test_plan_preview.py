@@ -34,7 +34,7 @@ def _plain(w: Static) -> str:
 PLAN = Plan(
     "check md127\x1b[2J",
     (
-        Step(
+        Step.decode(
             ("tee", "/sys/block/md127/md/sync_action"),
             "read every stripe\x1b[1A\x1b[2K\rnothing to see",
             stdin="check\n",

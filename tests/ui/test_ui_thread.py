@@ -181,7 +181,7 @@ async def test_finding_fix_preflight_runs_in_a_worker() -> None:
         md127 = app.machine.array("md127")
         assert md127 is not None
         member = md127.members[0].device
-        step = Step(("mdadm", "/dev/md127", "--re-add", f"/dev/{member}"), "why")
+        step = Step.decode(("mdadm", "/dev/md127", "--re-add", f"/dev/{member}"), "why")
         plan = Plan("re-add", (step,))
         pane.post_message(FindingsPane.Selected(pane, replace(found, fix=plan)))
         await _preview(pilot)
