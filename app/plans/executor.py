@@ -107,7 +107,7 @@ class ExecutionReport:
 
 
 def _failure_message(step: Step, result: CommandResult, producer: bool = False) -> str:
-    prog = (step.stdin_from if producer and step.stdin_from else step.argv)[0]
+    prog = step.op.program(producer=producer)
     if result.returncode == 127:
         return f"{prog}: program not found (exit 127) — is it installed and on PATH?"
     if result.returncode == 126:
@@ -241,7 +241,7 @@ def execute(
                 message = _failure_message(step, prod, producer=True)
             elif piped_bad is not None:  # e.g. an array name that smuggles a second line
                 result = CommandResult(step.argv, 1, "", piped_bad)
-                message = f"{step.argv[0]}: not run: {piped_bad}"
+                message = f"{step.op.program()}: not run: {piped_bad}"
             else:
                 stdin = prod.stdout
         if result is None:

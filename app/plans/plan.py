@@ -271,7 +271,7 @@ class Step:
         if "argv" not in d:
             raise PlanFileError(f"{where} has no 'argv'")
         argv = _str_list(d["argv"], f"{where}.argv", limit=MAX_ARGV)
-        if not argv or not argv[0]:
+        if not argv:
             raise PlanFileError(f"{where}.argv must name a program")
         why = _text(d.get("why", ""), f"{where}.why", limit=MAX_TEXT_CHARS)
         if not isinstance(d.get("destructive", False), bool):
@@ -282,7 +282,7 @@ class Step:
         stdin_from = d.get("stdin_from")
         if stdin_from is not None:
             stdin_from = _str_list(stdin_from, f"{where}.stdin_from", limit=MAX_ARGV)
-            if not stdin_from or not stdin_from[0]:
+            if not stdin_from:
                 raise PlanFileError(f"{where}.stdin_from must name a program")
             if stdin is not None:
                 raise PlanFileError(f"{where} has both 'stdin' and 'stdin_from'")

@@ -8,7 +8,9 @@ from dataclasses import replace
 
 from app.parsers.mdadm import parse_scan
 from app.rules import AuditInputs, Finding, audit
-from app.rules.alerts import TEST_ALERT, alert_targets
+from app.rules.alerts import alert_targets
+
+TEST_ALERT = ("mdadm", "--monitor", "--scan", "--oneshot", "--test")
 from tests.rules.machines import Stack, conf_text
 
 

@@ -84,6 +84,11 @@ class Op:
     def argv(self) -> tuple[str, ...]:  # pragma: no cover - every operation renders its own
         raise NotImplementedError
 
+    def program(self, *, producer: bool = False) -> str:
+        """The program the step runs, or the one feeding its stdin (for messages)."""
+        feeder = self.stdin_from() if producer else None
+        return (feeder or self.argv())[0]
+
     def stdin(self) -> str | None:
         return None
 
