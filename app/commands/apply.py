@@ -53,7 +53,7 @@ from app.plans.plan import (
     MAX_FILE_BYTES,
     Plan,
     PlanFileError,
-    StepRefused,
+    PlanRefused,
     escape_controls,
     parse_plan_bytes,
 )
@@ -96,11 +96,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def _read(path: str) -> bytes:
     """The plan file's bytes (one more than a plan may have, so a bigger one is seen as such):
-    a regular file only, opened non-blocking (a FIFO or a device is refused, never waited on)."""
+    a regular file only, opened non-blocking (a FIFO or a device is refused, never waited on),
+    root's or the running user's, not writable by others, in directories no other user can
+    change (a plan file is run with the running user's rights: issue 37)."""
     try:
-        return statefiles.read_regular(path, what="plan file", max_bytes=MAX_FILE_BYTES)
+        return statefiles.read_owned(path, what="plan file", max_bytes=MAX_FILE_BYTES)
     except StateFileError as e:
-        raise PlanFileError(str(e).removeprefix(f"refused plan file {path}: ")) from None
+        why = str(e).removeprefix(f"refused plan file {path}: ")
+        if any(w in why for w in ("owned by uid", "writable by group", "above it")):
+            raise PlanRefused(
+                f"{why}: a plan runs with your rights, so raidman runs only a file "
+                "that you or root own and nobody else can change"
+            ) from None
+        raise PlanFileError(why) from None
     except OSError as e:
         raise PlanFileError(e.strerror or str(e)) from None
 
@@ -120,22 +128,23 @@ def _refused(lines: list[str]) -> int:
 
 def _confirm(plan: Plan, args: argparse.Namespace) -> str | None:
     """None when confirmed, else why not. Texts from the plan are shown escaped."""
-    shown = plan.escaped()
     if plan.needs_typed:
         if args.confirm is not None:
             return (
                 None
                 if confirmation_matches(plan, args.confirm)
                 else (
-                    f"--confirm {escape_controls(args.confirm)!r} does not match the target "
-                    f"{shown.target!r}"
+                    f"--confirm {escape_controls(args.confirm)!r} does not match "
+                    f"{escape_controls(plan.confirm_word)!r}"
                 )
             )
         if not sys.stdin.isatty():
             what = "destructive" if plan.destructive else "redundancy-reducing"
-            return f"{what} plan: pass --confirm {shown.target} (or run it on a terminal)"
+            word = escape_controls(plan.confirm_word)
+            return f"{what} plan: pass --confirm {word} (or run it on a terminal)"
         what = "destroys data" if plan.destructive else "leaves an array with less redundancy"
-        typed = input(f"This {what}. Type the target's name ({shown.target}) to go on: ")
+        word = escape_controls(plan.confirm_word)
+        typed = input(f"This {what}. Type the name ({word}) to go on: ")
         return None if confirmation_matches(plan, typed) else "the name did not match: nothing run"
     if args.yes:
         return None
@@ -230,7 +239,7 @@ def made_on_backend(data: bytes) -> str | None:
 def run(args: argparse.Namespace) -> int:
     try:
         plan, declared, data = _load(args.plan)
-    except StepRefused as e:  # in shape as JSON, but a step raidman never plans
+    except PlanRefused as e:  # a step raidman never plans, or a file another user controls
         return _refused([f"{escape_controls(args.plan)}: {escape_controls(str(e))}"])
     except Exception as e:  # malformed input of any kind: one line, never a traceback
         msg = escape_controls(str(e).splitlines()[0] if str(e) else type(e).__name__)

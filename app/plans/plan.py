@@ -77,7 +77,11 @@ class PlanFileError(ValueError):
     """A plan (file) that is not in shape; ``str()`` is one line saying why."""
 
 
-class StepRefused(PlanFileError):
+class PlanRefused(PlanFileError):
+    """A plan file in shape that raidman will not run (its owner, a step it never plans)."""
+
+
+class StepRefused(PlanRefused):
     """A step that is not an operation raidman plans (``str()``: "step N: why")."""
 
 
@@ -320,6 +324,13 @@ class Plan:
     @property
     def destructive(self) -> bool:
         return any(s.destructive for s in self.steps)
+
+    @property
+    def confirm_word(self) -> str:
+        """What the user types to confirm: the thing at risk (data the plan loses, an array whose
+        sync it stops or that it leaves weaker: ``Consequences.at_risk``), else the target."""
+        c = self.consequences
+        return c.at_risk if c is not None and c.at_risk else self.target
 
     @property
     def needs_typed(self) -> bool:

@@ -17,9 +17,11 @@ from dataclasses import replace
 
 from app.backend import Backend
 from app.model import Machine
+from app.plans import ops
 from app.plans.eligibility import disk_of
 from app.plans.identity import identity_problems
 from app.plans.lifecycle_checks import lifecycle_refusals
+from app.plans.mountpoints import mountpoint_refusals
 from app.plans.plan import Plan, escape_controls
 from app.plans.plan_devices import argv_devices
 from app.plans.preflight import check, check_busy, check_smart, strip_dev
@@ -42,6 +44,12 @@ def step_refusals(plan: Plan, i: int, backend: Backend) -> list[str]:
     """Why step ``i`` must not start now (empty: it may); probes only for steps that write to
     devices. Never raises."""
     step = plan.steps[i]
+    op = step.op
+    if isinstance(op, (ops.MakeMountPoint, ops.Mount)):  # its directories, right before it
+        path = op.path if isinstance(op, ops.MakeMountPoint) else op.mountpoint
+        refused = mountpoint_refusals(backend, path)
+        if refused:
+            return [escape_controls(f"{issue} [{issue.code}]") for issue in refused]
     over, written, erased = _new(plan, i, None)
     if not over and not written and not erased and not step.op.grows():
         return []
@@ -53,7 +61,7 @@ def step_refusals(plan: Plan, i: int, backend: Backend) -> list[str]:
     disks = list(
         dict.fromkeys(
             disk_of(machine, strip_dev(d))
-            for d in (*over, *written)
+            for d in (*over, *written, *erased)
             if machine.disk(disk_of(machine, strip_dev(d))) is not None
         )
     )

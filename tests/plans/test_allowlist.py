@@ -355,7 +355,7 @@ def _fstab_plan(new: str, *, order: tuple[int, ...] = (0, 1, 2, 3, 4, 5), old: s
 
     steps = edit_steps("/etc/fstab", old, OLD_FSTAB, why_new="x")
     shaped = [
-        s if not s.argv[0] == "tee" else Step.decode(s.argv, s.why, stdin=new) for s in steps
+        s if s.argv[0] != "tee" else Step.decode(s.argv, s.why, stdin=new) for s in steps
     ]
     return Plan("mount", tuple(shaped[i] for i in order), kind="mount")
 

@@ -20,7 +20,6 @@ import pytest
 
 from app.cli import main
 from app.plans.ansible import playbook
-from app.plans.geometry import PlanError
 from app.plans.ops import OpError
 from app.plans.plan import Plan, Step
 from backends.simulated import SimulatedBackend

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from app.plans.allowlist import argv_problem
-from app.plans.ops import Fio
 from app.plans.audit_log import AuditLog
 from app.plans.benchmark import (
     BenchmarkParams,
@@ -21,6 +20,7 @@ from app.plans.benchmark import (
 )
 from app.plans.executor import execute
 from app.plans.geometry import PlanError
+from app.plans.ops import Fio
 from app.plans.plan import Step
 from app.plans.plan_devices import argv_devices, plan_problems
 from backends.simulated import SimulatedBackend

@@ -13,6 +13,7 @@ from app.backend import Backend
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
 from app.plans.geometry import PlanError
+from app.plans.ops.system_files import backup_name
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
 from app.plans.superblocks import read_superblocks
@@ -27,7 +28,6 @@ from app.plans.wizards.lifecycle import (
     build_stop,
     build_wipe,
 )
-from app.plans.ops.system_files import backup_name
 from backends.simulated import SimulatedBackend
 from backends.simulated.clock import SimClock
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.plans.allowlist import argv_problem, plan_step_problems
-from app.plans.ops.system_files import backup_name
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
 from app.plans.mdconf_edit import array_entries, build_remove_stale, without_uuids
+from app.plans.ops.system_files import backup_name
 from app.plans.plan import Plan, Step
 from app.report import report_findings
 from app.rules.finding import Finding
@@ -128,7 +128,7 @@ def test_a_plan_run_twice_keeps_the_first_backup(tmp_path: Path) -> None:
     original = be.read_text(CONF) or ""
     assert execute(f.fix, be, audit=AuditLog(tmp_path / "audit.log")).ok
     again = execute(f.fix, be, audit=AuditLog(tmp_path / "audit.log"))
-    assert [o.status for o in again.outcomes][0] == "failed"
+    assert next(o.status for o in again.outcomes) == "failed"
     assert be.read_text(backup_name(CONF, original)) == original
 
 

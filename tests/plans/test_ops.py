@@ -190,5 +190,4 @@ def test_only_the_decoder_reads_an_argv_by_position() -> None:
     indexing = re.compile(r"\bargv(\(\))?\[|\bsteps?\.argv\[|\b(a|rest)\[[0-9:]")
     files = [*(root / "app" / "plans").rglob("*.py"), *(root / "app" / "commands").glob("*.py")]
     readers = sorted(str(p.relative_to(root)) for p in files if indexing.search(p.read_text()))
-    # the decoder; and the operations' base, which names a step's program from what it renders
-    assert readers == ["app/plans/ops/base.py", "app/plans/ops/decode.py"], readers
+    assert readers == ["app/plans/ops/decode.py"], readers

@@ -11,7 +11,6 @@ from app.plans import persist
 from app.plans.allowlist import argv_problem
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
-from app.plans.plan import Step
 from app.plans.wizards.sync_actions import build_speed_limits
 from app.rules import audit
 from backends.simulated import SimulatedBackend

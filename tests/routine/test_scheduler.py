@@ -117,7 +117,6 @@ def test_config_keys() -> None:
 def test_schedule_plans_pass_the_allowlist_and_nothing_else_does() -> None:
     from app.plans.allowlist import plan_step_problems
     from app.plans.check_schedule import DROPIN, schedule_plan, unschedule_plan
-    from app.plans.plan import Plan, Step
     from app.plans.plan_devices import plan_problems
 
     for p in (schedule_plan(), schedule_plan("2m", "30s"), unschedule_plan()):

@@ -9,9 +9,9 @@ from dataclasses import replace
 from app.parsers.mdadm import parse_scan
 from app.rules import AuditInputs, Finding, audit
 from app.rules.alerts import alert_targets
+from tests.rules.machines import Stack, conf_text
 
 TEST_ALERT = ("mdadm", "--monitor", "--scan", "--oneshot", "--test")
-from tests.rules.machines import Stack, conf_text
 
 
 def _inputs(conf: str | None, monitor: str | None = "active") -> AuditInputs:

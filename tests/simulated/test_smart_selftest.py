@@ -10,7 +10,6 @@ from app.parsers.smartctl_json import reading_from_smartctl_json
 from app.plans.allowlist import argv_problem
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
-from app.plans.plan import Step
 from app.plans.plan_devices import plan_problems
 from app.plans.wizards.smart_test import build_smart_test, progress_argv
 from app.report import full_report_json

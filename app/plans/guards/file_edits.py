@@ -15,11 +15,16 @@ creates) is its own operation and not an edit.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from app.model import Machine
 from app.plans import ops
+from app.plans.in_use import Issue
 from app.plans.lifecycle_shapes import fstab_line_problem
-from app.plans.mdconf_edit import new_text_problem
-from app.plans.ops.system_files import EDITED, FSTAB, new_name
+from app.plans.mdconf_edit import new_text_problem, removed_uuids
+from app.plans.ops.system_files import EDITED, FSTAB, MDADM_CONF, new_name
 from app.plans.plan import Plan
+from app.plans.superblocks import Superblocks, hex_uuid
 
 
 def _fstab_problem(old: str, new: str) -> str | None:
@@ -86,4 +91,76 @@ def file_edit_problems(plan: Plan) -> list[str]:
         bad = _content_problem(path, old or "", new or "")
         if bad is not None:
             out.append(f"{path}: {bad}")
+    return out
+
+
+def live_entry_refusals(
+    plan: Plan,
+    machine: Machine,
+    sbs: Superblocks | None,
+    stopped: Iterable[str],
+    erased: Iterable[str],
+) -> list[Issue]:
+    """Issue 37 item 8: an mdadm.conf edit removes only stale ARRAY entries — of no array the
+    kernel runs (once the plan's own stops ran) and none whose superblock a device still
+    carries (once the plan's own erasures ran). A plan file removing a live entry is refused
+    however it was made; unread superblocks refuse it too (stale is not known)."""
+    gone_arrays = set(stopped)
+    gone_devices = set(erased)
+    out: list[Issue] = []
+    for path in MDADM_CONF:
+        old = new = None
+        for s in plan.steps:
+            op = s.op
+            if isinstance(op, ops.CompareFile) and op.path == path and old is None:
+                old = op.text
+            elif isinstance(op, ops.WriteFile) and op.path in (path, new_name(path)):
+                new = op.text
+        if old is None or new is None:
+            continue
+        removed = removed_uuids(old, new)
+        if not removed:
+            continue
+        if sbs is None:
+            out.append(
+                Issue(
+                    "unchecked",
+                    "",
+                    f"{path}: the superblocks could not be read, so "
+                    "whether the entries removed are stale is not known",
+                )
+            )
+            continue
+        running = {hex_uuid(a.uuid): a.name for a in machine.arrays if a.name not in gone_arrays}
+        carried: dict[str, list[str]] = {}
+        for st in sbs.strays:
+            carried.setdefault(hex_uuid(st.uuid), []).extend(sb.device for sb in st.devices)
+        for arr, carriers in sbs.outside.items():
+            a = machine.array(arr)
+            if a is not None:
+                carried.setdefault(hex_uuid(a.uuid), []).extend(sb.device for sb in carriers)
+        for a in machine.arrays:  # a stopped array's members still carry it unless erased
+            if a.name in gone_arrays:
+                carried.setdefault(hex_uuid(a.uuid), []).extend(m.device for m in a.members)
+        for u in sorted(removed):
+            if u in running:
+                out.append(
+                    Issue(
+                        "live-entry",
+                        running[u],
+                        f"{path}: the ARRAY entry removed is "
+                        f"{running[u]}'s, which runs: it is not stale",
+                    )
+                )
+                continue
+            left = [d for d in carried.get(u, []) if d not in gone_devices]
+            if left:
+                out.append(
+                    Issue(
+                        "live-entry",
+                        left[0],
+                        f"{path}: the ARRAY entry removed "
+                        f"names an array {', '.join(left)} still carry: not stale",
+                    )
+                )
     return out

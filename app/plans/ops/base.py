@@ -27,10 +27,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from app.escape import escape_controls
+from app.plans.geometry import PlanError
 
 
-class OpError(ValueError):
-    """An operation whose fields are not ones raidman plans; ``str()`` is one line saying why."""
+class OpError(PlanError):
+    """An operation whose fields are not ones raidman plans; ``str()`` is one line saying why.
+    A builder handed such a value (a device name from the machine that is no plain kernel name)
+    refuses its plan with it, as any other PlanError."""
 
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._+:-]{0,127}"  # a kernel device name (nvme0n1, sda1, md127, dm-0)

@@ -3,13 +3,15 @@ bitmap, stop, assemble and retire it, and test its alerts (all ``mdadm``)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from app.model import levels
+from app.model.md_names import level_name
 from app.plans.ops.base import MD_DEV, Op, OpError, device, number, shown, token
 from app.plans.shapes import created_file_problem
 
-LEVELS = ("0", "1", "4", "5", "6", "10", "linear")
 METADATA = ("0.9", "0.90", "1.0", "1.1", "1.2", "default")
 _SIZE = r"[0-9]{1,9}[KMG]?"
 _UUID = r"[0-9a-fA-F]{8}(?::[0-9a-fA-F]{8}){3}"
@@ -47,7 +49,8 @@ class CreateArray(Op):
 
     def __post_init__(self) -> None:
         device(self.path, "mdadm --create", md=True)
-        if self.level not in LEVELS:
+        lvl = level_name(self.level) if re.fullmatch(r"[a-z0-9]{1,8}", self.level or "") else None
+        if lvl is None or lvl not in levels.LEVELS:
             raise OpError(f"mdadm --create: level {shown(self.level)} is not one raidman plans")
         if not self.devices:
             raise OpError("mdadm --create: no member devices")

@@ -36,11 +36,13 @@ from app.plans.file_edit import edit_steps
 from app.plans.geometry import PlanError
 from app.plans.lifecycle_checks import stop_refusals
 from app.plans.lifecycle_shapes import FSTYPES, fstab_line_problem
+from app.plans.mdconf_edit import initramfs_step, without_uuids
 from app.plans.ops.base import MD_DEV
 from app.plans.ops.storage import LEAVE_FREE_MAX, mountpoint_problem, options_problem
 from app.plans.ops.system_files import FSTAB
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
+from app.plans.superblocks import Superblocks
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,8 +212,17 @@ def build_assemble(
     )
 
 
-def build_delete(machine: Machine, array: str) -> Plan:
-    """Stop ``array`` and erase every member's superblock and signatures."""
+def build_delete(
+    machine: Machine,
+    array: str,
+    superblocks: Superblocks | None = None,
+    conf: tuple[str, str] | None = None,
+) -> Plan:
+    """Stop ``array`` and erase its superblock from every device that carries it — its members,
+    and the former members outside it (``superblocks.outside``: a member failed and removed
+    still carries it, and ``mdadm --assemble --scan`` would start the array again from it) —
+    and every other signature on them; then drop its ARRAY entry from mdadm.conf (``conf``:
+    its path and text) and rebuild the initramfs, which holds its own copy."""
     a = _array(machine, array)
     refused = stop_refusals(machine, a.name)
     if refused:
@@ -219,21 +230,37 @@ def build_delete(machine: Machine, array: str) -> Plan:
     members = [m.device for m in a.members_by_slot]
     if not members:
         raise PlanError(f"{a.name} has no members to erase")
+    outside = [sb.device for sb in (superblocks.outside.get(a.name, ()) if superblocks else ())]
+    carriers = list(dict.fromkeys([*members, *outside]))
     steps = [Step(ops.StopArray(a.path), f"stop {a.name}")]
-    for m in members:
+    for m in carriers:
+        was = "a former member outside it" if m in outside else "a member"
         steps.append(
             Step(
                 ops.ZeroSuperblock((f"/dev/{m}",)),
-                f"erase {m}'s md superblock: it no longer belongs to {a.name}",
+                f"erase {m}'s md superblock ({was}): it no longer belongs to {a.name}",
             )
         )
-    for m in members:
+    for m in carriers:
         steps.append(
             Step(
                 ops.Wipe(f"/dev/{m}"),
                 f"erase every other signature on {m} (filesystem, LVM label)",
             )
         )
+    notes: list[str] = []
+    if superblocks is None:
+        notes.append(
+            "the devices' superblocks were not read: a former member outside the array may "
+            "still carry it (mdadm --examine --scan lists them)"
+        )
+    if conf is not None and a.uuid:
+        path, text = conf
+        new, removed = without_uuids(text, [a.uuid])
+        if removed:
+            steps += edit_steps(path, text, new, why_new=f"{path} without {a.name}'s ARRAY entry")
+            steps.append(initramfs_step(path))
+            notes.append(f"lines removed from {path}:\n" + "\n".join(f"- {x}" for x in removed))
     size = human_bytes(a.size_bytes, trim=True) if a.size_bytes else "its"
     return _finish(
         machine,
@@ -242,8 +269,9 @@ def build_delete(machine: Machine, array: str) -> Plan:
             + ("s)" if len(members) != 1 else ")"),
             steps=tuple(steps),
             kind="array-delete",
-            params={"array": a.name, "members": members},
+            params={"array": a.name, "members": members, "outside": outside},
             warnings=(f"the {size} of data on {a.name} is gone for good once this runs",),
+            notes=tuple(notes),
         ),
     )
 

@@ -20,6 +20,7 @@ from app.plans.plan import Plan, Step
 from app.plans.plan_arrays import survives_without
 from app.plans.preflight import strip_dev
 from app.plans.shapes import created_file_problem
+from app.plans.staging import Staging
 
 ACTIONS = ("add", "spare", "fail", "remove", "re-add", "replace", "grow")
 
@@ -383,12 +384,21 @@ def build_replace(
                 f"{o} fails; use fail and remove"
             )
         steps, warnings = _take_out(a, o, mo, "replace")
-        steps.append(
-            Step(
-                ops.AddMember(a.path, f"/dev/{n}"),
-                f"add /dev/{n} to {a.path}: recovery onto it starts at once",
-            )
-        )
+        add = ops.AddMember(a.path, f"/dev/{n}")
+        staged = Staging.of([*(s.op for s in steps), add], machine).arrays.get(a.name)
+        placed = staged.member(n) if staged is not None else None
+        if placed is not None and placed.role == "spare":
+            busy = [m.device for m in staged.members if m.role == "rebuilding"] if staged else []
+            why = f"add /dev/{n} to {a.path}: it becomes a spare"
+            if busy:
+                why += f" ({', '.join(busy)} is already being rebuilt into the vacant slot)"
+                notes.append(
+                    f"{', '.join(busy)} is already being rebuilt into {o}'s slot: /dev/{n} waits "
+                    "as a spare and takes over if another member fails"
+                )
+        else:
+            why = f"add /dev/{n} to {a.path}: recovery onto it starts at once"
+        steps.append(Step(add, why))
         if working:
             notes.append(
                 f"fail + remove + add by request: mdadm --replace would keep {a.name}'s "

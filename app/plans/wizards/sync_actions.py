@@ -32,8 +32,10 @@ FILE_BITMAP_DEPRECATED = (
 _WHY = {
     "check": "read every stripe and count mismatches (md/mismatch_cnt); nothing is rewritten",
     "repair": "read every stripe and rewrite parity/mirror copies that disagree",
-    "idle": "stop the running check/repair/resync (a resync resumes later from where it stopped)",
-    "frozen": "freeze sync activity: nothing starts until the action is set back to idle",
+    "idle": "interrupt the running sync: a check or repair ends there; md starts a resync or a "
+    "rebuild again at once from where it stopped (md.c action_store, md_check_recovery)",
+    "frozen": "stop every sync: the running one stops where it is and none starts (no rebuild "
+    "either) until the action is set back to idle",
 }
 
 
