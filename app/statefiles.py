@@ -437,3 +437,26 @@ class _quiet:
 
     def __exit__(self, *exc: object) -> bool:
         return exc[0] is not None and issubclass(exc[0], OSError)  # type: ignore[arg-type]
+
+
+def read_owned(path: Path | str, *, what: str = "file", max_bytes: int) -> bytes:
+    """Up to ``max_bytes + 1`` bytes of a file raidman acts on with root's rights (a plan file
+    ``apply`` runs): a regular file (no symlink, FIFO or device; never blocks) of root or the
+    running user, not writable by group or others, in directories no other user can change
+    (each root's or ours, not group/other-writable unless sticky). Raises ``StateFileError``
+    or ``OSError``."""
+    fd = _open_regular(path, what)
+    try:
+        _check_stat(path, os.fstat(fd), what, stat.S_IFREG, owners=(0, _euid()))
+        _check_ancestors(Path(path), what)
+        chunks: list[bytes] = []
+        left = max_bytes + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

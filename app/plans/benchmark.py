@@ -24,6 +24,7 @@ from typing import Any
 
 from app.format import human_bytes
 from app.model import Machine, levels
+from app.plans import ops
 from app.plans.expectations import expectations, flags
 from app.plans.geometry import PlanError, parse_size
 from app.plans.plan import Plan, Step
@@ -66,36 +67,6 @@ class BenchmarkParams:
     numjobs: tuple[int, ...] = (1, 4)
     size: str = "256M"  # bytes each fio run covers (per job)
     patterns: tuple[tuple[str, str], ...] = PATTERNS
-
-
-def fio_argv(target: str, rw: str, bs: str, numjobs: int, size: str) -> tuple[str, ...]:
-    """One fio run as raidman plans it (the allowlist accepts exactly this shape)."""
-    return (
-        "fio",
-        "--name=raidman",
-        f"--filename={target}",
-        "--direct=1",
-        "--ioengine=psync",
-        f"--rw={rw}",
-        f"--bs={bs}",
-        f"--numjobs={numjobs}",
-        f"--size={size}",
-        "--group_reporting",
-        "--output-format=json",
-    )
-
-
-def parse_fio_argv(argv: tuple[str, ...]) -> dict[str, str] | None:
-    """The options of a fio argv in raidman's shape (name -> value), or None."""
-    if len(argv) != 11 or argv[0] != "fio":
-        return None
-    out: dict[str, str] = {}
-    for a in argv[1:]:
-        k, _, v = a.partition("=")
-        if not k.startswith("--") or k[2:] in out:
-            return None
-        out[k[2:]] = v
-    return out
 
 
 def _free_md(machine: Machine) -> str:
@@ -141,7 +112,7 @@ def build_benchmark(machine: Machine, p: BenchmarkParams) -> Plan:
     md = _free_md(machine)
 
     def discards(why: str) -> list[Step]:
-        return [Step(("blkdiscard", d), f"{why} {d}") for d in devs if _discards(machine, d)]
+        return [Step(ops.Discard(d), f"{why} {d}") for d in devs if _discards(machine, d)]
 
     steps: list[Step] = discards("discard first (measured from a clean state):")
 
@@ -151,7 +122,7 @@ def build_benchmark(machine: Machine, p: BenchmarkParams) -> Plan:
                 for run in range(1, p.runs + 1):
                     steps.append(
                         Step(
-                            fio_argv(target, rw, bs, nj, p.size),
+                            ops.Fio(target, rw, bs, nj, p.size),
                             f"{what}: {rw} {bs}, {nj} job{'s' if nj > 1 else ''}, run {run} of "
                             f"{p.runs}",
                         )
@@ -161,36 +132,30 @@ def build_benchmark(machine: Machine, p: BenchmarkParams) -> Plan:
     for i, chunk in enumerate(p.chunks):
         if i:
             steps += discards("discard before the next chunk:")
-        create = [
-            "mdadm",
-            "--create",
+        create = ops.CreateArray(
             md,
-            "--run",
-            "--metadata=1.2",
-            f"--level={level}",
-            f"--raid-devices={len(devs)}",
-            f"--chunk={chunk // KIB}K",
-        ]
-        if level == "10" and p.layout:
-            create.append(f"--layout={p.layout}")
-        if level != "0":
-            create += ["--bitmap=none", "--assume-clean"]
+            level,
+            devs,
+            chunk=f"{chunk // KIB}K",
+            layout=p.layout if level == "10" and p.layout else None,
+            bitmap="none" if level != "0" else None,
+            metadata="1.2",
+            run=True,
+            assume_clean=level != "0",
+            run_first=True,
+        )
         steps.append(
             Step(
-                (*create, *devs),
+                create,
                 f"RAID-{level} with a {human_bytes(chunk, trim=True)} chunk; --assume-clean: no "
                 "initial sync competes with the measurement (the data is not redundant yet)",
             )
         )
         measure(md, f"chunk {human_bytes(chunk, trim=True)}")
-        steps.append(
-            Step(("mdadm", "--stop", md), f"stop the {human_bytes(chunk, trim=True)} array")
-        )
-        steps.append(
-            Step(("mdadm", "--zero-superblock", *devs), "remove its superblocks from the members")
-        )
+        steps.append(Step(ops.StopArray(md), f"stop the {human_bytes(chunk, trim=True)} array"))
+        steps.append(Step(ops.ZeroSuperblock(devs), "remove its superblocks from the members"))
     steps += discards("leave it discarded (empty):")
-    n_fio = sum(1 for s in steps if s.argv[0] == "fio")
+    n_fio = sum(1 for s in steps if isinstance(s.op, ops.Fio))
     no_discard = [d for d in devs if not _discards(machine, d)]
     return Plan(
         title=f"benchmark chunk sizes on {', '.join(d.removeprefix('/dev/') for d in devs)}",
@@ -279,12 +244,10 @@ class BenchmarkResult:
         }
 
 
-def collect(
-    plan: Plan, outputs: list[tuple[tuple[str, ...], str]], taken_at: float
-) -> BenchmarkResult:
-    """The result from the fio steps' argv and their JSON output (in plan order). The target of
-    a run comes from the argv (the member = the disk baseline, else the array of the chunk
-    created last before it), the figures from fio's JSON; a run whose output is not fio's
+def collect(plan: Plan, outputs: list[tuple[ops.Op, str]], taken_at: float) -> BenchmarkResult:
+    """The result from the fio steps' operations and their JSON output (in plan order). The
+    target of a run is its operation's (the member = the disk baseline, else the array of the
+    chunk created last before it), the figures from fio's JSON; a run whose output is not fio's
     JSON raises ParseError (the caller says which step)."""
     from app.parsers.fio import parse_fio_json
 
@@ -292,26 +255,17 @@ def collect(
     devices = tuple(str(d) for d in p.get("devices") or ())
     runs: dict[tuple[str, str, str, int], list[tuple[float, float]]] = {}
     chunk_now: str | None = None
-    for argv, out in outputs:
-        if argv[:2] == ("mdadm", "--create"):
-            chunk_now = next(
-                (
-                    str(parse_size(a.removeprefix("--chunk=")))
-                    for a in argv
-                    if a.startswith("--chunk=")
-                ),
-                None,
-            )
+    for op, out in outputs:
+        if isinstance(op, ops.CreateArray):
+            chunk_now = str(parse_size(op.chunk)) if op.chunk else None
             continue
-        o = parse_fio_argv(argv)
-        if o is None:
+        if not isinstance(op, ops.Fio):
             continue
-        baseline = devices[:1] == (o["filename"].removeprefix("/dev/"),)
+        baseline = devices[:1] == (op.filename.removeprefix("/dev/"),)
         target = "disk" if baseline else (chunk_now or "array")
         r = parse_fio_json(out)
-        write = "write" in o["rw"]
-        bw, iops = (r.write_bw, r.write_iops) if write else (r.read_bw, r.read_iops)
-        runs.setdefault((target, o["rw"], o["bs"], int(o["numjobs"])), []).append((bw, iops))
+        bw, iops = (r.write_bw, r.write_iops) if op.writes_data else (r.read_bw, r.read_iops)
+        runs.setdefault((target, op.rw, op.bs, op.numjobs), []).append((bw, iops))
     cells = tuple(
         Cell(
             t,

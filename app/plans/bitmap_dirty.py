@@ -25,6 +25,7 @@ from __future__ import annotations
 from app.backend import Backend
 from app.model import Machine
 from app.parsers.mdadm_bitmap import parse_examine_bitmap
+from app.plans import ops
 from app.plans.plan import Plan
 from app.plans.sync_steps import array_paths
 
@@ -42,11 +43,10 @@ def read_bitmap_dirty(plan: Plan, machine: Machine, backend: Backend | None) -> 
             continue
         paths = array_paths(machine, a.name)
         readded = {
-            s.argv[3].removeprefix("/dev/")
+            s.op.device.removeprefix("/dev/")
             for s in plan.steps
-            if len(s.argv) == 4 and s.argv[0] == "mdadm" and s.argv[2] == "--re-add"
-            and s.argv[1] in paths
-        }  # fmt: skip
+            if isinstance(s.op, ops.ReAddMember) and s.op.array_path in paths
+        }
         if not readded:
             continue
         ask = next(

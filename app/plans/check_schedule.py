@@ -8,22 +8,20 @@ from __future__ import annotations
 
 import re
 
+from app.plans import ops
 from app.plans.geometry import PlanError
+from app.plans.ops.system_files import DROPIN, DROPIN_DIR, MONITOR_SERVICE
 from app.plans.plan import Plan, Step
 
-SERVICE = "raidman-monitor.service"
-DROPIN_DIR = f"/etc/systemd/system/{SERVICE}.d"
-DROPIN = f"{DROPIN_DIR}/checks.conf"
+SERVICE = MONITOR_SERVICE
 EVERY = re.compile(r"monthly|off|[0-9]{1,6}[smhdw]")
 WINDOW = re.compile(r"[0-9]{1,6}[smhdw]")
-DROPIN_TEXT = re.compile(
-    r"\[Service\]\nEnvironment=RAIDMAN_CHECK_EVERY=(monthly|off|[0-9]{1,6}[smhdw])\n"
-    r"Environment=RAIDMAN_CHECK_WINDOW=([0-9]{1,6}[smhdw])\n"
-)
-RELOAD = ("systemctl", "daemon-reload")
-RESTART = ("systemctl", "try-restart", SERVICE)
-MKDIR = ("mkdir", "-p", DROPIN_DIR)
-REMOVE = ("rm", "-f", DROPIN)
+RELOAD = ops.Systemd("daemon-reload")
+RESTART = ops.Systemd("try-restart", SERVICE)
+MKDIR = ops.MakeDropinDir()
+REMOVE = ops.RemoveFile(DROPIN)
+
+__all__ = ["DROPIN", "DROPIN_DIR"]
 
 
 def dropin_text(every: str, window: str) -> str:
@@ -44,10 +42,9 @@ def schedule_plan(every: str = "monthly", window: str = "6h") -> Plan:
         steps=(
             Step(MKDIR, "the monitor service's drop-in directory"),
             Step(
-                ("tee", DROPIN),
+                ops.WriteFile(DROPIN, dropin_text(every, window)),
                 f"run a check of every array {when}, stopped after {window} and resumed in "
                 "the next window",
-                stdin=dropin_text(every, window),
             ),
             Step(RELOAD, "systemd reads the drop-in"),
             Step(RESTART, "the monitor, if it runs, restarts with the schedule"),

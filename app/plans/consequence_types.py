@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from app.format import duration, human_bytes, speed
 from app.model.sync_model import MemberWrite, SyncForecast
+from app.plans.lost import Lost
 
 Confirm = Literal["typed", "yes"]
 
@@ -35,26 +36,60 @@ class Redundancy:
 
 
 @dataclass(frozen=True, slots=True)
+class SyncStop:
+    """A sync running now that the plan stops: frozen (it does not resume until idle is
+    written), ended (a check or repair idled: md does not resume it) or dropped (the member it
+    rebuilds fails)."""
+
+    array: str
+    action: str
+    fraction: float | None  # how far it got
+    fate: str  # stopped | ended | dropped
+    line: str  # in words
+    degraded: bool = False  # the array is degraded: its redundancy waits on this sync
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "array": self.array,
+            "action": self.action,
+            "fraction": self.fraction,
+            "fate": self.fate,
+            "degraded": self.degraded,
+            "line": self.line,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Consequences:
     syncs: tuple[SyncForecast, ...] = ()
     redundancy: tuple[Redundancy, ...] = ()
     confirm: Confirm = "yes"
     # arrays the plan stops or deletes, in words (app.plans.lifecycle_checks.offline_lines)
     offline: tuple[str, ...] = ()
+    stops: tuple[SyncStop, ...] = ()  # running syncs the plan stops
+    lost: tuple[Lost, ...] = ()  # data the plan destroys, by name (app.plans.lost)
+    at_risk: str | None = None  # the name typed to confirm: the thing at risk
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
             "syncs": [s.to_json() for s in self.syncs],
             "redundancy": [r.to_json() for r in self.redundancy],
             "confirm": self.confirm,
+            "stops": [s.to_json() for s in self.stops],
+            "lost": [x.to_json() for x in self.lost],
         }
         if self.offline:  # only plans that stop an array have it
             d["offline"] = list(self.offline)
+        if self.at_risk is not None:
+            d["at_risk"] = self.at_risk
         return d
 
     def lines(self) -> list[str]:
-        """The consequences in words, one line per sync and per array whose redundancy drops."""
-        out = [sync_line(s) for s in self.syncs]
+        """The consequences in words: what is lost, what stops, one line per sync and per array
+        whose redundancy drops."""
+        out = [f"LOST: {x.line}" for x in self.lost]
+        out += [f"STOPS: {s.line}" for s in self.stops]
+        out += [sync_line(s) for s in self.syncs]
         by_array = {s.array: s for s in self.syncs}
         for r in self.redundancy:
             line = redundancy_line(r, by_array.get(r.array))
@@ -94,6 +129,15 @@ def sync_line(s: SyncForecast) -> str:
         took = f"{duration(lo)} … {duration(hi)}"
     rate = f" at {speed(s.speed_kib_s)}" if s.speed_kib_s else ""
     why = f" ({s.speed_why})" if s.speed_why and s.speed_kib_s else ""
+    if s.limit_kib_s and s.speed_kib_s and s.speed_kib_s > s.limit_kib_s:
+        # md.c md_do_sync: currspeed = done / (seconds since the mark + 1) + 1 is compared with
+        # the limit, so the rate md holds runs a little above the limit it shows
+        why = (
+            f" ({s.speed_why} {speed(s.limit_kib_s)}: md's throttle divides by the seconds since "
+            "its mark plus one, so it holds a sync a few % above it)"
+        )
+    if s.rate_source == "measured" and s.speed_kib_s:
+        why += " — measured over the last second"
     written = [m for m in s.members if m.bytes_high > 0]
     if written:
         w = "writes " + ", ".join(_written(m) for m in written)

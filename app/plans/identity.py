@@ -21,10 +21,12 @@ from app.plans.plan_devices import argv_devices
 
 
 def disks_written(plan: Plan, machine: Machine) -> tuple[str, ...]:
-    """The whole disks (kernel names on ``machine``) the plan's steps overwrite or write."""
+    """The whole disks (kernel names on ``machine``) the plan's steps overwrite, write or erase
+    the signatures of (a saved wipe plan must erase the disk it was made for, not whatever disk
+    has that name later: issue 37)."""
     dev = argv_devices(plan, machine)
     out: dict[str, None] = {}
-    for name in (*dev.overwrites, *dev.written):
+    for name in (*dev.overwrites, *dev.written, *dev.erased):
         disk = disk_of(machine, name)
         if machine.disk(disk) is not None:
             out[disk] = None

@@ -21,6 +21,7 @@ from dataclasses import replace
 from app.format import human_bytes
 from app.model import Machine
 from app.plans.in_use import Issue, in_use, write_refusals
+from app.plans.ops import Op, StopArray, ZeroSuperblock
 
 
 def _vg_active(machine: Machine, vg: str | None) -> bool:
@@ -77,20 +78,22 @@ def lifecycle_refusals(
     return out + erase_refusals(machine, erased, stops)
 
 
-def offline_lines(machine: Machine, argvs: Sequence[Sequence[str]]) -> list[str]:
-    """What stopping or deleting an array means, from the argv: "md127 (raid10, 4 members,
-    1.0 GiB) stops: what it holds is unreachable until it is assembled again", and when every
-    member's superblock is erased after, "md127 is deleted: ...". Pure."""
+def offline_lines(machine: Machine, steps: Sequence[Op]) -> list[str]:
+    """What stopping or deleting an array means, from the operations: "md127 (raid10, 4
+    members, 1.0 GiB) stops: what it holds is unreachable until it is assembled again", and
+    when every member's superblock is erased after, "md127 is deleted: ...". Pure."""
     out: list[str] = []
     erased = {
-        a[2].removeprefix("/dev/")
-        for a in argvs
-        if len(a) == 3 and a[0] == "mdadm" and a[1] == "--zero-superblock"
+        d.removeprefix("/dev/")
+        for op in steps
+        if isinstance(op, ZeroSuperblock)
+        for d in op.devices
     }
-    for a in argvs:
-        if len(a) != 3 or a[0] != "mdadm" or a[1] != "--stop":
+    for op in steps:
+        if not isinstance(op, StopArray):
             continue
-        arr = next((x for x in machine.arrays if a[2] in (x.path, f"/dev/md/{x.name[2:]}")), None)
+        path = op.array_path
+        arr = next((x for x in machine.arrays if path in (x.path, f"/dev/md/{x.name[2:]}")), None)
         if arr is None:
             continue
         size = human_bytes(arr.size_bytes, trim=True) if arr.size_bytes else "size unknown"

@@ -23,55 +23,26 @@ lines of the shapes below (and ``#`` comments) are ever written.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
+from app.plans import ops
 from app.plans.geometry import PlanError
+from app.plans.ops.system_files import (
+    HEADER,
+    PERSIST,
+    PERSIST_BY_PATH,
+    PERSIST_BY_TEMP,
+    SCHEDULER_RULES,
+    SPEED_LIMITS_CONF,
+    STRIPE_CACHE_RULES,
+    PersistFile,
+    content_problem,
+)
 from app.plans.plan import Plan, Step
 
-STRIPE_CACHE_RULES = "/etc/udev/rules.d/65-raidman-stripe-cache.rules"
-SPEED_LIMITS_CONF = "/etc/sysctl.d/60-raidman-md.conf"
-SCHEDULER_RULES = "/etc/udev/rules.d/65-raidman-scheduler.rules"
-HEADER = "# written by raidman; remove with: raidman plan persist --remove {what}"
+__all__ = ["SCHEDULER_RULES", "SPEED_LIMITS_CONF", "STRIPE_CACHE_RULES", "content_problem"]
 
-_UUID = r"[0-9a-fA-F]{8}(?::[0-9a-fA-F]{8}){3}"
-_KNAME = r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,31}"
-_SCHED = r"none|mq-deadline|bfq|kyber"
-_STRIPE_LINE = re.compile(
-    r'ACTION=="add\|change", SUBSYSTEM=="block", KERNEL=="md\*", '
-    rf'ENV{{MD_UUID}}=="(?P<key>{_UUID})", TEST=="md/stripe_cache_size", '
-    r'ATTR\{md/stripe_cache_size\}="(?P<value>[0-9]{2,5})"'
-)
-_SPEED_LINE = re.compile(r"(?P<key>dev\.raid\.speed_limit_(?:min|max)) = (?P<value>[0-9]{1,10})")
-_SCHED_LINE = re.compile(
-    rf'ACTION=="add\|change", SUBSYSTEM=="block", KERNEL=="(?P<key>{_KNAME})", '
-    rf'ATTR\{{queue/scheduler\}}="(?P<value>{_SCHED})"'
-)
-_COMMENT = re.compile(r"# [ -~]{0,200}")
-
-
-@dataclass(frozen=True, slots=True)
-class PersistFile:
-    what: str  # the name `raidman plan persist --remove` takes
-    path: str
-    line: re.Pattern[str]
-
-    @property
-    def temp(self) -> str:
-        d, _, base = self.path.rpartition("/")
-        return f"{d}/.{base}.raidman-new"
-
-
-FILES = {
-    f.what: f
-    for f in (
-        PersistFile("stripe-cache", STRIPE_CACHE_RULES, _STRIPE_LINE),
-        PersistFile("speed-limits", SPEED_LIMITS_CONF, _SPEED_LINE),
-        PersistFile("scheduler", SCHEDULER_RULES, _SCHED_LINE),
-    )
-}
-BY_PATH = {f.path: f for f in FILES.values()}
-BY_TEMP = {f.temp: f for f in FILES.values()}
+FILES = PERSIST
+BY_PATH = PERSIST_BY_PATH
+BY_TEMP = PERSIST_BY_TEMP
 
 
 def mdadm_uuid(uuid: str) -> str | None:
@@ -100,23 +71,6 @@ def scheduler_line(disk: str, scheduler: str) -> str:
     )
 
 
-def content_problem(f: PersistFile, text: str) -> str | None:
-    """None when ``text`` is a whole file raidman writes to ``f``, else why not."""
-    if len(text) > 64 * 1024 or not text.endswith("\n"):
-        return f"{f.path}: whole lines, at most 64 KiB"
-    keys: set[str] = set()
-    for n, line in enumerate(text.splitlines(), 1):
-        if _COMMENT.fullmatch(line):
-            continue
-        m = f.line.fullmatch(line)
-        if m is None:
-            return f"{f.path} line {n}: not a line raidman writes there"
-        if m.group("key") in keys:
-            return f"{f.path} line {n}: {m.group('key')} set twice"
-        keys.add(m.group("key"))
-    return None
-
-
 def merged(f: PersistFile, existing: str | None, lines: dict[str, str]) -> str:
     """The file's new text: raidman's lines already there for other keys, then ``lines``
     (key -> line). Lines of the existing file that raidman did not write are dropped only if
@@ -135,16 +89,16 @@ def write_steps(f: PersistFile, text: str, why: str) -> tuple[Step, Step]:
     if bad is not None:
         raise ValueError(bad)
     return (
-        Step(("tee", f.temp), f"{why}: the new {f.path} under a temporary name", stdin=text),
+        Step(ops.WriteFile(f.temp, text), f"{why}: the new {f.path} under a temporary name"),
         Step(
-            ("mv", "-f", f.temp, f.path),
+            ops.ReplaceFile(f.path, force=True),
             f"rename it over {f.path} in one step (readers see the old file or the new one)",
         ),
     )
 
 
 def remove_step(f: PersistFile) -> Step:
-    return Step(("rm", "-f", f.path), f"remove {f.path}: the setting is no longer made at boot")
+    return Step(ops.RemoveFile(f.path), f"remove {f.path}: the setting is no longer made at boot")
 
 
 def build_remove(what: str) -> Plan:

@@ -1,6 +1,18 @@
-"""The md arrays as a plan's argv changes them, step by step, played over the probed machine:
-members' roles and slots, the syncs each step starts, and how many further failures each array
-survives (levels.failures_left). Used by :mod:`app.plans.consequences` and the member wizards."""
+"""The md arrays as a plan's operations change them, step by step, on a staged copy of the
+probed machine (``app.plans.staging``): members' roles and slots, the sync running now and what
+the plan does to it, the syncs each step starts, whether md may start one at all (frozen), and
+how many further failures each array survives (levels.failures_left).
+
+md's rules played here, from the kernel source:
+* a spare takes over a vacant slot at once, whichever option added it: ``md_check_recovery``
+  → ``remove_and_add_spares`` (``spares_take_over``), unless the array is frozen;
+* ``frozen`` written to ``sync_action`` interrupts the running sync and sets
+  MD_RECOVERY_FROZEN: no sync starts until ``idle`` is written (md.c ``action_store``);
+* ``idle`` interrupts it too and clears FROZEN: md_check_recovery then starts again what is
+  needed — a resync from its checkpoint, a recovery from the member's recovery_offset — but
+  not a check or repair (MD_RECOVERY_REQUESTED is the writer's);
+* a failed member gets nothing more written: a resync or recovery is interrupted by
+  ``md_error`` and restarted without it."""
 
 from __future__ import annotations
 
@@ -8,6 +20,9 @@ from dataclasses import dataclass, field
 
 from app.model import Machine, MdArray, MdMember, levels
 from app.model.sync_model import component_bytes
+from app.plans import ops
+
+SYNCING = ("resync", "recover", "check", "repair", "reshape")
 
 
 @dataclass
@@ -31,6 +46,13 @@ class PlannedArray:
     syncs: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (action, targets)
     changed: bool = False  # a step changes its members
     touched: bool = False  # a step names it
+    # the sync md runs on it now (from the probe): (action, targets); and what the plan does
+    # to it: "runs" (goes on), "stopped" (frozen), "restarts" (idle of a resync or recovery:
+    # md starts it again from where it stopped), "ended" (idle of a check or repair),
+    # "dropped" (the member it rebuilds failed)
+    running: tuple[str, tuple[str, ...]] | None = None
+    fate: str = "runs"
+    frozen: bool = False  # no sync starts until idle is written
 
     def member(self, dev: str) -> PlannedMember | None:
         return next((m for m in self.members if m.device == dev), None)
@@ -56,8 +78,29 @@ class PlannedArray:
         taken = {m.slot for m in self.members if m.slot is not None and m.role != "faulty"}
         return next((s for s in range(self.raid_disks) if s not in taken), None)
 
+    @property
+    def degraded(self) -> bool:
+        return len(self.working()) < self.raid_disks
+
+    def spares_take_over(self) -> None:
+        """md recovers onto a spare at once while a slot is vacant (md_check_recovery →
+        remove_and_add_spares), unless the array is frozen or has no redundancy."""
+        if self.frozen or self.level not in levels.REDUNDANT:
+            return
+        for m in self.members:
+            if m.role != "spare":
+                continue
+            slot = self.vacant_slot()
+            if slot is None:
+                return
+            m.slot, m.role = slot, "rebuilding"
+            self.syncs.append(("recover", (m.device,)))
+
     def finish(self) -> None:
-        """The syncs done: rebuilt members in sync, a replaced member gone."""
+        """The syncs done: rebuilt members in sync, a replaced member gone (a frozen array's
+        syncs never run: nothing changes)."""
+        if self.frozen:
+            return
         for m in list(self.members):
             if m.role == "rebuilding":
                 m.role = "in_sync"
@@ -101,7 +144,19 @@ def from_machine(a: MdArray, machine: Machine | None = None) -> PlannedArray:
         if m.role in ("in_sync", "rebuilding", "spare", "faulty", "replacement")
     ]
     raid_disks = a.raid_disks or len([m for m in ms if m.slot is not None])
-    return PlannedArray(a.name, a.level, raid_disks, a.layout, a.bitmap is not None, ms)
+    s = a.sync
+    running = (s.action, s.targets) if s is not None and s.action in SYNCING else None
+    frozen = s is not None and s.action == "frozen"
+    return PlannedArray(
+        a.name,
+        a.level,
+        raid_disks,
+        a.layout,
+        a.bitmap is not None,
+        ms,
+        running=running,
+        frozen=frozen,
+    )
 
 
 def device_bytes(machine: Machine, dev: str) -> int:
@@ -127,29 +182,28 @@ def array_of(machine: Machine, arrays: dict[str, PlannedArray], path: str) -> Pl
     return None
 
 
-def create_array(machine: Machine, argv: tuple[str, ...]) -> PlannedArray:
-    opts = {o.partition("=")[0]: o.partition("=")[2] for o in argv[3:] if o.startswith("-")}
-    devs = [strip_dev(d) for d in argv[3:] if not d.startswith("-")]
-    n = int(opts.get("--raid-devices", len(devs)) or len(devs))
-    level = opts.get("--level", "")
-    level = level if level == "linear" else f"raid{level}"
-    layout = opts.get("--layout") or ("n2" if level == "raid10" else None)
-    size = min((device_bytes(machine, d) for d in devs[:n]), default=0)
-    members = [PlannedMember(d, i, "in_sync", size) for i, d in enumerate(devs[:n])]
-    members += [PlannedMember(d, None, "spare", size) for d in devs[n:]]
-    name = argv[2].rsplit("/", 1)[-1]
+def create_array(machine: Machine, op: ops.CreateArray) -> PlannedArray:
+    devs = [strip_dev(d) for d in op.devices]
+    spares = [strip_dev(d) for d in op.spares]
+    n = len(devs)
+    level = op.level if op.level == "linear" else f"raid{op.level}"
+    layout = op.layout or ("n2" if level == "raid10" else None)
+    size = min((device_bytes(machine, d) for d in devs), default=0)
+    members = [PlannedMember(d, i, "in_sync", size) for i, d in enumerate(devs)]
+    members += [PlannedMember(d, None, "spare", size) for d in spares]
+    name = op.path.rsplit("/", 1)[-1]
     a = PlannedArray(
         name if not name.isdigit() else f"md{name}",
         level,
         n,
         layout,
-        opts.get("--bitmap", "internal") != "none",
+        (op.bitmap or "internal") != "none",
         members,
         new=True,
         changed=True,
         touched=True,
     )
-    if level in levels.REDUNDANT and "--assume-clean" not in argv:
+    if level in levels.REDUNDANT and not op.assume_clean:
         # --assume-clean: md starts the array in sync (mdadm Create.c sets resync_start to
         # MaxSector), nothing is written until the data is
         if level in ("raid4", "raid5") and members:
@@ -159,27 +213,57 @@ def create_array(machine: Machine, argv: tuple[str, ...]) -> PlannedArray:
     return a
 
 
-def manage_member(machine: Machine, a: PlannedArray, op: str, dev: str) -> None:
+def manage_member(machine: Machine, a: PlannedArray, op: ops.Op, dev: str) -> None:
     m = a.member(dev)
     a.changed = True
-    if op == "--fail" and m is not None:
+    if isinstance(op, ops.FailMember) and m is not None:
+        rebuilt = m.role in ("rebuilding", "replacement")
         m.role = "faulty"
         a.syncs = [(act, t) for act, t in a.syncs if dev not in t]
-    elif op == "--remove" and m is not None:
+        if a.running is not None and (dev in a.running[1] or rebuilt) and a.fate == "runs":
+            a.fate = "dropped"  # md_error interrupts the recovery onto it
+        a.spares_take_over()
+    elif isinstance(op, ops.RemoveMember) and m is not None:
         a.members.remove(m)
-    elif op in ("--add", "--re-add", "--add-spare"):
+    elif isinstance(op, (ops.AddMember, ops.ReAddMember)):
         size = max((x.size for x in a.members), default=0) or device_bytes(machine, dev)
         if m is not None:
             a.members.remove(m)
         slot = a.vacant_slot()
         # md recovers onto a spare at once when a slot is vacant (md_check_recovery ->
         # remove_and_add_spares), whichever option added it
-        if slot is not None and a.level in levels.REDUNDANT:
+        if slot is not None and a.level in levels.REDUNDANT and not a.frozen:
             a.members.append(PlannedMember(dev, slot, "rebuilding", size))
-            how = "re-add" if op == "--re-add" and a.bitmap else "recover"
+            how = "re-add" if isinstance(op, ops.ReAddMember) and a.bitmap else "recover"
             a.syncs.append((how, (dev,)))
         else:
             a.members.append(PlannedMember(dev, None, "spare", size))
+
+
+def set_sync_action(a: PlannedArray, action: str) -> None:
+    """``action`` written to md/sync_action (see the module doc for md's rules)."""
+    if action in ("check", "repair"):
+        a.syncs.append((action, ()))
+        return
+    running = a.running is not None and a.fate == "runs"
+    if action == "frozen":
+        a.frozen = True
+        if running:
+            a.fate = "stopped"
+        # what the plan's own steps started stops too
+        a.syncs = []
+        return
+    # idle: whatever runs is interrupted; md starts again what is needed
+    was_frozen = a.frozen
+    a.frozen = False
+    if running and a.running is not None and a.running[0] in ("check", "repair"):
+        a.fate = "ended"
+    elif running:
+        a.fate = "restarts"
+    elif a.fate == "stopped":
+        a.fate = "restarts"  # frozen earlier in this plan, thawed now
+    if was_frozen:
+        a.spares_take_over()
 
 
 def replace_member(a: PlannedArray, old: str, new: str) -> None:
@@ -189,30 +273,28 @@ def replace_member(a: PlannedArray, old: str, new: str) -> None:
     if n is None or o is None:
         return
     n.role, n.slot, n.replaces = "replacement", o.slot, old
-    a.syncs.append(("replace", (new,)))
+    if not a.frozen:
+        a.syncs.append(("replace", (new,)))
 
 
-def grow_array(a: PlannedArray, argv: tuple[str, ...]) -> None:
-    for o in argv[3:]:
-        if o.startswith("--raid-devices="):
-            new = int(o.split("=", 1)[1])
-            old = a.raid_disks
-            a.changed = True
-            spares = [m for m in a.members if m.role == "spare"]
-            if new > old:
-                for i, m in enumerate(spares[: new - old]):
-                    m.slot, m.role = old + i, "rebuilding"
-            else:
-                for m in a.members:
-                    if m.slot is not None and m.slot >= new:
-                        m.slot, m.role = None, "spare"
-            a.raid_disks = new
-            if a.level == "raid1":
-                if new > old:
-                    targets = tuple(m.device for m in spares[: new - old])
-                    a.syncs.append(("recover", targets))
-            else:
-                for m in a.members:
-                    if m.role == "rebuilding":
-                        m.role = "in_sync"  # a reshape takes the spares in as members
-                a.syncs.append(("reshape", ()))
+def grow_array(a: PlannedArray, new: int) -> None:
+    old = a.raid_disks
+    a.changed = True
+    spares = [m for m in a.members if m.role == "spare"]
+    if new > old:
+        for i, m in enumerate(spares[: new - old]):
+            m.slot, m.role = old + i, "rebuilding"
+    else:
+        for m in a.members:
+            if m.slot is not None and m.slot >= new:
+                m.slot, m.role = None, "spare"
+    a.raid_disks = new
+    if a.level == "raid1":
+        if new > old:
+            targets = tuple(m.device for m in spares[: new - old])
+            a.syncs.append(("recover", targets))
+    else:
+        for m in a.members:
+            if m.role == "rebuilding":
+                m.role = "in_sync"  # a reshape takes the spares in as members
+        a.syncs.append(("reshape", ()))

@@ -1,16 +1,15 @@
-"""Which devices a plan's argv writes to (:func:`argv_devices`: what pre-flight checks, in every
-spelling the argv names them), and the whole plan's problems (:func:`plan_problems`: each step
-allowed, its kind known, destroying data only where its kind may) -- over the step rules of
-:mod:`app.plans.allowlist`."""
+"""Which devices a plan writes to (:func:`argv_devices`: what pre-flight checks, in every spelling
+the steps name them), and the whole plan's problems (:func:`plan_problems`: its steps allowed
+together, its kind known, destroying data only where its kind may) -- read from the plan's
+operations (``app.plans.ops``), never from its params."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from app.model import Machine
-from app.plans.allowlist import MD_SYSFS, SCHED_SYSFS, int_opt, plan_step_problems
-from app.plans.benchmark import parse_fio_argv
-from app.plans.destroys import destroys
+from app.plans import ops
+from app.plans.allowlist import plan_step_problems
 from app.plans.geometry import normalize_level
 from app.plans.kinds import KNOWN_KINDS, NEVER_DESTROY
 from app.plans.plan import Plan, escape_controls
@@ -19,7 +18,7 @@ from app.plans.preflight import strip_dev
 
 @dataclass(frozen=True, slots=True)
 class ArgvDevices:
-    """What the argv (not the params) says a plan writes to."""
+    """What the operations (not the params) say a plan writes to."""
 
     overwrites: tuple[
         str, ...
@@ -27,7 +26,7 @@ class ArgvDevices:
     level: str | None = None
     layout: str | None = None
     raid_devices: int | None = None
-    names: frozenset[str] = frozenset()  # every device the argv names, in every spelling
+    names: frozenset[str] = frozenset()  # every device the steps name, in every spelling
     # written but not overwritten (a re-added member, a replacement already in as a spare):
     # pre-flight checks their health (SMART), not their emptiness
     written: tuple[str, ...] = ()
@@ -76,65 +75,46 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
     made_of: set[str] = set()  # the members of the arrays this plan creates
 
     def named(p: str) -> None:
-        names.update({p, p.rsplit("/", 1)[-1], _resolve(machine, p)})
+        if p.startswith("/dev/"):
+            names.update({p, p.rsplit("/", 1)[-1], _resolve(machine, p)})
+        else:
+            names.add(p)
 
     for s in plan.steps:
-        argv = s.argv
-        prog = argv[0]
-        for x in (*argv[1:], *(s.stdin_from or ())):
-            if x.startswith("/dev/"):
-                named(x)
-            m = MD_SYSFS.fullmatch(x) or SCHED_SYSFS.fullmatch(x)
-            if m is not None:
-                names.add(m.group(1))
-        if prog == "mdadm" and len(argv) > 2 and argv[1] == "--create":
-            opts = [x for x in argv[2:] if x.startswith("-")]
-            devs = [x for x in argv[3:] if not x.startswith("-")]
-            overwrites += devs
-            created.add(argv[2])
-            made_of.update(devs)
-            for o in opts:
-                k, _, v = o.partition("=")
-                if k == "--level":
-                    level = v
-                elif k == "--layout":
-                    layout = v
-            raid_devices = int_opt(opts, "--raid-devices")
-        elif prog == "mdadm" and len(argv) == 4 and argv[2] == "--remove":
-            removed.add((_resolve(machine, argv[1]), _resolve(machine, argv[3])))
-        elif prog == "mdadm" and len(argv) == 4 and argv[2] in ("--add", "--add-spare"):
-            array = _resolve(machine, argv[1])
-            dev = _resolve(machine, argv[3])
+        op = s.op
+        for x in op.names():
+            named(x)
+        if isinstance(op, ops.CreateArray):
+            overwrites += op.overwrites()
+            created.add(op.path)
+            made_of.update(op.overwrites())
+            level, layout, raid_devices = op.level, op.layout, op.raid_devices
+        elif isinstance(op, ops.RemoveMember):
+            removed.add((_resolve(machine, op.array_path), _resolve(machine, op.device)))
+        elif isinstance(op, ops.AddMember):
+            array = _resolve(machine, op.array_path)
+            dev = _resolve(machine, op.device)
             if (array, dev) in removed and _is_member(machine, array, dev):
                 # a member this plan takes out and puts back (re-add without a bitmap): in use
                 # by this very array until then, so its health is checked, not its emptiness
-                written.append(argv[3])
+                written.append(op.device)
             else:
-                overwrites.append(argv[3])
-        elif prog == "mdadm" and len(argv) == 4 and argv[2] == "--re-add":
-            written.append(argv[3])
-            array = _resolve(machine, argv[1])
-        elif prog == "mdadm" and len(argv) == 6 and argv[2] == "--replace" and argv[4] == "--with":
-            written.append(argv[5])
-            array = _resolve(machine, argv[1])
-        elif prog == "mdadm" and len(argv) == 3 and argv[1] == "--stop":
-            if argv[2] not in created:  # the plan's own array (plan benchmark) is not probed yet
-                stopped.append(_resolve(machine, argv[2]))
-        elif (prog == "mdadm" and argv[1:2] == ("--zero-superblock",)) or prog == "wipefs":
-            if not (prog == "mdadm" and set(argv[2:]) <= made_of):  # not its own array's members
-                erased.append(_resolve(machine, argv[-1]))
-        elif prog == "parted" and len(argv) > 4:
-            overwrites.append(argv[4])
-        elif prog == "lvcreate" and "--name" in argv[:-2]:
-            created.add(f"/dev/{argv[-1]}/{argv[argv.index('--name') + 1]}")
-        elif (prog in ("pvcreate", "mkfs.ext4", "mkfs.xfs") and argv[-1] not in created) or (
-            prog == "blkdiscard" and argv[-1] not in created
-        ):
-            overwrites.append(argv[-1])
-        elif prog == "fio":
-            target = (parse_fio_argv(argv) or {}).get("filename", "")
-            if target.startswith("/dev/") and target not in created:
-                overwrites.append(target)
+                overwrites.append(op.device)
+        elif isinstance(op, (ops.ReAddMember, ops.ReplaceMember)):
+            written += op.writes()
+            array = _resolve(machine, op.array_path)
+        elif isinstance(op, ops.StopArray):
+            if op.array_path not in created:  # the plan's own array (benchmark): not probed yet
+                stopped.append(_resolve(machine, op.array_path))
+        elif isinstance(op, ops.ZeroSuperblock):
+            if not set(op.devices) <= made_of:  # not its own array's members
+                erased += [_resolve(machine, d) for d in op.devices]
+        elif isinstance(op, ops.Wipe):
+            erased.append(_resolve(machine, op.device))
+        elif isinstance(op, ops.LvCreate):
+            created.add(op.creates())
+        else:
+            overwrites += [d for d in op.overwrites() if d not in created]
     resolved = tuple(dict.fromkeys(_resolve(machine, d) for d in overwrites))
     more = tuple(
         d for d in dict.fromkeys(_resolve(machine, w) for w in written) if d not in resolved
@@ -155,15 +135,24 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
 def _params_devices(plan: Plan) -> tuple[str, ...]:
     """What the plan's params claim it overwrites (the devices it was built for)."""
     p = plan.params
+
+    def listed(key: str) -> tuple[str, ...]:
+        v = p.get(key)  # a plan file's params are any JSON: only a list of names counts
+        return tuple(str(x) for x in v) if isinstance(v, list) else ()
+
+    def one(key: str) -> tuple[str, ...]:
+        v = p.get(key)
+        return (v,) if isinstance(v, str) and v else ()
+
     kind = plan.kind
     if kind == "create-array":
-        return tuple(str(d) for d in (*(p.get("devices") or ()), *(p.get("spares") or ())))
+        return listed("devices") + listed("spares")
     if kind == "filesystem":
-        return (str(p["array"]),) if p.get("array") else ()
+        return one("array")
     if kind in ("member-add", "member-spare"):
-        return (str(p["device"]),) if p.get("device") else ()
+        return one("device")
     if kind == "member-grow":
-        return tuple(str(d) for d in p.get("add") or ())
+        return listed("add")
     return ()
 
 
@@ -182,9 +171,9 @@ def plan_problems(plan: Plan, machine: Machine | None = None) -> list[str]:
     if plan.kind in NEVER_DESTROY:
         out += [
             f"step {i}: a {plan.kind} plan never destroys data, but this step does "
-            f"({escape_controls(' '.join(s.argv[:2]))} ...)"
+            f"({s.op.KIND} of {s.op.destroys()})"
             for i, s in enumerate(plan.steps, 1)
-            if destroys(s.argv) is not None
+            if s.op.destroys() is not None
         ]
         if out:
             return out

@@ -35,6 +35,7 @@ from app.model.smart import SmartReading
 from app.plans.eligibility import disk_of, needed_member_bytes, smart_failed, smart_warnings
 from app.plans.geometry import PlanError, normalize_level
 from app.plans.in_use import Issue, system_disk_warning, write_refusals
+from app.plans.ops import Op
 
 __all__ = [
     "Issue",
@@ -189,26 +190,24 @@ def _sector_sizes(machine: Machine, name: str) -> tuple[int, int] | None:
     return None if d is None else (d.logical_sector, d.physical_sector)
 
 
-def check_busy(machine: Machine, argvs: Iterable[Sequence[str]]) -> list[Issue]:
+def check_busy(machine: Machine, steps: Iterable[Op]) -> list[Issue]:
     """``mdadm --grow`` on an array whose sync thread runs: the kernel answers EBUSY."""
     out: list[Issue] = []
-    for argv in argvs:
-        if len(argv) < 3 or argv[0] != "mdadm" or "--grow" not in argv:
+    for op in steps:
+        path = op.array() if op.grows() else None
+        a = machine.array(strip_dev(path)) if path is not None else None
+        if a is None or a.sync is None or a.sync.action not in BUSY_ACTIONS:
             continue
-        for arg in argv[1:]:
-            a = machine.array(strip_dev(arg)) if arg.startswith("/dev/") else None
-            if a is None or a.sync is None or a.sync.action not in BUSY_ACTIONS:
-                continue
-            pct = f" ({a.sync.fraction:.0%} done)" if a.sync.fraction is not None else ""
-            out.append(
-                Issue(
-                    "busy",
-                    a.name,
-                    f"is running a {a.sync.action}{pct}: md answers EBUSY to "
-                    f"'{' '.join(argv)}' while it runs; run it after the {a.sync.action} ends",
-                    f"{a.sync.action} running: after it ends",
-                )
+        pct = f" ({a.sync.fraction:.0%} done)" if a.sync.fraction is not None else ""
+        out.append(
+            Issue(
+                "busy",
+                a.name,
+                f"is running a {a.sync.action}{pct}: md answers EBUSY to "
+                f"'{' '.join(op.argv())}' while it runs; run it after the {a.sync.action} ends",
+                f"{a.sync.action} running: after it ends",
             )
+        )
     return out
 
 

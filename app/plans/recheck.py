@@ -17,9 +17,11 @@ from dataclasses import replace
 
 from app.backend import Backend
 from app.model import Machine
+from app.plans import ops
 from app.plans.eligibility import disk_of
 from app.plans.identity import identity_problems
 from app.plans.lifecycle_checks import lifecycle_refusals
+from app.plans.mountpoints import mountpoint_refusals
 from app.plans.plan import Plan, escape_controls
 from app.plans.plan_devices import argv_devices
 from app.plans.preflight import check, check_busy, check_smart, strip_dev
@@ -38,16 +40,18 @@ def _new(plan: Plan, i: int, machine: Machine | None) -> tuple[list[str], list[s
     return over, written, erased
 
 
-def _grows(argv: tuple[str, ...]) -> bool:
-    return argv[0] == "mdadm" and "--grow" in argv
-
-
 def step_refusals(plan: Plan, i: int, backend: Backend) -> list[str]:
     """Why step ``i`` must not start now (empty: it may); probes only for steps that write to
     devices. Never raises."""
     step = plan.steps[i]
+    op = step.op
+    if isinstance(op, (ops.MakeMountPoint, ops.Mount)):  # its directories, right before it
+        path = op.path if isinstance(op, ops.MakeMountPoint) else op.mountpoint
+        refused = mountpoint_refusals(backend, path)
+        if refused:
+            return [escape_controls(f"{issue} [{issue.code}]") for issue in refused]
     over, written, erased = _new(plan, i, None)
-    if not over and not written and not erased and not _grows(step.argv):
+    if not over and not written and not erased and not step.op.grows():
         return []
     try:
         machine = backend.probe()
@@ -57,7 +61,7 @@ def step_refusals(plan: Plan, i: int, backend: Backend) -> list[str]:
     disks = list(
         dict.fromkeys(
             disk_of(machine, strip_dev(d))
-            for d in (*over, *written)
+            for d in (*over, *written, *erased)
             if machine.disk(disk_of(machine, strip_dev(d))) is not None
         )
     )
@@ -65,7 +69,7 @@ def step_refusals(plan: Plan, i: int, backend: Backend) -> list[str]:
         smart = {d: backend.smart(d) for d in disks}
     except Exception as e:
         return [f"cannot read SMART: {escape_controls(str(e))[:200]}"]
-    issues = list(check_busy(machine, [step.argv]))
+    issues = list(check_busy(machine, [step.op]))
     if erased:  # the arrays stopped before this step are gone from the fresh probe already
         stops = [a for a in erased if machine.array(a) is not None]
         issues += lifecycle_refusals(machine, stops, [d for d in erased if d not in stops])

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from app.model import Machine
 from app.model.sync_model import SyncForecast
+from app.plans import ops
 from app.plans.plan import Plan, Step
-
-_MANAGE = ("--add", "--re-add", "--add-spare")
 
 
 def array_paths(machine: Machine | None, array: str) -> set[str]:
@@ -32,20 +31,14 @@ def array_paths(machine: Machine | None, array: str) -> set[str]:
     return out
 
 
-def _starts(step: Step, paths: set[str], array: str) -> bool:
-    argv = step.argv
-    if not argv:
-        return False
-    if argv[0] == "mdadm" and len(argv) > 2:
-        if argv[1] == "--create":
-            return argv[2] in paths
-        if argv[1] == "--grow":
-            return argv[2] in paths
-        if argv[1] in paths:
-            return argv[2] in _MANAGE or argv[2] == "--replace"
-        return False
-    if argv[0] == "tee" and len(argv) == 2 and argv[1] == f"/sys/block/{array}/md/sync_action":
-        return (step.stdin or "").strip() in ("check", "repair")
+def _starts(step: Step, paths: set[str]) -> bool:
+    op = step.op
+    if isinstance(op, ops.CreateArray):
+        return op.path in paths
+    if isinstance(op, (ops.GrowDevices, ops.AddMember, ops.ReAddMember, ops.ReplaceMember)):
+        return op.array_path in paths
+    if isinstance(op, ops.SetSyncAction):
+        return f"/dev/{op.md}" in paths and op.action in ("check", "repair")
     return False
 
 
@@ -55,7 +48,7 @@ def sync_starting_steps(plan: Plan, machine: Machine | None) -> dict[int, tuple[
     out: dict[int, list[SyncForecast]] = {}
     for fc in plan.consequences.syncs if plan.consequences is not None else ():
         paths = array_paths(machine, fc.array)
-        idx = [i for i, s in enumerate(plan.steps) if _starts(s, paths, fc.array)]
+        idx = [i for i, s in enumerate(plan.steps) if _starts(s, paths)]
         if idx:
             out.setdefault(idx[-1], []).append(fc)
     return {i: tuple(v) for i, v in out.items()}

@@ -82,7 +82,8 @@ class Launchers(App[None]):
         try:
             if machine is not None:  # serial/WWN of its disks: checked again before each step
                 plan = record_disks(plan, machine)
-            pre = preflight_for(plan, machine, view.backend) if machine is not None else None
+            sbs = view.superblocks  # the audit's read; None: read now, in this worker
+            pre = preflight_for(plan, machine, view.backend, sbs) if machine is not None else None
         except Exception as e:
             post_result(self, view, WorkerWarning(f"pre-flight failed: {e}", "fix"))
         else:

@@ -158,7 +158,7 @@ def test_limits_in_force_drive_the_duration_and_a_limit_step_changes_them() -> N
     # the same check after a step raising the array's own max runs at the new limit
     up = Plan(
         "t",
-        (Step(("tee", "/sys/block/md127/md/sync_speed_max"), "w", stdin="400000\n"), *plan.steps),
+        (Step.decode(("tee", "/sys/block/md127/md/sync_speed_max"), "w", stdin="400000\n"), *plan.steps),
     )
     c2 = consequences_of(up, m, lim)
     assert c2.syncs[0].speed_kib_s is not None

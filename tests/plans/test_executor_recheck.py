@@ -20,7 +20,7 @@ PV1 = ("pvcreate", "/dev/nvme1n1")
 
 
 def _two_pvs() -> Plan:
-    return Plan("two PVs", (Step(PV0, "pv 0"), Step(PV1, "pv 1")), kind="filesystem")
+    return Plan("two PVs", (Step.decode(PV0, "pv 0"), Step.decode(PV1, "pv 1")), kind="filesystem")
 
 
 def _after_first_step(be: FakeBackend, machine: Machine) -> None:
@@ -102,7 +102,7 @@ def test_steps_without_devices_do_not_probe(tmp_path: Path) -> None:
 
     plan = Plan(
         "limits",
-        (Step(("sysctl", "-w", "dev.raid.speed_limit_max=500000"), "max"),),
+        (Step.decode(("sysctl", "-w", "dev.raid.speed_limit_max=500000"), "max"),),
         kind="sync-limits",
     )
     rep = execute(plan, NoProbe(blank_machine()), audit=AuditLog(tmp_path / "a.log"))

@@ -394,7 +394,7 @@ def test_grow_during_a_sync_is_refused_as_busy_and_the_bitmap_fix_waits() -> Non
     m = replace(m, arrays=(syncing, m.arrays[1]))
     plan = Plan(
         "add bitmap",
-        (Step(("mdadm", "--grow", "--bitmap=internal", "/dev/md127"), "add a bitmap"),),
+        (Step.decode(("mdadm", "--grow", "/dev/md127", "--bitmap=internal"), "add a bitmap"),),
         target="md127",
         kind="audit-md-bitmap",
     )
@@ -443,8 +443,8 @@ def test_a_remove_then_add_of_a_device_that_is_no_member_is_still_checked() -> N
     plan = Plan(
         "re-add",
         (
-            Step(("mdadm", "/dev/md127", "--remove", "/dev/sdc"), "x"),
-            Step(("mdadm", "/dev/md127", "--add", "/dev/sdc"), "x", destructive=True),
+            Step.decode(("mdadm", "/dev/md127", "--remove", "/dev/sdc"), "x"),
+            Step.decode(("mdadm", "/dev/md127", "--add", "/dev/sdc"), "x", destructive=True),
         ),
         target="sdc",
         kind="member-re-add",

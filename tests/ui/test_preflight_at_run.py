@@ -47,7 +47,7 @@ async def test_device_mounted_after_the_preview_is_refused_at_run(tmp_path: Path
         await pilot.click("#pp-run")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert not any(a[0] == "mdadm" for a in be.argvs)  # nothing ran
+        assert not any(a[0] == "mdadm" for a in be.ran)  # nothing ran
         assert audit.read_entries() == []
         status = str(prev.query_one("#pp-status", Static).render())
         assert "pre-flight at Run stopped the plan, nothing was run" in status

@@ -46,7 +46,7 @@ async def test_sync_wizard_lists_what_is_offered_and_says_why_not() -> None:
         assert isinstance(wiz, SyncWizard)
         act = wiz.query_one("#sy-action", Select)
         values = [v for _, v in act._options if v is not Select.BLANK]
-        assert values == ["idle", "frozen", "limits"]
+        assert values == ["limits", "idle", "frozen"]  # a stopping action never first
         note = str(wiz.query_one("#sy-note", Static).render())
         assert "no check or repair while md127 runs a resync" in note
         assert "no stripe cache" in note

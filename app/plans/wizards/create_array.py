@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from app.backend import Backend
 from app.model import Disk, Machine, levels, md_names
+from app.plans import ops
 from app.plans.consequences import with_consequences
 from app.plans.create_guidance import guidance
 from app.plans.geometry import (
@@ -247,16 +248,14 @@ def build_create_array(
             "number may change across boots (a 3-digit name such as --name=127 keeps it)"
         )
 
-    argv: list[str] = ["mdadm", "--create", dev_path, f"--level={level.removeprefix('raid')}"]
-    argv.append(f"--raid-devices={len(devices)}")
-    if spares:
-        argv.append(f"--spare-devices={len(spares)}")
+    chunk_arg: str | None = None
+    layout_arg: str | None = None
     striped = level in levels.STRIPED
     chunk = params.chunk_bytes if params.chunk_bytes is not None else DEFAULT_CHUNK
     if striped:
         if chunk < 4 * KIB or chunk & (chunk - 1):
             raise PlanError(f"chunk {human_kib(chunk)}: must be a power of two, at least 4K")
-        argv.append(f"--chunk={human_kib(chunk)}")
+        chunk_arg = human_kib(chunk)
         notes.append(
             CHUNK_GUIDANCE
             + (
@@ -278,7 +277,7 @@ def build_create_array(
                 raise PlanError(f"layout {layout!r} is not a RAID-4/5/6 layout")
         else:
             raise PlanError(f"{level} has no layout")
-        argv.append(f"--layout={layout}")
+        layout_arg = layout
     bitmap_arg: str | None = None
     if level in levels.REDUNDANT:
         bm = params.bitmap
@@ -290,7 +289,6 @@ def build_create_array(
             raise PlanError("bitmap: internal, none, or an absolute file path (external bitmap)")
         if bm not in ("internal", "none") and (bad := created_file_problem(bm)) is not None:
             raise PlanError(f"bitmap file {bad}")
-        argv.append(f"--bitmap={bm}")
         if default_why is not None:
             notes.append(default_why)
         else:
@@ -304,30 +302,30 @@ def build_create_array(
     wear = initial_sync_warning(machine, level, devices)
     if wear is not None:
         warnings.append(wear)
-    argv.append(f"--metadata={params.metadata}")
-    argv.append(f"--name={name}")
-    argv.append("--run")  # no "Continue creating array?" question: the preview was the question
-    argv += [f"/dev/{d}" for d in devices]
-    argv += [f"/dev/{d}" for d in spares]
+    create = ops.CreateArray(
+        dev_path,
+        level.removeprefix("raid"),
+        tuple(f"/dev/{d}" for d in devices),
+        tuple(f"/dev/{d}" for d in spares),
+        chunk=chunk_arg,
+        layout=layout_arg,
+        bitmap=bitmap_arg,
+        metadata=params.metadata,
+        name=name,
+        run=True,  # no "Continue creating array?" question: the preview was the question
+    )
     desc = f"{levels.label(level)} of {len(devices)}" + (
         f" + {len(spares)} spare" if spares else ""
     )
-    steps = [
-        Step(
-            tuple(argv),
-            f"create {dev_path} ({desc}): overwrites {', '.join(devices + spares)}",
-            destructive=True,
-        )
-    ]
+    steps = [Step(create, f"create {dev_path} ({desc}): overwrites {', '.join(devices + spares)}")]
     if params.update_conf and params.conf_path not in MDADM_CONF:
         raise PlanError(f"mdadm.conf: {params.conf_path!r} is not {' or '.join(MDADM_CONF)}")
     if params.update_conf:
         steps.append(
             Step(
-                ("tee", "-a", params.conf_path),
+                ops.AppendArrayFromDetail(params.conf_path, dev_path),
                 f"append the new array's ARRAY line (its UUID exists only after create) to "
                 f"{params.conf_path}, so it assembles as {dev_path} at boot",
-                stdin_from=("mdadm", "--detail", "--brief", dev_path),
             )
         )
         diff = conf_diff(current_conf, current_scan)
@@ -338,7 +336,7 @@ def build_create_array(
     if params.update_initramfs:
         steps.append(
             Step(
-                ("update-initramfs", "-u"),
+                ops.UpdateInitramfs("update-initramfs"),
                 "rebuild the initramfs so early boot sees the new mdadm.conf",
             )
         )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from app.format import human_bytes
 from app.model import Machine, MdArray, levels
+from app.plans import ops
 from app.plans.consequences import with_consequences
 from app.plans.geometry import (
     MIB,
@@ -166,10 +167,10 @@ def filesystem_steps(
         vg = params.vg or default_vg(device_path)
         _check_name("volume group", vg)
         _check_name("logical volume", params.lv)
-        pv_argv: tuple[str, ...] = ("pvcreate",)
+        pv_align: str | None = None
         if geometry is not None and geometry.striped:
             align = geometry.stripe_bytes
-            pv_argv += ("--dataalignment", human_kib(align))
+            pv_align = human_kib(align)
             why = (
                 f"make {device_path} an LVM physical volume; data starts on a full stripe: "
                 f"--dataalignment = chunk {human_kib(geometry.chunk_bytes)} × "
@@ -182,27 +183,29 @@ def filesystem_steps(
                 )
         else:
             why = f"make {device_path} an LVM physical volume"
-        steps.append(Step((*pv_argv, device_path), why, destructive=True))
+        steps.append(Step(ops.PvCreate(device_path, pv_align), why))
         steps.append(
-            Step(("vgcreate", vg, device_path), f"create volume group {vg} on {device_path}")
+            Step(ops.VgCreate(vg, device_path), f"create volume group {vg} on {device_path}")
         )
-        size_opt = (
-            ("--extents", params.lv_size) if "%" in params.lv_size else ("--size", params.lv_size)
+        lv_op = (
+            ops.LvCreate(vg, params.lv, extents=params.lv_size)
+            if "%" in params.lv_size
+            else ops.LvCreate(vg, params.lv, size=params.lv_size)
         )
         steps.append(
             Step(
-                ("lvcreate", "--yes", "--name", params.lv, *size_opt, vg),
+                lv_op,
                 f"create logical volume {vg}/{params.lv} ({params.lv_size})",
             )
         )
         target = f"/dev/{vg}/{params.lv}"
         notes.append("LVM is transparent for stripe alignment: the filesystem uses the array's.")
-    label = ("-L", params.label) if params.label else ()
+    label = params.label or None
     if params.fstype == "ext4":
-        argv: tuple[str, ...] = ("mkfs.ext4", "-b", str(params.block_size))
+        stride: int | None = None
+        width: int | None = None
         if geometry is not None and geometry.striped:
             stride, width = geometry.ext4(params.block_size)
-            argv += ("-E", f"stride={stride},stripe_width={width}")
             why = f"ext4 on {target}, aligned: {geometry.ext4_explained(params.block_size)}"
             notes.append(
                 f"check afterwards: tune2fs -l {target} shows RAID stride {stride} / "
@@ -210,15 +213,16 @@ def filesystem_steps(
             )
         else:
             why = f"ext4 on {target} (no striping underneath: no stride needed)"
-        steps.append(Step((*argv, *label, target), why, destructive=True))
+        steps.append(Step(ops.MakeExt4(target, params.block_size, stride, width, label), why))
     elif params.fstype == "xfs":
-        argv = ("mkfs.xfs",)
+        su: str | None = None
+        sw: int | None = None
+        ag: int | None = None
         if geometry is not None and geometry.striped:
             su, sw = geometry.xfs()
-            data = f"su={su},sw={sw}"
             why = f"XFS on {target}, aligned: {geometry.xfs_explained()}"
             if size_bytes is not None and size_bytes < XFS_AUTO_STRIPE_MIN_BYTES:
-                data += f",agcount={XFS_SMALL_AGCOUNT}"
+                ag = XFS_SMALL_AGCOUNT
                 why += f"; agcount={XFS_SMALL_AGCOUNT} (under 1 GiB)"
                 notes.append(
                     f"under 1 GiB mkfs.xfs would not align to the stripe by itself, and with "
@@ -226,10 +230,9 @@ def filesystem_steps(
                     f"log (it refuses: 'Log size must be at least 64MB'); agcount="
                     f"{XFS_SMALL_AGCOUNT}, its own count for this size, leaves room for the log"
                 )
-            argv += ("-d", data)
         else:
             why = f"XFS on {target} (no striping underneath: no su/sw needed)"
-        steps.append(Step((*argv, *label, target), why, destructive=True))
+        steps.append(Step(ops.MakeXfs(target, su, sw, ag, label), why))
     return steps, notes
 
 

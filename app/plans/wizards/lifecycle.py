@@ -30,22 +30,19 @@ from dataclasses import dataclass
 
 from app.format import human_bytes
 from app.model import Disk, Machine, MdArray
+from app.plans import ops
 from app.plans.consequences import with_consequences
+from app.plans.file_edit import edit_steps
 from app.plans.geometry import PlanError
 from app.plans.lifecycle_checks import stop_refusals
-from app.plans.lifecycle_shapes import (
-    FSTAB,
-    FSTAB_BACKUP,
-    FSTAB_NEW,
-    FSTYPES,
-    LEAVE_FREE_MAX,
-    MD_DEV,
-    fstab_line_problem,
-    mountpoint_problem,
-    options_problem,
-)
+from app.plans.lifecycle_shapes import FSTYPES, fstab_line_problem
+from app.plans.mdconf_edit import initramfs_step, without_uuids
+from app.plans.ops.base import MD_DEV
+from app.plans.ops.storage import LEAVE_FREE_MAX, mountpoint_problem, options_problem
+from app.plans.ops.system_files import FSTAB
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
+from app.plans.superblocks import Superblocks
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,16 +94,7 @@ def build_prepare(machine: Machine, devices: tuple[str, ...], leave_free: int = 
             why += f" ({human_bytes(free, trim=True)} left unpartitioned for over-provisioning)"
             if not disk.is_ssd:
                 notes.append(f"{d} is not an SSD: space left free does not help a spinning disk")
-        steps.append(
-            Step(
-                (
-                    *("parted", "--script", "--align", "optimal", f"/dev/{d}", "mklabel", "gpt"),
-                    *("mkpart", "raid", "1MiB", end, "set", "1", "raid", "on"),
-                ),
-                why,
-                destructive=True,
-            )
-        )
+        steps.append(Step(ops.PartitionDisk(f"/dev/{d}", 100 - leave_free), why))
     names = [strip_dev(x) for x in dict.fromkeys(devices)]
     parts = ", ".join(partition_name(d) for d in names)
     notes.append(f"the new partitions ({parts}) are the members to create the array from")
@@ -134,7 +122,7 @@ def build_stop(machine: Machine, array: str) -> Plan:
             title=f"stop {a.path}",
             steps=(
                 Step(
-                    ("mdadm", "--stop", a.path),
+                    ops.StopArray(a.path),
                     f"stop {a.name}: its data is unreachable until it is assembled again "
                     f"(members {members} keep their superblocks)",
                 ),
@@ -177,7 +165,7 @@ def build_assemble(
                 title="assemble every array mdadm finds",
                 steps=(
                     Step(
-                        ("mdadm", "--assemble", "--scan"),
+                        ops.Assemble(),
                         f"start every array mdadm.conf or the superblocks describe ({listed})",
                     ),
                 ),
@@ -214,7 +202,7 @@ def build_assemble(
             title=f"assemble {path} ({uuid})",
             steps=(
                 Step(
-                    ("mdadm", "--assemble", path, f"--uuid={uuid}"),
+                    ops.Assemble(path, uuid),
                     f"start the array {s.name or uuid}{on}",
                 ),
             ),
@@ -224,8 +212,17 @@ def build_assemble(
     )
 
 
-def build_delete(machine: Machine, array: str) -> Plan:
-    """Stop ``array`` and erase every member's superblock and signatures."""
+def build_delete(
+    machine: Machine,
+    array: str,
+    superblocks: Superblocks | None = None,
+    conf: tuple[str, str] | None = None,
+) -> Plan:
+    """Stop ``array`` and erase its superblock from every device that carries it — its members,
+    and the former members outside it (``superblocks.outside``: a member failed and removed
+    still carries it, and ``mdadm --assemble --scan`` would start the array again from it) —
+    and every other signature on them; then drop its ARRAY entry from mdadm.conf (``conf``:
+    its path and text) and rebuild the initramfs, which holds its own copy."""
     a = _array(machine, array)
     refused = stop_refusals(machine, a.name)
     if refused:
@@ -233,23 +230,37 @@ def build_delete(machine: Machine, array: str) -> Plan:
     members = [m.device for m in a.members_by_slot]
     if not members:
         raise PlanError(f"{a.name} has no members to erase")
-    steps = [Step(("mdadm", "--stop", a.path), f"stop {a.name}")]
-    for m in members:
+    outside = [sb.device for sb in (superblocks.outside.get(a.name, ()) if superblocks else ())]
+    carriers = list(dict.fromkeys([*members, *outside]))
+    steps = [Step(ops.StopArray(a.path), f"stop {a.name}")]
+    for m in carriers:
+        was = "a former member outside it" if m in outside else "a member"
         steps.append(
             Step(
-                ("mdadm", "--zero-superblock", f"/dev/{m}"),
-                f"erase {m}'s md superblock: it no longer belongs to {a.name}",
-                destructive=True,
+                ops.ZeroSuperblock((f"/dev/{m}",)),
+                f"erase {m}'s md superblock ({was}): it no longer belongs to {a.name}",
             )
         )
-    for m in members:
+    for m in carriers:
         steps.append(
             Step(
-                ("wipefs", "-a", f"/dev/{m}"),
+                ops.Wipe(f"/dev/{m}"),
                 f"erase every other signature on {m} (filesystem, LVM label)",
-                destructive=True,
             )
         )
+    notes: list[str] = []
+    if superblocks is None:
+        notes.append(
+            "the devices' superblocks were not read: a former member outside the array may "
+            "still carry it (mdadm --examine --scan lists them)"
+        )
+    if conf is not None and a.uuid:
+        path, text = conf
+        new, removed = without_uuids(text, [a.uuid])
+        if removed:
+            steps += edit_steps(path, text, new, why_new=f"{path} without {a.name}'s ARRAY entry")
+            steps.append(initramfs_step(path))
+            notes.append(f"lines removed from {path}:\n" + "\n".join(f"- {x}" for x in removed))
     size = human_bytes(a.size_bytes, trim=True) if a.size_bytes else "its"
     return _finish(
         machine,
@@ -258,8 +269,9 @@ def build_delete(machine: Machine, array: str) -> Plan:
             + ("s)" if len(members) != 1 else ")"),
             steps=tuple(steps),
             kind="array-delete",
-            params={"array": a.name, "members": members},
+            params={"array": a.name, "members": members, "outside": outside},
             warnings=(f"the {size} of data on {a.name} is gone for good once this runs",),
+            notes=tuple(notes),
         ),
     )
 
@@ -276,10 +288,9 @@ def build_wipe(machine: Machine, device: str) -> Plan:
             title=f"wipe /dev/{d}",
             steps=(
                 Step(
-                    ("wipefs", "-a", f"/dev/{d}"),
+                    ops.Wipe(f"/dev/{d}"),
                     f"erase every signature on {d} (md superblock, filesystem, LVM label, "
                     "partition table)",
-                    destructive=True,
                 ),
             ),
             kind="wipe",
@@ -304,10 +315,14 @@ def build_mount(
     *,
     options: str = "defaults",
     fstab: bool = False,
+    fstab_text: str | None = None,
+    fstab_in_place: bool = False,
     why_options: str = "",
 ) -> Plan:
-    """Mount the filesystem on ``device`` at ``mountpoint``; with ``fstab`` also its line."""
-    d = strip_dev(device)
+    """Mount the filesystem on ``device`` at ``mountpoint``; with ``fstab`` also its line, as an
+    edit of the whole file (``fstab_text``: /etc/fstab as read now; ``fstab_in_place``: the
+    file is a mount point, so it is written in place after its backup: app.plans.file_edit)."""
+    d = _lv(machine, device) or strip_dev(device)
     if machine.device(d) is None:
         raise PlanError(f"no block device {d!r} on this machine")
     fs = machine.filesystem(d)
@@ -319,12 +334,12 @@ def build_mount(
     bad = mountpoint_problem(mountpoint) or options_problem(options)
     if bad is not None:
         raise PlanError(bad)
-    path = f"/dev/{d}"
+    path = _path_of(machine, d)
     explained = f" ({why_options})" if why_options else ""
     steps = [
-        Step(("mkdir", "-p", mountpoint), f"the mount point {mountpoint}"),
+        Step(ops.MakeMountPoint(mountpoint), f"the mount point {mountpoint}"),
         Step(
-            ("mount", "-o", options, path, mountpoint),
+            ops.Mount(path, mountpoint, options),
             f"mount the {fs.fstype} on {d} at {mountpoint} with {options}{explained}",
         ),
     ]
@@ -332,18 +347,17 @@ def build_mount(
     if fstab:
         if not fs.uuid:
             raise PlanError(f"{d}'s filesystem UUID is unknown (blkid): no fstab line by UUID")
+        if fstab_text is None:
+            raise PlanError(f"{FSTAB} could not be read: no line is planned without its text")
         line = fstab_line(fs.uuid, mountpoint, fs.fstype, options)
-        steps += [
-            Step(("cp", "-p", FSTAB, FSTAB_NEW), f"a copy of {FSTAB} to add the line to"),
-            Step(("tee", "-a", FSTAB_NEW), f"add: {line}", stdin=line + "\n"),
-            Step(
-                ("findmnt", "--verify", "--tab-file", FSTAB_NEW),
-                "check the new fstab before it is kept (findmnt parses every line and checks "
-                "sources, targets and types)",
-            ),
-            Step(("cp", "-p", FSTAB, FSTAB_BACKUP), f"keep the current {FSTAB} as {FSTAB_BACKUP}"),
-            Step(("mv", FSTAB_NEW, FSTAB), f"put the new {FSTAB} in place in one rename"),
-        ]
+        if any(x.split()[:2] == line.split()[:2] for x in fstab_text.splitlines()):
+            raise PlanError(f"{FSTAB} has a line for {mountpoint} already")
+        old = fstab_text if fstab_text.endswith("\n") or not fstab_text else fstab_text + "\n"
+        if old != fstab_text:
+            raise PlanError(f"{FSTAB}: its last line has no newline: not rewritten")
+        steps += edit_steps(
+            FSTAB, old, old + line + "\n", why_new=f"add: {line}", in_place=fstab_in_place
+        )
         notes.append(
             f"by UUID, not {path}: md names can change across reboots; nofail: the boot goes on "
             "if the array is missing"
@@ -358,3 +372,21 @@ def build_mount(
             notes=tuple(notes),
         ),
     )
+
+
+def _lv(machine: Machine, device: str) -> str | None:
+    """The kernel name (dm-0) of the LV named ``vg/lv``, ``/dev/vg/lv`` or
+    ``/dev/mapper/vg-lv`` (what an admin types), if active."""
+    want = device if device.startswith("/dev/") else f"/dev/{device}"
+    for lv in machine.lvs:
+        if lv.kernel_name and want in (lv.path, f"/dev/mapper/{lv.dm_name}"):
+            return lv.kernel_name
+    return None
+
+
+def _path_of(machine: Machine, name: str) -> str:
+    """The path a step names ``name`` by: an LV's /dev/VG/LV, else /dev/NAME."""
+    for lv in machine.lvs:
+        if lv.kernel_name == name and lv.path:
+            return lv.path
+    return f"/dev/{name}"

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from app.format import human_bytes
 from app.model import Machine, MdArray, MdMember, levels
+from app.plans import ops
 from app.plans.consequences import with_consequences
 from app.plans.eligibility import needed_member_bytes
 from app.plans.geometry import PlanError
@@ -19,6 +20,7 @@ from app.plans.plan import Plan, Step
 from app.plans.plan_arrays import survives_without
 from app.plans.preflight import strip_dev
 from app.plans.shapes import created_file_problem
+from app.plans.staging import Staging
 
 ACTIONS = ("add", "spare", "fail", "remove", "re-add", "replace", "grow")
 
@@ -83,7 +85,6 @@ def build_add(machine: Machine, array: str, device: str, *, spare: bool = False)
         raise PlanError(f"{dev} is already a member of {a.name}")
     if not a.has_redundancy:
         raise PlanError(f"{a.level} has no redundancy: adding needs a grow (reshape)")
-    opt = "--add-spare" if spare else "--add"
     if spare:
         why = f"add /dev/{dev} to {a.path} as a hot spare (takes over when a member fails)"
     elif a.is_degraded:
@@ -97,7 +98,7 @@ def build_add(machine: Machine, array: str, device: str, *, spare: bool = False)
         machine,
         a,
         "spare" if spare else "add",
-        [Step(("mdadm", a.path, opt, f"/dev/{dev}"), why, destructive=True)],
+        [Step(ops.AddMember(a.path, f"/dev/{dev}", spare=spare), why)],
         device=dev,
         target=dev,
         what=f"/dev/{dev}",
@@ -124,7 +125,7 @@ def build_fail(machine: Machine, array: str, device: str) -> Plan:
         machine,
         a,
         "fail",
-        [Step(("mdadm", a.path, "--fail", f"/dev/{dev}"), why)],
+        [Step(ops.FailMember(a.path, f"/dev/{dev}"), why)],
         device=dev,
         what=f"/dev/{dev}",
         warnings=warnings,
@@ -148,7 +149,7 @@ def build_remove(machine: Machine, array: str, device: str) -> Plan:
         "remove",
         [
             Step(
-                ("mdadm", a.path, "--remove", f"/dev/{dev}"),
+                ops.RemoveMember(a.path, f"/dev/{dev}"),
                 f"detach the {m.role} /dev/{dev} from {a.path} (its superblock stays for a re-add)",
             )
         ],
@@ -229,13 +230,13 @@ def _take_out(a: MdArray, dev: str, m: MdMember, action: str) -> tuple[list[Step
         state = "rebuilding " if m.role == "rebuilding" else ""
         steps.append(
             Step(
-                ("mdadm", a.path, "--fail", f"/dev/{dev}"),
+                ops.FailMember(a.path, f"/dev/{dev}"),
                 f"mark the {state}member /dev/{dev} faulty (mdadm removes only faulty members)",
             )
         )
     steps.append(
         Step(
-            ("mdadm", a.path, "--remove", f"/dev/{dev}"),
+            ops.RemoveMember(a.path, f"/dev/{dev}"),
             f"detach the faulty /dev/{dev} from {a.path}",
         )
     )
@@ -287,7 +288,7 @@ def build_re_add(machine: Machine, array: str, device: str) -> Plan:
             f"put /dev/{dev} back into {a.path} in its old slot; the write-intent bitmap means "
             "only blocks written since it left are resynced (quick)"
         )
-        steps.append(Step(("mdadm", a.path, "--re-add", f"/dev/{dev}"), why))
+        steps.append(Step(ops.ReAddMember(a.path, f"/dev/{dev}"), why))
         notes.append(rebuild_cost(machine, a, dev, how="re-add"))
         target = a.name
     else:
@@ -296,7 +297,7 @@ def build_re_add(machine: Machine, array: str, device: str) -> Plan:
             "write-intent bitmap, so mdadm refuses a re-add, and a re-add without a bitmap is a "
             f"full recovery writing the whole member ({FULL_RECOVERY})"
         )
-        steps.append(Step(("mdadm", a.path, "--add", f"/dev/{dev}"), why, destructive=True))
+        steps.append(Step(ops.AddMember(a.path, f"/dev/{dev}"), why))
         warnings.append(
             f"{a.name} has no write-intent bitmap: the member is rebuilt in full (--add); "
             "mdadm refuses --re-add without one"
@@ -361,14 +362,13 @@ def build_replace(
         if mn is None:
             steps.append(
                 Step(
-                    ("mdadm", a.path, "--add-spare", f"/dev/{n}"),
+                    ops.AddMember(a.path, f"/dev/{n}", spare=True),
                     f"add /dev/{n} as a spare: --replace needs the new device in the array first",
-                    destructive=True,
                 )
             )
         steps.append(
             Step(
-                ("mdadm", a.path, "--replace", f"/dev/{o}", "--with", f"/dev/{n}"),
+                ops.ReplaceMember(a.path, f"/dev/{o}", f"/dev/{n}"),
                 f"copy /dev/{o} onto /dev/{n} while {o} stays active (redundancy is kept); "
                 f"{o} is marked faulty when done",
             )
@@ -384,13 +384,21 @@ def build_replace(
                 f"{o} fails; use fail and remove"
             )
         steps, warnings = _take_out(a, o, mo, "replace")
-        steps.append(
-            Step(
-                ("mdadm", a.path, "--add", f"/dev/{n}"),
-                f"add /dev/{n} to {a.path}: recovery onto it starts at once",
-                destructive=True,
-            )
-        )
+        add = ops.AddMember(a.path, f"/dev/{n}")
+        staged = Staging.of([*(s.op for s in steps), add], machine).arrays.get(a.name)
+        placed = staged.member(n) if staged is not None else None
+        if placed is not None and placed.role == "spare":
+            busy = [m.device for m in staged.members if m.role == "rebuilding"] if staged else []
+            why = f"add /dev/{n} to {a.path}: it becomes a spare"
+            if busy:
+                why += f" ({', '.join(busy)} is already being rebuilt into the vacant slot)"
+                notes.append(
+                    f"{', '.join(busy)} is already being rebuilt into {o}'s slot: /dev/{n} waits "
+                    "as a spare and takes over if another member fails"
+                )
+        else:
+            why = f"add /dev/{n} to {a.path}: recovery onto it starts at once"
+        steps.append(Step(add, why))
         if working:
             notes.append(
                 f"fail + remove + add by request: mdadm --replace would keep {a.name}'s "
@@ -460,18 +468,16 @@ def build_grow(
             raise PlanError(f"{d} is already a member of {a.name}")
         steps.append(
             Step(
-                ("mdadm", a.path, "--add", f"/dev/{d}"),
+                ops.AddMember(a.path, f"/dev/{d}"),
                 f"add /dev/{d} (as a spare until the reshape takes it in)",
-                destructive=True,
             )
         )
-    argv = ["mdadm", "--grow", a.path, f"--raid-devices={raid_devices}"]
+    bf: str | None = None
     notes: list[str] = []
     if needs_backup_file(a, raid_devices) or backup_file:
         bf = backup_file or f"/root/{a.name}-grow.backup"
         if (bad := created_file_problem(bf)) is not None:
             raise PlanError(f"--backup-file {bad}")
-        argv.append(f"--backup-file={bf}")
         notes.append(
             f"--backup-file {bf}: must be on a device outside {a.name}; keep it until the "
             "reshape finishes (needed to resume after a crash)"
@@ -479,10 +485,9 @@ def build_grow(
     kind = "reshape" if a.level != "raid1" else "resync of the new mirror"
     steps.append(
         Step(
-            tuple(argv),
+            ops.GrowDevices(a.path, raid_devices, bf),
             f"change {a.path} from {cur} to {raid_devices} raid devices ({kind}; runs in the "
             "background, slow, the array stays usable)",
-            destructive=raid_devices < cur,
         )
     )
     if a.level != "raid1":

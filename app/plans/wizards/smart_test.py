@@ -9,6 +9,7 @@ the result from the drive's self-test log.
 from __future__ import annotations
 
 from app.model import Machine
+from app.plans import ops
 from app.plans.geometry import PlanError
 from app.plans.plan import Plan, Step
 from app.plans.preflight import strip_dev
@@ -58,7 +59,7 @@ def build_smart_test(
         notes.append("the drive's self-test support was not read")
     return Plan(
         title=f"SMART {test} self-test of /dev/{name}",
-        steps=(Step(("smartctl", "-t", test, f"/dev/{name}"), f"{name}: {_WHY[test]}"),),
+        steps=(Step(ops.SmartTest(f"/dev/{name}", test), f"{name}: {_WHY[test]}"),),
         target=name,
         warnings=tuple(warnings),
         kind="smart-test",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from app.format import human_bytes
 from app.model import Machine, MdArray, levels
-from app.plans import persist
+from app.plans import ops, persist
 from app.plans.consequences import with_consequences
 from app.plans.geometry import (
     PlanError,
@@ -32,8 +32,10 @@ FILE_BITMAP_DEPRECATED = (
 _WHY = {
     "check": "read every stripe and count mismatches (md/mismatch_cnt); nothing is rewritten",
     "repair": "read every stripe and rewrite parity/mirror copies that disagree",
-    "idle": "stop the running check/repair/resync (a resync resumes later from where it stopped)",
-    "frozen": "freeze sync activity: nothing starts until the action is set back to idle",
+    "idle": "interrupt the running sync: a check or repair ends there; md starts a resync or a "
+    "rebuild again at once from where it stopped (md.c action_store, md_check_recovery)",
+    "frozen": "stop every sync: the running one stops where it is and none starts (no rebuild "
+    "either) until the action is set back to idle",
 }
 
 
@@ -102,11 +104,7 @@ def build_sync_action(machine: Machine, array: str, action: str) -> Plan:
         notes.append(repair_note(a.level))
     plan = Plan(
         title=f"{action} {a.path}",
-        steps=(
-            Step(
-                ("tee", _sysfs(a, "sync_action")), f"{a.name}: {_WHY[action]}", stdin=f"{action}\n"
-            ),
-        ),
+        steps=(Step(ops.SetSyncAction(a.name, action), f"{a.name}: {_WHY[action]}"),),
         target=a.name,
         warnings=tuple(warnings),
         kind="sync-action",
@@ -156,14 +154,14 @@ def build_speed_limits(
         if lo is not None:
             steps.append(
                 Step(
-                    ("sysctl", "-w", f"dev.raid.speed_limit_min={lo}"),
+                    ops.SetSystemSpeed("min", int(lo)),
                     f"all arrays resync at least {lo} KiB/s even when other I/O competes",
                 )
             )
         if hi is not None:
             steps.append(
                 Step(
-                    ("sysctl", "-w", f"dev.raid.speed_limit_max={hi}"),
+                    ops.SetSystemSpeed("max", int(hi)),
                     f"all arrays resync at most {hi} KiB/s",
                 )
             )
@@ -180,9 +178,9 @@ def build_speed_limits(
             steps += persist.write_steps(f, text, "keep these limits at boot")
     else:
         a = _array(machine, array)
-        for attr, v, word in (
-            ("sync_speed_min", lo, "at least"),
-            ("sync_speed_max", hi, "at most"),
+        for bound, v, word in (
+            ("min", lo, "at least"),
+            ("max", hi, "at most"),
         ):
             if v is None:
                 continue
@@ -191,7 +189,8 @@ def build_speed_limits(
                 if v == "system"
                 else f"{a.name} resyncs {word} {v} KiB/s"
             )
-            steps.append(Step(("tee", _sysfs(a, attr)), why, stdin=f"{v}\n"))
+            kib = None if v == "system" else int(v)
+            steps.append(Step(ops.SetArraySpeed(a.name, bound, kib), why))
         target, title = a.name, f"resync speed limits of {a.path}"
     plan = Plan(
         title=title,
@@ -231,9 +230,8 @@ def build_stripe_cache(machine: Machine, array: str, entries: int) -> Plan:
         title=f"stripe_cache_size {entries} on {a.path}",
         steps=(
             Step(
-                ("tee", _sysfs(a, "stripe_cache_size")),
+                ops.SetStripeCache(a.name, entries),
                 f"{a.name}: cache {entries} stripes (fewer read-modify-writes; costs {human_bytes(mem, trim=True)} RAM)",
-                stdin=f"{entries}\n",
             ),
         ),
         target=a.name,
@@ -307,18 +305,16 @@ def build_bitmap(machine: Machine, array: str, location: str, *, chunk: str | No
     if current != "none":
         steps.append(
             Step(
-                ("mdadm", "--grow", a.path, "--bitmap=none"),
+                ops.SetBitmap(a.path, "none"),
                 f"remove the current bitmap ({current}): md changes a bitmap only by removing "
                 "it first; until the next step a drop-out means a full rebuild",
             )
         )
     if loc != "none":
-        argv = ["mdadm", "--grow", a.path, f"--bitmap={loc}"]
-        if chunk_bytes is not None:
-            argv.append(f"--bitmap-chunk={chunk_bytes // 1024}K")
+        chunk_kib = chunk_bytes // 1024 if chunk_bytes is not None else None
         steps.append(
             Step(
-                tuple(argv),
+                ops.SetBitmap(a.path, loc, chunk_kib),
                 f"add a write-intent bitmap ({loc}"
                 + (f", {human_bytes(chunk_bytes, trim=True)} per bit" if chunk_bytes else "")
                 + ")",

@@ -249,7 +249,8 @@ class _WizardBase(Screen[ExecutionReport | None]):
         through the backend), here rather than on the UI thread."""
         try:
             plan = record_disks(make(), self.machine)  # serial/WWN: checked before each step
-            pf = preflight_for(plan, self.machine, self.backend)
+            sbs = getattr(self.app, "superblocks", None)  # the audit's; None: read here
+            pf = preflight_for(plan, self.machine, self.backend, sbs)
         except PlanError as e:
             self.post_message(PlanRefused(str(e)))
         except Exception as e:
