@@ -4,7 +4,7 @@
    untrusted input: a malformed file, or a step that does not decode into an operation raidman
    plans (``app.plans.ops.decode``), is one error line and exit status 2; a plan whose digest
    does not match (the whole plan: an integrity check, not a signature), steps out of an order
-   raidman plans (``app.plans.allowlist``), an empty or unknown kind, or steps naming other
+   raidman plans (``app.plans.guards.allowlist``), an empty or unknown kind, or steps naming other
    devices than the params is refused (exit status 3) before anything runs;
 2. re-runs pre-flight (on the devices the argv writes to) on the machine as it is NOW (a saved plan may be stale): refusals stop;
    every warning must be forced with ``--force CODE`` (recorded in the audit log); every disk the
@@ -17,7 +17,7 @@
    * without a terminal and without those options nothing runs;
 4. executes (``--dry-run``: nothing runs, no confirmation needed) and prints each step's result;
    right before each step that writes to devices, its pre-flight and disk identities are checked
-   again (``app.plans.recheck``).
+   again (``app.plans.guards.recheck``).
 
 Plan files of an older raidman (a digest over fewer fields) are refused: "re-plan it" costs one
 command, and a digest that leaves the title or notes out lets a file say one thing and do
@@ -47,8 +47,10 @@ from app.model import Machine
 from app.paths import host_state_dir, state_dir
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
-from app.plans.identity import identity_problems
+from app.plans.guards.identity import identity_problems
+from app.plans.guards.plan_devices import plan_problems
 from app.plans.ops import Fio
+from app.plans.outcome.sync_steps import sync_starting_steps
 from app.plans.plan import (
     MAX_FILE_BYTES,
     Plan,
@@ -57,14 +59,12 @@ from app.plans.plan import (
     escape_controls,
     parse_plan_bytes,
 )
-from app.plans.plan_devices import plan_problems
 from app.plans.render import (
     confirmation_matches,
     current_consequences,
     format_plan,
     preflight_for,
 )
-from app.plans.sync_steps import sync_starting_steps
 from app.statefiles import StateFileError
 from app.wear.expected import ExpectedForecasts
 from app.wear.forecast import RecordedForecast
@@ -198,7 +198,7 @@ class _Handover:
 def keep_benchmark(plan: Plan, report: Any, backend: Backend, args: argparse.Namespace) -> None:
     """Print the benchmark's table and keep it in the state database (report --json)."""
     from app.parsers.errors import ParseError
-    from app.plans.benchmark import collect, table
+    from app.plans.builders.benchmark import collect, table
     from app.wear.snapshots import DB_NAME, SnapshotStore
 
     outputs = [(o.step.op, o.result.stdout) for o in report.outcomes if o.result is not None]

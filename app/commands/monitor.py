@@ -115,7 +115,7 @@ def routine_config(args: argparse.Namespace) -> RoutineConfig:
     out of shape)."""
     cfg = load_config(Path(args.config) if getattr(args, "config", None) else None)
     kw: dict[str, Any] = {}
-    # the schedule a plan installed (app.plans.check_schedule's drop-in) under the flags
+    # the schedule a plan installed (app.plans.builders.check_schedule's drop-in) under the flags
     every = getattr(args, "check_every", None) or os.environ.get("RAIDMAN_CHECK_EVERY")
     window = getattr(args, "check_window", None) or os.environ.get("RAIDMAN_CHECK_WINDOW")
     if every:

@@ -15,12 +15,8 @@ from typing import Any
 
 from app.backend import Backend
 from app.model import Machine
-from app.plans.file_edit import file_now
-from app.plans.geometry import PlanError
-from app.plans.ops.system_files import FSTAB, MDADM_CONF
-from app.plans.plan import Plan
-from app.plans.superblocks import read_superblocks
-from app.plans.wizards.lifecycle import (
+from app.plans.builders.file_edit import file_now
+from app.plans.builders.lifecycle import (
     StrayArray,
     build_assemble,
     build_delete,
@@ -29,6 +25,10 @@ from app.plans.wizards.lifecycle import (
     build_stop,
     build_wipe,
 )
+from app.plans.geometry import PlanError
+from app.plans.ops.system_files import FSTAB, MDADM_CONF
+from app.plans.plan import Plan
+from app.plans.superblocks import read_superblocks
 from app.rules.fstab import recommended_mount_options
 from app.rules.inputs import FSTRIM_ARGV
 

@@ -31,11 +31,11 @@ from typing import Any
 
 from app.model import Disk, Machine, Partition
 from app.plans import ops
-from app.plans.allowlist import plan_step_problems
 from app.plans.geometry import PlanError
+from app.plans.guards.allowlist import plan_step_problems
+from app.plans.guards.plan_devices import argv_devices
+from app.plans.guards.preflight import Preflight, strip_dev
 from app.plans.plan import Plan, Step
-from app.plans.plan_devices import argv_devices
-from app.plans.preflight import Preflight, strip_dev
 from app.plans.render import format_plan
 
 

@@ -10,7 +10,7 @@ Rules:
   ``event: refused`` when it can be written; a dry run writes nothing since nothing was attempted);
 * immediately before each step that writes to devices, the pre-flight checks that concern its
   devices run again on a fresh probe, with the disk identities the plan recorded
-  (``app.plans.recheck``): a refusal stops the run there (``event: refused`` in the audit log,
+  (``app.plans.guards.recheck``): a refusal stops the run there (``event: refused`` in the audit log,
   the step "failed", the rest "not-run");
 * before each step starts, a ``started`` entry (argv, stdin value, producer, forced codes, plan
   digest) is written; if that write fails the step does not start. When it ends, an ``executed``
@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from app.backend import Backend, CommandResult, OutputCallback, Stream
-from app.plans.allowlist import piped_input_problem, plan_step_problems
 from app.plans.audit_log import AuditLog
+from app.plans.guards.allowlist import piped_input_problem, plan_step_problems
+from app.plans.guards.recheck import step_refusals
 from app.plans.plan import Plan, Step
-from app.plans.recheck import step_refusals
 
 StepStatus = Literal["ok", "failed", "not-run"]
 EventKind = Literal["started", "output", "finished"]

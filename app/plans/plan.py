@@ -15,7 +15,7 @@ otherwise ignored (the target of a destructive plan is what its first destroying
 overwrites; a weakening plan's is set by its builder and kept).
 
 ``disks`` records the identity (serial, WWN) of every whole disk a step writes to when the plan is
-built (``app.plans.identity``); ``apply`` and the executor compare it with the disk now under
+built (``app.plans.guards.identity``); ``apply`` and the executor compare it with the disk now under
 that kernel name. ``None``: made by an older raidman (no identities recorded).
 
 ``Plan.digest`` is ``sha256:`` over a canonical JSON (sorted keys, no spaces, UTF-8) of the whole
@@ -42,8 +42,8 @@ from typing import Any
 
 from app.escape import escape_controls as escape_controls  # the plan modules import it here
 from app.escape import is_control as _is_control
-from app.plans.consequence_types import Consequences
 from app.plans.ops import Op, OpError, StopArray, decode
+from app.plans.outcome.consequence_types import Consequences
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_STEPS = 64
@@ -309,7 +309,7 @@ class Plan:
     kind: str = ""  # which wizard/rule built it, e.g. "create-array"
     params: dict[str, Any] = field(default_factory=dict, hash=False)
     notes: tuple[str, ...] = ()  # explanations shown with the plan (geometry, bitmap, conf diff)
-    # identities of the disks destructive steps write to (app.plans.identity); None: not recorded
+    # identities of the disks destructive steps write to (app.plans.guards.identity); None: not recorded
     disks: tuple[DiskIdentity, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -318,7 +318,7 @@ class Plan:
         if derived is not None and derived != self.target:
             object.__setattr__(self, "target", derived)
 
-    # what running it means (app.plans.consequences); never taken from a plan file
+    # what running it means (app.plans.outcome.consequences); never taken from a plan file
     consequences: Consequences | None = field(default=None, hash=False, compare=False)
 
     @property

@@ -10,20 +10,20 @@ from app.backend import Backend
 from app.model import Machine
 from app.model.smart import SmartReading
 from app.plans import ops
-from app.plans.bitmap_dirty import read_bitmap_dirty
-from app.plans.consequence_types import Consequences, Limits
-from app.plans.consequences import limits_from_texts, with_consequences
-from app.plans.eligibility import disk_of
+from app.plans.guards.eligibility import disk_of
 from app.plans.guards.file_edits import live_entry_refusals
-from app.plans.lifecycle_checks import lifecycle_refusals
-from app.plans.lost import carrier_refusals
-from app.plans.mountpoints import mountpoint_refusals
+from app.plans.guards.lifecycle_checks import lifecycle_refusals
+from app.plans.guards.mountpoints import mountpoint_refusals
+from app.plans.guards.plan_devices import argv_devices
+from app.plans.guards.preflight import Issue, Preflight, check, check_busy, check_smart, strip_dev
+from app.plans.guards.targets import missing_targets
+from app.plans.outcome.bitmap_dirty import read_bitmap_dirty
+from app.plans.outcome.consequence_types import Consequences, Limits
+from app.plans.outcome.consequences import limits_from_texts, with_consequences
+from app.plans.outcome.lost import carrier_refusals
+from app.plans.outcome.rates import measure_progress_rates
 from app.plans.plan import Plan, escape_controls
-from app.plans.plan_devices import argv_devices
-from app.plans.preflight import Issue, Preflight, check, check_busy, check_smart, strip_dev
-from app.plans.rates import measure_progress_rates
 from app.plans.superblocks import Superblocks, read_superblocks
-from app.plans.targets import missing_targets
 
 
 def format_plan(plan: Plan, preflight: Preflight | None = None) -> str:

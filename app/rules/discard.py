@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from app.model import levels
 from app.model.devices import Machine
 from app.plans import ops
-from app.plans.create_guidance import PARITY_DISCARD
+from app.plans.builders.create_guidance import PARITY_DISCARD
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
 from app.rules.fstab import fstab_entries

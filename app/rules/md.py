@@ -8,17 +8,18 @@ from app.format import human_bytes
 from app.model import levels
 from app.model.devices import SECTOR, Machine, MdArray
 from app.parsers.mdadm import MdConfArray
-from app.plans import ops, persist
+from app.plans import ops
+from app.plans.builders import persist
+from app.plans.builders.mdconf_edit import build_remove_stale, initramfs_step
+from app.plans.builders.sync_actions import FILE_BITMAP_DEPRECATED
 from app.plans.geometry import (
     STRIPE_CACHE_DEFAULT,
     STRIPE_CACHE_ENTRIES,
     stripe_cache_devices,
     stripe_cache_memory,
 )
-from app.plans.mdconf_edit import build_remove_stale, initramfs_step
+from app.plans.guards.preflight import BUSY_ACTIONS
 from app.plans.plan import Plan, Step
-from app.plans.preflight import BUSY_ACTIONS
-from app.plans.wizards.sync_actions import FILE_BITMAP_DEPRECATED
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 from app.rules.mdconf import devname_kernel, norm_uuid

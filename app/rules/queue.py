@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.model.devices import Disk, Machine
-from app.plans import ops, persist
+from app.plans import ops
+from app.plans.builders import persist
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs, SchedulerState

@@ -11,7 +11,7 @@ from textual.app import App
 from app.model.devices import Machine, MdArray
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport
-from app.plans.identity import record_disks
+from app.plans.guards.identity import record_disks
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
 from app.ui.host_view import FixReady, HostView, WorkerWarning, post_result

@@ -263,7 +263,7 @@ class SnapshotStore:
         self.try_attach(force=True)
         self._conn.close()
 
-    # ---- benchmarks (app.plans.benchmark results, as their JSON) -----------------------------
+    # ---- benchmarks (app.plans.builders.benchmark results, as their JSON) -----------------------------
     def record_benchmark(self, ts: float, result: Mapping[str, Any]) -> None:
         with self.batch():
             self._conn.execute(

@@ -25,9 +25,9 @@ Responder = Callable[[tuple[str, ...], str | None], CommandResult | None]
 
 
 def is_preflight_read(argv: tuple[str, ...]) -> bool:
-    return (
-        argv[:2] in (("wipefs", "--no-act"), ("mdadm", "--examine"))
-        or argv[:2] == ("stat", "-c")
+    return argv[:2] in (("wipefs", "--no-act"), ("mdadm", "--examine")) or argv[:2] == (
+        "stat",
+        "-c",
     )
 
 

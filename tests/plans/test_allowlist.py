@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.plans.allowlist import argv_problem, plan_step_problems
+from app.plans.guards.allowlist import argv_problem, plan_step_problems
+from app.plans.guards.plan_devices import argv_devices, plan_problems
 from app.plans.plan import Plan, Step
-from app.plans.plan_devices import argv_devices, plan_problems
 from app.sync.boost import Setting
 from tests.plans.fakes import array_machine
 
@@ -32,6 +32,7 @@ class Shape:
 
 def step_problem(x: Shape | Step) -> str | None:
     return argv_problem(x.argv, x.stdin, x.stdin_from)
+
 
 ACCEPTED = [
     # app/rules/fs_geometry.py
@@ -63,7 +64,7 @@ ACCEPTED = [
     Setting("sysctl", "dev.raid.speed_limit_max").step("500000", "w"),
     Setting("sysctl", "dev.raid.speed_limit_max").step("2147483647", "w"),
     Setting("sysfs", "/sys/block/md127/md/stripe_cache_size").step("8192", "w"),
-    # app/plans/wizards/sync_actions.py
+    # app/plans/builders/sync_actions.py
     Shape(("tee", "/sys/block/md127/md/sync_action"), "w", stdin="check\n"),
     Shape(("tee", "/sys/block/md127/md/sync_speed_min"), "w", stdin="system\n"),
     Shape(("mdadm", "--grow", "/dev/md127", "--bitmap=/var/md127_intent"), "w"),
@@ -314,9 +315,9 @@ def test_audit_fix_on_an_lv_names_its_target() -> None:
 def test_the_planner_refuses_what_the_allowlist_refuses() -> None:
     """Issue 23 item 11: one rule for both (app/plans/shapes.py): no wizard builds a plan the
     allowlist would refuse at run time."""
+    from app.plans.builders.create_array import CreateArrayParams, build_create_array
+    from app.plans.builders.sync_actions import build_bitmap, build_speed_limits
     from app.plans.geometry import PlanError
-    from app.plans.wizards.create_array import CreateArrayParams, build_create_array
-    from app.plans.wizards.sync_actions import build_bitmap, build_speed_limits
     from tests.plans.fakes import blank_machine
 
     m = array_machine(bitmap="internal")
@@ -336,8 +337,8 @@ def test_the_planner_refuses_what_the_allowlist_refuses() -> None:
 def test_mv_is_the_new_fstab_s_or_a_settings_file_s_and_nothing_else() -> None:
     """Both mount (the new fstab into place) and persist (a settings file renamed into place)
     plan ``mv``; each keeps its own shape and no other."""
+    from app.plans.builders.persist import FILES
     from app.plans.ops.system_files import FSTAB, new_name
-    from app.plans.persist import FILES
 
     f = next(iter(FILES.values()))
     assert argv_problem(("mv", new_name(FSTAB), FSTAB)) is None
@@ -350,13 +351,13 @@ def test_mv_is_the_new_fstab_s_or_a_settings_file_s_and_nothing_else() -> None:
 OLD_FSTAB = "# /etc/fstab\nUUID=11111111-0000-4000-8000-000000000001 / ext4 defaults 0 1\n"
 
 
-def _fstab_plan(new: str, *, order: tuple[int, ...] = (0, 1, 2, 3, 4, 5), old: str = OLD_FSTAB) -> Plan:
-    from app.plans.file_edit import edit_steps
+def _fstab_plan(
+    new: str, *, order: tuple[int, ...] = (0, 1, 2, 3, 4, 5), old: str = OLD_FSTAB
+) -> Plan:
+    from app.plans.builders.file_edit import edit_steps
 
     steps = edit_steps("/etc/fstab", old, OLD_FSTAB, why_new="x")
-    shaped = [
-        s if s.argv[0] != "tee" else Step.decode(s.argv, s.why, stdin=new) for s in steps
-    ]
+    shaped = [s if s.argv[0] != "tee" else Step.decode(s.argv, s.why, stdin=new) for s in steps]
     return Plan("mount", tuple(shaped[i] for i in order), kind="mount")
 
 

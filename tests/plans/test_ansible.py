@@ -260,7 +260,11 @@ def test_plan_strings_are_never_templated(tmp_path: Path, fakes: tuple[Path, Pat
     bin_dir, state = fakes
     plan = Plan(
         title="{{ 6 * 7 }}",
-        steps=(Step.decode(("mkfs.ext4", "-b", "4096", "-L", "{{ 7 * 6 }}", "/dev/nvme0n1"), "{{ 1 }}"),),
+        steps=(
+            Step.decode(
+                ("mkfs.ext4", "-b", "4096", "-L", "{{ 7 * 6 }}", "/dev/nvme0n1"), "{{ 1 }}"
+            ),
+        ),
     )
     pb = tmp_path / "p.yml"
     pb.write_text(playbook(plan, SimulatedBackend.from_scenario("blank").probe(), become=False))

@@ -26,9 +26,9 @@ import pytest
 import app.commands.apply as apply_cmd
 import app.commands.plan as plan_cmd
 from app.cli import main
-from app.plans.allowlist import argv_problem
 from app.plans.audit_log import read_entries
-from app.plans.identity import record_disks
+from app.plans.guards.allowlist import argv_problem
+from app.plans.guards.identity import record_disks
 from app.plans.plan import Plan, PlanFileError, Step
 from app.plans.render import format_plan
 from tests.plans.fakes import FakeBackend, array_machine, blank_machine
@@ -313,7 +313,9 @@ def test_control_characters_are_shown_escaped_in_the_cli_text() -> None:
     plan = Plan(
         "title\x1b]0;owned\x07",
         (
-            Step.decode(("tee", "/sys/block/md127/md/sync_action"), "one\x1b[2K\rtwo", stdin="check\n"),
+            Step.decode(
+                ("tee", "/sys/block/md127/md/sync_action"), "one\x1b[2K\rtwo", stdin="check\n"
+            ),
             Step.decode(("mdadm", "/dev/md127", "--fail", "/dev/sda"), "why\u202eevil", True),
         ),
         target="md127\x1b[8m",

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.plans.allowlist import argv_problem
 from app.plans.audit_log import AuditLog
-from app.plans.benchmark import (
+from app.plans.builders.benchmark import (
     BenchmarkParams,
     best_chunk,
     build_benchmark,
@@ -20,9 +19,10 @@ from app.plans.benchmark import (
 )
 from app.plans.executor import execute
 from app.plans.geometry import PlanError
+from app.plans.guards.allowlist import argv_problem
+from app.plans.guards.plan_devices import argv_devices, plan_problems
 from app.plans.ops import Fio
 from app.plans.plan import Step
-from app.plans.plan_devices import argv_devices, plan_problems
 from backends.simulated import SimulatedBackend
 
 DEVS = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")
@@ -158,7 +158,7 @@ def test_apply_keeps_the_table_for_report_and_the_create_wizard(
 
 
 def test_a_plan_stops_and_zeroes_only_the_array_it_made() -> None:
-    from app.plans.allowlist import plan_step_problems
+    from app.plans.guards.allowlist import plan_step_problems
     from app.plans.plan import Plan
 
     stop = Step.decode(("mdadm", "--stop", "/dev/md127"), "x")

@@ -11,7 +11,7 @@ from app.backend import CommandResult
 from app.model import Filesystem, Machine
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
-from app.plans.identity import record_disks
+from app.plans.guards.identity import record_disks
 from app.plans.plan import Plan, Step
 from tests.plans.fakes import FakeBackend, blank_machine, with_usage
 
@@ -112,8 +112,8 @@ def test_steps_without_devices_do_not_probe(tmp_path: Path) -> None:
 def test_a_created_array_runs_end_to_end_on_the_simulator(tmp_path: Path) -> None:
     """The per-step checks let a whole create-array plan through (the array and LV it makes are
     not re-checked) and its ARRAY line, piped from mdadm --detail --brief, passes the check."""
-    from app.plans.wizards.create_array import CreateArrayParams, build_create_array
-    from app.plans.wizards.filesystem import FilesystemParams
+    from app.plans.builders.create_array import CreateArrayParams, build_create_array
+    from app.plans.builders.filesystem import FilesystemParams
     from backends.simulated.backend import SimulatedBackend
 
     be = SimulatedBackend.from_scenario("blank")

@@ -178,7 +178,7 @@ def test_result_lines_list_ran_failed_with_stderr_tail_and_not_run(tmp_path: Pat
 def test_an_array_named_by_its_md_name_resolves_to_its_kernel_name() -> None:
     """mdadm --create /dev/md/127 --name=127 makes md127 ("host:127"): the sync bar looks for
     md127's sync in the session, not for "md/127"."""
-    from app.plans.plan_devices import resolve_device
+    from app.plans.guards.plan_devices import resolve_device
     from tests.plans.fakes import array_machine
 
     m = array_machine()

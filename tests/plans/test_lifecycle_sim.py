@@ -11,15 +11,9 @@ import pytest
 
 from app.backend import Backend
 from app.plans.audit_log import AuditLog
-from app.plans.executor import execute
-from app.plans.geometry import PlanError
-from app.plans.ops.system_files import backup_name
-from app.plans.plan import Plan
-from app.plans.render import preflight_for
-from app.plans.superblocks import read_superblocks
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array
-from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
-from app.plans.wizards.lifecycle import (
+from app.plans.builders.create_array import CreateArrayParams, build_create_array
+from app.plans.builders.filesystem import FilesystemParams, build_filesystem
+from app.plans.builders.lifecycle import (
     StrayArray,
     build_assemble,
     build_delete,
@@ -28,6 +22,12 @@ from app.plans.wizards.lifecycle import (
     build_stop,
     build_wipe,
 )
+from app.plans.executor import execute
+from app.plans.geometry import PlanError
+from app.plans.ops.system_files import backup_name
+from app.plans.plan import Plan
+from app.plans.render import preflight_for
+from app.plans.superblocks import read_superblocks
 from backends.simulated import SimulatedBackend
 from backends.simulated.clock import SimClock
 

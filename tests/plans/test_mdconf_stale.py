@@ -1,5 +1,5 @@
 """Stale mdadm.conf ARRAY lines get a plan that removes them (app/rules/md.py ``md-conf-stale``,
-app/plans/mdconf_edit.py): a line whose UUID no running array has and no device's superblock
+app/plans/builders/mdconf_edit.py): a line whose UUID no running array has and no device's superblock
 carries (mdadm --examine --scan) is stale; the plan keeps a backup, stops if the file changed
 since it was made (cmp), writes the file less those entries through a copy renamed into place,
 and rebuilds the initramfs (it holds its own copy of mdadm.conf). On the simulated backend."""
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.plans.allowlist import argv_problem, plan_step_problems
 from app.plans.audit_log import AuditLog
+from app.plans.builders.mdconf_edit import array_entries, build_remove_stale, without_uuids
 from app.plans.executor import execute
-from app.plans.mdconf_edit import array_entries, build_remove_stale, without_uuids
+from app.plans.guards.allowlist import argv_problem, plan_step_problems
 from app.plans.ops.system_files import backup_name
 from app.plans.plan import Plan, Step
 from app.report import report_findings

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from app.plans import persist
-from app.plans.allowlist import argv_problem
 from app.plans.audit_log import AuditLog
+from app.plans.builders import persist
+from app.plans.builders.sync_actions import build_speed_limits
 from app.plans.executor import execute
-from app.plans.wizards.sync_actions import build_speed_limits
+from app.plans.guards.allowlist import argv_problem
 from app.rules import audit
 from backends.simulated import SimulatedBackend
 

@@ -12,10 +12,10 @@ import pytest
 
 from app.backend import CommandResult
 from app.cli import main
-from app.plans.identity import record_disks
-from app.plans.mountpoints import mountpoint_refusals, prefixes
+from app.plans.builders.lifecycle import build_wipe
+from app.plans.guards.identity import record_disks
+from app.plans.guards.mountpoints import mountpoint_refusals, prefixes
 from app.plans.ops.storage import mountpoint_problem
-from app.plans.wizards.lifecycle import build_wipe
 from backends.simulated import SimClock, SimulatedBackend
 
 
@@ -26,7 +26,9 @@ class StatBackend:
         self.lines = lines
         self.calls: list[list[str]] = []
 
-    def run(self, argv: list[str], stdin: str | None = None, timeout: float | None = None) -> CommandResult:
+    def run(
+        self, argv: list[str], stdin: str | None = None, timeout: float | None = None
+    ) -> CommandResult:
         self.calls.append(argv)
         paths = [a for a in argv[4:]]
         out = "".join(self.lines[p] + "\n" for p in paths if p in self.lines)
@@ -101,7 +103,9 @@ def test_a_saved_wipe_plan_records_the_disk_it_erases() -> None:
 
 def _plan_file(tmp_path: Path) -> Path:
     out = tmp_path / "plan.json"
-    rc = main(["plan", "sync", "limits", "--max", "400000", "--demo", "raid10-evo", "--out", str(out)])
+    rc = main(
+        ["plan", "sync", "limits", "--max", "400000", "--demo", "raid10-evo", "--out", str(out)]
+    )
     assert rc == 0
     return out
 

@@ -16,7 +16,7 @@ import app.commands.apply as apply_cmd
 import app.commands.plan as plan_cmd
 from app.cli import main
 from app.monitor import WearMonitor
-from app.plans.bitmap_dirty import read_bitmap_dirty
+from app.plans.outcome.bitmap_dirty import read_bitmap_dirty
 from app.plans.plan import Plan, Step
 from app.plans.render import current_consequences
 from app.wear.report import syncs_json

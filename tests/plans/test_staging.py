@@ -11,12 +11,12 @@ from __future__ import annotations
 import pytest
 
 from app.model import Machine
+from app.plans.builders.lifecycle import build_delete
+from app.plans.builders.members import build_fail, build_replace
+from app.plans.builders.sync_actions import build_stripe_cache, build_sync_action
 from app.plans.plan import Plan
 from app.plans.render import confirmation_matches, current_consequences, format_plan
 from app.plans.superblocks import read_superblocks
-from app.plans.wizards.lifecycle import build_delete
-from app.plans.wizards.members import build_fail, build_replace
-from app.plans.wizards.sync_actions import build_stripe_cache, build_sync_action
 from backends.simulated import SimClock, SimulatedBackend
 
 
@@ -38,8 +38,15 @@ def test_freezing_a_degraded_rebuild_forecasts_no_finishing_recover_and_asks_the
     assert c is not None
     assert [s.action for s in c.syncs if s.array == "md0"] == []  # nothing will run
     (stop,) = c.stops
-    assert (stop.array, stop.action, stop.fate, stop.degraded) == ("md0", "recover", "stopped", True)
-    assert "stops at 8.2 %" in stop.line and "until its sync action is set back to idle" in stop.line
+    assert (stop.array, stop.action, stop.fate, stop.degraded) == (
+        "md0",
+        "recover",
+        "stopped",
+        True,
+    )
+    assert (
+        "stops at 8.2 %" in stop.line and "until its sync action is set back to idle" in stop.line
+    )
     assert "stays degraded" in stop.line and "sdb1" in stop.line
     (r,) = c.redundancy
     assert r.after == r.now  # the rebuild never completes: md0 is as exposed afterwards
@@ -134,9 +141,9 @@ def test_create_over_retire_s_stray_superblocks_is_refused_and_wipe_names_what_i
     of the degraded RAID-1) and sdc1 is the only carrier of the unassembled oldhost:backup; a
     create over them only warned about "existing signatures". Pre-flight refuses the create; a
     wipe of them names what it loses and asks for that name."""
+    from app.plans.builders.create_array import CreateArrayParams, build_create_array
+    from app.plans.builders.lifecycle import build_wipe
     from app.plans.render import preflight_for
-    from app.plans.wizards.create_array import CreateArrayParams, build_create_array
-    from app.plans.wizards.lifecycle import build_wipe
 
     be, m = _scenario("retire")
     sbs = read_superblocks(m, be)
@@ -170,7 +177,7 @@ def test_delete_erases_every_carrier_and_the_array_s_mdadm_conf_entry() -> None:
     assert "/dev/sdb1" in zeroed and len(zeroed) >= 2
     kinds = [s.op.KIND for s in plan.steps]
     assert "file-write" in kinds and kinds[-1] == "initramfs"
-    from app.plans.allowlist import plan_step_problems
+    from app.plans.guards.allowlist import plan_step_problems
     from app.plans.render import preflight_for
 
     assert plan_step_problems(plan) == []
@@ -181,7 +188,7 @@ def test_delete_erases_every_carrier_and_the_array_s_mdadm_conf_entry() -> None:
 
 def test_removing_a_live_array_s_entry_from_mdadm_conf_is_refused() -> None:
     """Issue 37 item 8: a plan removing md0's live ARRAY line ran with --yes."""
-    from app.plans.mdconf_edit import build_remove_stale
+    from app.plans.builders.mdconf_edit import build_remove_stale
     from app.plans.render import preflight_for
 
     be, m = _scenario("raid6-wd")

@@ -16,7 +16,7 @@ import pytest
 from app.cli import main
 from app.commands.monitor import routine_config
 from app.plans.audit_log import AuditLog
-from app.plans.check_schedule import DROPIN, schedule_plan, unschedule_plan
+from app.plans.builders.check_schedule import DROPIN, schedule_plan, unschedule_plan
 from app.plans.executor import execute
 from app.routine.config import ConfigError
 from backends.simulated import SimClock, SimulatedBackend

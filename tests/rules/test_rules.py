@@ -276,7 +276,12 @@ def test_raid10_without_bitmap_is_advice_with_the_trade_off() -> None:
         "1.00 × the member's capacity" in f.detail
         and "often run without a bitmap on purpose" in f.detail
     )
-    assert f.fix is not None and f.fix.steps[0].argv == ("mdadm", "--grow", f.fix.steps[0].argv[2], "--bitmap=internal")
+    assert f.fix is not None and f.fix.steps[0].argv == (
+        "mdadm",
+        "--grow",
+        f.fix.steps[0].argv[2],
+        "--bitmap=internal",
+    )
     assert not codes(audit(Stack().machine(), healthy_inputs(r10)), "md-no-bitmap")
 
 
@@ -285,8 +290,8 @@ def test_stripe_cache_default_and_raised() -> None:
     8192", 8192 × 4 KB × 5 = 160 MB), writes 37 -> 130 MB/s; "После перезагрузки пропадает":
     the fix writes the boot-time udev rule too, guarded by TEST=="md/stripe_cache_size", as
     plan steps (a temporary file renamed into place), with the one value boost also uses."""
-    from app.plans.allowlist import argv_problem
-    from app.plans.persist import STRIPE_CACHE_RULES, mdadm_uuid
+    from app.plans.builders.persist import STRIPE_CACHE_RULES, mdadm_uuid
+    from app.plans.guards.allowlist import argv_problem
     from app.sync.boost import DEFAULT_BOOST_STRIPE_CACHE
 
     m = _raid5(stripe_cache=256)

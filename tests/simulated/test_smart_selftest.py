@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.parsers.smartctl_json import reading_from_smartctl_json
-from app.plans.allowlist import argv_problem
 from app.plans.audit_log import AuditLog
+from app.plans.builders.smart_test import build_smart_test, progress_argv
 from app.plans.executor import execute
-from app.plans.plan_devices import plan_problems
-from app.plans.wizards.smart_test import build_smart_test, progress_argv
+from app.plans.guards.allowlist import argv_problem
+from app.plans.guards.plan_devices import plan_problems
 from app.report import full_report_json
 from backends.linux.smart import read_smart
 from backends.simulated import SimulatedBackend, selftest

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
+from app.plans.builders.members import build_remove
 from app.plans.geometry import PlanError
-from app.plans.wizards.members import build_remove
 from app.ui.app import RaidmanApp
 from backends.simulated.backend import SimulatedBackend
 from backends.simulated.clock import SimClock

@@ -12,8 +12,8 @@ from textual.widgets import Button, Static
 
 from app.model.usage import KernelUsage
 from app.plans.audit_log import AuditLog
+from app.plans.builders.create_array import CreateArrayParams, build_create_array
 from app.plans.render import preflight_for
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from tests.plans.fakes import FakeBackend, blank_machine
 

@@ -3,17 +3,17 @@ moment. raid10-evo opens seconds after md's speed limit was raised, so md's own 
 average over its ~30 s marks window) still lags the rate the resync runs at: the CLI took it for
 the members' speed ("about 6m 05s at 375.2 MiB/s (the members' speed)") where the TUI said
 "about 4m 24s at 505.4 MiB/s (md's limit)". Both now forecast from the progress measured over
-the last second (app/plans/rates.py): the TUI from the session's last two samples, the CLI from
+the last second (app/plans/outcome/rates.py): the TUI from the session's last two samples, the CLI from
 two it takes a second apart."""
 
 from __future__ import annotations
 
 import pytest
 
+from app.plans.builders.sync_actions import build_speed_limits, build_sync_action
+from app.plans.outcome.rates import progress_rates
 from app.plans.plan import Plan
-from app.plans.rates import progress_rates
 from app.plans.render import current_consequences, format_plan
-from app.plans.wizards.sync_actions import build_speed_limits, build_sync_action
 from app.ui.app import RaidmanApp
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from backends.simulated import SimClock, SimulatedBackend

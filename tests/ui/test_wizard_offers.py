@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Select, Static
 
+from app.plans.builders.sync_actions import build_sync_action, offered_actions
 from app.plans.geometry import PlanError
-from app.plans.wizards.sync_actions import build_sync_action, offered_actions
 from app.ui.app import RaidmanApp
 from app.ui.screens.wizards import CreateArrayWizard, SyncWizard
 from backends.simulated import SimClock, SimulatedBackend

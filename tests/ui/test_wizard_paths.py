@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from textual.widgets import Checkbox, Input, Select, SelectionList, Static
 
-from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
+from app.plans.builders.filesystem import FilesystemParams, build_filesystem
 from app.ui.app import RaidmanApp
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import MEMBER_ACTIONS, FilesystemWizard, MemberWizard

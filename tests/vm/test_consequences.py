@@ -57,7 +57,7 @@ def test_degraded_raid6_fail_typed_then_refused_and_rebuilding_re_add_refused(
 
 
 def test_frozen_stops_a_degraded_rebuild_and_idle_lets_md_restart_it(blank_vm: VM) -> None:
-    """The rules app/plans/plan_arrays.py plays, on the real kernel (md.c action_store,
+    """The rules app/plans/outcome/arrays.py plays, on the real kernel (md.c action_store,
     md_check_recovery): ``frozen`` stops a recovery where it is and nothing restarts it;
     ``idle`` interrupts it and md starts it again at once, from where it was (the member's
     recovery_offset), not from the start. ``plan sync frozen`` on the degraded array forecasts

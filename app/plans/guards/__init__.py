@@ -1,2 +1,4 @@
-"""Guards: what a plan must not do, checked on its operations (and, where it matters, on the
-machine as it is): the shapes of multi-step edits (``file_edits``)."""
+"""What a plan must not do, checked on its operations and on the machine as it is: the steps
+together (``allowlist``, ``file_edits``), the devices (``preflight``, ``in_use``, ``identity``,
+``targets``, ``mountpoints``, ``lifecycle_checks``), and all again right before each step
+(``recheck``)."""

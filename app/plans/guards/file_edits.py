@@ -1,4 +1,4 @@
-"""The shape of an edit of a system file (``app.plans.file_edit`` builds it), checked on a plan's
+"""The shape of an edit of a system file (``app.plans.builders.file_edit`` builds it), checked on a plan's
 operations: for each file a plan writes (/etc/fstab, mdadm.conf),
 
 1. ``cmp FILE -`` with the text the plan was made from comes first (a file changed since, or a
@@ -19,9 +19,9 @@ from collections.abc import Iterable
 
 from app.model import Machine
 from app.plans import ops
-from app.plans.in_use import Issue
-from app.plans.lifecycle_shapes import fstab_line_problem
-from app.plans.mdconf_edit import new_text_problem, removed_uuids
+from app.plans.builders.fstab_lines import fstab_line_problem
+from app.plans.builders.mdconf_edit import new_text_problem, removed_uuids
+from app.plans.guards.in_use import Issue
 from app.plans.ops.system_files import EDITED, FSTAB, MDADM_CONF, new_name
 from app.plans.plan import Plan
 from app.plans.superblocks import Superblocks, hex_uuid

@@ -86,7 +86,7 @@ class CreateArray(Op):
         name = [f"--name={self.name}"] if self.name is not None else []
         run = ["--run"] if self.run else []
         clean = ["--assume-clean"] if self.assume_clean else []
-        if self.run_first:  # app.plans.benchmark's order
+        if self.run_first:  # app.plans.builders.benchmark's order
             return (*run, *meta, *head, *name, *clean)
         return (*head, *meta, *name, *run, *clean)
 

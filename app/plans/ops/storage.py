@@ -264,7 +264,7 @@ class LvCreate(Op):
 
 @dataclass(frozen=True, slots=True)
 class Fio(Op):
-    """One fio run of the benchmark (``app.plans.benchmark``): direct I/O, JSON output."""
+    """One fio run of the benchmark (``app.plans.builders.benchmark``): direct I/O, JSON output."""
 
     KIND = "fio"
     filename: str

@@ -50,7 +50,7 @@ def text_problem(text: str | None, what: str) -> str | None:
     return None
 
 
-# ---- boot-time settings files (app.plans.persist builds them) ------------------------------
+# ---- boot-time settings files (app.plans.builders.persist builds them) ------------------------------
 
 STRIPE_CACHE_RULES = "/etc/udev/rules.d/65-raidman-stripe-cache.rules"
 SPEED_LIMITS_CONF = "/etc/sysctl.d/60-raidman-md.conf"
@@ -114,7 +114,7 @@ def content_problem(f: PersistFile, text: str) -> str | None:
     return None
 
 
-# ---- the check schedule's drop-in (app.plans.check_schedule builds it) ----------------------
+# ---- the check schedule's drop-in (app.plans.builders.check_schedule builds it) ----------------------
 
 MONITOR_SERVICE = "raidman-monitor.service"
 DROPIN_DIR = f"/etc/systemd/system/{MONITOR_SERVICE}.d"

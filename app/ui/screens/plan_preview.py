@@ -16,7 +16,7 @@
   mode 0600); atomically, never through a symlink, never over an existing file
   (``app.statefiles.write_text``); a plan for another host records it, as ``raidman plan --host``
   does (``apply`` refuses to run it anywhere else);
-* what running it means, at the top in one block (``app.plans.consequences``: each sync's time,
+* what running it means, at the top in one block (``app.plans.outcome.consequences``: each sync's time,
   rate and bytes per member, what one more failure would cost meanwhile), recomputed on the
   machine as it is when the screen opens and again at Run;
 * plans that destroy data or leave an array weaker (``Plan.needs_typed``): an Input, always on
@@ -54,16 +54,16 @@ from app.model.devices import Machine
 from app.model.live import LiveSample
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, StepEvent, execute
+from app.plans.guards.preflight import Issue, Preflight
+from app.plans.outcome.rates import progress_rates
+from app.plans.outcome.sync_steps import sync_starting_steps
 from app.plans.plan import Plan, escape_controls
-from app.plans.preflight import Issue, Preflight
 from app.plans.progress import result_lines
-from app.plans.rates import progress_rates
 from app.plans.render import (
     confirmation_matches,
     current_consequences,
     preflight_for,
 )
-from app.plans.sync_steps import sync_starting_steps
 from app.ui.screens.plan_save import default_save_name, host_script, save_plan
 from widgets.plan_view import PlanView
 from widgets.run_progress import RunProgress
@@ -254,7 +254,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
                 machine = self.backend.probe()
             sbs = getattr(self.app, "superblocks", None)
             # the rate of each running sync over the session's last second (as `raidman plan`
-            # measures it over one it samples): one rate, one forecast (app.plans.rates)
+            # measures it over one it samples): one rate, one forecast (app.plans.outcome.rates)
             # (until the session has sampled twice: md's own speed, at once)
             rates = progress_rates(*lives) if len(lives) == 2 else {}
             plan = current_consequences(self.plan, machine, self.backend, sbs, rates)

@@ -1,5 +1,5 @@
 """Sync actions and tuning: check/repair/idle/frozen, speed limits, stripe cache
-(app.plans.wizards.sync_actions)."""
+(app.plans.builders.sync_actions)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ from textual.widgets import Input, Label, Select, Static
 from app.backend import Backend
 from app.model import Machine, levels
 from app.plans.audit_log import AuditLog
-from app.plans.geometry import PlanError
-from app.plans.plan import Plan
-from app.plans.wizards.sync_actions import (
+from app.plans.builders.sync_actions import (
     build_speed_limits,
     build_stripe_cache,
     build_sync_action,
     busy_with,
     offered_actions,
 )
+from app.plans.geometry import PlanError
+from app.plans.plan import Plan
 from app.ui.screens.wizards.base import _WizardBase, array_choices, default_array
 
 SYNC_ACTIONS = [

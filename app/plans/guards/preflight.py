@@ -1,7 +1,7 @@
 """Pre-flight safety: before a plan that writes to devices is offered (and again before it runs).
 
 Refusals (never forcible):
-  in use (``app.plans.in_use``, from the kernel's mountinfo, /proc/swaps and sysfs holders plus
+  in use (``app.plans.guards.in_use``, from the kernel's mountinfo, /proc/swaps and sysfs holders plus
   md/LVM/dm-crypt membership): mounted, swap, held, the whole disk holding "/", "/boot" or swap;
   ``unchecked`` a safety check could not run (the reason is named); ``unknown`` no such device;
   ``read-only`` / ``empty``; ``smart-failed`` SMART health FAILED on a new member or target;
@@ -32,9 +32,9 @@ from app.backend import Backend
 from app.format import human_bytes
 from app.model import Disk, Machine, Partition, levels
 from app.model.smart import SmartReading
-from app.plans.eligibility import disk_of, needed_member_bytes, smart_failed, smart_warnings
 from app.plans.geometry import PlanError, normalize_level
-from app.plans.in_use import Issue, system_disk_warning, write_refusals
+from app.plans.guards.eligibility import disk_of, needed_member_bytes, smart_failed, smart_warnings
+from app.plans.guards.in_use import Issue, system_disk_warning, write_refusals
 from app.plans.ops import Op
 
 __all__ = [

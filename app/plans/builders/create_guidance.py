@@ -16,7 +16,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from app.model import Machine, levels
-from app.plans.expectations import expectations
+from app.plans.builders.expectations import expectations
 
 OVERPROVISION = "7–12 %"
 FAST_MEMBERS_FOR_THREADS = 4  # parity arrays of this many SSD/NVMe members get the thread hint

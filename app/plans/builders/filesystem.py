@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from app.format import human_bytes
 from app.model import Machine, MdArray, levels
 from app.plans import ops
-from app.plans.consequences import with_consequences
 from app.plans.geometry import (
     MIB,
     XFS_AUTO_STRIPE_MIN_BYTES,
@@ -26,7 +25,8 @@ from app.plans.geometry import (
     human_kib,
     parse_size,
 )
-from app.plans.in_use import Issue, write_refusals
+from app.plans.guards.in_use import Issue, write_refusals
+from app.plans.outcome.consequences import with_consequences
 from app.plans.plan import Plan, Step
 
 FSTYPES = ("ext4", "xfs")

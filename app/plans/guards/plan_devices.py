@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 from app.model import Machine
 from app.plans import ops
-from app.plans.allowlist import plan_step_problems
 from app.plans.geometry import normalize_level
+from app.plans.guards.allowlist import plan_step_problems
+from app.plans.guards.preflight import strip_dev
 from app.plans.kinds import KNOWN_KINDS, NEVER_DESTROY
 from app.plans.plan import Plan, escape_controls
-from app.plans.preflight import strip_dev
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,7 @@ class ArgvDevices:
     # pre-flight checks their health (SMART), not their emptiness
     written: tuple[str, ...] = ()
     array: str | None = None  # the array a member operation works on (kernel name)
-    # arrays a step stops (pre-flight: nothing holds them open, app.plans.lifecycle_checks)
+    # arrays a step stops (pre-flight: nothing holds them open, app.plans.guards.lifecycle_checks)
     stopped: tuple[str, ...] = ()
     # devices whose signatures a step erases (zero-superblock, wipefs -a): in use by nothing
     # but the arrays stopped before them

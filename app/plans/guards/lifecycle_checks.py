@@ -4,7 +4,7 @@
   "md: %s still in use." when ``mddev->openers`` is above the caller's own, -EBUSY): a mounted
   filesystem, an active LVM volume group (its LVs hold the PV open), a dm/md device stacked on
   it (sysfs ``holders/``). raidman refuses the plan for the same reasons before anything runs,
-  from ``app.plans.in_use`` (mountinfo, holders, the model's PVs); a PV whose volume group has
+  from ``app.plans.guards.in_use`` (mountinfo, holders, the model's PVs); a PV whose volume group has
   no active LV holds nothing open and is no refusal.
 * ``erase_refusals``: a device whose signatures are erased (``mdadm --zero-superblock``,
   ``wipefs -a``) must be in use by nothing -- the in-use check of a new member -- except by
@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from app.format import human_bytes
 from app.model import Machine
-from app.plans.in_use import Issue, in_use, write_refusals
+from app.plans.guards.in_use import Issue, in_use, write_refusals
 from app.plans.ops import Op, StopArray, ZeroSuperblock
 
 

@@ -1,5 +1,5 @@
 """The md arrays as a plan's operations change them, step by step, on a staged copy of the
-probed machine (``app.plans.staging``): members' roles and slots, the sync running now and what
+probed machine (``app.plans.outcome.staging``): members' roles and slots, the sync running now and what
 the plan does to it, the syncs each step starts, whether md may start one at all (frozen), and
 how many further failures each array survives (levels.failures_left).
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from app.model import Machine
 from app.plans import ops
-from app.plans.in_use import Issue
+from app.plans.guards.in_use import Issue
+from app.plans.guards.plan_devices import resolve_device
 from app.plans.plan import Plan
-from app.plans.plan_devices import resolve_device
 
 
 def missing_targets(plan: Plan, machine: Machine) -> list[Issue]:

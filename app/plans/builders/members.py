@@ -13,14 +13,14 @@ from dataclasses import replace
 from app.format import human_bytes
 from app.model import Machine, MdArray, MdMember, levels
 from app.plans import ops
-from app.plans.consequences import with_consequences
-from app.plans.eligibility import needed_member_bytes
 from app.plans.geometry import PlanError
+from app.plans.guards.eligibility import needed_member_bytes
+from app.plans.guards.preflight import strip_dev
+from app.plans.outcome.arrays import survives_without
+from app.plans.outcome.consequences import with_consequences
+from app.plans.outcome.staging import Staging
 from app.plans.plan import Plan, Step
-from app.plans.plan_arrays import survives_without
-from app.plans.preflight import strip_dev
 from app.plans.shapes import created_file_problem
-from app.plans.staging import Staging
 
 ACTIONS = ("add", "spare", "fail", "remove", "re-add", "replace", "grow")
 

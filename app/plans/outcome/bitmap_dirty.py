@@ -26,8 +26,8 @@ from app.backend import Backend
 from app.model import Machine
 from app.parsers.mdadm_bitmap import parse_examine_bitmap
 from app.plans import ops
+from app.plans.outcome.sync_steps import array_paths
 from app.plans.plan import Plan
-from app.plans.sync_steps import array_paths
 
 MAX_ASKED = 16  # arrays whose bitmap one plan reads at most
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from app.model import Machine
 from app.plans import ops
 from app.plans.geometry import PlanError
+from app.plans.guards.preflight import strip_dev
 from app.plans.plan import Plan, Step
-from app.plans.preflight import strip_dev
 
 SMART_TESTS = ("short", "long")
 PROGRESS_ARGV = ("smartctl", "-j", "-c", "-l", "selftest")  # + /dev/DISK

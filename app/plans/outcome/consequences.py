@@ -1,5 +1,5 @@
 """What running a plan means, before it runs: the difference between the machine as probed and as
-the plan leaves it (``app.plans.staging``), read through the one sync model
+the plan leaves it (``app.plans.outcome.staging``), read through the one sync model
 (:func:`app.model.sync_model.forecast_sync`): the syncs that will run (time, rate, bytes per
 member), the syncs the plan stops, what one more failure would cost on each array it touches
 (further failures survived now, during the plan and its syncs, and after), and the data it
@@ -33,11 +33,11 @@ from app.model.sync_model import (
     progress_per_member,
     waiting_for,
 )
-from app.plans.consequence_types import Consequences, Limits, Redundancy, SyncStop
-from app.plans.lifecycle_checks import offline_lines
+from app.plans.guards.lifecycle_checks import offline_lines
+from app.plans.outcome.arrays import PlannedArray
+from app.plans.outcome.consequence_types import Consequences, Limits, Redundancy, SyncStop
+from app.plans.outcome.staging import Staging
 from app.plans.plan import Plan
-from app.plans.plan_arrays import PlannedArray
-from app.plans.staging import Staging
 from app.plans.superblocks import Superblocks
 
 # ---- forecasts ---------------------------------------------------------------------------------
@@ -71,7 +71,7 @@ def _forecast(
     dirty_bytes: int | None = None,
 ) -> SyncForecast:
     """``dirty_bytes``: a re-add's, what the array's write-intent bitmap holds dirty now
-    (dirty bits × bitmap chunk, ``mdadm -X`` on an in-sync member: app.plans.bitmap_dirty)."""
+    (dirty bits × bitmap chunk, ``mdadm -X`` on an in-sync member: app.plans.outcome.bitmap_dirty)."""
     slotted = sorted(
         (
             m
@@ -267,7 +267,7 @@ def consequences_of(
     """The plan's consequences on ``machine`` (see the module doc). ``bitmap_dirty``: array
     → the bytes its write-intent bitmap holds dirty, where read (a re-add's forecast);
     ``superblocks``: every md superblock on the machine, where read (what a step destroys);
-    ``rates``: each running sync's progress rate measured now (``app.plans.rates``)."""
+    ``rates``: each running sync's progress rate measured now (``app.plans.outcome.rates``)."""
     st = Staging.of([s.op for s in plan.steps], machine, limits, superblocks)
     syncs: list[SyncForecast] = []
     stops: list[SyncStop] = []

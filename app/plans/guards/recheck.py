@@ -18,13 +18,13 @@ from dataclasses import replace
 from app.backend import Backend
 from app.model import Machine
 from app.plans import ops
-from app.plans.eligibility import disk_of
-from app.plans.identity import identity_problems
-from app.plans.lifecycle_checks import lifecycle_refusals
-from app.plans.mountpoints import mountpoint_refusals
+from app.plans.guards.eligibility import disk_of
+from app.plans.guards.identity import identity_problems
+from app.plans.guards.lifecycle_checks import lifecycle_refusals
+from app.plans.guards.mountpoints import mountpoint_refusals
+from app.plans.guards.plan_devices import argv_devices
+from app.plans.guards.preflight import check, check_busy, check_smart, strip_dev
 from app.plans.plan import Plan, escape_controls
-from app.plans.plan_devices import argv_devices
-from app.plans.preflight import check, check_busy, check_smart, strip_dev
 
 
 def _new(plan: Plan, i: int, machine: Machine | None) -> tuple[list[str], list[str], list[str]]:

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 from app.format import human_bytes
 from app.model import Machine, MdArray, levels
-from app.plans import ops, persist
-from app.plans.consequences import with_consequences
+from app.plans import ops
+from app.plans.builders import persist
 from app.plans.geometry import (
     PlanError,
     parse_size,
     stripe_cache_devices,
     stripe_cache_memory,
 )
+from app.plans.guards.preflight import strip_dev
+from app.plans.outcome.consequences import with_consequences
 from app.plans.plan import Plan, Step
-from app.plans.preflight import strip_dev
 from app.plans.shapes import SPEED_LIMIT_RANGE, created_file_problem
 
 SYNC_ACTIONS = ("check", "repair", "idle", "frozen")
@@ -138,7 +139,7 @@ def build_speed_limits(
     persist_file: str | bool | None = False,
 ) -> Plan:
     """``persist_file``: False = runtime only; else also keep the global limits at boot in
-    /etc/sysctl.d (app.plans.persist), given that file's current text (None: no file yet)."""
+    /etc/sysctl.d (app.plans.builders.persist), given that file's current text (None: no file yet)."""
     lo = _limit_value(min_kib_s, "minimum")
     hi = _limit_value(max_kib_s, "maximum")
     if lo is None and hi is None:

@@ -3,7 +3,7 @@
 A stale ARRAY line names a UUID that no running array has and no device's md superblock carries
 (``mdadm --examine --scan``): an array that was deleted or whose disks are gone. The audit
 (app/rules/md.py, ``md-conf-stale``) and ``plan delete`` offer this plan for them: a whole-file
-edit (``app.plans.file_edit``: compared with the text the plan was made from, backed up, written
+edit (``app.plans.builders.file_edit``: compared with the text the plan was made from, backed up, written
 as a copy, renamed into place), then ``update-initramfs -u`` (Debian's /etc/mdadm/mdadm.conf) or
 ``dracut -f``: the initramfs holds its own copy of mdadm.conf, which assembles the arrays at boot.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from app.plans import ops
-from app.plans.file_edit import edit_steps
+from app.plans.builders.file_edit import edit_steps
 from app.plans.ops.system_files import MAX_TEXT, backup_name
 from app.plans.plan import Plan, Step
 from app.plans.shapes import MDADM_CONF

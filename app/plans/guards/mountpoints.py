@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from app.backend import Backend
 from app.escape import escape_controls
-from app.plans.in_use import Issue
+from app.plans.guards.in_use import Issue
 
 STAT_FORMAT = "%F|%u|%a|%n"
 MAX_COMPONENTS = 64

@@ -1,6 +1,6 @@
 """Which disks and partitions a wizard may offer as new array members, and why not the others.
 
-UI-free and built on ``app.plans.in_use`` — the same check pre-flight refuses with — so a device
+UI-free and built on ``app.plans.guards.in_use`` — the same check pre-flight refuses with — so a device
 a picker shows as eligible is never refused by pre-flight for being in use, and a device pre-flight
 would refuse is shown with the reason.
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from app.format import human_bytes
 from app.model import Disk, Machine, Partition
 from app.model.smart import SmartReading
-from app.plans.in_use import system_disk_warning, write_refusals
+from app.plans.guards.in_use import system_disk_warning, write_refusals
 
 # ATA attributes whose raw count > 0 is worth a warning on a new member (smartctl names)
 WATCHED_ATTRIBUTES: dict[int, str] = {

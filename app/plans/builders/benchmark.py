@@ -25,7 +25,7 @@ from typing import Any
 from app.format import human_bytes
 from app.model import Machine, levels
 from app.plans import ops
-from app.plans.expectations import expectations, flags
+from app.plans.builders.expectations import expectations, flags
 from app.plans.geometry import PlanError, parse_size
 from app.plans.plan import Plan, Step
 

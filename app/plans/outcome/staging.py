@@ -2,10 +2,10 @@
 
 What a plan means is the difference between the machine as it is and as the plan leaves it
 (libstorage-ng's probed and staging devicegraphs): ``Staging.apply`` plays each operation over
-the arrays (``app.plans.plan_arrays``: members' roles and slots, the sync running now and its
+the arrays (``app.plans.outcome.arrays``: members' roles and slots, the sync running now and its
 fate, the syncs that start, frozen or not), md's speed limits and stripe caches, and the devices
-the plan overwrites, erases or stops — naming the data each destroys (``app.plans.lost``).
-``app.plans.consequences`` reads the result through the one sync model. Pure: the superblocks
+the plan overwrites, erases or stops — naming the data each destroys (``app.plans.outcome.lost``).
+``app.plans.outcome.consequences`` reads the result through the one sync model. Pure: the superblocks
 and limits are read by the caller."""
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from dataclasses import dataclass, field, replace
 
 from app.model import Machine
 from app.plans import ops
-from app.plans.consequence_types import Limits
-from app.plans.lost import Lost, deleted, lost_on
-from app.plans.plan_arrays import (
+from app.plans.guards.plan_devices import resolve_device
+from app.plans.outcome.arrays import (
     PlannedArray,
     array_of,
     create_array,
@@ -26,7 +25,8 @@ from app.plans.plan_arrays import (
     set_sync_action,
     strip_dev,
 )
-from app.plans.plan_devices import resolve_device
+from app.plans.outcome.consequence_types import Limits
+from app.plans.outcome.lost import Lost, deleted, lost_on
 from app.plans.superblocks import Superblocks
 
 

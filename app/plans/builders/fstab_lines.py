@@ -1,7 +1,7 @@
 """The /etc/fstab line raidman writes for a filesystem it mounts: ``UUID=<fs uuid> DIR FSTYPE
 OPTS 0 2``, by UUID (md names can change across reboots), with ``nofail`` (a missing array does
 not stop the boot). The mount point and options are the mount operation's
-(``app.plans.ops.storage``); the whole-file edit that adds the line is ``app.plans.file_edit``'s.
+(``app.plans.ops.storage``); the whole-file edit that adds the line is ``app.plans.builders.file_edit``'s.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from app.backend import Backend
 from app.model import Disk, Machine, levels, md_names
 from app.plans import ops
-from app.plans.consequences import with_consequences
-from app.plans.create_guidance import guidance
+from app.plans.builders.create_guidance import guidance
+from app.plans.builders.filesystem import FilesystemParams, filesystem_steps
 from app.plans.geometry import (
     KIB,
     Geometry,
@@ -29,10 +29,10 @@ from app.plans.geometry import (
     human_kib,
     normalize_level,
 )
+from app.plans.guards.preflight import strip_dev
+from app.plans.outcome.consequences import with_consequences
 from app.plans.plan import Plan, Step
-from app.plans.preflight import strip_dev
 from app.plans.shapes import MDADM_CONF, created_file_problem
-from app.plans.wizards.filesystem import FilesystemParams, filesystem_steps
 
 DEFAULT_CHUNK = 512 * KIB
 DEFAULT_CONF = "/etc/mdadm/mdadm.conf"

@@ -26,7 +26,7 @@ from app.format import human_bytes
 from app.model import Machine, levels
 from app.model.md_names import level_name
 from app.model.superblock import Superblock
-from app.plans.in_use import Issue
+from app.plans.guards.in_use import Issue
 from app.plans.superblocks import StrayArray, Superblocks
 
 _ROLE = re.compile(r"Active device ([0-9]{1,4})")

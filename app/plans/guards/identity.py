@@ -5,7 +5,7 @@ a plan is built (``raidman plan``, the TUI's wizards and previews) ``record_disk
 serial and WWN (from the probe's ``Disk``) of every whole disk a step writes to (for a
 partition: its disk). ``identity_problems`` compares them with the disk now under that name;
 ``apply`` checks every recorded disk before asking for confirmation, and the executor checks a
-step's disks again right before that step (``app.plans.recheck``). A mismatch refuses with both
+step's disks again right before that step (``app.plans.guards.recheck``). A mismatch refuses with both
 identities named.
 """
 
@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.model import Machine
-from app.plans.eligibility import disk_of
+from app.plans.guards.eligibility import disk_of
+from app.plans.guards.plan_devices import argv_devices
 from app.plans.plan import DiskIdentity, Plan, escape_controls
-from app.plans.plan_devices import argv_devices
 
 
 def disks_written(plan: Plan, machine: Machine) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 """The array's whole life as plans: prepare members, stop, assemble, delete, wipe, mount.
 
 Each builder reads the machine as probed and emits the argv shapes of
-``app.plans.lifecycle_shapes``; pre-flight (``app.plans.lifecycle_checks``) refuses what the
+``app.plans.builders.fstab_lines``; pre-flight (``app.plans.guards.lifecycle_checks``) refuses what the
 kernel would refuse or what would lose data in use. What each plan does:
 
 * prepare: ``parted`` writes a GPT with one partition from 1 MiB (aligned for any sector size
@@ -31,17 +31,17 @@ from dataclasses import dataclass
 from app.format import human_bytes
 from app.model import Disk, Machine, MdArray
 from app.plans import ops
-from app.plans.consequences import with_consequences
-from app.plans.file_edit import edit_steps
+from app.plans.builders.file_edit import edit_steps
+from app.plans.builders.fstab_lines import FSTYPES, fstab_line_problem
+from app.plans.builders.mdconf_edit import initramfs_step, without_uuids
 from app.plans.geometry import PlanError
-from app.plans.lifecycle_checks import stop_refusals
-from app.plans.lifecycle_shapes import FSTYPES, fstab_line_problem
-from app.plans.mdconf_edit import initramfs_step, without_uuids
+from app.plans.guards.lifecycle_checks import stop_refusals
+from app.plans.guards.preflight import strip_dev
 from app.plans.ops.base import MD_DEV
 from app.plans.ops.storage import LEAVE_FREE_MAX, mountpoint_problem, options_problem
 from app.plans.ops.system_files import FSTAB
+from app.plans.outcome.consequences import with_consequences
 from app.plans.plan import Plan, Step
-from app.plans.preflight import strip_dev
 from app.plans.superblocks import Superblocks
 
 
@@ -321,7 +321,7 @@ def build_mount(
 ) -> Plan:
     """Mount the filesystem on ``device`` at ``mountpoint``; with ``fstab`` also its line, as an
     edit of the whole file (``fstab_text``: /etc/fstab as read now; ``fstab_in_place``: the
-    file is a mount point, so it is written in place after its backup: app.plans.file_edit)."""
+    file is a mount point, so it is written in place after its backup: app.plans.builders.file_edit)."""
     d = _lv(machine, device) or strip_dev(device)
     if machine.device(d) is None:
         raise PlanError(f"no block device {d!r} on this machine")

@@ -3,7 +3,7 @@ and each array's redundancy now, during and after: :class:`Redundancy`), the spe
 forecasts use (:class:`Limits`), and the lines the text and TUI previews show, e.g. "md0 recover:
 about 9h 57m at 24.4 MiB/s (the members' speed); writes 855.0 GiB to sdf1 = 0.9 × its size",
 "until then md0 survives no further failure: sde1, sdd1, sdc1; afterwards it survives 1 further
-failure again". Computed by :mod:`app.plans.consequences`; a Plan carries them."""
+failure again". Computed by :mod:`app.plans.outcome.consequences`; a Plan carries them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from app.format import duration, human_bytes, speed
 from app.model.sync_model import MemberWrite, SyncForecast
-from app.plans.lost import Lost
+from app.plans.outcome.lost import Lost
 
 Confirm = Literal["typed", "yes"]
 
@@ -64,10 +64,10 @@ class Consequences:
     syncs: tuple[SyncForecast, ...] = ()
     redundancy: tuple[Redundancy, ...] = ()
     confirm: Confirm = "yes"
-    # arrays the plan stops or deletes, in words (app.plans.lifecycle_checks.offline_lines)
+    # arrays the plan stops or deletes, in words (app.plans.guards.lifecycle_checks.offline_lines)
     offline: tuple[str, ...] = ()
     stops: tuple[SyncStop, ...] = ()  # running syncs the plan stops
-    lost: tuple[Lost, ...] = ()  # data the plan destroys, by name (app.plans.lost)
+    lost: tuple[Lost, ...] = ()  # data the plan destroys, by name (app.plans.outcome.lost)
     at_risk: str | None = None  # the name typed to confirm: the thing at risk
 
     def to_json(self) -> dict[str, Any]:
