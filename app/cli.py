@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 
 from app.commands.backend_options import add_backend_options, make_backends
+from app.escape import guard_streams
 
 SUBCOMMANDS = ("report", "capture", "plan", "apply", "monitor", "metrics")
 
@@ -82,7 +83,9 @@ def tui_exit_status(code: int | None) -> int:
 
 
 def entry() -> int:
-    """The console script: ``main`` plus the manners of a Unix tool (``| head``, Ctrl-C)."""
+    """The console script: ``main`` plus the manners of a Unix tool (``| head``, Ctrl-C), and
+    no control character on its stdout/stderr (app.escape.guard_streams)."""
+    guard_streams()
     try:
         return main()
     except BrokenPipeError:
