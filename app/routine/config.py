@@ -93,6 +93,9 @@ class RoutineConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     wear_high: float = DEFAULT_WEAR_HIGH
     source: str = "defaults"
+    # a demo or a replay: alerts go to the log and to the command line's channels only, never
+    # to a program or address from the configuration or the (simulated, captured) mdadm.conf
+    simulated: bool = False
     notes: tuple[str, ...] = field(default=(), compare=False)
     # array -> its own schedule ([checks.mdN]: every, at, window over the [checks] ones)
     per_array: dict[str, RoutineConfig] = field(default_factory=dict, compare=False)
