@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any
 
 from app import statefiles
 from app.backend import Backend
-from app.parsers.safe import toml_nesting
+from app.parsers.safe import TomlError, toml_loads
 from app.paths import BOOST_FILE, config_dir, host_state_dir
 from app.plans.audit_log import AuditLog
 from app.statefiles import StateFileError
@@ -69,14 +68,10 @@ def _names(where: str, value: Any) -> tuple[str, ...]:
 
 
 def parse_hosts_file(text: str, where: str = "hosts.toml") -> HostsFile:
-    if toml_nesting(text) > MAX_NESTING:
-        raise HostsError(f"{where}: nested deeper than {MAX_NESTING} levels")
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise HostsError(f"{where}: not TOML: {e}") from None
-    except RecursionError:
-        raise HostsError(f"{where}: nested too deeply") from None
+        data = toml_loads(text, max_nesting=MAX_NESTING)
+    except TomlError as e:
+        raise HostsError(f"{where}: {e}") from None
     unknown = set(data) - {"hosts", "groups", "ssh_config", "connect_timeout"}
     if unknown:
         raise HostsError(f"{where}: unknown key {sorted(unknown)[0]!r}")

@@ -226,6 +226,9 @@ def run(args: argparse.Namespace) -> int:
             if textfile is not None:
                 textfile.tick()
             mon.close()  # what the database did not take at start: one more try
+            refused = store.refused  # held in memory, and this run ends: not recorded
+            if refused is not None:
+                raise sqlite3.OperationalError(refused)
         except sqlite3.Error as e:  # locked by another process, disk full: a message, no traceback
             why = " (another process holds it)" if is_transient(e) and "lock" in str(e) else ""
             print(
@@ -273,8 +276,10 @@ def run(args: argparse.Namespace) -> int:
                 try:
                     routine.configure(routine_config(args))
                     out("configuration reloaded")
-                except ConfigError as e:
-                    out(f"configuration not reloaded (the one in force stays): {e}")
+                except Exception as e:  # SIGHUP never stops the monitor (a ConfigError is
+                    # one line; anything else is a bug, named so)
+                    why = str(e) if isinstance(e, ConfigError) else f"{type(e).__name__}: {e}"
+                    out(f"configuration not reloaded (the one in force stays): {why}")
             try:
                 mon.tick()
                 if textfile is not None:
