@@ -24,9 +24,10 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from backends.linux.ssh_batch import Batch, FrameError, parse_batch
+from backends.linux.ssh_config import ssh_environment
 from backends.linux.ssh_transport import _CHUNK, STDERR_KEEP, SshRun
 
 _END = b"E\0"
@@ -36,8 +37,16 @@ EXIT_WAIT_S = 2.0  # after the answer stream ended: how long ssh may take to exi
 class SshSession:
     """``argv`` (ssh … HOST sh -s) kept running; ``run`` sends one batch and reads its answer."""
 
-    def __init__(self, argv: Sequence[str], *, host: str = "", max_bytes: int | None = None):
-        self.argv = list(argv)
+    def __init__(
+        self,
+        argv: Sequence[str] | Callable[[], Sequence[str]],
+        *,
+        host: str = "",
+        max_bytes: int | None = None,
+    ):
+        """``argv``: ssh's, or a function giving it at each start (SshTarget.argv: the
+        ssh_config's programs checked again before each start)."""
+        self._argv = argv
         self.host = host
         self.max_bytes = max_bytes
         self.proc: subprocess.Popen[bytes] | None = None
@@ -50,8 +59,10 @@ class SshSession:
 
     def _start(self) -> subprocess.Popen[bytes]:
         self.close()
+        argv = list(self._argv() if callable(self._argv) else self._argv)
         p = subprocess.Popen(
-            self.argv,
+            argv,
+            env=ssh_environment(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
