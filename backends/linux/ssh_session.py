@@ -26,11 +26,10 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 
-from backends.linux.ssh_batch import Batch, FrameError, parse_batch
+from backends.linux.ssh_batch import Batch, BatchStream, FrameError
 from backends.linux.ssh_config import ssh_environment
 from backends.linux.ssh_transport import _CHUNK, STDERR_KEEP, SshRun
 
-_END = b"E\0"
 EXIT_WAIT_S = 2.0  # after the answer stream ended: how long ssh may take to exit and say why
 
 
@@ -91,6 +90,7 @@ class SshSession:
         first_by = start + first_answer_s
         end_by = None if timeout is None else start + timeout
         out = bytearray()
+        stream = BatchStream(out)
         err = bytearray()
         error: str | None = None
         parsed: Batch | None = None
@@ -147,14 +147,13 @@ class SshSession:
                             f"{self.max_bytes // 2**20} MiB: refused"
                         )
                         break
-                    if out.endswith(_END):
-                        # most likely the end of the answer (a body may end so too: then it
-                        # does not parse whole yet, and more is read)
-                        with contextlib.suppress(FrameError):
-                            b = parse_batch(bytes(out))
-                            if b.complete:
-                                parsed = b
-                                break
+                    try:  # read as it comes: each byte once, done at its E record
+                        parsed = stream.more()
+                    except FrameError as e:
+                        error = f"answer from {self.host} out of shape: {e}"
+                        break
+                    if parsed is not None:
+                        break
         finally:
             sel.close()
         if parsed is not None:
