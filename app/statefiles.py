@@ -345,6 +345,52 @@ def read_regular(path: Path | str, *, what: str = "file", max_bytes: int) -> byt
         os.close(fd)
 
 
+def read_beneath(
+    root: Path, parts: list[str] | tuple[str, ...], *, what: str, max_bytes: int
+) -> bytes:
+    """Up to ``max_bytes + 1`` bytes of ``root/part/part/...`` (a file inside a capture): each
+    directory opened relative to the one before with ``O_NOFOLLOW|O_DIRECTORY``, the file with
+    ``O_NOFOLLOW|O_NONBLOCK``: a symlink anywhere below ``root`` is refused, not followed (a
+    capture's ``files/etc`` linked to the real /etc read this machine's files, issue 37), a FIFO
+    never waited on. Raises FileNotFoundError, IsADirectoryError, StateFileError, OSError."""
+    if not parts or any(p in ("", ".", "..") or "/" in p for p in parts):
+        raise StateFileError(f"refused {what} {root}/{'/'.join(parts)}: not a plain path")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for i, part in enumerate(parts[:-1]):
+            try:
+                nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | _OPEN_FLAGS, dir_fd=fd)
+            except OSError as e:
+                if e.errno in (errno.ELOOP, errno.ENOTDIR):
+                    inside = "/".join(parts[: i + 1])
+                    raise StateFileError(
+                        f"refused {what} {root}/{'/'.join(parts)}: {inside} is "
+                        "not a directory (a symlink is never followed)"
+                    ) from None
+                raise
+            os.close(fd)
+            fd = nxt
+        leaf = _open_nofollow(f"{root}/{'/'.join(parts)}", os.O_RDONLY, what, dir_fd=fd)
+    finally:
+        os.close(fd)
+    try:
+        st = os.fstat(leaf)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "a directory", "/".join(parts))
+        if not stat.S_ISREG(st.st_mode):
+            raise StateFileError(
+                f"refused {what} {root}/{'/'.join(parts)}: {_kind(st.st_mode)}, not a regular file"
+            )
+        chunks: list[bytes] = []
+        left = max_bytes + 1
+        while left > 0 and (chunk := os.read(leaf, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(leaf)
+
+
 def _open_dir(d: Path, what: str, *, output: bool) -> int:
     """One descriptor for the directory every later step is relative to. A state directory is
     created and checked (:func:`ensure_dir`); an output directory must exist, and must not be
