@@ -68,6 +68,7 @@ class Targets:
         return (", ".join(parts) or "the log only") + f" ({self.source})"
 
 
+DEMO_SOURCE = "--demo/--replay: nothing simulated leaves this machine"
 SIMULATED_NOTE = (
     "a demo or a replay: alerts go to this log and to --alert-program/--mailaddr only, never "
     "to a program or address of raidman.toml or of the simulated or captured mdadm.conf"
@@ -81,7 +82,7 @@ def resolve_targets(cfg: RoutineConfig, backend: Backend) -> Targets:
     simulated ``MAILADDR root`` went out through the real sendmail; issue 37: a capture's
     PROGRAM ran as root)."""
     if cfg.simulated:
-        source = "the command line" if cfg.alert_program or cfg.mailaddr else "a demo"
+        source = "the command line" if cfg.alert_program or cfg.mailaddr else DEMO_SOURCE
         return Targets(
             cfg.alert_program, cfg.mailaddr, cfg.mailfrom, cfg.sendmail, source, (SIMULATED_NOTE,)
         )

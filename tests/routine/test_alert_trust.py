@@ -78,7 +78,7 @@ def test_replay_runs_no_program_and_mails_no_one_from_the_capture(
     out = capsys.readouterr().out
     assert rc == 0, out
     assert sent == [] and not marker.exists()
-    assert "alerts: the log only (a demo)" in out
+    assert "alerts: the log only (--demo/--replay: nothing simulated leaves" in out
     assert "alert: TestMessage /dev/md127" in out  # the log still has it
 
 
@@ -95,7 +95,7 @@ def test_a_demo_mails_no_one_and_runs_no_program_but_the_command_lines(
     conf.write_text(f'[alerts]\nprogram = "{conf_prog}"\nmailaddr = "ops"\n')
     assert main(["monitor", "--test-alert", "--demo", "raid6-wd"]) == 0
     assert sent == [] and not (tmp_path / "conf-ran").exists()
-    assert "the log only (a demo)" in capsys.readouterr().out
+    assert "the log only (--demo/--replay: nothing simulated leaves" in capsys.readouterr().out
 
     prog = _marker_program(tmp_path / "cli-program", marker)
     assert (
