@@ -62,11 +62,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not has_terminal():
         # Textual on a pipe or /dev/null ignored SIGTERM and SIGHUP, spun at ~55 % of a core
         # and wrote 2.3 MB of frames in 22 s (issue 37, item 10): refuse, as `less` does
-        print(
+        why = (
             "raidman: the TUI needs a terminal (its input and its screen, stdin and stderr, "
-            "are not one); `raidman report` prints the same facts as text",
-            file=sys.stderr,
+            "are not one); `raidman report` prints the same facts as text"
         )
+        print(why, file=sys.stderr)
+        if not _isatty(sys.__stderr__) and _isatty(sys.__stdout__):
+            print(why)  # (2>file: where the admin looks)
         return 2
     backends = make_backends(args)
     from app.ui.app import RaidmanApp
@@ -81,13 +83,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def has_terminal() -> bool:
     """Whether the TUI has a terminal: Textual reads keys from stdin and draws on stderr."""
-    for stream in (sys.__stdin__, sys.__stderr__):
-        try:
-            if stream is None or not os.isatty(stream.fileno()):
-                return False
-        except (OSError, ValueError):
-            return False
-    return True
+    return _isatty(sys.__stdin__) and _isatty(sys.__stderr__)
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return stream is not None and os.isatty(stream.fileno())  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def tui_exit_status(code: int | None) -> int:
