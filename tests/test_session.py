@@ -163,9 +163,9 @@ def test_a_check_stopped_part_way_is_interrupted_with_its_fraction(tmp_path: Pat
     eff = s.sampled(sample(4, w.add(), mismatch=0), 4.0)  # echo idle > sync_action
     (ev,) = store.syncs_for("md127", "aaaa:1111")
     assert ev.outcome == "interrupted" and ev.fraction == pytest.approx(0.1, abs=1e-4)
-    assert any("interrupted at 10%" in e.message for e in eff.events)
+    assert any("interrupted at 10.0%" in e.message for e in eff.events)
     (fin,) = s.view.finished
-    assert fin.outcome_text == "interrupted at 10%"
+    assert fin.outcome_text == "interrupted at 10.0%"
 
 
 def test_a_new_array_under_the_old_name_keeps_its_own_records(tmp_path: Path) -> None:

@@ -10,11 +10,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from app.model.live import LiveSample, MdLive
+from app.model.md_names import level_name
+from app.model.sync_model import WAITING_ACTIONS, md_sync
 from app.sync.history import SpeedHistory
 
 EventKind = Literal[
     "sync-started",
     "sync-ended",
+    "sync-waiting",
     "degraded",
     "recovered",
     "member-faulty",
@@ -32,7 +35,18 @@ ALARMING: frozenset[str] = frozenset(
 )
 
 
-WAITING = ("pending", "delayed")  # a sync that waits: nothing synced yet
+WAITING = WAITING_ACTIONS  # a sync that waits: nothing synced yet
+
+
+def percent(fraction: float) -> str:
+    """A sync's progress as every line, alert and record says it: "18.5%"."""
+    return f"{fraction * 100:.1f}%"
+
+
+def level_text(live: MdLive) -> str:
+    """The array's level as md's table names it ("raid10"; sysfs says "10" while md has no
+    personality yet: md.c level_show prints the number then)."""
+    return level_name(live.level) or live.level or "?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +61,8 @@ class ArrayEvent:
     message: str
     device: str | None = None
     action: str | None = None  # sync-started / sync-ended: the sync's action
+    # sync-ended: the sync as recorded (one fraction for the log, the alert and the record)
+    sync: FinishedSync | None = None
 
     @property
     def severity(self) -> str:
@@ -70,6 +86,9 @@ class FinishedSync:
     # "finished", "interrupted", "array stopped" or "became <action>"; the one word the TUI,
     # ``raidman monitor`` and the wear database use
     outcome: str = "finished"
+    # ran between two looks: what showed it had (a spare turned in_sync, md/last_sync_action);
+    # its times are those of the looks around it ("" : watched while it ran)
+    after_fact: str = ""
 
     @property
     def fraction(self) -> float | None:
@@ -84,7 +103,7 @@ class FinishedSync:
     def outcome_text(self) -> str:
         f = self.fraction
         if self.outcome == "interrupted" and f is not None:
-            return f"interrupted at {f:.0%}"
+            return f"interrupted at {percent(f)}"
         return self.outcome
 
     @property
@@ -176,6 +195,7 @@ class SyncTracker:
         self._window = history_window_s
         self._keep = keep_finished
         self._running: dict[str, _Running] = {}
+        self._waiting: dict[str, tuple[str, float]] = {}  # array -> (pending/delayed, since)
         self._last: dict[str, MdLive] = {}  # by name, as last seen (kept in place)
         self._last_arrays: tuple[MdLive, ...] = ()  # the last sample's, in its order
         self._primed = False
@@ -203,7 +223,7 @@ class SyncTracker:
             last[name] = live
             if prev is None and self._primed:
                 new.append(
-                    ArrayEvent(t, "array-appeared", name, f"{name} appeared ({live.level or '?'})")
+                    ArrayEvent(t, "array-appeared", name, f"{name} appeared ({level_text(live)})")
                 )
             if prev is not None:
                 new.extend(self._member_events(t, prev, live))
@@ -247,14 +267,20 @@ class SyncTracker:
             for name in dict.fromkeys(a.name for a in self._last_arrays if a.name not in current):
                 del last[name]
                 new.append(ArrayEvent(t, "array-vanished", name, f"{name} is gone"))
+                self._waiting.pop(name, None)
                 run = self._running.pop(name, None)
                 if run is not None:
-                    self._finish(
+                    fin = self._finish(
                         name, run, t, completed=False, mismatch=None, outcome="array stopped"
                     )
                     new.append(
                         ArrayEvent(
-                            t, "sync-ended", name, f"{name}: {run.action} ended: array stopped"
+                            t,
+                            "sync-ended",
+                            name,
+                            f"{name}: {run.action} ended: array stopped",
+                            action=run.action,
+                            sync=fin,
                         )
                     )
         self._last_arrays = sample.arrays
@@ -267,7 +293,7 @@ class SyncTracker:
         self, t: float, name: str, live: MdLive, prev: MdLive | None
     ) -> list[ArrayEvent]:
         out: list[ArrayEvent] = []
-        sync = live.sync if live.sync is not None and live.sync.active else None
+        sync = md_sync(live.sync)
         run = self._running.get(name)
         if run is not None and (sync is None or sync.action != run.action):
             completed = _near_done(_projected_done(run, t), run.total) or (
@@ -282,20 +308,20 @@ class SyncTracker:
             fin = self._finish(
                 name, run, t, completed=completed, mismatch=live.mismatch_cnt, outcome=outcome
             )
-            word = fin.outcome_text
-            extra = ""
-            if fin.mismatch_cnt is not None and fin.action in ("check", "repair"):
-                extra = f", mismatch_cnt {fin.mismatch_cnt}"
-            out.append(
-                ArrayEvent(
-                    t,
-                    "sync-ended",
-                    name,
-                    f"{name}: {run.action} {word} after {_dur(fin.duration_s)}{extra}",
-                    action=run.action,
-                )
-            )
+            out.append(_ended_event(t, fin))
             run = None
+        if sync is not None and sync.action in WAITING:
+            # md holds it back (md_do_sync's wait for a sync on a shared disk; an auto-read-only
+            # array's resync until the first write): nothing runs, nothing is recorded yet
+            if self._waiting.get(name, ("", 0.0))[0] != sync.action:
+                self._waiting[name] = (sync.action, t)
+                if sync.action == "pending":
+                    msg = f"{name}: sync pending (auto-read-only: it starts at the first write)"
+                else:
+                    msg = f"{name}: sync waits for another array's sync on the same disks"
+                out.append(ArrayEvent(t, "sync-waiting", name, msg, action=sync.action))
+            return out
+        waited = self._waiting.pop(name, None)
         if sync is not None and run is None:
             seen_from_start = (
                 self._primed and (sync.done_sectors or 0) < (sync.total_sectors or 1) * 0.02
@@ -310,14 +336,13 @@ class SyncTracker:
                 history=SpeedHistory(self._window),
             )
             self._running[name] = run
-            if sync.action == "pending":
-                msg = f"{name}: sync pending (auto-read-only: it starts at the first write)"
-            elif sync.action == "delayed":
-                msg = f"{name}: sync delayed (waits for another array on the same disks)"
-            else:
-                what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
-                msg = f"{name}: {what} started"
-            out.append(ArrayEvent(t, "sync-started", name, msg, action=sync.action))
+            what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
+            after = f" after waiting {_dur(t - waited[1])}" if waited is not None else ""
+            out.append(
+                ArrayEvent(
+                    t, "sync-started", name, f"{name}: {what} started{after}", action=sync.action
+                )
+            )
         if sync is not None and run is not None:
             if run.moved_at is None or sync.done_sectors != run.last_done:
                 run.moved_at = t
@@ -329,26 +354,34 @@ class SyncTracker:
     def _unseen_sync(
         self, t: float, name: str, live: MdLive, prev: MdLive | None
     ) -> list[ArrayEvent]:
-        """A sync that began and ended between two samples: md's ``last_sync_action`` changed
-        while no sync was seen running. Recorded as started at the previous sample and ended
-        now; a recovery that left the array whole (or a resync) counts as finished, a check or
-        repair cannot be told from a stopped one (md keeps no record), so it is said as such."""
-        if name in self._running or (live.sync is not None and live.sync.active):
+        """A sync that began and ended between two looks, recorded from what md left behind:
+        a member that was not in sync (a spare, or absent: a re-add) is in sync now while the
+        array's ``degraded`` count fell — only md_do_sync's recovery does that (the personality's
+        ``spare_active`` after it) —, or md's ``last_sync_action`` changed. Recorded as started
+        at the previous look and ended now, marked as seen after the fact. A recovery that left
+        the array whole (or a resync) counts as finished; a check or repair cannot be told from
+        a stopped one (md keeps no record), so it is said as such."""
+        if name in self._running or md_sync(live.sync) is not None or name in self._waiting:
             return []
-        if live.last_sync_action in (None, "none"):
-            return []
+        rebuilt = _rebuilt(prev, live)
+        lsa = live.last_sync_action
+        lsa_moved = lsa not in (None, "none") and (prev is None or lsa != prev.last_sync_action)
         if prev is not None and prev.sync is not None and prev.sync.action in WAITING:
             # seen only waiting (md_do_sync sets last_sync_action before it waits its turn):
             # a recovery that then ran and ended unseen left the array whole
-            if not (live.last_sync_action == "recovery" and live.degraded == 0 < prev.degraded):
+            if not (lsa == "recovery" and live.degraded == 0 < prev.degraded) and not rebuilt:
                 return []
-        elif prev is not None and (
-            (prev.sync is not None and prev.sync.active)
-            or live.last_sync_action == prev.last_sync_action
-        ):
+            lsa_moved = True
+        elif prev is not None and md_sync(prev.sync) is not None:
+            return []  # seen running at the last look: its run recorded it
+        if not rebuilt and not lsa_moved:
             return []
-        action = {"recovery": "recover"}.get(live.last_sync_action, live.last_sync_action)
-        if action == "recover" and live.degraded > 0:
+        if rebuilt:
+            action = "recover"
+        else:
+            assert lsa is not None
+            action = {"recovery": "recover"}.get(lsa, lsa)
+        if action == "recover" and live.degraded > 0 and not rebuilt:
             # A recovery that stopped short while the array still misses a member is not over:
             # md_check_recovery starts it again (remove_and_add_spares finds the spare again;
             # 1.x metadata resumes from the member's recovery_offset), and that run is the one
@@ -356,14 +389,24 @@ class SyncTracker:
             # it within the second and start it again; counting the first as a sync of its own
             # made two records of one rebuild.
             return []
-        if action in ("recover", "resync", "reshape") and live.degraded == 0:
+        if rebuilt or (action in ("recover", "resync", "reshape") and live.degraded == 0):
             outcome, completed = "finished", True
         else:
             outcome, completed = "ended between two looks", False
+        if rebuilt:
+            evidence = f"{', '.join(rebuilt)} in sync, {name} degraded {prev.degraded if prev else '?'} -> {live.degraded}"
+        else:
+            evidence = f"md's last_sync_action became {lsa}"
         started = self._last_t if self._last_t is not None else t
         run = _Running(action, started, False, None, None, None, SpeedHistory(self._window))
         fin = self._finish(
-            name, run, t, completed=completed, mismatch=live.mismatch_cnt, outcome=outcome
+            name,
+            run,
+            t,
+            completed=completed,
+            mismatch=live.mismatch_cnt,
+            outcome=outcome,
+            after_fact=evidence,
         )
         extra = f", mismatch_cnt {fin.mismatch_cnt}" if fin.mismatch_cnt is not None else ""
         return [
@@ -374,8 +417,10 @@ class SyncTracker:
                 t,
                 "sync-ended",
                 name,
-                f"{name}: {action} {outcome} (began and ended between two looks){extra}",
+                f"{name}: {action} {outcome} between two looks (seen after the fact: "
+                f"{evidence}){extra}",
                 action=action,
+                sync=fin,
             ),
         ]
 
@@ -433,6 +478,7 @@ class SyncTracker:
         completed: bool,
         mismatch: int | None,
         outcome: str,
+        after_fact: str = "",
     ) -> FinishedSync:
         self._running.pop(name, None)
         avg = run.history.average_kib_s()
@@ -448,6 +494,7 @@ class SyncTracker:
             completed=completed,
             seen_from_start=run.seen_from_start,
             outcome=outcome,
+            after_fact=after_fact,
         )
         self.finished.append(fin)
         del self.finished[: -self._keep]
@@ -456,6 +503,10 @@ class SyncTracker:
     # ---- reading --------------------------------------------------------------------
     def running(self) -> tuple[str, ...]:
         return tuple(self._running)
+
+    def waiting(self) -> tuple[str, ...]:
+        """The arrays whose sync md holds back (delayed, pending)."""
+        return tuple(self._waiting)
 
     def history(self, array: str) -> SpeedHistory | None:
         run = self._running.get(array)
@@ -491,7 +542,53 @@ class SyncTracker:
                     began_s=_began_s(sync.action, sync.done_sectors, run.history),
                 )
             )
+        for name, (action, since) in self._waiting.items():
+            live = self._last.get(name)
+            sync = live.sync if live else None
+            t = self._last_t if self._last_t is not None else since
+            out.append(
+                SyncView(
+                    array=name,
+                    action=action,
+                    done_sectors=sync.done_sectors if sync else None,
+                    total_sectors=sync.total_sectors if sync else None,
+                    speed_kib_s=None,
+                    eta_s=None,
+                    elapsed_s=max(0.0, t - since),
+                    targets=(),
+                    speeds=(),
+                    min_speed_kib_s=sync.min_speed_kib_s if sync else None,
+                    max_speed_kib_s=sync.max_speed_kib_s if sync else None,
+                )
+            )
         return sorted(out, key=natural_key)
+
+
+def _ended_event(t: float, fin: FinishedSync) -> ArrayEvent:
+    extra = ""
+    if fin.mismatch_cnt is not None and fin.action in ("check", "repair"):
+        extra = f", mismatch_cnt {fin.mismatch_cnt}"
+    return ArrayEvent(
+        t,
+        "sync-ended",
+        fin.array,
+        f"{fin.array}: {fin.action} {fin.outcome_text} after {_dur(fin.duration_s)}{extra}",
+        action=fin.action,
+        sync=fin,
+    )
+
+
+def _rebuilt(prev: MdLive | None, live: MdLive) -> tuple[str, ...]:
+    """Members in sync now that were not at the last look (a spare, or not there: a re-add)
+    while the array's degraded count fell: what a recovery leaves behind."""
+    if prev is None or live.degraded >= prev.degraded:
+        return ()
+    before = dict(prev.member_states)
+    return tuple(
+        dev
+        for dev, flags in live.member_states
+        if "in_sync" in flags and "faulty" not in flags and "in_sync" not in before.get(dev, ())
+    )
 
 
 def natural_key(v: SyncView) -> tuple[object, ...]:
