@@ -210,6 +210,8 @@ class SessionView:
     )
     probe_count: int = 0
     sample_count: int = 0
+    # what the tracker saw in the last sample (``live``): the alerts' syncs come from these
+    events: tuple[ArrayEvent, ...] = ()
 
 
 class Session:
@@ -283,7 +285,9 @@ class Session:
         events = tuple(self.tracker.update(sample))
         self._rates = self.meter.update(sample)
         machine = self._merger.merge(v.probed, sample) if v.probed is not None else v.machine
-        self._view = replace(v, live=sample, machine=machine, sample_count=v.sample_count + 1)
+        self._view = replace(
+            v, live=sample, machine=machine, sample_count=v.sample_count + 1, events=events
+        )
         reads: tuple[SmartRead, ...] = ()
         log: tuple[str, ...] = ()
         if self.recorder is not None:

@@ -63,6 +63,8 @@ class ArrayEvent:
     action: str | None = None  # sync-started / sync-ended: the sync's action
     # sync-ended: the sync as recorded (one fraction for the log, the alert and the record)
     sync: FinishedSync | None = None
+    # sync-started: where it began, when past 0 (a check resumed at md/sync_min)
+    fraction: float | None = None
 
     @property
     def severity(self) -> str:
@@ -338,9 +340,21 @@ class SyncTracker:
             self._running[name] = run
             what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
             after = f" after waiting {_dur(t - waited[1])}" if waited is not None else ""
+            verb, frac = "started", None
+            if live.sync_min and sync.total_sectors:
+                # md begins a requested sync at resync_min (md.c md_do_sync): a check resumed
+                frac = live.sync_min / sync.total_sectors
+                verb = f"resumed at {percent(frac)}"
+            elif not seen_from_start and sync.fraction is not None:
+                verb = f"running, found at {percent(sync.fraction)}"
             out.append(
                 ArrayEvent(
-                    t, "sync-started", name, f"{name}: {what} started{after}", action=sync.action
+                    t,
+                    "sync-started",
+                    name,
+                    f"{name}: {what} {verb}{after}",
+                    action=sync.action,
+                    fraction=frac,
                 )
             )
         if sync is not None and run is not None:

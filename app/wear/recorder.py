@@ -25,9 +25,15 @@ from app.model import Machine
 from app.model.devices import SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.sync_model import SyncForecast
-from app.sync.tracker import ArrayEvent, FinishedSync
+from app.sync.tracker import ArrayEvent, FinishedSync, percent
 from app.wear.check_window import CheckWindow
-from app.wear.checks import CHECK_ACTIONS, reached_before, window_at_start, window_seen
+from app.wear.checks import (
+    CHECK_ACTIONS,
+    check_number,
+    reached_before,
+    window_at_start,
+    window_seen,
+)
 from app.wear.expected import ExpectedForecasts, expires
 from app.wear.forecast import RecordedForecast, model_forecast
 from app.wear.records import SyncEvent as StoredSync
@@ -359,10 +365,12 @@ class WearRecorder:
             if raised is not None:  # the window it continues got further than last seen
                 self.store.set_check_window(*raised)
             if o.window.continues is not None:
-                log.append(
-                    f"{name}: {action} resumes at sector {o.window.from_sector} "
-                    f"(the check recorded as #{o.window.continues})"
-                )
+                at = o.window.from_sector
+                total = o.window.total_sectors
+                where = f"{percent(at / total)} (sector {at})" if at and total else f"sector {at}"
+                nth = check_number(earlier, o.window.continues)
+                which = f": {action} #{nth[0]}, window {nth[1] + 1}" if nth else ""
+                log.append(f"{name}: {action} resumes at {where}{which}")
         o.sync0 = live.sync if live is not None else None
         o.initial = initial
         o.midway = midway
