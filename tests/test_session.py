@@ -904,3 +904,31 @@ def test_an_array_stopped_before_its_uuid_was_known_lends_it_no_new_arrays_uuid(
     assert store.syncs_for("md127", "dddd:4444") == []
     (ev,) = store.syncs_for("md127", None)
     assert ev.array_uuid is None
+
+
+def test_a_readd_over_between_two_looks_is_recorded_after_the_fact(tmp_path: Path) -> None:
+    """A bitmap re-add of 4 MiB (issue 38): md recovered it within a second and
+    last_sync_action already said "recovery" (the array's earlier rebuild). The looks saw the
+    member gone, then in sync with the array whole: one record, the member's own bytes, marked
+    as seen after the fact (report --json too)."""
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine(), 0.0)
+    gone = sample(1, w.add(), degraded=1, last="recovery")
+    gone = replace(
+        gone, arrays=(replace(gone.arrays[0], member_states=gone.arrays[0].member_states[:3]),)
+    )
+    s.sampled(gone, 1.0)
+    eff = s.sampled(sample(2, w.add(nvme3n1=4 * MIB), last="recovery"), 2.0)
+    assert [e.kind for e in eff.events if e.kind.startswith("sync")] == [
+        "sync-started",
+        "sync-ended",
+    ]
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert (ev.action, ev.outcome) == ("recover", "finished")
+    assert ev.kernel_written("nvme3n1") == 4 * MIB
+    assert ev.seen_after == "nvme3n1 in sync, md127 degraded 1 -> 0"
+    (j,) = syncs_json(store, "md127", "aaaa:1111")
+    assert j["seen_after_the_fact"] == ev.seen_after
+    assert s.sampled(sample(3, w.add(), last="recovery"), 3.0).events == ()

@@ -185,7 +185,10 @@ class SyncWear:
         n = self.actual_bytes()
         b = human_bytes(n) if n is not None else "?"
         s = self.sync
-        if s.ended_at is not None:
+        if s.ended_at is not None and s.seen_after:
+            # its times are the looks around it, not its own: no duration to compare
+            text += f" · ran between two looks / {b} (seen after the fact: {s.seen_after})"
+        elif s.ended_at is not None:
             verb = "took" if s.outcome == "finished" else "ran"
             text += f" · {verb} {duration(s.ended_at - s.started_at)} / {b}"
             if s.outcome != "finished":

@@ -252,11 +252,13 @@ class WearRecorder:
         for e in events:
             if e.kind == "sync-ended" and e.array in self._open:
                 o = self._open.pop(e.array)
-                fin = next((f for f in reversed(finished) if f.array == e.array), None)
+                fin = e.sync or next((f for f in reversed(finished) if f.array == e.array), None)
                 outcome = fin.outcome if fin is not None else "interrupted"
                 fraction = fin.fraction if fin is not None else None
                 self.store.set_kernel_writes(o.sync_id, o.start, after(), o.capacities)
                 self.store.end_sync(o.sync_id, now, outcome, fraction)
+                if fin is not None and fin.after_fact:
+                    self.store.set_sync_seen(o.sync_id, fin.after_fact)
                 if o.window is not None:
                     live = next((x for x in sample.arrays if x.name == e.array), None)
                     o.window = window_seen(o.window, live, o.action, finished=outcome == "finished")

@@ -468,6 +468,10 @@ class SnapshotStore:
             "UPDATE sync_events SET kernel_writes=? WHERE id=?", (json.dumps(kw), sync_id)
         )
 
+    def set_sync_seen(self, sync_id: int, how: str) -> None:
+        """The sync ran between two looks: ``how`` it was seen after the fact."""
+        self._conn.execute("UPDATE sync_events SET seen=? WHERE id=?", (how[:500], sync_id))
+
     def set_sync_forecast(self, sync_id: int, forecast: RecordedForecast) -> None:
         """Keep the forecast made when the sync began (or the plan's, handed over later)."""
         self._conn.execute(
