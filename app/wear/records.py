@@ -179,5 +179,8 @@ def sync_event_from_row(r: sqlite3.Row) -> SyncEvent:
 
 
 def _seen(r: sqlite3.Row) -> str | None:
-    v = r["seen"] if "seen" in r.keys() else None
+    try:
+        v = r["seen"]
+    except IndexError:  # a row from before schema 5 read without migrating
+        return None
     return v if isinstance(v, str) and v and len(v) <= MAX_TEXT else None
