@@ -33,6 +33,7 @@ from app.sync.tracker import ArrayEvent, FinishedSync, SyncTracker, SyncView
 from app.wear.recorder import WearRecorder
 from app.wear.smart_reads import SmartRead
 from app.wear.snapshots import SnapshotStore
+from app.wear.waiting import sync_wait
 
 AUDIT_EVERY_S = 60.0  # the audit runs tune2fs/xfs_info/...: not at every probe
 SMART_EVERY_S = 15 * 60.0  # periodic SMART snapshots of every disk
@@ -414,6 +415,10 @@ class Session:
     def _refresh(self) -> None:
         v = self._view
         syncs = tuple(self.tracker.views()) if self._shows else ()
+        if any(s.waiting for s in syncs):  # what each waits for, from the machine
+            syncs = tuple(
+                replace(s, wait=sync_wait(v.machine, s.array)) if s.waiting else s for s in syncs
+            )
         slow: dict[str, tuple[str, ...]] = {}
         if v.machine is not None and syncs:  # slow members matter only in a running sync
             syncing = {s.array for s in syncs}

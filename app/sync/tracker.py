@@ -13,6 +13,7 @@ from app.model.live import LiveSample, MdLive
 from app.model.md_names import level_name
 from app.model.sync_model import WAITING_ACTIONS, md_sync
 from app.sync.history import SpeedHistory
+from app.sync.waiting import SyncWait
 
 EventKind = Literal[
     "sync-started",
@@ -152,6 +153,12 @@ class SyncView:
     still_s: float = 0.0  # seconds the position has not moved (0: it moved at the last sample)
     # seconds since the sync began by md's own figures (position / speed), when they allow it
     began_s: float | None = None
+    # delayed/pending: what it waits for (the session fills it in from the machine)
+    wait: SyncWait | None = None
+
+    @property
+    def waiting(self) -> bool:
+        return self.action in WAITING
 
     @property
     def fraction(self) -> float | None:
@@ -163,7 +170,7 @@ class SyncView:
     def stalled(self) -> bool:
         """No progress for ``STALL_S`` (see there): the position has not moved although the
         kernel's speed says it should have crossed a step of sync_completed by now."""
-        if self.still_s < STALL_S:
+        if self.still_s < STALL_S or self.waiting:  # a wait is not a stall
             return False
         if not self.speed_kib_s or not self.total_sectors:
             return True

@@ -64,7 +64,9 @@ class MdReader:
         done = completed.done if completed else None
         total = completed.total if completed else None
         word = completed.word if completed else None
+        queued = None
         if word in ("delayed", "pending"):
+            queued = action if action not in (None, "idle", "frozen") else None
             action = word
         action = action or "idle"
         if action == "idle" and self.raw("array_state") == "read-auto":
@@ -94,6 +96,7 @@ class MdReader:
             reshape_position=(self.int_attr("reshape_position") if action == "reshape" else None),
             mismatch_cnt=self.int_attr("mismatch_cnt"),
             targets=targets if action in ("recover", "reshape") else (),
+            queued=queued,
         )
 
     def _resync_total(self) -> int | None:

@@ -59,7 +59,9 @@ def sync_status(st: SimState, a: SimArray) -> SyncStatus | None:
             return SyncStatus(action="recover", min_speed_kib_s=lo, max_speed_kib_s=hi)
         return None
     if job.waiting:  # as the Linux probe reads sync_completed "delayed"
-        return SyncStatus(action="delayed", min_speed_kib_s=lo, max_speed_kib_s=hi)
+        return SyncStatus(
+            action="delayed", min_speed_kib_s=lo, max_speed_kib_s=hi, queued=job.action
+        )
     return SyncStatus(
         action="frozen" if job.frozen else job.action,
         done_sectors=int(job.pos),
