@@ -472,6 +472,13 @@ class SnapshotStore:
         """The sync ran between two looks: ``how`` it was seen after the fact."""
         self._conn.execute("UPDATE sync_events SET seen=? WHERE id=?", (how[:500], sync_id))
 
+    def set_sync_times(self, sync_id: int, started_at: float, ended_at: float) -> None:
+        """A sync seen after the fact gets the times md's own lines give (the kernel log)."""
+        self._conn.execute(
+            "UPDATE sync_events SET started_at=?, ended_at=? WHERE id=?",
+            (started_at, ended_at, sync_id),
+        )
+
     def set_sync_forecast(self, sync_id: int, forecast: RecordedForecast) -> None:
         """Keep the forecast made when the sync began (or the plan's, handed over later)."""
         self._conn.execute(

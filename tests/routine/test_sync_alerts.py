@@ -72,6 +72,10 @@ def test_a_bitmap_readd_is_one_recovery_with_its_bytes(tmp_path: Path) -> None:
     assert (ev.action, ev.outcome) == ("recover", "finished")
     got, own = ev.member_written(next(m for m in ev.members if m.device == "nvme3n1"))
     assert own and got is not None and abs(got - wrote) <= max(wrote // 10, 1 << 20)
+    # over within a look (a few MiB at full speed): seen after the fact, timed by md's lines
+    assert ev.seen_after == "nvme3n1 in sync, md0 degraded 1 -> 0", ev
+    assert ev.ended_at is not None and ev.ended_at - ev.started_at < 5
+    assert any("the kernel log says the recover ran" in ln for ln in rig.lines), rig.lines[-20:]
     rig.close()
 
 
