@@ -91,7 +91,9 @@ def progress_items(v: SyncView, eta_s: float | None = None) -> tuple[str, ...]:
     holds back says what it waits for and when it starts (never "no progress")."""
     if v.waiting:
         said = v.wait.text() if v.wait is not None else ACTION_TITLES.get(v.action, v.action)
-        return (f"[yellow]{escape(said)}[/]", f"waiting for {duration(v.elapsed_s)}")
+        waits = (f"[yellow]{escape(said)}[/]", f"waiting for {duration(v.elapsed_s)}")
+        # a pending resync's position (resync_start: where it stopped) is still md's figure
+        return waits if v.fraction is None else (percent(v.fraction), *waits)
     done = human_bytes(v.done_sectors * SECTOR) if v.done_sectors is not None else "?"
     total = human_bytes(v.total_sectors * SECTOR) if v.total_sectors is not None else "?"
     items = [
