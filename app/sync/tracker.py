@@ -305,8 +305,10 @@ class SyncTracker:
         sync = md_sync(live.sync)
         run = self._running.get(name)
         if run is not None and (sync is None or sync.action != run.action):
-            completed = _near_done(_projected_done(run, t), run.total) or (
-                run.action == "recover" and live.degraded == 0
+            completed = (
+                _near_done(_projected_done(run, t), run.total)
+                or (run.action == "recover" and live.degraded == 0)
+                or _resync_done(run.action, live)
             )
             if completed:
                 outcome = "finished"
@@ -596,6 +598,18 @@ def _ended_event(t: float, fin: FinishedSync) -> ArrayEvent:
         f"{fin.array}: {fin.action} {fin.outcome_text} after {_dur(fin.duration_s)}{extra}",
         action=fin.action,
         sync=fin,
+    )
+
+
+def _resync_done(action: str, live: MdLive) -> bool:
+    """A resync gone while md may run one is over: an interrupted resync leaves recovery_cp
+    short of the end and md_check_recovery starts it again at once ("recovery_cp < MaxSector":
+    MD_RECOVERY_SYNC), unless the array is frozen or read-only. (VM: a 32 MiB RAID-1 resync
+    ended within two looks, last seen at 90 %.)"""
+    return (
+        action == "resync"
+        and live.sync is None
+        and live.array_state not in ("readonly", "read-auto", "inactive", "clear", None)
     )
 
 

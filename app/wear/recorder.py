@@ -176,8 +176,9 @@ class WearRecorder:
             if not o.members:
                 o.members = members_of(machine, o.array)
                 o.capacities = self._capacities(o.members)
+                o.start = _mine(o, o.start)
                 self.store.set_sync_members(o.sync_id, o.members)
-                self.store.set_kernel_writes(o.sync_id, o.start, end, o.capacities)
+                self.store.set_kernel_writes(o.sync_id, o.start, _mine(o, end), o.capacities)
                 reads.extend(self._of(o.members, "sync-end", o.sync_id))
             if not o.forecast:
                 self._forecast(o)
@@ -195,6 +196,9 @@ class WearRecorder:
             if new:
                 o.members = (*o.members, *new)
                 o.capacities = self._capacities(o.members)
+                # the whole map was kept while the members were unknown: only theirs now (the
+                # record of one array's sync holds its members' and their disks' counts)
+                o.start = _mine(o, o.start)
                 self.store.set_sync_members(o.sync_id, o.members)
                 self.store.set_kernel_writes(o.sync_id, o.start, {}, o.capacities)
                 reads.extend(self._of(new, "sync-start", o.sync_id))
@@ -255,7 +259,7 @@ class WearRecorder:
                 fin = e.sync or next((f for f in reversed(finished) if f.array == e.array), None)
                 outcome = fin.outcome if fin is not None else "interrupted"
                 fraction = fin.fraction if fin is not None else None
-                self.store.set_kernel_writes(o.sync_id, o.start, after(), o.capacities)
+                self.store.set_kernel_writes(o.sync_id, o.start, _mine(o, after()), o.capacities)
                 self.store.end_sync(o.sync_id, now, outcome, fraction)
                 if fin is not None and fin.after_fact:
                     self.store.set_sync_seen(o.sync_id, fin.after_fact)
@@ -492,3 +496,11 @@ class WearRecorder:
     def open_sync_id(self, array: str) -> int | None:
         o = self._open.get(array)
         return o.sync_id if o is not None else None
+
+
+def _mine(o: _Open, counts: dict[str, int]) -> dict[str, int]:
+    """``counts`` of the sync's member devices and their disks only, once they are known."""
+    if not o.members:
+        return counts
+    names = counted(o.members)
+    return {d: n for d, n in counts.items() if d in names}

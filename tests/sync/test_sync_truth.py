@@ -114,3 +114,16 @@ def test_level_number_from_sysfs_is_named() -> None:
     tr.update(LiveSample(0, ()))
     ev = tr.update(LiveSample(1, (md(WHOLE, level="10"),)))
     assert ev[0].message == "md127 appeared (raid10)"
+
+
+def test_a_resync_gone_while_md_may_run_one_finished() -> None:
+    """VM: a 32 MiB RAID-1 resync ended within two looks, last seen at 90 %. md restarts an
+    interrupted resync at once (md_check_recovery: recovery_cp < MaxSector), so one gone from an
+    array md may sync is over; a frozen one is not."""
+    two = (("sdb2", IN), ("sdc2", IN))
+    for after, outcome in ((None, "finished"), (SyncStatus("frozen", 900, 1000), "interrupted")):
+        tr = SyncTracker()
+        tr.update(LiveSample(0, (md(two, sync=SyncStatus("resync", 0, 1000, 0)),)))
+        tr.update(LiveSample(1, (md(two, sync=SyncStatus("resync", 900, 1000, 0)),)))
+        tr.update(LiveSample(2, (md(two, sync=after),)))
+        assert [f.outcome for f in tr.finished] == [outcome]
