@@ -21,5 +21,5 @@ def test_the_number_md_shows_before_its_personality_is_named() -> None:
         ("5", "raid5"),
         ("container", "container"),
     ):
-        live, _notes = read_live(_source(raw), "md127")  # type: ignore[arg-type]
+        live, _notes = read_live(_source(raw), "md127")
         assert live is not None and live.level == name, (raw, live)
