@@ -376,7 +376,23 @@ class WearRecorder:
                 where = f"{percent(at / total)} (sector {at})" if at and total else f"sector {at}"
                 nth = check_number(earlier, o.window.continues)
                 which = f": {action} #{nth[0]}, window {nth[1] + 1}" if nth else ""
-                log.append(f"{name}: {action} resumes at {where}{which}")
+                last = next((ev for ev in reversed(earlier) if ev.fraction is not None), None)
+                again = ""
+                if (
+                    last is not None
+                    and last.fraction
+                    and at
+                    and total
+                    and at / total < last.fraction
+                ):
+                    # md resumes at resync_min = curr_resync_completed, its last checkpoint
+                    # (md.c md_do_sync), which lags the position /proc/mdstat showed
+                    again = (
+                        f" (md's last checkpoint: the window before stopped at "
+                        f"{percent(last.fraction)}, {percent(last.fraction - at / total)} "
+                        "is checked again)"
+                    )
+                log.append(f"{name}: {action} resumes at {where}{which}{again}")
         o.sync0 = live.sync if live is not None else None
         o.initial = initial
         o.midway = midway
