@@ -33,8 +33,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from app.format import percent
 from app.model.live import LiveSample, MdLive
-from app.sync.tracker import ArrayEvent, level_text, percent
+from app.sync.tracker import ArrayEvent, level_text
 
 MDADM_EVENTS = (
     "Fail",

@@ -5,15 +5,18 @@ Pure: feed it ``LiveSample``s (from any backend), read back views and events. No
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from app.format import percent
 from app.model.live import LiveSample, MdLive
 from app.model.md_names import level_name
 from app.model.sync_model import WAITING_ACTIONS, md_sync
 from app.sync.history import SpeedHistory
-from app.sync.waiting import SyncWait
+from app.sync.md_evidence import resync_done, unseen_sync
+from app.sync.sync_view import STALL_S, SyncView, began_s, natural_key
+
+__all__ = ["STALL_S", "ArrayEvent", "FinishedSync", "SyncTracker", "SyncView", "natural_key"]
 
 EventKind = Literal[
     "sync-started",
@@ -37,11 +40,6 @@ ALARMING: frozenset[str] = frozenset(
 
 
 WAITING = WAITING_ACTIONS  # a sync that waits: nothing synced yet
-
-
-def percent(fraction: float) -> str:
-    """A sync's progress as every line, alert and record says it: "18.5%"."""
-    return f"{fraction * 100:.1f}%"
 
 
 def level_text(live: MdLive) -> str:
@@ -124,58 +122,6 @@ class _Running:
     total: int | None
     history: SpeedHistory = field(default_factory=SpeedHistory)
     moved_at: float | None = None  # when the position last changed (None: not since it began)
-
-
-# The position read from sync_completed moves in steps of 1/16 of the sync (md.c md_do_sync:
-# curr_resync_completed is set once curr_resync is more than max_sectors >> 4 past it), and the
-# kernel's sync_speed falls to 0 within its marks window (SYNC_MARKS * SYNC_MARK_STEP, 30 s)
-# when nothing moves: "no progress" is a position unchanged for STALL_S while the speed is 0,
-# or for longer than the reported speed needs to cross one such step.
-STALL_S = 120.0
-
-
-@dataclass(frozen=True, slots=True)
-class SyncView:
-    """What the sync pane shows for one array right now."""
-
-    array: str
-    action: str
-    done_sectors: int | None
-    total_sectors: int | None
-    speed_kib_s: int | None
-    eta_s: float | None
-    elapsed_s: float
-    targets: tuple[str, ...]
-    speeds: tuple[float, ...]  # kernel speed history, oldest first (KiB/s)
-    # the limits in force (sync_speed_min/max): they bound the progress rate (app.sync.limits)
-    min_speed_kib_s: int | None
-    max_speed_kib_s: int | None
-    still_s: float = 0.0  # seconds the position has not moved (0: it moved at the last sample)
-    # seconds since the sync began by md's own figures (position / speed), when they allow it
-    began_s: float | None = None
-    # delayed/pending: what it waits for (the session fills it in from the machine)
-    wait: SyncWait | None = None
-
-    @property
-    def waiting(self) -> bool:
-        return self.action in WAITING
-
-    @property
-    def fraction(self) -> float | None:
-        if self.done_sectors is None or not self.total_sectors:
-            return None
-        return min(1.0, self.done_sectors / self.total_sectors)
-
-    @property
-    def stalled(self) -> bool:
-        """No progress for ``STALL_S`` (see there): the position has not moved although the
-        kernel's speed says it should have crossed a step of sync_completed by now."""
-        if self.still_s < STALL_S or self.waiting:  # a wait is not a stall
-            return False
-        if not self.speed_kib_s or not self.total_sectors:
-            return True
-        step_s = (self.total_sectors / 16) / (2 * self.speed_kib_s)
-        return self.still_s > max(STALL_S, 2 * step_s)
 
 
 def _near_done(done: int | None, total: int | None) -> bool:
@@ -308,7 +254,7 @@ class SyncTracker:
             completed = (
                 _near_done(_projected_done(run, t), run.total)
                 or (run.action == "recover" and live.degraded == 0)
-                or _resync_done(run.action, live)
+                or resync_done(run.action, live)
             )
             if completed:
                 outcome = "finished"
@@ -377,72 +323,40 @@ class SyncTracker:
     def _unseen_sync(
         self, t: float, name: str, live: MdLive, prev: MdLive | None
     ) -> list[ArrayEvent]:
-        """A sync that began and ended between two looks, recorded from what md left behind:
-        a member that was not in sync (a spare, or absent: a re-add) is in sync now while the
-        array's ``degraded`` count fell — only md_do_sync's recovery does that (the personality's
-        ``spare_active`` after it) —, or md's ``last_sync_action`` changed. Recorded as started
-        at the previous look and ended now, marked as seen after the fact. A recovery that left
-        the array whole (or a resync) counts as finished; a check or repair cannot be told from
-        a stopped one (md keeps no record), so it is said as such."""
-        if name in self._running or md_sync(live.sync) is not None or name in self._waiting:
+        """A sync that began and ended between two looks (app.sync.md_evidence): recorded as
+        started at the previous look and ended now, marked as seen after the fact."""
+        if name in self._running or name in self._waiting:
             return []
-        rebuilt = _rebuilt(prev, live)
-        lsa = live.last_sync_action
-        lsa_moved = lsa not in (None, "none") and (prev is None or lsa != prev.last_sync_action)
-        if prev is not None and prev.sync is not None and prev.sync.action in WAITING:
-            # seen only waiting (md_do_sync sets last_sync_action before it waits its turn):
-            # a recovery that then ran and ended unseen left the array whole
-            if not (lsa == "recovery" and live.degraded == 0 < prev.degraded) and not rebuilt:
-                return []
-            lsa_moved = True
-        elif prev is not None and md_sync(prev.sync) is not None:
-            return []  # seen running at the last look: its run recorded it
-        if not rebuilt and not lsa_moved:
+        seen = unseen_sync(name, live, prev)
+        if seen is None:
             return []
-        if rebuilt:
-            action = "recover"
-        else:
-            assert lsa is not None
-            action = {"recovery": "recover"}.get(lsa, lsa)
-        if action == "recover" and live.degraded > 0 and not rebuilt:
-            # A recovery that stopped short while the array still misses a member is not over:
-            # md_check_recovery starts it again (remove_and_add_spares finds the spare again;
-            # 1.x metadata resumes from the member's recovery_offset), and that run is the one
-            # recorded. Seen in the VM: mdadm creating a RAID-5 let md start its recovery, stop
-            # it within the second and start it again; counting the first as a sync of its own
-            # made two records of one rebuild.
-            return []
-        if rebuilt or (action in ("recover", "resync", "reshape") and live.degraded == 0):
-            outcome, completed = "finished", True
-        else:
-            outcome, completed = "ended between two looks", False
-        if rebuilt:
-            evidence = f"{', '.join(rebuilt)} in sync, {name} degraded {prev.degraded if prev else '?'} -> {live.degraded}"
-        else:
-            evidence = f"md's last_sync_action became {lsa}"
         started = self._last_t if self._last_t is not None else t
-        run = _Running(action, started, False, None, None, None, SpeedHistory(self._window))
+        run = _Running(seen.action, started, False, None, None, None, SpeedHistory(self._window))
         fin = self._finish(
             name,
             run,
             t,
-            completed=completed,
+            completed=seen.completed,
             mismatch=live.mismatch_cnt,
-            outcome=outcome,
-            after_fact=evidence,
+            outcome=seen.outcome,
+            after_fact=seen.evidence,
         )
         extra = f", mismatch_cnt {fin.mismatch_cnt}" if fin.mismatch_cnt is not None else ""
         return [
             ArrayEvent(
-                run.started_at, "sync-started", name, f"{name}: {action} started", action=action
+                run.started_at,
+                "sync-started",
+                name,
+                f"{name}: {seen.action} started",
+                action=seen.action,
             ),
             ArrayEvent(
                 t,
                 "sync-ended",
                 name,
-                f"{name}: {action} {outcome} between two looks (seen after the fact: "
-                f"{evidence}){extra}",
-                action=action,
+                f"{name}: {seen.action} {seen.outcome} between two looks (seen after the fact: "
+                f"{seen.evidence}){extra}",
+                action=seen.action,
                 sync=fin,
             ),
         ]
@@ -562,7 +476,7 @@ class SyncTracker:
                     min_speed_kib_s=sync.min_speed_kib_s,
                     max_speed_kib_s=sync.max_speed_kib_s,
                     still_s=max(0.0, last_t - moved_at),
-                    began_s=_began_s(sync.action, sync.done_sectors, run.history),
+                    began_s=began_s(sync.action, sync.done_sectors, run.history),
                 )
             )
         for name, (action, since) in self._waiting.items():
@@ -599,50 +513,6 @@ def _ended_event(t: float, fin: FinishedSync) -> ArrayEvent:
         action=fin.action,
         sync=fin,
     )
-
-
-def _resync_done(action: str, live: MdLive) -> bool:
-    """A resync gone while md may run one is over: an interrupted resync leaves recovery_cp
-    short of the end and md_check_recovery starts it again at once ("recovery_cp < MaxSector":
-    MD_RECOVERY_SYNC), unless the array is frozen or read-only. (VM: a 32 MiB RAID-1 resync
-    ended within two looks, last seen at 90 %.)"""
-    return (
-        action == "resync"
-        and live.sync is None
-        and live.array_state not in ("readonly", "read-auto", "inactive", "clear", None)
-    )
-
-
-def _rebuilt(prev: MdLive | None, live: MdLive) -> tuple[str, ...]:
-    """Members in sync now that were not at the last look (a spare, or not there: a re-add)
-    while the array's degraded count fell: what a recovery leaves behind."""
-    if prev is None or live.degraded >= prev.degraded:
-        return ()
-    before = dict(prev.member_states)
-    return tuple(
-        dev
-        for dev, flags in live.member_states
-        if "in_sync" in flags and "faulty" not in flags and "in_sync" not in before.get(dev, ())
-    )
-
-
-def natural_key(v: SyncView) -> tuple[object, ...]:
-    """md0, md1, md10 (not md0, md1, md10 by characters: md10 before md2)."""
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", v.array))
-
-
-def _began_s(action: str, done: int | None, history: SpeedHistory) -> float | None:
-    """How long ago the sync began, by md's figures: its position over its mean speed as
-    raidman watched it (a rebuild found at 60 % was not begun when raidman started). None
-    when the speed is not known yet or the sync is a reshape (its position is not its
-    progress from zero)."""
-    if done is None or action in ("reshape", "pending", "delayed", "frozen"):
-        return None
-    speeds = [s for s in history.kernel_speeds() if s > 0]
-    if not speeds:
-        return None
-    mean = sum(speeds) / len(speeds)
-    return done / 2 / mean
 
 
 def _dur(seconds: float) -> str:

@@ -21,11 +21,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from app.format import percent
 from app.model import Machine
 from app.model.devices import SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.sync_model import SyncForecast
-from app.sync.tracker import ArrayEvent, FinishedSync, percent
+from app.sync.tracker import ArrayEvent, FinishedSync
 from app.wear.check_window import CheckWindow
 from app.wear.checks import (
     CHECK_ACTIONS,
