@@ -1,8 +1,9 @@
 # raidman — every target does its own set-up on a fresh Debian machine.
 #   make demo      the TUI on the simulated backend (scenario a: RAID-10 of four 850 EVO, resyncing);
 #                  installs the runtime dependencies only
-#   make test      the whole suite: lint, type check, import contracts, unit/pilot/snapshot tests
-#                  (on every core), then the VM tests
+#   make test      the whole suite (tests/run_all.py): install, then lint, type check, import
+#                  contracts and the unit/pilot/snapshot tests (on every core) BESIDE the VM
+#                  tests (two guests); each phase's wall and CPU time at the end
 #   make test-vm   only the real-kernel tests (QEMU + virtme-ng)
 #   make bench     the benchmarks (figures printed, nothing asserted)
 
@@ -10,7 +11,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
+# apt runs under one lock: make test installs the venv and the system packages in parallel
+APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) flock /tmp/raidman-apt.lock apt-get
 SCENARIO ?= raid10-evo
 
 VM_DEBS := qemu-system-x86 linux-image-amd64 busybox-static mdadm lvm2 smartmontools fio \
@@ -66,18 +68,20 @@ lint: $(ALL)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# The tests without a VM run on every core (pytest-xdist); the VM tests share one guest, in order.
-JOBS ?= auto
+# The tests without a VM run on every core (pytest-xdist); the VM tests in VM_JOBS guests, one
+# per xdist worker, each booted once (tests/vm/README.md).
+JOBS    ?= auto
+VM_JOBS ?= 2
+export JOBS VM_JOBS
 
 test-unit: $(ALL) tool-deps
 	$(BIN)/pytest -m 'not vm' -n $(JOBS)
 
 test-vm: $(ALL) vm-deps
-	RAIDMAN_VM_REQUIRED=1 $(BIN)/pytest -m vm
+	RAIDMAN_VM_REQUIRED=1 $(BIN)/pytest -m vm -n $(VM_JOBS) --dist worksteal
 
-test: $(ALL) vm-deps tool-deps lint
-	$(BIN)/pytest -m 'not vm' -n $(JOBS)
-	RAIDMAN_VM_REQUIRED=$${RAIDMAN_VM_REQUIRED:-$${CI:+1}} $(BIN)/pytest -m vm
+test:
+	@$(PYTHON) tests/run_all.py
 
 snapshots: $(ALL)
 	$(BIN)/pytest tests/ui --snapshot-update

@@ -1,5 +1,5 @@
 """A small SMTP receiver for the VM alert test (issue 27): ``python -m tests.vm.smtp_sink PORT
-DIR`` listens on 127.0.0.1:PORT and writes each message it accepts to DIR/<n>.eml. It speaks
+DIR`` (or :func:`serve`) listens on 127.0.0.1:PORT and writes each message it accepts to DIR/<n>.eml. It speaks
 the protocol (HELO/EHLO, MAIL, RCPT, DATA with dot-unstuffing, RSET, NOOP, QUIT): smtplib, msmtp
 or a real MTA can deliver to it."""
 
@@ -58,14 +58,20 @@ class Handler(socketserver.StreamRequestHandler):
                 self.reply("502 not implemented")
 
 
-def main() -> None:
+def serve(port: int, out: str) -> None:
+    """Accept mail on 127.0.0.1:``port`` into ``out`` until killed (the VM test runs this in
+    the background in a fork of the guest agent: no interpreter start-up)."""
     global OUT
-    port, OUT = int(sys.argv[1]), Path(sys.argv[2])
+    OUT = Path(out)
     OUT.mkdir(parents=True, exist_ok=True)
     socketserver.TCPServer.allow_reuse_address = True
     with socketserver.TCPServer(("127.0.0.1", port), Handler) as srv:
         print(f"listening on 127.0.0.1:{port}", flush=True)
         srv.serve_forever()
+
+
+def main() -> None:
+    serve(int(sys.argv[1]), sys.argv[2])
 
 
 if __name__ == "__main__":

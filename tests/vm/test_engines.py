@@ -64,14 +64,7 @@ def test_node_exporter_serves_raidman_sync_metrics(blank_vm: VM) -> None:
         ]
     )
     try:
-        body = vm.python(
-            "import time, urllib.request\n"
-            "for _ in range(120):\n"
-            "    try:\n"
-            f"        print(urllib.request.urlopen('http://127.0.0.1:{PORT}/metrics', timeout=5)"
-            ".read().decode()); break\n"
-            "    except OSError: time.sleep(0.5)\n"
-        )
+        body: str = vm.call("tests.vm.guest:http_get", f"http://127.0.0.1:{PORT}/metrics")
     finally:
         proc.kill()
     assert "node_textfile_scrape_error 0" in body.splitlines()

@@ -6,8 +6,16 @@ p1, md126 a RAID-1 of two p2 (the same disks). ``speed_limit_max`` 2,000 KiB/s: 
 (127 MiB per member) needs three windows. raidman.toml (the test's XDG_CONFIG_HOME; read by the
 monitor as a trusted file): a window every 2 minutes, 30 s long (``ignore_autocheck``: this
 host's /etc/default/mdadm says AUTOCHECK=true, which otherwise leaves the checks to Debian's
-cron), the alert program and a mail address behind a sendmail-compatible program that hands the
-message to a real SMTP receiver on 127.0.0.1 (tests/vm/smtp_sink.py, started by the test).
+cron), the alert program and a mail address behind a sendmail-compatible program
+(tests/vm/sendmail_shim.sh) that hands the message to a real SMTP receiver on 127.0.0.1
+(tests/vm/smtp_sink.py, started by the test).
+
+The windows are the guest's wall clock, as on a real host; the test does not wait for it: it
+sets the guest's clock (``date -s``, the guest's own) to just after a window before the monitor
+starts, then to 2 s before the next window's start once the monitor watches, and again once the
+monitor has recorded the end of the first window's check (nothing runs across a jump) — two
+whole 30 s windows 2 minutes apart on the monitor's clock in about 70 s — and sets it back to
+the host's time at the end.
 
 Asserted: the monitor starts md127's check by itself, stops it at the window's end and resumes
 it in the next window from where it stopped (``sync_min`` > 0 as the second window begins);
@@ -22,7 +30,7 @@ the array's state in its body.
 from __future__ import annotations
 
 import json
-import sys
+import re
 import time
 from typing import Any
 
@@ -41,8 +49,29 @@ CHECK_KIB = 2000
 WINDOW_S = 30
 
 
-def _env() -> list[str]:
-    return ["env", f"RAIDMAN_STATE_DIR={STATE}", f"XDG_CONFIG_HOME={CFG}", sys.executable]
+EVERY_S = 120
+ENDED = rf"(?m)^\S+ \S+ {MD5}: check (interrupted|finished|became)[^\n]* after "  # tracker's line
+ENV = {"RAIDMAN_STATE_DIR": STATE, "XDG_CONFIG_HOME": CFG}
+
+
+def _guest_now(vm: VM) -> float:
+    now: float = vm.call("time:time")
+    return now
+
+
+def _set_guest_clock(vm: VM, at: float) -> None:
+    vm.run(["date", "-u", "-s", f"@{at:.3f}"], check=True)
+
+
+def _to_window(vm: VM, offset_s: float) -> float:
+    """The guest's clock moved forward to ``offset_s`` from the start of the next window
+    (negative: before it); returns the new time."""
+    now = _guest_now(vm)
+    at = (now // EVERY_S + 1) * EVERY_S + offset_s
+    while at <= now:
+        at += EVERY_S
+    _set_guest_clock(vm, at)
+    return at
 
 
 def _alerts(vm: VM) -> list[dict[str, Any]]:
@@ -85,16 +114,13 @@ f={OUT}/alerts/$(date +%s%N)-$$
 mv $f.tmp $f
 EOF
         cat > {OUT}/sendmail <<'EOF'
-#!{sys.executable}
-import sys
-sys.path.insert(0, "{REPO}")
-from tests.vm.sendmail_shim import main
-sys.exit(main({PORT}))
+#!/bin/sh
+exec /bin/bash {REPO}/tests/vm/sendmail_shim.sh {PORT} "$@"
 EOF
         chmod 755 {OUT}/alert {OUT}/sendmail
         cat > {CFG}/raidman/raidman.toml <<'EOF'
 [checks]
-every = "2m"
+every = "{EVERY_S // 60}m"
 window = "{WINDOW_S}s"
 max_age_days = 0.001
 ignore_autocheck = true
@@ -121,10 +147,11 @@ def test_scheduled_windows_resume_and_alerts_arrive(blank_vm: VM) -> None:
     vm.wait_idle(MD5, 300)
     vm.wait_idle(MD1, 300)
     vm.set_speed_limits(1000, CHECK_KIB)
-    sink = vm.spawn(
-        [sys.executable, "-m", "tests.vm.smtp_sink", str(PORT), f"{OUT}/mail"], cwd=str(REPO)
-    )
-    mon = vm.spawn([*_env(), "-m", "app.cli", "monitor"], cwd=str(REPO))
+    sink = vm.spawn_call("tests.vm.smtp_sink:serve", PORT, f"{OUT}/mail")
+    # outside any window while the monitor starts (a window begins every EVERY_S s since the
+    # epoch, app.routine.schedule.window_at)
+    _to_window(vm, WINDOW_S + 1)
+    mon = vm.spawn_raidman("monitor", env=ENV)
     try:
 
         def watching() -> bool:
@@ -133,6 +160,7 @@ def test_scheduled_windows_resume_and_alerts_arrive(blank_vm: VM) -> None:
             return "watching" in (st.get("stdout") or "")
 
         vm.wait_for(watching, 120, "the monitor's first sample", interval=0.5)
+        vm.note(f"routine: window 1 opens at guest time {_to_window(vm, -2):.0f}")
 
         # ---- the windows: sample both arrays in one read, about every second --------------
         paths = [
@@ -160,6 +188,16 @@ def test_scheduled_windows_resume_and_alerts_arrive(blank_vm: VM) -> None:
             if a5 != "check" and last5 == "check":
                 stops += 1
                 vm.note(f"md127 check stop #{stops}: sync_min {(d[paths[2]] or '').strip()}")
+                if stops == 1:  # the first window is over: on to 2 s before the next one,
+                    # once the monitor has recorded the check's end (a run it still tracks
+                    # would be projected over the jump: app.sync.tracker _projected_done)
+                    vm.wait_for(
+                        lambda: re.search(ENDED, mon.poll().get("stdout") or "") is not None,
+                        60,
+                        "the monitor's record of the end of the first window's check",
+                        interval=0.5,
+                    )
+                    vm.note(f"routine: window 2 opens at guest time {_to_window(vm, -2):.0f}")
             last5 = a5
             if len(starts) >= 2 and stops >= 2:
                 break
@@ -173,9 +211,7 @@ def test_scheduled_windows_resume_and_alerts_arrive(blank_vm: VM) -> None:
         assert both == 0, "md126 and md127 were checked at the same time"
         assert seen_md1_check, "md126 (the same disks) was never checked"
 
-        res = vm.run(
-            [*_env(), "-m", "app.cli", "report", "--json", "--no-smart"], cwd=str(REPO), check=True
-        )
+        res = vm.raidman("report", "--json", "--no-smart", env=ENV, check=True)
         rep = json.loads(res.stdout)
         (arr,) = [x for x in rep["arrays"] if x["name"] == MD5]
         checks = [c for c in arr["checks"] if not str(c["outcome"]).startswith("not started")]
@@ -197,9 +233,7 @@ def test_scheduled_windows_resume_and_alerts_arrive(blank_vm: VM) -> None:
         assert ("md-never-checked", MD5) not in codes and ("md-never-checked", MD1) not in codes
 
         # ---- alerts ---------------------------------------------------------------------
-        t = vm.run(
-            [*_env(), "-m", "app.cli", "monitor", "--test-alert"], cwd=str(REPO), timeout=120
-        )
+        t = vm.raidman("monitor", "--test-alert", env=ENV, timeout=120)
         assert t.returncode == 0, t.stdout + t.stderr
         tests = [a for a in _alerts(vm) if a["argv"][0] == "TestMessage"]
         assert {tuple(a["argv"]) for a in tests} >= {
@@ -215,7 +249,7 @@ def test_scheduled_windows_resume_and_alerts_arrive(blank_vm: VM) -> None:
         assert f"{MD5} : active raid5" in mail, mail
 
         member = f"{disks[3]}p1"
-        t0 = time.time()
+        t0 = _guest_now(vm)  # the alert program's `date` is the guest's clock
         vm.run(["mdadm", f"/dev/{MD5}", "--fail", f"/dev/{member}"], check=True)
 
         def failed_heard() -> bool:
@@ -227,7 +261,7 @@ def test_scheduled_windows_resume_and_alerts_arrive(blank_vm: VM) -> None:
 
         vm.wait_for(failed_heard, 10, "Fail and DegradedArray at the alert program", interval=0.5)
         heard = [a for a in _alerts(vm) if a["t"] >= t0 - 1]
-        vm.note(f"alerts after --fail ({time.time() - t0:.1f} s): {heard}")
+        vm.note(f"alerts after --fail ({_guest_now(vm) - t0:.1f} s): {heard}")
         fail = next(a for a in heard if a["argv"][0] == "Fail")
         assert fail["env"]["RAIDMAN_COMPONENT"] == f"/dev/{member}"
         vm.wait_for(
@@ -243,6 +277,7 @@ def test_scheduled_windows_resume_and_alerts_arrive(blank_vm: VM) -> None:
         out = mon.wait(30)
         vm.note("monitor log:\n" + out.stdout[-4000:])
         sink.kill()
+        _set_guest_clock(vm, time.time())  # back to the host's time for the tests after this
         vm.set_speed_limits()
         for md in (MD5, MD1):
             vm.run(["mdadm", "--stop", f"/dev/{md}"])

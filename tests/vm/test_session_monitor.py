@@ -15,13 +15,12 @@ a row on the same four 256 MiB NVMe disks:
 from __future__ import annotations
 
 import json
-import sys
 import time
 from typing import Any
 
 import pytest
 
-from tests.vm.machine import REPO, VM
+from tests.vm.machine import VM
 from tests.vm.scenarios import FAST_KIB, SLOW_KIB, create_array, hold_sync, wait_sync_progress
 
 pytestmark = pytest.mark.vm
@@ -51,10 +50,7 @@ def test_monitor_records_every_sync_exactly_by_uuid(blank_vm: VM) -> None:
     disks = vm.disks(4)
     vm.run(["rm", "-rf", STATE], check=True)
     vm.set_speed_limits(FAST_KIB, FAST_KIB)
-    mon = vm.spawn(
-        ["env", f"RAIDMAN_STATE_DIR={STATE}", sys.executable, "-m", "app.cli", "monitor"],
-        cwd=str(REPO),
-    )
+    mon = vm.spawn_raidman("monitor", env={"RAIDMAN_STATE_DIR": STATE})
     try:
 
         def watching() -> bool:
@@ -140,19 +136,12 @@ def test_monitor_records_every_sync_exactly_by_uuid(blank_vm: VM) -> None:
         assert all(r["array"] == MD for r in recs)
 
         # report --json lists under the RAID-10 only its own UUID's syncs
-        res = vm.run(
-            [
-                "env",
-                f"RAIDMAN_STATE_DIR={STATE}",
-                sys.executable,
-                "-m",
-                "app.cli",
-                "report",
-                "--json",
-                "--no-smart",
-                "--no-audit",
-            ],
-            cwd=str(REPO),
+        res = vm.raidman(
+            "report",
+            "--json",
+            "--no-smart",
+            "--no-audit",
+            env={"RAIDMAN_STATE_DIR": STATE},
             check=True,
         )
         rep = json.loads(res.stdout)

@@ -88,60 +88,10 @@ def test_failed_member_shows_md_disk_failure_line(blank_vm: VM) -> None:
     hits = [ln for ln in log["lines"] if ln["text"] == want]
     assert hits, [ln["text"] for ln in log["lines"]][:10]
     assert set(hits[0]["devices"]) >= {MD, out}
-    section = vm.python(
-        "from backends.linux import LinuxBackend\n"
-        "from app.kernel_log import read_kernel_log, lines_for, names_for\n"
-        "b = LinuxBackend()\n"
-        f"lines = lines_for(read_kernel_log(b), names_for(b.probe(), {out!r}))\n"
-        "print('\\n'.join(ln.text for ln in lines))\n"
-    )
-    assert want in section.splitlines()
-    other = vm.python(
-        "from backends.linux import LinuxBackend\n"
-        "from app.kernel_log import read_kernel_log, lines_for, names_for\n"
-        "b = LinuxBackend()\n"
-        f"lines = lines_for(read_kernel_log(b), names_for(b.probe(), {disks[0]!r}))\n"
-        "print('\\n'.join(ln.text for ln in lines))\n"
-    )
-    assert want not in other.splitlines()  # the in-sync member's section does not hold it
-
-
-GUEST_IO = """
-import io, json, time
-from contextlib import redirect_stdout
-
-import backends.linux as linux
-
-
-def stats():
-    out = {}
-    for line in open('/proc/diskstats'):
-        f = line.split()
-        out[f[2]] = (int(f[5]), int(f[9]))  # sectors read, sectors written
-    return out
-
-
-marks = []
-original = linux.LinuxBackend.sample
-
-
-def sample(self):
-    t0 = time.monotonic()
-    s = original(self)  # reads /proc/diskstats last
-    marks.append(
-        {"taken_at": s.taken_at, "stats": stats(), "at": time.monotonic(), "took": time.monotonic() - t0}
-    )
-    return s
-
-
-linux.LinuxBackend.sample = sample
-from app.cli import main
-
-buf = io.StringIO()
-with redirect_stdout(buf):
-    code = main(["report", "--json", "--io", "--no-smart", "--no-audit"])
-print(json.dumps({"code": code, "report": json.loads(buf.getvalue()), "marks": marks}))
-"""
+    section = vm.call("tests.vm.guest:kernel_log_section", out)
+    assert want in section
+    other = vm.call("tests.vm.guest:kernel_log_section", disks[0])
+    assert want not in other  # the in-sync member's section does not hold it
 
 
 def test_report_io_rates_match_diskstats_while_dd_writes(blank_vm: VM) -> None:
@@ -154,7 +104,7 @@ def test_report_io_rates_match_diskstats_while_dd_writes(blank_vm: VM) -> None:
     )  # fmt: skip
     try:
         vm.wait_for(lambda: int(vm.read(f"/sys/block/{disks[0]}/stat").split()[6]) > 20000, 60)
-        got = json.loads(vm.python(GUEST_IO).strip().splitlines()[-1])
+        got = vm.call("tests.vm.guest:report_io_with_marks")
     finally:
         dd.kill()
     assert got["code"] == 0
