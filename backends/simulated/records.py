@@ -179,6 +179,9 @@ class SimMember:
     data_offset: int = 262144  # sectors
     errors: int = 0
     recovery_start: int | None = None  # sectors; None = "none"
+    # when md marked it faulty: md writes no superblock to a Faulty device after that
+    # (md.c md_update_sb skips it), so its events stay at that moment's
+    failed_at: float | None = None
 
 
 @dataclass
@@ -214,6 +217,9 @@ class SimArray:
     history: list[dict[str, object]] = field(default_factory=list)
     next_desc: int = 0
     removed: dict[str, tuple[float, int]] = field(default_factory=dict)  # dev -> (when, desc_nr)
+    # when md updated the superblocks for a member's failure (md_error -> md_update_sb): each
+    # adds one event to the working members' count (app: the faulty one is behind at once)
+    failures: list[float] = field(default_factory=list)
 
     @property
     def copies(self) -> int:

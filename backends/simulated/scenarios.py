@@ -252,6 +252,8 @@ def raid6_wd(t: float) -> SimState:
     job = a.job
     assert job is not None
     running_since(st, a, int(job.total * 0.082), t)  # 8.2 % done when the scenario opens
+    mem[0].failed_at = job.started_at - 1.0  # sdb1 failed, and md took the spare at once
+    a.failures.append(mem[0].failed_at)
     st.filesystems["md0"] = SimFS(
         "md0",
         "ext4",
