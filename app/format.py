@@ -141,26 +141,32 @@ def mdstat_map(array: MdArray) -> str:
     return "[" + "".join(slots) + "]"
 
 
-def sync_summary(sync: SyncStatus | None) -> str:
-    """ "resync 16.3%", "recover 40.0% · 661.1 MiB/s · ETA 20m 06s", "" when idle."""
+def sync_summary(sync: SyncStatus | None, *, rate: bool = False) -> str:
+    """ "resync 16.3%"; with ``rate`` "recover 40.0% · 661.1 MiB/s · ETA 20m 06s" (the
+    banner's speed and ETA, from the same figures); "" when idle."""
     if sync is None or not sync.active:
         return ""
     parts = [sync.action]
     if sync.fraction is not None:
         parts[0] += f" {percent(sync.fraction)}"
+    if rate and sync.speed_kib_s:
+        parts.append(speed(sync.speed_kib_s))
+    if rate and sync.eta_s is not None:
+        parts.append(f"ETA {duration(sync.eta_s)}")
     return " · ".join(parts)
 
 
-def array_summary(array: MdArray) -> str:
-    """One line for a tree label, what matters first (a narrow pane cuts the end):
-    "raid10 [UUUU] · resync 16.3% · n2 · 32K"."""
+def array_summary(array: MdArray, *, rate: bool = False) -> str:
+    """One line for a tree label, what matters first (a narrow pane drops the end part by
+    part): "raid10 [UUUU] · resync 16.3% · 661.1 MiB/s · ETA 20m 06s · n2 · 32K" (``rate``:
+    the sync's speed and ETA)."""
     parts = [array.level]
     smap = mdstat_map(array)
     if smap:
         parts[0] += f" {smap}"
     if array.is_degraded:
         parts.append(f"DEGRADED({array.degraded})")
-    s = sync_summary(array.sync)
+    s = sync_summary(array.sync, rate=rate)
     if s:
         parts.append(s)
     elif array.is_container:

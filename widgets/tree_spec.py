@@ -102,7 +102,7 @@ def array_label(a: MdArray) -> Text:
     if a.is_container:
         t.append(f"  container {a.metadata or ''}".rstrip(), array_state_colour(a))
         return t
-    t.append(f"  {array_summary(a)}", array_state_colour(a))
+    t.append(f"  {array_summary(a, rate=True)}", array_state_colour(a))
     return t
 
 
@@ -157,15 +157,36 @@ def _cut(label: Text, pattern: re.Pattern[str], keep: int) -> Text:
     return out
 
 
+PART = " · "
+# the parts of a label that are the live facts: a sync's percent, speed and ETA
+FACT = re.compile(r"\d%|/s$|^ETA ")
+
+
 def squeeze_label(label: Text, room: int) -> Text:
-    """A label too wide for ``room`` columns, shortened where it says least, so its end (an
-    array's sync %) is cut later: gaps ("  ", " · ") become one space, then an array's
-    "DEGRADED(n)" goes when its state map shows the hole. What still does not fit is cut at
-    the end by the tree (a disk's model comes last)."""
-    out = _cut(label, GAPS, 1)
-    if out.cell_len > room and MAP_WITH_HOLE.search(out.plain):
-        out = _cut(out, DEGRADED_AFTER_MAP, 0)
-    return out
+    """A label too wide for ``room`` columns, shortened where it says least: an array's
+    "DEGRADED(n)" goes when its state map shows the hole; its last " · " parts that are no
+    live fact go whole (chunk, layout: never a part cut mid-word, "recover 8.2% l"); gaps
+    ("  ", " · ") become one space; then the facts from the end (ETA, speed). The first two
+    parts stay (name and state map, then the sync % or state); a label that still does not
+    fit is cut at the end by the tree (a disk's model comes last)."""
+    if MAP_WITH_HOLE.search(label.plain):
+        label = _cut(label, DEGRADED_AFTER_MAP, 0)
+    plain = label.plain
+    bounds = [i for i in range(len(plain)) if plain.startswith(PART, i)]
+    ends: list[int | None] = [None, *reversed(bounds[1:])]
+    parts = plain.split(PART)
+    # no fact after the end: dropping them loses none (unsqueezed, as long as that fits)
+    for k, end in enumerate(ends):
+        cand = label if end is None else label[:end]
+        if cand.cell_len <= room:
+            return cand
+        if any(FACT.search(x) for x in parts[len(parts) - 1 - k :]):
+            break  # the next cut would drop a fact: squeeze the gaps first
+    for end in ends:
+        cand = _cut(label if end is None else label[:end], GAPS, 1)
+        if cand.cell_len <= room:
+            break
+    return cand
 
 
 # Machine fields no tree label shows: a probe that differs from the last only in these (and
