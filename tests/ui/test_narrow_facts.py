@@ -10,7 +10,7 @@ from app.format import middle_ellipsis
 from app.plans.plan import Plan, Step
 from backends.simulated import SimClock, SimulatedBackend
 from widgets.device_detail import render_ref, section_view
-from widgets.findings import SEVERITY_WIDTH, finding_columns, short_title
+from widgets.findings import SEVERITY_WIDTH, finding_columns, short_title, title_lines
 from widgets.plan_view import PlanView
 from widgets.tree_spec import NodeRef
 
@@ -30,10 +30,16 @@ def test_findings_columns_fit_the_narrow_pane() -> None:
 
     f = Finding("error", "smart-failed", "sdb", "sdb: SMART health check FAILED", "detail")
     sev, dev, title, fix = finding_columns(38, [f])
-    assert sev == 1 and dev == 6 and fix == 6  # icon only, "system"-wide device, fix kept
-    assert title is not None and sev + dev + title + fix + 2 * 4 + 2 == 38
+    # issue 39: the title was cut to ~16 characters: the device column gives way (the title
+    # names the device) and the title wraps onto up to three rows
+    assert sev == 1 and dev == 0 and fix == 6  # icon only, no device column, fix kept
+    assert title is not None and sev + title + fix + 2 * 3 + 2 == 38
+    long = "sdb: SMART attribute 5 Reallocated_Sector_Ct at its threshold"
+    rows = title_lines(long, title).split("\n")
+    assert " ".join(rows) == long and all(len(r) <= title for r in rows)
     assert short_title(f) == "SMART health check FAILED"
-    assert finding_columns(120, [f])[0] == SEVERITY_WIDTH  # wide: the word too
+    wide = finding_columns(120, [f])
+    assert wide[0] == SEVERITY_WIDTH and wide[1] == 6  # wide: the word and the device too
 
 
 def test_disks_heading_keeps_name_and_size() -> None:
