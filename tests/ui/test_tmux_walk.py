@@ -60,8 +60,7 @@ WALKS = (
             "n",
             "wait:Create an md array",
             "Tab",
-            "Down",
-            "Space",
+            "Space",  # the first row is highlighted as the list takes the focus
             "Down",
             "Space",
             "Down",
@@ -81,8 +80,7 @@ WALKS = (
             "n",
             "wait:Create an md array",
             "Tab",
-            "Down",
-            "Space",
+            "Space",  # the first row is highlighted as the list takes the focus
             "Down",
             "Space",
             "C-r",
@@ -103,8 +101,7 @@ WALKS = (
             "n",
             "wait:Create an md array",
             "Tab",
-            "Down",
-            "Space",
+            "Space",  # the first row is highlighted as the list takes the focus
             "Down",
             "Space",
             "C-r",
