@@ -40,9 +40,12 @@ def short_size(n: int | None) -> str:
 
 
 def duration(seconds: float | None) -> str:
-    """ "2h 05m", "20m 06s", "45s"; "?" if unknown."""
+    """ "2h 05m", "20m 06s", "45s", "0.2s" (under ten seconds to the tenth: a step that took
+    0.2 s is not "0s" in one place and "0.2 s" in another); "?" if unknown."""
     if seconds is None:
         return "?"
+    if seconds < 9.95:
+        return f"{max(0.0, seconds):.1f}".removesuffix(".0") + "s"
     s = round(seconds)
     if s >= 86400:
         return f"{s // 86400}d {(s % 86400) // 3600:02d}h"

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from app.format import duration
 from app.model.live import LiveSample, MdLive
 from app.sync.history import SpeedHistory
 
@@ -291,7 +292,7 @@ class SyncTracker:
                     t,
                     "sync-ended",
                     name,
-                    f"{name}: {run.action} {word} after {_dur(fin.duration_s)}{extra}",
+                    f"{name}: {run.action} {word} after {duration(fin.duration_s)}{extra}",
                     action=run.action,
                 )
             )
@@ -511,17 +512,6 @@ def _began_s(action: str, done: int | None, history: SpeedHistory) -> float | No
         return None
     mean = sum(speeds) / len(speeds)
     return done / 2 / mean
-
-
-def _dur(seconds: float) -> str:
-    s = round(seconds)
-    h, rem = divmod(s, 3600)
-    m, sec = divmod(rem, 60)
-    if h:
-        return f"{h}h{m:02d}m"
-    if m:
-        return f"{m}m{sec:02d}s"
-    return f"{sec}s"
 
 
 def _targets(live: MdLive) -> tuple[str, ...]:
