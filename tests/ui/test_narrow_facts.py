@@ -69,3 +69,27 @@ def test_plan_step_wraps_under_its_command() -> None:
     lines = _lines(PlanView(plan).render_steps(), 60)
     assert lines[0].startswith("   1. mdadm --create")
     assert len(lines) > 2 and all(x.startswith("      ") for x in lines[1:]), lines
+
+
+def test_header_never_cuts_the_read_only_reason() -> None:
+    """Issue 39: "read-only: nosuchhost not reac…" at 80 columns: the kernel and the backend's
+    "@ host" give way first, then the reason takes a line of its own."""
+    from app.model.devices import Machine
+    from widgets.header_banner import HeaderBanner
+
+    h = HeaderBanner()
+    h.machine = Machine(host="nosuchhost", kernel="?")
+    h.backend_name = "linux @ nosuchhost"
+    h.read_only_reason = "nosuchhost not reached"
+    wide = h.title_text(200).plain
+    assert (
+        wide == "raidman  nosuchhost  ?  [linux @ nosuchhost]   read-only: nosuchhost not reached "
+    )
+    for width in (60, 78):
+        lines = h.title_text(width).plain.split("\n")
+        assert all(len(ln) <= width for ln in lines), (width, lines)
+        assert "read-only: nosuchhost not reached" in lines[-1]
+    assert (
+        h.title_text(70).plain
+        == "raidman  nosuchhost  [linux]   read-only: nosuchhost not reached "
+    )
