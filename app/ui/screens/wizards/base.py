@@ -114,6 +114,7 @@ class DevicePicker(SelectionList[str]):
 
 
 SHORT_BELOW = 32  # rows: below this a wizard's form is packed (``-short``)
+FORM_FIELDS = (Input, Select, SelectionList, Checkbox)
 
 
 class PlanReady(Message, bubble=False):
@@ -323,6 +324,14 @@ class _WizardBase(Screen[ExecutionReport | None]):
                     note(report.plan.target)
         if report is not None and report.executed:
             self.dismiss(report)
+            return
+        self.call_after_refresh(self._focus_a_field)
+
+    def _focus_a_field(self) -> None:
+        """Back from the preview (Esc): the field the admin was in, or the first one (the
+        Preview button kept the focus, or nothing had it: the next key went nowhere)."""
+        if self.is_current and not isinstance(self.focused, FORM_FIELDS) and self.FIRST_FIELD:
+            self.query_one(self.FIRST_FIELD).focus()
 
 
 def array_choices(machine: Machine) -> list[tuple[str, str]]:
