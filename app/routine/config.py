@@ -93,6 +93,8 @@ class RoutineConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     wear_high: float = DEFAULT_WEAR_HIGH
     source: str = "defaults"
+    # where a schedule that overrides Debian's AUTOCHECK came from ("--check-every"); "" none
+    schedule_from: str = ""
     notes: tuple[str, ...] = field(default=(), compare=False)
     # array -> its own schedule ([checks.mdN]: every, at, window over the [checks] ones)
     per_array: dict[str, RoutineConfig] = field(default_factory=dict, compare=False)
