@@ -76,7 +76,6 @@ def manage_one(st: SimState, a: SimArray, op: str, tok: str, replace_src: list[s
         m.recovery_start = None
         job = a.job
         if job is not None and (dev in job.targets or job.action in ("resync", "check", "repair")):
-            a.last_sync_action = job.action
             a.job = None
             st.events.append((st.t, a.name, f"{job.action} interrupted: {dev} failed"))
         st.events.append((st.t, a.name, f"{dev} faulty, array degraded"))
