@@ -472,7 +472,7 @@ def test_overprovisioning_threshold(fraction: float, fires: bool) -> None:
     found = codes(audit(m, healthy_inputs(m)), "ssd-overprovisioning")
     assert bool(found) == fires
     if fires:
-        assert len(found) == 4 and "7–12 %" in found[0].detail
+        assert len(found) == 4 and "7–12%" in found[0].detail
 
 
 def test_badges_take_the_worst_severity() -> None:
