@@ -45,6 +45,7 @@ from app.plans.lifecycle_shapes import (
     options_problem,
 )
 from app.plans.plan import Plan, Step
+from app.plans.plan_devices import resolve_device
 from app.plans.preflight import strip_dev
 
 
@@ -306,10 +307,11 @@ def build_mount(
     fstab: bool = False,
     why_options: str = "",
 ) -> Plan:
-    """Mount the filesystem on ``device`` at ``mountpoint``; with ``fstab`` also its line."""
-    d = strip_dev(device)
+    """Mount the filesystem on ``device`` (a kernel name, /dev/..., or an LV as vg/lv) at
+    ``mountpoint``; with ``fstab`` also its line."""
+    d = resolve_device(machine, device if device.startswith("/dev/") else f"/dev/{device}")
     if machine.device(d) is None:
-        raise PlanError(f"no block device {d!r} on this machine")
+        raise PlanError(f"no block device {strip_dev(device)!r} on this machine")
     fs = machine.filesystem(d)
     if fs is None or fs.fstype not in FSTYPES:
         what = fs.fstype if fs is not None else "no filesystem"
