@@ -85,14 +85,14 @@ PROGRESS_WINDOW = "md's mean over ≤30 s"
 MEMBERS_WINDOW = "their rates: since the last sample"
 
 
-def progress_items(v: SyncView, eta_s: float | None = None) -> tuple[str, ...]:
+def progress_items(v: SyncView) -> tuple[str, ...]:
     """Most important first, so a narrow terminal still shows percent, ETA and speed on the
-    first line. ``eta_s``: the sync model's ETA (app.sync.limits), else md's own."""
+    first line. The ETA is md's own (``SyncStatus.eta_s``), the banner's and Details'."""
     done = human_bytes(v.done_sectors * SECTOR) if v.done_sectors is not None else "?"
     total = human_bytes(v.total_sectors * SECTOR) if v.total_sectors is not None else "?"
     items = [
         percent(v.fraction),
-        f"ETA {duration(v.eta_s if eta_s is None else eta_s)}",
+        f"ETA {duration(v.eta_s)}",
         f"{speed(v.speed_kib_s)} progress ({PROGRESS_WINDOW})",
         f"{done} / {total}",
     ]
@@ -291,7 +291,7 @@ class SyncCard(Vertical):
         if (title.head, title.note) != (f"{v.array}: {word}{target}", note):
             title.set_title(f"{v.array}: {word}{target}", note)
         self._set("bar", bar_markup(v.fraction, max(10, self.size.width - 4)))
-        self._set_items("progress", progress_items(v, limits.eta_s))
+        self._set_items("progress", progress_items(v))
         text, state = limits_lines(limits)
         self._set("limits", text)
         self._set("limit-state", state)

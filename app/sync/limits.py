@@ -1,6 +1,6 @@
 """What the Sync card says about md's speed limits for one running sync: the limits in force,
-the sync's speed in the same unit, whether the limit holds it back, its ETA (md's own,
-as every screen shows it), and whether it is boosted.
+the sync's speed in the same unit, whether the limit holds it back, and whether it is
+boosted (the ETA is md's own, ``SyncStatus.eta_s``, on the card as on every screen).
 
 md's ``speed_limit_min/max`` (and an array's own ``sync_speed_min/max``) bound the sync's
 *progress* rate — the very figure ``sync_speed`` reports — whatever the level: ``md_do_sync()``
@@ -29,8 +29,6 @@ class SyncLimits:
     max_kib_s: int | None  # in force (sync_speed_max)
     local: bool = False  # the max in force is the array's own (md/sync_speed_max "(local)")
     boost: BoostRecord | None = None
-    # the sync's ETA: md's own (SyncStatus.eta_s, what finish= says), the banner's and Details'
-    eta_s: float | None = None
 
     @property
     def at_ceiling(self) -> bool | None:
@@ -105,5 +103,4 @@ def sync_limits(view: SyncView, array: MdArray | None, boost: BoostRecord | None
         max_kib_s=view.max_speed_kib_s,
         local=array is not None and array.speed_max_local is not None,
         boost=boost,
-        eta_s=view.eta_s,
     )

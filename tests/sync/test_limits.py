@@ -83,14 +83,6 @@ def test_the_arrays_own_limit_is_named() -> None:
     assert "3.9 MiB/s (md127's own)" in lim.limits_text()
 
 
-def test_the_card_shows_mds_eta_also_at_the_ceiling() -> None:
-    """The card's ETA is the view's, md's own (what mdstat's finish= says and the banner,
-    Details and the report show): a second formula here (the held rate at the ceiling) gave
-    the card 7m 42s beside the banner's 6m 22s after a limit change (issue 39)."""
-    assert sync_limits(view(speed=4401, hi=4000), array(), None).eta_s == 60.0
-    assert sync_limits(view(speed=3000, hi=4000), array(), None).eta_s == 60.0
-
-
 def test_after_a_boost_the_card_says_boosted_not_raise_the_limit() -> None:
     # seed 000 on its way up after echo 500000: 384214 progress, well below 500000
     lim = sync_limits(view(speed=384_214, hi=500_000), array(), boost())
