@@ -87,7 +87,7 @@ def test_bytes_written_past_rated_tbw_is_an_error_with_the_figures() -> None:
     (f,) = [f for f in _findings(r) if f.code == "smart-tbw"]
     assert f.severity == "error"
     assert f.title == "sda: 374.7 TiB written of 150 TBW rated (136.4 TiB) = 275%"
-    assert "Samsung 850 EVO 500 GB" in f.detail and "241 Total_LBAs_Written" in f.detail
+    assert "Samsung 850 EVO 500GB" in f.detail and "241 Total_LBAs_Written" in f.detail
     assert "member of md0" in f.detail and "semiconductor.samsung.com" in f.detail
 
 

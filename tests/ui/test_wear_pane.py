@@ -358,7 +358,7 @@ def test_smart_text_shows_rated_tbw_used_where_the_model_is_known() -> None:
     )
     text = smart_text(disk, worn).plain
     assert (
-        "rated TBW     374.7 TiB written of 150 TBW rated (136.4 TiB) = 275% · host writes over the maker's rating for Samsung 850 EVO 500 GB"
+        "rated TBW     374.7 TiB written of 150 TBW rated (136.4 TiB) = 275% · host writes over the maker's rating for Samsung 850 EVO 500GB"
         in text
     )
     unknown = SmartReading("sdb", True, model="Samsung SSD 840 Series", attributes=worn.attributes)
