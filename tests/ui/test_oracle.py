@@ -17,7 +17,9 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from io import StringIO
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -37,6 +39,7 @@ from widgets.sync_pane import members_items, progress_items
 from widgets.tree_spec import NodeRef, array_label
 from widgets.wear_pane import smart_text
 
+LIVE_ARRAYS = 4  # the Live tab lists every disk below the array: big's 16 syncs, 1,000 disks
 SAMPLES = 4  # seconds of samples before the instant (rates need two, the card's history more)
 
 
@@ -52,6 +55,17 @@ class Instant:
     def machine(self) -> Machine:
         assert self.view.machine is not None
         return self.view.machine
+
+    @cached_property
+    def report(self) -> str:
+        """``raidman report`` (with SMART and the findings, as the CLI gives it by default; on
+        big, whose 1,000 disks are the benchmarks' business, without: the same texts)."""
+        small = self.scenario != "big"
+        return full_report_text(self.backend, self.machine, smart=small, findings=small)
+
+    @cached_property
+    def report_json(self) -> dict[str, Any]:
+        return full_report_json(self.backend, self.machine, smart=False, findings=False)
 
 
 def freeze(scenario: str) -> Instant:
@@ -87,8 +101,8 @@ class Facts:
         self.said: dict[str, dict[str, str]] = defaultdict(dict)
 
     def add(self, fact: str, screen: str, value: str | None) -> None:
-        assert value is not None, f"{screen} does not say {fact}"
-        self.said[fact][screen] = value
+        """``value`` None: the screen does not say it (a disagreement too)."""
+        self.said[fact][screen] = "(not said)" if value is None else value
 
     def disagreements(self) -> list[str]:
         out = []
@@ -109,7 +123,9 @@ def sync_facts(it: Instant, facts: Facts) -> None:
     m = it.machine
     banner = text(banner_text(m, expanded=True))
     report = full_report_text(it.backend, m, smart=False, findings=False)
-    js = {a["name"]: a for a in full_report_json(it.backend, m, smart=False, findings=False)["arrays"]}
+    js = {
+        a["name"]: a for a in full_report_json(it.backend, m, smart=False, findings=False)["arrays"]
+    }
     views = {v.array: v for v in it.view.syncs}
     for a in m.syncing_arrays:
         s = a.sync
@@ -130,7 +146,9 @@ def sync_facts(it: Instant, facts: Facts) -> None:
         facts.add(f"{a.name} percent", "Details", _find(r"^progress\s+([\d.]+%)", details))
         facts.add(f"{a.name} percent", "Sync card", _find(r"^([\d.]+%)", card))
         facts.add(f"{a.name} percent", "report", _find(r" ([\d.]+%)", rep))
-        facts.add(f"{a.name} percent", "report --json", percent(j["done_sectors"] / j["total_sectors"]))
+        facts.add(
+            f"{a.name} percent", "report --json", percent(j["done_sectors"] / j["total_sectors"])
+        )
         facts.add(f"{a.name} rate", "banner", _find(r" @ ([\d.]+ \w+/s)", line))
         facts.add(f"{a.name} rate", "tree", _find(r" · ([\d.]+ \w+/s)", tree))
         facts.add(f"{a.name} rate", "Details", _find(r"^speed\s+([\d.]+ \w+/s)", details))
@@ -156,7 +174,9 @@ def began_facts(it: Instant, facts: Facts) -> None:
             # article's limit was raised seconds ago, the rate it ran at is not the one shown
         at = next(t for t, x in lines if x.endswith(f"of RAID array {v.array}"))
         assert at is not None
-        facts.add(f"{v.array} began (minutes ago)", "kernel log", str(round((it.backend.now() - at) / 60)))
+        facts.add(
+            f"{v.array} began (minutes ago)", "kernel log", str(round((it.backend.now() - at) / 60))
+        )
         facts.add(f"{v.array} began (minutes ago)", "Sync card", str(round(v.began_s / 60)))
 
 
@@ -165,7 +185,7 @@ def live_facts(it: Instant, facts: Facts) -> list[str]:
     has a latency (issue 39: util 0 % at 963 IOPS, await none)."""
     problems = []
     m = it.machine
-    for a in m.syncing_arrays:
+    for a in m.syncing_arrays[:LIVE_ARRAYS]:
         live = text(io_text(m, it.view.rates, {}, a.name, width=200))
         card = markup_plain(members_items(a.name, m, it.view.rates, ()))
         for mem in a.members:
@@ -175,18 +195,30 @@ def live_facts(it: Instant, facts: Facts) -> list[str]:
             row = _find(rf"^ ({re.escape(mem.device)} .*)$", live)
             assert row is not None, live
             _dev, rd, wr, iops, util, wait = row.split()[:6]
-            got = _find(rf"{re.escape(mem.device)} r (\S+ \S+) w (\S+ \S+)", card)
-            facts.add(f"{mem.device} read rate", "Sync card", got)
-            facts.add(f"{mem.device} read rate", "Live", rd.replace("B/s", " B/s").replace("M/s", " MiB/s").replace("K/s", " KiB/s").replace("G/s", " GiB/s"))
+            m_card = re.search(rf"{re.escape(mem.device)} r (\S+ \S+) w (\S+ \S+)", card)
+            assert m_card is not None, card
+            for k, (on_card, on_live) in enumerate(zip(m_card.groups(), (rd, wr), strict=True)):
+                what = f"{mem.device} {'read' if k == 0 else 'write'} rate"
+                facts.add(what, "Sync card", on_card)
+                facts.add(what, "Live", _iec(on_live))
             if float(iops) > 0 and (util in ("-", "0%") or wait in ("-", "0.0")):
-                problems.append(f"{it.scenario} {mem.device}: {iops} IOPS, util {util}, await {wait}")
+                problems.append(
+                    f"{it.scenario} {mem.device}: {iops} IOPS, util {util}, await {wait}"
+                )
     return problems
+
+
+def _iec(short: str) -> str:
+    """The Live tab's compact "252.7M/s" as the card says it: "252.7 MiB/s"."""
+    m = re.fullmatch(r"([\d.]+)([KMGT]?)B?/s", short)
+    assert m is not None, short
+    return f"{m.group(1)} {m.group(2)}iB/s" if m.group(2) else f"{m.group(1)} B/s"
 
 
 def unit_problems(it: Instant) -> list[str]:
     """One unit system: sizes in IEC (a vendor's TBW rating said beside its IEC figure, a model
     name keeps its "500GB"), percents without a space, on the report and the findings."""
-    report = full_report_text(it.backend, it.machine)
+    report = it.report
     si = re.findall(r"\b\d+(?:\.\d+)? (?:kB|MB|GB|TB|PB)\b", report)
     spaced = re.findall(r"\d %", report)
     return [f"{it.scenario} report: SI sizes {si}" for _ in si[:1]] + [
@@ -198,7 +230,7 @@ def smart_facts(it: Instant, facts: Facts) -> None:
     """Bytes written of each disk: the report's line and the Wear tab's SMART block."""
     m = it.machine
     readings = read_smart(it.backend, m)
-    report = full_report_text(it.backend, m, findings=False)
+    report = it.report
     for d in m.disks:
         r = readings.get(d.name)
         if r is None or not r.available:
@@ -219,8 +251,14 @@ def superblock_problems(it: Instant) -> list[str]:
     for a in m.arrays:
         for mem in a.members:
             sb = sbs.members.get(mem.device)
-            if mem.role == "faulty" and sb is not None and not (sb.behind(sbs.array_events(m, a.name)) or 0):
-                out.append(f"{it.scenario} {a.name} {mem.device}: faulty, events {sb.events} (current)")
+            if (
+                mem.role == "faulty"
+                and sb is not None
+                and not (sb.behind(sbs.array_events(m, a.name)) or 0)
+            ):
+                out.append(
+                    f"{it.scenario} {a.name} {mem.device}: faulty, events {sb.events} (current)"
+                )
     return out
 
 
@@ -237,3 +275,39 @@ def test_every_screen_says_each_fact_one_way(scenario: str) -> None:
     assert not facts.disagreements() + problems, "\n".join(facts.disagreements() + problems)
     if it.machine.syncing_arrays:
         assert any(f.endswith("ETA") for f in facts.said), "the oracle read no ETA"
+
+
+async def test_the_widgets_show_what_the_oracle_read() -> None:
+    """The running App at one instant, after a limit change holds the resync at its ceiling
+    (issue 39: banner ETA 6m 22s, Details 6m 25s, Sync card 7m 42s): the banner, the tree,
+    Details and the Sync card, as drawn, say the renderers' percent, rate and ETA."""
+    from app.ui.app import RaidmanApp
+    from tests.ui.helpers import screen_lines, wait_for, wait_ready
+
+    clock = SimClock.manual()
+    be = SimulatedBackend.from_scenario("raid10-evo", clock=clock)
+    app = RaidmanApp(be, probe_interval=0, sample_interval=0.05)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await wait_ready(pilot)
+        assert be.run(("tee", "/sys/block/md127/md/sync_speed_max"), stdin="300000\n").ok
+        for _ in range(6):  # md's speed window still holds the faster rate: at the ceiling
+            clock.advance(1)
+            await pilot.pause(0.15)
+        app.go_to("md127")
+        await pilot.pause(0.3)
+        a = app.machine.array("md127") if app.machine else None
+        assert a is not None and a.sync is not None and a.sync.eta_s is not None
+        want = (percent(a.sync.fraction), speed(a.sync.speed_kib_s), duration(a.sync.eta_s))
+        seen: dict[str, str] = {}
+        for key, where in (("d", "Details"), ("s", "Sync card")):
+            await pilot.press(key)
+            await wait_for(pilot, lambda: f"ETA {want[2]}" in "\n".join(screen_lines(app)))
+            lines = screen_lines(app)
+            seen["banner"] = lines[1]
+            seen["tree"] = next(ln for ln in lines if "md127 raid10" in ln or "md127  raid10" in ln)
+            seen[where] = "\n".join(lines[3:])
+        for where, shown in seen.items():
+            flat = " ".join(shown.split())
+            assert all(w in flat for w in want), (where, want, shown)
+        details = seen["Details"]
+        assert re.search(rf"ETA\s+{re.escape(want[2])}", details), details
