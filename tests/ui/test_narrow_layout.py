@@ -18,10 +18,10 @@ from backends.simulated import SimClock, SimulatedBackend
 from tests.ui.helpers import screen_lines, wait_for, wait_ready
 from widgets.header_banner import HeaderBanner
 from widgets.keys_footer import fit_keys
+from widgets.label_fit import squeeze_label
 from widgets.storage_tree import StorageTree
 from widgets.sync_pane import FlowLine, SyncCard, TitleLine
 from widgets.text_wrap import fold_lines
-from widgets.tree_spec import squeeze_label
 
 MAIN_KEYS = ("n", "a", "t", "b", "L", "q", "?")
 
