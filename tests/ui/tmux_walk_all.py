@@ -42,14 +42,16 @@ def problems(screen: str, key: str) -> list[str]:
         rolled = "arrays, slowest" in banner  # many syncs: the slowest one's ETA
         if "ETA" not in banner or not (rolled or re.search(r"\d+\.\d%", banner)):
             out.append(f"banner without percent or ETA: {banner.strip()!r}")
-    for ln in lines:
-        tree = ln.split("▕")[0]
+    for i, ln in enumerate(lines):
+        tree = ln.split("▕")[0].rstrip(" ▁▂▃▄▅▆▇█▉▊▋▌▍▎▏")  # less the scrollbar's thumb
         m = re.search(r"\b(md\d+) \w+ \[[U_]+\] \w+ \d+\.\d% (\S{1,3})\s*$", tree)
         if m and not re.fullmatch(r"[\d.]+", m.group(2)):
             out.append(f"tree line cut: {tree.strip()!r}")
         if re.search(r"(recovery|resync|check|reshape) =", ln):
-            i = lines.index(ln)
             both = " ".join(lines[i : i + 2])
+            rest = [x.strip() for x in lines[i + 1 :] if x.strip()]
+            if not rest or rest[0].startswith(("esc ", "g ")):
+                continue  # the view's last line: the rest of it is below, scrolled (not cut)
             if "finish=" not in both or "speed=" not in both:
                 out.append(f"mdstat line cut: {ln.strip()!r}")
         row = re.match(r"^\s+(\w+)\s+(\S+/s)\s+(\S+/s)\s+(\d+)\s+(\S+)\s+(\S+)", ln)
@@ -90,7 +92,9 @@ def walk(scenario: str, size: tuple[int, int]) -> list[tuple[str, list[str]]]:
                 _tmux(session, "send-keys", "-t", session, "Escape")
                 time.sleep(0.4)
         _tmux(session, "send-keys", "-t", session, "q")
-        time.sleep(1.0)
+        end = time.monotonic() + 15  # a loaded machine takes a while to shut down
+        while "RAIDMAN-EXITED" not in _screen(session) and time.monotonic() < end:
+            time.sleep(0.5)
         if "RAIDMAN-EXITED" not in _screen(session):
             seen.append(("q", ["q did not quit"]))
     finally:
