@@ -243,6 +243,30 @@ def smart_facts(it: Instant, facts: Facts) -> None:
         facts.add(f"{d.name} bytes written", "Wear", wear)
 
 
+def plan_facts(it: Instant, facts: Facts) -> None:
+    """A plan's preview says how long a new array's sync waits for a running one on the same
+    disks: that wait is the running sync's ETA, as the banner says it (raid10-evo: an array
+    on sdb1, sdc1, sdd1 beside md127's resync)."""
+    from app.plans.render import current_consequences, format_plan
+    from app.plans.wizards.create_array import CreateArrayParams, build_create_array
+
+    m = it.machine
+    free = [p for p in ("sdb1", "sdc1", "sdd1") if m.partition(p) is not None]
+    a = m.array("md127")
+    if it.scenario != "raid10-evo" or a is None or len(free) < 3:
+        return
+    plan = build_create_array(m, CreateArrayParams("5", tuple(free)))
+    shown = format_plan(current_consequences(plan, m, it.backend))
+    facts.add(
+        "md127 ETA", "plan preview", _find(r"starts after md127's sync \(about ([^)]+)\)", shown)
+    )
+    facts.add(
+        "md127 ETA",
+        "banner",
+        _find(r"md127 .*, ETA ([^,\n]+)", text(banner_text(m, expanded=True))),
+    )
+
+
 def superblock_problems(it: Instant) -> list[str]:
     """A faulty member's superblock is never "current": md stopped writing it when it failed."""
     m = it.machine
@@ -268,6 +292,7 @@ def test_every_screen_says_each_fact_one_way(scenario: str) -> None:
     facts = Facts()
     sync_facts(it, facts)
     began_facts(it, facts)
+    plan_facts(it, facts)
     problems = live_facts(it, facts)
     if scenario != "big":  # 1,000 disks: the SMART pass is the benchmarks' business
         smart_facts(it, facts)
