@@ -15,8 +15,10 @@ goes through ``escape_controls`` where it is shown.
 from __future__ import annotations
 
 import dataclasses
+import io
+import sys
 import unicodedata
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 T = TypeVar("T")
 
@@ -160,3 +162,48 @@ def _init_fields(cls: type) -> tuple[str, ...]:
             _FROZEN.add(cls)
         _FIELDS[cls] = names
     return names
+
+
+class EscapingStream(io.TextIOBase):
+    r"""A text stream (the CLI's stdout and stderr) whose every write passes ``escape_controls``
+    (newlines and tabs kept): the command line's one boundary to the terminal, as the TUI's is
+    its line filter (app/ui/terminal_guard.py). raidman's own output holds no control
+    character (no colours, no ``\r`` redraws), so what is escaped here came from a machine,
+    a capture or a file, and was shown raw by a path that forgot to escape it."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def write(self, s: str) -> int:
+        self.stream.write(escape_controls(s, keep_newlines=True, keep_tabs=True))
+        return len(s)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.stream.encoding
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return self.stream.errors
+
+
+def guard_streams() -> None:
+    """Put ``sys.stdout`` and ``sys.stderr`` behind :class:`EscapingStream` (once; the
+    ``sys.__stdout__``/``__stderr__`` the TUI's driver writes to are left alone)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is not None and not isinstance(stream, EscapingStream):
+            setattr(sys, name, EscapingStream(stream))

@@ -19,9 +19,9 @@ the system ssh (``backends.linux.ssh``) — nothing is installed on the other ma
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shlex
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,12 +29,13 @@ from typing import Any
 
 from app import statefiles
 from app.backend import Backend
-from app.parsers.safe import toml_nesting
+from app.parsers.safe import TomlError, toml_loads
 from app.paths import BOOST_FILE, config_dir, host_state_dir
 from app.plans.audit_log import AuditLog
 from app.statefiles import StateFileError
 from app.sync.boost import BoostStore
 from backends.linux.ssh import CONNECT_TIMEOUT, HostNameError, SshTarget, check_host_name
+from backends.linux.ssh_config import CheckedSshConfig, SshConfigError, load_ssh_config
 
 MAX_HOSTS = 500
 MAX_NESTING = 16  # hosts.toml needs 2 ([groups], a list); tomllib recurses once per level
@@ -50,6 +51,7 @@ class HostsFile:
     groups: dict[str, tuple[str, ...]] | None = None
     ssh_config: str | None = None
     connect_timeout: float = CONNECT_TIMEOUT
+    checked_config: CheckedSshConfig | None = None  # ssh_config as read and checked
 
 
 def hosts_file_path() -> Path:
@@ -69,14 +71,10 @@ def _names(where: str, value: Any) -> tuple[str, ...]:
 
 
 def parse_hosts_file(text: str, where: str = "hosts.toml") -> HostsFile:
-    if toml_nesting(text) > MAX_NESTING:
-        raise HostsError(f"{where}: nested deeper than {MAX_NESTING} levels")
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise HostsError(f"{where}: not TOML: {e}") from None
-    except RecursionError:
-        raise HostsError(f"{where}: nested too deeply") from None
+        data = toml_loads(text, max_nesting=MAX_NESTING)
+    except TomlError as e:
+        raise HostsError(f"{where}: {e}") from None
     unknown = set(data) - {"hosts", "groups", "ssh_config", "connect_timeout"}
     if unknown:
         raise HostsError(f"{where}: unknown key {sorted(unknown)[0]!r}")
@@ -120,11 +118,11 @@ def load_hosts_file(path: Path | None = None) -> HostsFile:
         return HostsFile(groups={})
     hf = parse_hosts_file(text, str(p))
     if hf.ssh_config is not None:
-        try:
-            if statefiles.read_trusted(Path(hf.ssh_config), what="ssh_config file") is None:
-                raise HostsError(f"{p}: ssh_config {hf.ssh_config} does not exist")
-        except StateFileError as e:
+        try:  # read and checked once here; each ssh start uses a private copy of this text
+            checked = load_ssh_config(hf.ssh_config)
+        except SshConfigError as e:
             raise HostsError(f"{p}: {e}") from None
+        hf = dataclasses.replace(hf, checked_config=checked)
     return hf
 
 
@@ -153,7 +151,13 @@ def resolve_hosts(names: list[str], hf: HostsFile | None = None) -> list[SshTarg
     if not hosts:
         raise HostsError("no hosts to reach")
     return [
-        SshTarget(h, ssh_config=hf.ssh_config, connect_timeout=hf.connect_timeout) for h in hosts
+        SshTarget(
+            h,
+            ssh_config=hf.ssh_config,
+            checked_config=hf.checked_config,
+            connect_timeout=hf.connect_timeout,
+        )
+        for h in hosts
     ]
 
 

@@ -162,7 +162,10 @@ def when(at: float | None, since_boot: float | None) -> str:
     if at is not None:
         import time
 
-        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at))
+        try:
+            return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at))
+        except (OverflowError, ValueError, OSError):  # a time no clock shows: say so
+            pass
     if since_boot is not None:
         return f"[{since_boot:12.6f}]"
     return "?"

@@ -405,7 +405,7 @@ def full_report_json(
         for d in out["disks"]:
             r = readings.get(d["name"])
             d["smart"] = None if r is None else smart_json(r)
-    # the chunk benchmarks kept by `raidman apply` (app.plans.benchmark), newest first
+    # the chunk benchmarks kept by `raidman apply` (app.plans.builders.benchmark), newest first
     out["benchmarks"] = store.benchmarks() if store is not None else []
     if store is not None:
         for a in out["arrays"]:

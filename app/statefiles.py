@@ -26,8 +26,11 @@ API:
 - ``check_dir(path)`` / ``check_file(path)``: raise ``StateFileError`` if unsafe.
 - ``ensure_dir(path)``: create (0700, parents too) if missing, then ``check_dir``.
 - ``read_text(path, max_bytes=...)``: a state file's text, or ``None`` if it does not exist.
-- ``read_trusted(path, what=...)``: a file raidman acts on (hosts.toml): root's or ours, not
-  group/other-writable, a regular file; ``None`` if it does not exist.
+- ``read_trusted(path, what=...)``: a file raidman acts on (hosts.toml, raidman.toml, an
+  ssh_config): root's or ours, not group/other-writable, a regular file, in directories no
+  other user can write (``check_trusted_path``); ``None`` if it does not exist.
+- ``check_trusted_path(path, what, executable=...)``: the same for a program raidman runs (an
+  alert program, sendmail), checked again right before each run.
 - ``read_regular(path, what=...)``: any regular file's bytes (a plan file), bounded, never
   blocking on a FIFO.
 - ``write_text(path, text, mode=0o600)``: atomic (temp + fsync + rename) in a checked directory;
@@ -118,24 +121,83 @@ def check_dir(path: Path, what: str = "state directory") -> None:
 
 
 def _check_ancestors(path: Path, what: str = "state directory") -> None:
-    euid = _euid()
     for up in Path(os.path.realpath(path)).parents:
         try:
             st = os.stat(up)
         except OSError:
             continue
-        if st.st_uid not in (0, euid):
-            raise StateFileError(f"refused {what} {path}: {up} above it belongs to uid {st.st_uid}")
-        if st.st_mode & stat.S_ISVTX:
-            continue
-        # a root directory writable by a system group (Ubuntu's /var/log is root:syslog 0775)
-        # trusts that group with the whole system already
-        system_group = st.st_uid == 0 and st.st_gid < 1000 and not st.st_mode & stat.S_IWOTH
-        if st.st_mode & _WRITABLE and not system_group:
-            raise StateFileError(
-                f"refused {what} {path}: {up} above it is writable by group or others "
-                f"(mode {stat.S_IMODE(st.st_mode):04o})"
-            )
+        _check_above(path, up, st, what)
+
+
+def _check_above(path: Path | str, up: Path | str, st: os.stat_result, what: str) -> None:
+    """A directory on the way to ``path``: root's or ours, and no one else can rename what is in
+    it (not group/other-writable, or sticky as /tmp is)."""
+    if st.st_uid not in (0, _euid()):
+        raise StateFileError(f"refused {what} {path}: {up} above it belongs to uid {st.st_uid}")
+    if st.st_mode & stat.S_ISVTX:
+        return
+    # a root directory writable by a system group (Ubuntu's /var/log is root:syslog 0775)
+    # trusts that group with the whole system already
+    system_group = st.st_uid == 0 and st.st_gid < 1000 and not st.st_mode & stat.S_IWOTH
+    if st.st_mode & _WRITABLE and not system_group:
+        raise StateFileError(
+            f"refused {what} {path}: {up} above it is writable by group or others "
+            f"(mode {stat.S_IMODE(st.st_mode):04o})"
+        )
+
+
+MAX_LINKS = 40  # the kernel's own limit on symlinks in one lookup (MAXSYMLINKS)
+
+
+def check_trusted_path(path: Path | str, what: str, *, executable: bool = False) -> str:
+    """``path`` if what it names can be trusted to decide what root runs (an alert program,
+    sendmail, raidman.toml, hosts.toml, an ssh_config): every directory from / to it is root's
+    or ours and not writable by anyone else (sticky excepted), every symlink on the way is
+    root's or ours (and followed, the same check going on where it points), and the file is a
+    regular file of root or ours, not group/other-writable (and executable, for a program).
+    Returns the path with the symlinks resolved; raises ``StateFileError`` (a one-line note).
+
+    Nothing is opened or run here: with no directory on the way writable by another user, what
+    is checked cannot be swapped before it is used, so a caller checks right before each use."""
+    text = os.fspath(path)
+    if not text.startswith("/"):
+        raise StateFileError(f"refused {what} {text}: not an absolute path")
+    if text.endswith("/"):
+        raise StateFileError(f"refused {what} {text}: not a file name")
+    todo = [c for c in reversed(text.split("/")) if c and c != "."]
+    cur, links = "/", 0
+    try:
+        _check_above(text, "/", os.stat("/"), what)
+        while todo:
+            name = todo.pop()
+            if name == "..":
+                cur = os.path.dirname(cur)  # cur holds no symlink: its parent was checked
+                continue
+            nxt = os.path.join(cur, name)
+            st = os.lstat(nxt)
+            if stat.S_ISLNK(st.st_mode):
+                links += 1
+                if links > MAX_LINKS or st.st_uid not in (0, _euid()):
+                    why = "too many symlinks" if links > MAX_LINKS else f"uid {st.st_uid}'s"
+                    raise StateFileError(f"refused {what} {text}: {nxt} is {why} symlink")
+                target = os.readlink(nxt)
+                if target.startswith("/"):
+                    cur = "/"
+                todo.extend(c for c in reversed(target.split("/")) if c and c != ".")
+                continue
+            if todo:
+                if not stat.S_ISDIR(st.st_mode):
+                    raise StateFileError(f"refused {what} {text}: {nxt} is not a directory")
+                _check_above(text, nxt, st, what)
+                cur = nxt
+                continue
+            _check_stat(text, st, what, stat.S_IFREG, owners=(0, _euid()))
+            if executable and not st.st_mode & 0o111:
+                raise StateFileError(f"refused {what} {text}: not executable")
+            return nxt
+    except OSError as e:
+        raise StateFileError(f"cannot use {what} {text}: {e.strerror or e}") from None
+    raise StateFileError(f"refused {what} {text}: not a file")
 
 
 def check_file(path: Path, what: str = "state file") -> None:
@@ -237,7 +299,9 @@ def read_trusted(
 ) -> str | None:
     """The text of a file raidman acts on (hosts.toml: its ``ssh_config`` is run by ssh), or
     ``None`` if it does not exist: a regular file (no symlink, FIFO or device; never blocks) of
-    root or the running user, not writable by group or others, at most ``max_bytes``."""
+    root or the running user, not writable by group or others, at most ``max_bytes``, and every
+    directory from / to it root's or ours and not writable by others (:func:`check_trusted_path`:
+    issue 37, another user renamed a file over a checked ssh_config in their directory)."""
     try:
         fd = _open_regular(path, what)
     except FileNotFoundError:
@@ -245,7 +309,12 @@ def read_trusted(
     except OSError as e:
         raise StateFileError(f"cannot read {what} {path}: {e.strerror}") from e
     try:
-        _check_stat(path, os.fstat(fd), what, stat.S_IFREG, owners=(0, _euid()))
+        st = os.fstat(fd)
+        _check_stat(path, st, what, stat.S_IFREG, owners=(0, _euid()))
+        # and every directory on the way: no one else could have put another file there
+        real = os.stat(check_trusted_path(os.path.abspath(path), what))
+        if (real.st_dev, real.st_ino) != (st.st_dev, st.st_ino):
+            raise StateFileError(f"refused {what} {path}: it changed while it was read")
         data = _read_fd(fd, path, what, max_bytes)
     except OSError as e:
         raise StateFileError(f"cannot read {what} {path}: {e.strerror}") from e
@@ -274,6 +343,52 @@ def read_regular(path: Path | str, *, what: str = "file", max_bytes: int) -> byt
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def read_beneath(
+    root: Path, parts: list[str] | tuple[str, ...], *, what: str, max_bytes: int
+) -> bytes:
+    """Up to ``max_bytes + 1`` bytes of ``root/part/part/...`` (a file inside a capture): each
+    directory opened relative to the one before with ``O_NOFOLLOW|O_DIRECTORY``, the file with
+    ``O_NOFOLLOW|O_NONBLOCK``: a symlink anywhere below ``root`` is refused, not followed (a
+    capture's ``files/etc`` linked to the real /etc read this machine's files, issue 37), a FIFO
+    never waited on. Raises FileNotFoundError, IsADirectoryError, StateFileError, OSError."""
+    if not parts or any(p in ("", ".", "..") or "/" in p for p in parts):
+        raise StateFileError(f"refused {what} {root}/{'/'.join(parts)}: not a plain path")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for i, part in enumerate(parts[:-1]):
+            try:
+                nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | _OPEN_FLAGS, dir_fd=fd)
+            except OSError as e:
+                if e.errno in (errno.ELOOP, errno.ENOTDIR):
+                    inside = "/".join(parts[: i + 1])
+                    raise StateFileError(
+                        f"refused {what} {root}/{'/'.join(parts)}: {inside} is "
+                        "not a directory (a symlink is never followed)"
+                    ) from None
+                raise
+            os.close(fd)
+            fd = nxt
+        leaf = _open_nofollow(f"{root}/{'/'.join(parts)}", os.O_RDONLY, what, dir_fd=fd)
+    finally:
+        os.close(fd)
+    try:
+        st = os.fstat(leaf)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "a directory", "/".join(parts))
+        if not stat.S_ISREG(st.st_mode):
+            raise StateFileError(
+                f"refused {what} {root}/{'/'.join(parts)}: {_kind(st.st_mode)}, not a regular file"
+            )
+        chunks: list[bytes] = []
+        left = max_bytes + 1
+        while left > 0 and (chunk := os.read(leaf, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(leaf)
 
 
 def _open_dir(d: Path, what: str, *, output: bool) -> int:
@@ -437,3 +552,26 @@ class _quiet:
 
     def __exit__(self, *exc: object) -> bool:
         return exc[0] is not None and issubclass(exc[0], OSError)  # type: ignore[arg-type]
+
+
+def read_owned(path: Path | str, *, what: str = "file", max_bytes: int) -> bytes:
+    """Up to ``max_bytes + 1`` bytes of a file raidman acts on with root's rights (a plan file
+    ``apply`` runs): a regular file (no symlink, FIFO or device; never blocks) of root or the
+    running user, not writable by group or others, in directories no other user can change
+    (each root's or ours, not group/other-writable unless sticky). Raises ``StateFileError``
+    or ``OSError``."""
+    fd = _open_regular(path, what)
+    try:
+        _check_stat(path, os.fstat(fd), what, stat.S_IFREG, owners=(0, _euid()))
+        _check_ancestors(Path(path), what)
+        chunks: list[bytes] = []
+        left = max_bytes + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

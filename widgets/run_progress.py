@@ -17,8 +17,8 @@ from textual.widgets import ProgressBar, Static
 from app.escape import escape_controls
 from app.format import duration, percent, speed
 from app.plans.executor import StepEvent
+from app.plans.guards.plan_devices import resolve_device
 from app.plans.plan import Plan
-from app.plans.plan_devices import resolve_device
 from app.plans.progress import StepProgress, sync_target
 
 REFRESH_S = 0.25  # redrawn at most this often (output may come in floods)

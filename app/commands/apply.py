@@ -1,12 +1,11 @@
 """``raidman apply PLAN.json [--yes] [--confirm TARGET] [--dry-run] [--force CODE ...]``
 
 1. reads the plan (as written by ``raidman plan --json`` / ``--out`` or the TUI's save) as
-   untrusted input: a malformed file is one error line and exit status 2; a plan whose digest
-   does not match (its steps, kind, target and disk identities: an integrity check, not a
-   signature), a destructive plan from an older raidman (no disk identities recorded: re-plan),
-   a step raidman never plans (``app.plans.allowlist``), an empty or
-   unknown kind, or argv naming other devices than the params is refused (exit status 3) before
-   anything runs;
+   untrusted input: a malformed file, or a step that does not decode into an operation raidman
+   plans (``app.plans.ops.decode``), is one error line and exit status 2; a plan whose digest
+   does not match (the whole plan: an integrity check, not a signature), steps out of an order
+   raidman plans (``app.plans.guards.allowlist``), an empty or unknown kind, or steps naming other
+   devices than the params is refused (exit status 3) before anything runs;
 2. re-runs pre-flight (on the devices the argv writes to) on the machine as it is NOW (a saved plan may be stale): refusals stop;
    every warning must be forced with ``--force CODE`` (recorded in the audit log); every disk the
    plan writes to must still be the disk (serial, WWN) it was made for;
@@ -18,12 +17,11 @@
    * without a terminal and without those options nothing runs;
 4. executes (``--dry-run``: nothing runs, no confirmation needed) and prints each step's result;
    right before each step that writes to devices, its pre-flight and disk identities are checked
-   again (``app.plans.recheck``).
+   again (``app.plans.guards.recheck``).
 
-Old plan files (no ``disks``, the older steps-only digest): a destructive one is refused ("made
-by an older raidman: re-plan it"), since no confirmation can tell whether ``sdb`` is still the
-disk it was made for and making the plan again costs one command; a non-destructive one (nothing
-to identify) is accepted when its steps match that older digest.
+Plan files of an older raidman (a digest over fewer fields) are refused: "re-plan it" costs one
+command, and a digest that leaves the title or notes out lets a file say one thing and do
+another.
 
 Exit status: 0 all steps ran (or a dry run found nothing to refuse); 1 a step failed; 2 unreadable
 or malformed plan; 3 refused (tampered plan, pre-flight, unforced warning, read-only backend,
@@ -51,23 +49,24 @@ from app.model import Machine
 from app.paths import host_state_dir, state_dir
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
-from app.plans.identity import identity_problems
+from app.plans.guards.identity import identity_problems
+from app.plans.guards.plan_devices import plan_problems
+from app.plans.ops import Fio
+from app.plans.outcome.sync_steps import sync_starting_steps
 from app.plans.plan import (
     MAX_FILE_BYTES,
     Plan,
     PlanFileError,
+    PlanRefused,
     escape_controls,
     parse_plan_bytes,
-    steps_digest,
 )
-from app.plans.plan_devices import plan_problems
 from app.plans.render import (
     confirmation_matches,
     current_consequences,
     format_plan,
     preflight_for,
 )
-from app.plans.sync_steps import sync_starting_steps
 from app.statefiles import StateFileError
 from app.wear.expected import ExpectedForecasts
 from app.wear.forecast import RecordedForecast
@@ -99,11 +98,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def _read(path: str) -> bytes:
     """The plan file's bytes (one more than a plan may have, so a bigger one is seen as such):
-    a regular file only, opened non-blocking (a FIFO or a device is refused, never waited on)."""
+    a regular file only, opened non-blocking (a FIFO or a device is refused, never waited on),
+    root's or the running user's, not writable by others, in directories no other user can
+    change (a plan file is run with the running user's rights: issue 37)."""
     try:
-        return statefiles.read_regular(path, what="plan file", max_bytes=MAX_FILE_BYTES)
+        return statefiles.read_owned(path, what="plan file", max_bytes=MAX_FILE_BYTES)
     except StateFileError as e:
-        raise PlanFileError(str(e).removeprefix(f"refused plan file {path}: ")) from None
+        why = str(e).removeprefix(f"refused plan file {path}: ")
+        if any(w in why for w in ("owned by uid", "writable by group", "above it")):
+            raise PlanRefused(
+                f"{why}: a plan runs with your rights, so raidman runs only a file "
+                "that you or root own and nobody else can change"
+            ) from None
+        raise PlanFileError(why) from None
     except OSError as e:
         raise PlanFileError(e.strerror or str(e)) from None
 
@@ -120,22 +127,23 @@ def _refused(lines: Iterable[str]) -> int:
 
 def _confirm(plan: Plan, args: argparse.Namespace) -> str | None:
     """None when confirmed, else why not. Texts from the plan are shown escaped."""
-    shown = plan.escaped()
     if plan.needs_typed:
         if args.confirm is not None:
             return (
                 None
                 if confirmation_matches(plan, args.confirm)
                 else (
-                    f"--confirm {escape_controls(args.confirm)!r} does not match the target "
-                    f"{shown.target!r}"
+                    f"--confirm {escape_controls(args.confirm)!r} does not match "
+                    f"{escape_controls(plan.confirm_word)!r}"
                 )
             )
         if not sys.stdin.isatty():
             what = "destructive" if plan.destructive else "redundancy-reducing"
-            return f"{what} plan: pass --confirm {shown.target} (or run it on a terminal)"
+            word = escape_controls(plan.confirm_word)
+            return f"{what} plan: pass --confirm {word} (or run it on a terminal)"
         what = "destroys data" if plan.destructive else "leaves an array with less redundancy"
-        typed = input(f"This {what}. Type the target's name ({shown.target}) to go on: ")
+        word = escape_controls(plan.confirm_word)
+        typed = input(f"This {what}. Type the name ({word}) to go on: ")
         return None if confirmation_matches(plan, typed) else "the name did not match: nothing run"
     if args.yes:
         return None
@@ -189,10 +197,10 @@ class _Handover:
 def keep_benchmark(plan: Plan, report: Any, backend: Backend, args: argparse.Namespace) -> None:
     """Print the benchmark's table and keep it in the state database (report --json)."""
     from app.parsers.errors import ParseError
-    from app.plans.benchmark import collect, table
+    from app.plans.builders.benchmark import collect, table
     from app.wear.snapshots import DB_NAME, SnapshotStore
 
-    outputs = [(o.step.argv, o.result.stdout) for o in report.outcomes if o.result is not None]
+    outputs = [(o.step.op, o.result.stdout) for o in report.outcomes if o.result is not None]
     try:
         result = collect(plan, outputs, backend.now())
     except ParseError as e:
@@ -230,6 +238,8 @@ def made_on_backend(data: bytes) -> str | None:
 def run(args: argparse.Namespace) -> int:
     try:
         plan, declared, data = _load(args.plan)
+    except PlanRefused as e:  # a step raidman never plans, or a file another user controls
+        return _refused([f"{escape_controls(args.plan)}: {escape_controls(str(e))}"])
     except Exception as e:  # malformed input of any kind: one line, never a traceback
         msg = escape_controls(str(e).splitlines()[0] if str(e) else type(e).__name__)
         print(f"raidman apply: cannot read {escape_controls(args.plan)}: {msg}", file=sys.stderr)
@@ -239,18 +249,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if declared is None:
         return _refused(["the plan has no digest of its steps (make it with raidman plan --out)"])
-    older = plan.disks is None and declared == steps_digest(plan.steps)
-    if older and plan.destructive:
+    if declared != plan.digest:
         return _refused(
             [
-                "the plan was made by an older raidman: it records no disk serial/WWN, so "
-                "nothing can tell whether its disks are still the same; re-plan it "
-                "(raidman plan ... --out FILE)"
+                f"the plan does not match its digest {declared}: edited after it was made, or "
+                "made by an older raidman (re-plan it: raidman plan ... --out FILE)"
             ]
-        )
-    if declared != plan.digest and not older:
-        return _refused(
-            [f"the steps do not match the plan's digest {declared} (edited after it was made?)"]
         )
     problems = plan_problems(plan)  # before the probe: a tampered plan makes nothing run
     if problems:
@@ -325,12 +329,12 @@ def run(args: argparse.Namespace) -> int:
     import time as _time
 
     t0 = _time.monotonic()
-    fio_left = [sum(1 for s in plan.steps if s.argv[0] == "fio"), 0]  # to run, run
+    fio_left = [sum(1 for s in plan.steps if isinstance(s.op, Fio)), 0]  # to run, run
 
     def on_event(ev: StepEvent) -> None:
         handover(ev)
         n = ev.index + 1
-        fio = ev.step.argv[0] == "fio"
+        fio = isinstance(ev.step.op, Fio)
         if ev.kind == "started":
             print(f"[{n}/{len(plan.steps)}] {ev.step.escaped().shell()}", flush=True)
             if fio:

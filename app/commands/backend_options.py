@@ -81,17 +81,20 @@ def make_backend(args: argparse.Namespace) -> Backend:
         from backends.replay import ReplayBackend
 
         try:
-            return ReplayBackend(args.replay)
+            backend = ReplayBackend(args.replay)
         except BackendError as e:
             raise SystemExit(f"raidman: {e}") from None
+        isolate_demo_state()  # a capture's disks are not this machine's: not in its records
+        return backend
     from backends.linux import LinuxBackend
 
     return LinuxBackend()
 
 
 def isolate_demo_state() -> None:
-    """A demo must not write its made-up disks into the real snapshot database, audit log or
-    boost records: give it a state directory of its own (unless one is set explicitly)."""
+    """A demo (or a replay) must not write its made-up (or captured) disks into the real
+    snapshot database, audit log or boost records: give it a state directory of its own
+    (unless one is set explicitly)."""
     if not os.environ.get("RAIDMAN_STATE_DIR"):
         made = tempfile.mkdtemp(prefix="raidman-demo-")
         os.environ["RAIDMAN_STATE_DIR"] = made

@@ -112,10 +112,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def routine_config(args: argparse.Namespace) -> RoutineConfig:
     """The configuration file with the command line's values over it (ConfigError if either is
-    out of shape)."""
+    out of shape). With ``--demo``/``--replay`` the file's alert program and addresses are
+    not used (nothing simulated leaves the machine): the command line's only."""
     cfg = load_config(Path(args.config) if getattr(args, "config", None) else None)
     kw: dict[str, Any] = {}
-    # the schedule a plan installed (app.plans.check_schedule's drop-in) under the flags
+    if getattr(args, "demo", None) or getattr(args, "replay", None):
+        kw.update(alert_program=None, mailaddr=None, mailfrom=None, simulated=True)
+    # the schedule a plan installed (app.plans.builders.check_schedule's drop-in) under the flags
     every = getattr(args, "check_every", None) or os.environ.get("RAIDMAN_CHECK_EVERY")
     window = getattr(args, "check_window", None) or os.environ.get("RAIDMAN_CHECK_WINDOW")
     if every:
@@ -154,13 +157,21 @@ def test_alert(backend: Backend, cfg: RoutineConfig, out: Callable[[str], None])
     """``--test-alert``: TestMessage for every array through the program / mail, as ``mdadm
     --monitor --test`` does; 0 when every delivery worked."""
     targets = resolve_targets(cfg, backend)
-    if not targets.any:
+    if not targets.any and not cfg.simulated:
         print(
             "raidman monitor: no alert program and no mail address (raidman.toml [alerts], "
             "--alert-program/--mailaddr, or mdadm.conf PROGRAM/MAILADDR)",
             file=sys.stderr,
         )
         return 1
+    arrays = [a for a in backend.probe().arrays if not a.is_container]
+    if not arrays:
+        print(
+            f"raidman monitor: no md arrays on {backend.name}: nothing to watch, "
+            "no test alert sent",
+            file=sys.stderr,
+        )
+        return 0
     alerter = Alerter(
         backend,
         targets,
@@ -172,9 +183,7 @@ def test_alert(backend: Backend, cfg: RoutineConfig, out: Callable[[str], None])
     )
     out(f"alerts: {targets.text()}")
     jobs = []
-    for a in backend.probe().arrays:
-        if a.is_container:
-            continue
+    for a in arrays:
         jobs += alerter.emit(
             AlertEvent("TestMessage", a.name, detail=f"test message for {a.name}"), fold=False
         )
@@ -183,7 +192,7 @@ def test_alert(backend: Backend, cfg: RoutineConfig, out: Callable[[str], None])
         j.done.wait(cfg.timeout_s + 5)
         ok = ok and j.ok
     alerter.close()
-    return 0 if ok and jobs else 1
+    return 0 if ok and (jobs or not targets.any) else 1
 
 
 def run(args: argparse.Namespace) -> int:
@@ -224,6 +233,9 @@ def run(args: argparse.Namespace) -> int:
             if textfile is not None:
                 textfile.tick()
             mon.close()  # what the database did not take at start: one more try
+            refused = store.refused  # held in memory, and this run ends: not recorded
+            if refused is not None:
+                raise sqlite3.OperationalError(refused)
         except sqlite3.Error as e:  # locked by another process, disk full: a message, no traceback
             why = " (another process holds it)" if is_transient(e) and "lock" in str(e) else ""
             print(
@@ -271,8 +283,10 @@ def run(args: argparse.Namespace) -> int:
                 try:
                     routine.configure(routine_config(args))
                     out("configuration reloaded")
-                except ConfigError as e:
-                    out(f"configuration not reloaded (the one in force stays): {e}")
+                except Exception as e:  # SIGHUP never stops the monitor (a ConfigError is
+                    # one line; anything else is a bug, named so)
+                    why = str(e) if isinstance(e, ConfigError) else f"{type(e).__name__}: {e}"
+                    out(f"configuration not reloaded (the one in force stays): {why}")
             try:
                 mon.tick()
                 if textfile is not None:

@@ -37,21 +37,16 @@ from app.commands import plan_lifecycle
 from app.commands.backend_options import add_backend_options, make_backend
 from app.commands.refusal import refuse
 from app.model import Machine
-from app.plans import persist
-from app.plans.allowlist import plan_step_problems
-from app.plans.benchmark import WORKLOADS, BenchmarkParams, build_benchmark
-from app.plans.check_schedule import schedule_plan, unschedule_plan
-from app.plans.geometry import PlanError, parse_size
-from app.plans.identity import record_disks
-from app.plans.plan import Plan, escape_controls
-from app.plans.render import current_consequences, format_plan, plan_file_text, preflight_for
-from app.plans.wizards.create_array import (
+from app.plans.builders import persist
+from app.plans.builders.benchmark import WORKLOADS, BenchmarkParams, build_benchmark
+from app.plans.builders.check_schedule import schedule_plan, unschedule_plan
+from app.plans.builders.create_array import (
     CreateArrayParams,
     build_create_array,
     read_conf_and_scan,
 )
-from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
-from app.plans.wizards.members import (
+from app.plans.builders.filesystem import FilesystemParams, build_filesystem
+from app.plans.builders.members import (
     REPLACE_METHODS,
     build_add,
     build_fail,
@@ -60,13 +55,18 @@ from app.plans.wizards.members import (
     build_remove,
     build_replace,
 )
-from app.plans.wizards.smart_test import SMART_TESTS, build_smart_test, progress_argv
-from app.plans.wizards.sync_actions import (
+from app.plans.builders.smart_test import SMART_TESTS, build_smart_test, progress_argv
+from app.plans.builders.sync_actions import (
     build_bitmap,
     build_speed_limits,
     build_stripe_cache,
     build_sync_action,
 )
+from app.plans.geometry import PlanError, parse_size
+from app.plans.guards.allowlist import plan_step_problems
+from app.plans.guards.identity import record_disks
+from app.plans.plan import Plan, escape_controls
+from app.plans.render import current_consequences, format_plan, plan_file_text, preflight_for
 from app.statefiles import StateFileError
 
 

@@ -15,10 +15,8 @@ from typing import Any
 
 from app.backend import Backend
 from app.model import Machine
-from app.plans.geometry import PlanError
-from app.plans.plan import Plan
-from app.plans.superblocks import read_superblocks
-from app.plans.wizards.lifecycle import (
+from app.plans.builders.file_edit import file_now
+from app.plans.builders.lifecycle import (
     StrayArray,
     build_assemble,
     build_delete,
@@ -27,6 +25,10 @@ from app.plans.wizards.lifecycle import (
     build_stop,
     build_wipe,
 )
+from app.plans.geometry import PlanError
+from app.plans.ops.system_files import FSTAB, MDADM_CONF
+from app.plans.plan import Plan
+from app.plans.superblocks import read_superblocks
 from app.rules.fstab import recommended_mount_options
 from app.rules.inputs import FSTRIM_ARGV
 
@@ -66,6 +68,18 @@ def add_parsers(wiz: Any, common: Any) -> None:
     common(m)
 
 
+def _mdadm_conf(backend: Backend) -> tuple[str, str] | None:
+    """mdadm.conf's path and text, where one is read (Debian's path first)."""
+    for path in MDADM_CONF:
+        try:
+            text = backend.read_text(path)
+        except Exception:
+            text = None
+        if text is not None:
+            return path, text
+    return None
+
+
 def strays_of(machine: Machine, backend: Backend) -> tuple[StrayArray, ...]:
     sbs = read_superblocks(machine, backend)
     return tuple(StrayArray(s.uuid, s.name, tuple(x.device for x in s.devices)) for s in sbs.strays)
@@ -101,7 +115,9 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
             machine, strays_of(machine, backend), None if args.scan else args.array
         )
     if w == "delete":
-        return build_delete(machine, args.array)
+        return build_delete(
+            machine, args.array, read_superblocks(machine, backend), _mdadm_conf(backend)
+        )
     if w == "wipe":
         return build_wipe(machine, args.device)
     if w == "mount":
@@ -112,7 +128,15 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
             opts, why = recommended_mount_options(
                 machine, dev, _fstrim(backend), _discard_passes(backend, dev)
             )
+        text, in_place = file_now(backend, FSTAB) if args.fstab else (None, False)
         return build_mount(
-            machine, dev, args.mountpoint, options=opts, fstab=args.fstab, why_options=why
+            machine,
+            dev,
+            args.mountpoint,
+            options=opts,
+            fstab=args.fstab,
+            fstab_text=text,
+            fstab_in_place=in_place,
+            why_options=why,
         )
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it

@@ -24,6 +24,9 @@ SECTOR = 512
 Severity = Literal["info", "warning", "error"]
 
 
+MAX_NOTE = 1000  # characters of one ProbeNote's message
+
+
 @dataclass(frozen=True, slots=True)
 class ProbeNote:
     """Something the probe could not do, shown to the user instead of a traceback."""
@@ -31,6 +34,13 @@ class ProbeNote:
     source: str  # "lvm", "mdadm", "smartctl", "sysfs", "lsblk", ...
     message: str
     severity: Severity = "warning"
+
+    def __post_init__(self) -> None:
+        # what a machine says is quoted in notes: a note is a line to read, never the input
+        # whole (a 60 MB mountinfo line was a 60 MB note, issue 37)
+        if len(self.message) > MAX_NOTE:
+            cut = f"{self.message[:MAX_NOTE]}… ({len(self.message)} characters)"
+            object.__setattr__(self, "message", cut)
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,12 +91,19 @@ class SyncForecast:
     why: str = ""  # one line, plain English: why these bytes
     progress_sectors: int | None = None  # what the sync's progress will count (its unit)
     wait_s: float | None = None  # about how long it waits for ``waits_for`` (their ETAs)
+    limit_kib_s: int | None = None  # the max limit in force, where the limit holds it
+    # where the rate came from: "measured" (the progress over the last second), "md" (md's own
+    # sync_speed), "model" (the members' rated speed or the limit, before the sync runs)
+    rate_source: str = "model"
 
     def to_json(self) -> dict[str, Any]:
         return {
             "array": self.array,
             "action": self.action,
             "speed_kib_s": self.speed_kib_s,
+            "speed_why": self.speed_why,
+            "rate_source": self.rate_source,
+            "limit_kib_s": self.limit_kib_s,
             "duration_s_low": self.duration_s_low,
             "duration_s_high": self.duration_s_high,
             "members": [m.to_json() for m in self.members],
@@ -307,9 +314,11 @@ def forecast_sync(
         else None
     )
     speed: float | None
+    held_by: int | None = None
     if limit_rate is not None and (hw is None or hw >= limit_rate):
         speed = limit_rate
         speed_why = "the array's own limit" if limit_local else "md's limit"
+        held_by = hi_lim
     elif hw is not None:
         speed = hw
         speed_why = "the members' speed"
@@ -333,6 +342,7 @@ def forecast_sync(
         why=why,
         progress_sectors=total,
         wait_s=wait_s,
+        limit_kib_s=held_by,
     )
 
 

@@ -4,7 +4,7 @@ Read from ``/proc/self/mountinfo`` (major:minor resolved to kernel names through
 ``/proc/swaps``, ``/sys/block/*/holders`` and ``/sys/block/*/*/holders`` — never from blkid,
 wipefs or lsblk's FSTYPE, which a denied or missing tool leaves empty. Pre-flight and the device
 pickers decide "in use" from this; a check that could not be read is listed in ``unread`` and
-refuses every device (``app.plans.in_use``).
+refuses every device (``app.plans.guards.in_use``).
 """
 
 from __future__ import annotations

@@ -32,13 +32,19 @@ class KernelLine:
     priority: int | None = None  # 0 emerg .. 7 debug
 
 
+MAX_MICROSECONDS = 1 << 63  # journald's timestamps are unsigned 64-bit µs; more is no time
+
+
 def _num(v: object) -> int | None:
+    """A journal number (a decimal string, or a JSON integer) within 0..2^63; else None. (A
+    JSON integer of 400 digits made ``mono / 1e6`` an OverflowError that cost the whole log,
+    issue 37: now that field of that line is unknown.)"""
     if isinstance(v, bool):
         return None
-    if isinstance(v, int):
+    if isinstance(v, str) and v.isascii() and v.isdigit() and len(v) <= 20:
+        v = int(v)
+    if isinstance(v, int) and 0 <= v < MAX_MICROSECONDS:
         return v
-    if isinstance(v, str) and v.isdigit() and len(v) <= 20:
-        return int(v)
     return None
 
 

@@ -52,7 +52,14 @@ def _opts(s: str) -> tuple[str, ...]:
     return tuple(unescape(o) for o in s.split(",") if o)
 
 
+# a mount point and a root are at most PATH_MAX (4096) each, escaped 4 bytes a byte; options
+# are short: a line longer than this is not the kernel's (and is not quoted whole in a note)
+MAX_LINE = 64 * 1024
+
+
 def parse_mountinfo_line(line: str, lineno: int | None = None) -> MountEntry:
+    if len(line) > MAX_LINE:
+        raise ParseError(SOURCE, f"a line of {len(line)} characters is not the kernel's", lineno)
     fields = line.split(" ")
     try:
         sep = fields.index("-", 6)

@@ -168,3 +168,41 @@ def toml_nesting(text: str) -> int:
             depth = max(0, depth - 1)
         i += 1
     return best
+
+
+class TomlError(ValueError):
+    """A TOML file raidman cannot read; the message (one line, with the line and key where
+    known) follows the file's name."""
+
+
+# Python reads at most this many digits into an int (sys.int_info.str_digits_check_threshold's
+# default limit): tomllib raised a bare ValueError past it, a traceback at start and a dead
+# monitor at SIGHUP (issue 37, item 9)
+_LONG_NUMBER = re.compile(r"[0-9_]{4000,}")
+
+
+def toml_loads(text: str, *, max_nesting: int) -> dict[str, Any]:
+    """``tomllib.loads`` with every way it fails as a :class:`TomlError`: not TOML (with its
+    line and column), nested deeper than ``max_nesting`` (tomllib recurses per level), a number
+    too long for Python to read (with its line and key)."""
+    import tomllib
+
+    if toml_nesting(text) > max_nesting:
+        raise TomlError(f"nested deeper than {max_nesting} levels")
+    long = _LONG_NUMBER.search(text)
+    if long is not None:
+        line = text.count("\n", 0, long.start()) + 1
+        head = text[text.rfind("\n", 0, long.start()) + 1 : long.start()]
+        key = head.split("=", 1)[0].strip() if "=" in head else ""
+        where = f"line {line}" + (f", {key[:40]}" if key else "")
+        raise TomlError(
+            f"{where}: a number of {len(long.group())} digits is no value raidman takes"
+        )
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise TomlError(f"not TOML: {e}") from None
+    except RecursionError:
+        raise TomlError("nested too deeply") from None
+    except ValueError as e:  # what tomllib lets through (Python's own limits): still a message
+        raise TomlError(f"cannot read: {str(e).split(';')[0]}") from None

@@ -1,4 +1,5 @@
-"""Plans: ordered argv steps with a reason each, built by wizards and rules, run only by the executor."""
+"""Plans: typed operations in order, each with its reason, built by the builders and the audit
+rules, judged by the guards, forecast by the outcome, run only by the executor."""
 
 from app.plans.plan import Plan, Step
 

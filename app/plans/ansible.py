@@ -30,14 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.model import Disk, Machine, Partition
-from app.plans.allowlist import plan_step_problems
+from app.plans import ops
 from app.plans.geometry import PlanError
+from app.plans.guards.allowlist import plan_step_problems
+from app.plans.guards.plan_devices import argv_devices
+from app.plans.guards.preflight import Preflight, strip_dev
 from app.plans.plan import Plan, Step
-from app.plans.plan_devices import argv_devices
-from app.plans.preflight import Preflight, strip_dev
 from app.plans.render import format_plan
-
-INITRAMFS_TOOLS = ("update-initramfs", "dracut", "mkinitcpio")
 
 
 # ---- a tiny YAML writer ---------------------------------------------------------------------
@@ -112,101 +111,95 @@ def _md_sysfs(md_path: str) -> str | None:
     return None if "/" in name else f"/sys/block/{name}/md"
 
 
+def _state_check(r: str, g: _Guard, path: str, dev: str) -> None:
+    base = _md_sysfs(path)
+    if base is not None:
+        g.checks.append(
+            _cmd(["cat", f"{base}/dev-{strip_dev(dev)}/state"], f"{r}_check", failed_when=False)
+        )
+
+
 def _guard(i: int, step: Step, vars_: dict[str, Any], changed_before: list[str]) -> _Guard:
-    a = step.argv
+    op = step.op
     r = f"raidman_s{i}"
     g = _Guard()
-    prog = a[0].rsplit("/", 1)[-1]
-    if prog == "mdadm" and len(a) >= 3 and a[1] == "--create":
-        g.checks.append(_cmd(["mdadm", "--detail", a[2]], f"{r}_check", failed_when=False))
+    if isinstance(op, ops.CreateArray):
+        g.checks.append(_cmd(["mdadm", "--detail", op.path], f"{r}_check", failed_when=False))
         g.done = f"{r}_check.rc == 0"
-    elif prog == "tee" and a[1:2] == ("-a",) and len(a) == 3 and step.stdin_from:
+    elif isinstance(op, ops.AppendArrayFromDetail):
         g.checks.append(
             _cmd(
-                list(step.stdin_from),
+                list(op.stdin_from()),
                 f"{r}_in",
                 failed_when=Expr(f"{r}_in.rc != 0 and not ansible_check_mode"),
             )
         )
-        g.checks.append(
-            _cmd(
-                ["grep", "-qxF", "-e", "LINE", a[2]],
-                f"{r}_have",
-                failed_when=Expr(f"{r}_have.rc > 2"),
-            )
+        have = _cmd(
+            ["grep", "-qxF", "-e", "LINE", op.conf],
+            f"{r}_have",
+            failed_when=Expr(f"{r}_have.rc > 2"),
         )
-        g.checks[-1]["ansible.builtin.command"]["argv"][3] = f"{{{{ {r}_in.stdout | trim }}}}"
+        have["ansible.builtin.command"]["argv"][3] = f"{{{{ {r}_in.stdout | trim }}}}"
+        g.checks.append(have)
         g.done = f"{r}_have.rc == 0"
-    elif prog in INITRAMFS_TOOLS:
+    elif isinstance(op, ops.UpdateInitramfs):
         g.run_when = (
             " or ".join(f"{c} is changed" for c in changed_before) if changed_before else "false"
         )
         g.note = "runs only when an earlier step changed something"
-    elif prog == "pvcreate":
-        g.checks.append(_cmd(["pvs", a[-1]], f"{r}_check", failed_when=False))
+    elif isinstance(op, ops.PvCreate):
+        g.checks.append(_cmd(["pvs", op.device], f"{r}_check", failed_when=False))
         g.done = f"{r}_check.rc == 0"
-    elif prog == "vgcreate" and len(a) >= 3:
-        g.checks.append(_cmd(["vgs", a[1]], f"{r}_check", failed_when=False))
+    elif isinstance(op, ops.VgCreate):
+        g.checks.append(_cmd(["vgs", op.vg], f"{r}_check", failed_when=False))
         g.done = f"{r}_check.rc == 0"
-    elif prog == "lvcreate" and "--name" in a:
-        lv = a[a.index("--name") + 1]
-        g.checks.append(_cmd(["lvs", f"{a[-1]}/{lv}"], f"{r}_check", failed_when=False))
+    elif isinstance(op, ops.LvCreate):
+        g.checks.append(_cmd(["lvs", f"{op.vg}/{op.name}"], f"{r}_check", failed_when=False))
         g.done = f"{r}_check.rc == 0"
-    elif prog.startswith("mkfs."):
-        vars_[f"{r}_fstype"] = Unsafe(prog.removeprefix("mkfs."))
-        g.checks.append(
-            _cmd(
-                ["blkid", "-p", "-s", "TYPE", "-o", "value", a[-1]], f"{r}_check", failed_when=False
-            )
-        )
+    elif isinstance(op, (ops.MakeExt4, ops.MakeXfs)):
+        vars_[f"{r}_fstype"] = Unsafe("ext4" if isinstance(op, ops.MakeExt4) else "xfs")
+        blkid = ["blkid", "-p", "-s", "TYPE", "-o", "value", op.device]
+        g.checks.append(_cmd(blkid, f"{r}_check", failed_when=False))
         g.done = f"{r}_check.stdout | trim == {r}_fstype"
-    elif (
-        prog == "mdadm"
-        and len(a) >= 4
-        and a[2] in ("--add", "--add-spare", "--re-add", "--fail", "--remove")
-    ):
-        base = _md_sysfs(a[1])
-        if base is not None:
-            dev = strip_dev(a[3])
-            g.checks.append(
-                _cmd(["cat", f"{base}/dev-{dev}/state"], f"{r}_check", failed_when=False)
-            )
-            if a[2] == "--fail":
-                g.done = f"{r}_check.rc != 0 or 'faulty' in {r}_check.stdout"
-            elif a[2] == "--remove":
-                g.done = f"{r}_check.rc != 0"
-            else:
-                g.done = f"{r}_check.rc == 0 and 'faulty' not in {r}_check.stdout"
-    elif prog == "mdadm" and len(a) >= 6 and a[2] == "--replace":
-        base = _md_sysfs(a[1])
-        if base is not None:
-            g.checks.append(
-                _cmd(
-                    ["cat", f"{base}/dev-{strip_dev(a[3])}/state"], f"{r}_check", failed_when=False
-                )
-            )
+    elif isinstance(op, (ops.AddMember, ops.ReAddMember, ops.FailMember, ops.RemoveMember)):
+        _state_check(r, g, op.array_path, op.device)
+        if g.checks and isinstance(op, ops.FailMember):
+            g.done = f"{r}_check.rc != 0 or 'faulty' in {r}_check.stdout"
+        elif g.checks and isinstance(op, ops.RemoveMember):
+            g.done = f"{r}_check.rc != 0"
+        elif g.checks:
+            g.done = f"{r}_check.rc == 0 and 'faulty' not in {r}_check.stdout"
+    elif isinstance(op, ops.ReplaceMember):
+        _state_check(r, g, op.array_path, op.old)
+        if g.checks:
             g.done = (
                 f"{r}_check.rc != 0 or 'faulty' in {r}_check.stdout"
                 f" or 'want_replacement' in {r}_check.stdout"
             )
-    elif prog == "mdadm" and len(a) >= 4 and a[1] == "--grow":
-        base = _md_sysfs(a[2])
-        want = [x.split("=", 1)[1] for x in a if x.startswith("--raid-devices=")]
-        if base is not None and want:
-            vars_[f"{r}_want"] = Unsafe(want[0])
+    elif isinstance(op, ops.GrowDevices):
+        base = _md_sysfs(op.array_path)
+        if base is not None:
+            vars_[f"{r}_want"] = Unsafe(str(op.raid_devices))
             g.checks.append(_cmd(["cat", f"{base}/raid_disks"], f"{r}_check", failed_when=False))
             g.done = f"({r}_check.stdout.split() or [''])[0] == {r}_want"
-    elif prog == "tee" and len(a) == 2 and a[1].startswith("/sys/") and step.stdin is not None:
-        vars_[f"{r}_want"] = Unsafe(step.stdin.strip())
-        g.checks.append(_cmd(["cat", a[1]], f"{r}_check", failed_when=False))
+    elif isinstance(op, (ops.SetSyncAction, ops.SetArraySpeed, ops.SetStripeCache, ops.SetSyncMin)):
+        vars_[f"{r}_want"] = Unsafe(op.value())
+        g.checks.append(_cmd(["cat", op.path], f"{r}_check", failed_when=False))
         g.done = (
             f"{r}_check.rc == 0 and (({r}_check.stdout.split() or [''])[0] == {r}_want"
             f" or ('(' ~ {r}_want ~ ')') in {r}_check.stdout)"
         )
-    elif prog == "sysctl" and len(a) == 3 and a[1] == "-w" and "=" in a[2]:
-        key, val = a[2].split("=", 1)
-        vars_[f"{r}_want"] = Unsafe(val)
-        g.checks.append(_cmd(["sysctl", "-n", key], f"{r}_check", failed_when=False))
+    elif isinstance(op, ops.SetScheduler):
+        vars_[f"{r}_want"] = Unsafe(op.scheduler)
+        path = f"/sys/block/{op.disk}/queue/scheduler"
+        g.checks.append(_cmd(["cat", path], f"{r}_check", failed_when=False))
+        g.done = (
+            f"{r}_check.rc == 0 and (({r}_check.stdout.split() or [''])[0] == {r}_want"
+            f" or ('[' ~ {r}_want ~ ']') in {r}_check.stdout)"
+        )
+    elif isinstance(op, ops.SetSystemSpeed):
+        vars_[f"{r}_want"] = Unsafe(str(op.kib_s))
+        g.checks.append(_cmd(["sysctl", "-n", op.key], f"{r}_check", failed_when=False))
         g.done = f"{r}_check.stdout | trim == {r}_want"
     else:
         g.note = "no idempotence check known for this command: it runs on every run"

@@ -3,13 +3,14 @@
 Rules:
 * the audit log is not optional: ``execute`` takes it as a required argument, so nothing runs
   without it — the CLI's apply, the TUI's preview and boost raises and restores all come here;
-* nothing runs when ``dry_run`` is set, when a step is not one raidman plans
-  (``allowlist.step_problem``), when the backend has a ``read_only_reason`` or when the audit log
+* nothing runs when ``dry_run`` is set, when the steps are not in an order raidman plans
+  (``allowlist.plan_step_problems``; each step is an operation raidman plans by construction),
+  when the backend has a ``read_only_reason`` or when the audit log
   cannot be written (the report's ``refused`` says why; refusals are written to the log as
   ``event: refused`` when it can be written; a dry run writes nothing since nothing was attempted);
 * immediately before each step that writes to devices, the pre-flight checks that concern its
   devices run again on a fresh probe, with the disk identities the plan recorded
-  (``app.plans.recheck``): a refusal stops the run there (``event: refused`` in the audit log,
+  (``app.plans.guards.recheck``): a refusal stops the run there (``event: refused`` in the audit log,
   the step "failed", the rest "not-run");
 * before each step starts, a ``started`` entry (argv, stdin value, producer, forced codes, plan
   digest) is written; if that write fails the step does not start. When it ends, an ``executed``
@@ -32,10 +33,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from app.backend import Backend, CommandResult, OutputCallback, Stream
-from app.plans.allowlist import piped_input_problem, plan_step_problems
 from app.plans.audit_log import AuditLog
+from app.plans.guards.allowlist import piped_input_problem, plan_step_problems
+from app.plans.guards.recheck import step_refusals
 from app.plans.plan import Plan, Step
-from app.plans.recheck import step_refusals
 
 StepStatus = Literal["ok", "failed", "not-run"]
 EventKind = Literal["started", "output", "finished"]
@@ -106,7 +107,7 @@ class ExecutionReport:
 
 
 def _failure_message(step: Step, result: CommandResult, producer: bool = False) -> str:
-    prog = (step.stdin_from if producer and step.stdin_from else step.argv)[0]
+    prog = step.op.program(producer=producer)
     if result.returncode == 127:
         return f"{prog}: program not found (exit 127) — is it installed and on PATH?"
     if result.returncode == 126:
@@ -240,7 +241,7 @@ def execute(
                 message = _failure_message(step, prod, producer=True)
             elif piped_bad is not None:  # e.g. an array name that smuggles a second line
                 result = CommandResult(step.argv, 1, "", piped_bad)
-                message = f"{step.argv[0]}: not run: {piped_bad}"
+                message = f"{step.op.program()}: not run: {piped_bad}"
             else:
                 stdin = prod.stdout
         if result is None:

@@ -1,32 +1,32 @@
-r"""A plan is data: what will run, why, and whether it can destroy data. Building one has no side effects.
+r"""A plan is data: typed operations (``app.plans.ops``) in order, each with why it runs. Building
+one has no side effects.
 
-A plan read from a file is untrusted input: ``Plan.from_json`` checks every field's type and size
-(and refuses control characters except newlines in notes, warnings and stdin), ``load_plan_file``
-adds the file-level limits (size, UTF-8, NUL, JSON depth, duplicate keys). Every failure is a
-``PlanFileError`` with one line saying what is wrong.
+A step is an operation and its reason; its argv, stdin and piped producer are rendered from the
+operation. A plan read from a file is untrusted input: ``Plan.from_json`` checks every field's
+type and size, refuses control, invisible and bidi characters in its texts, and decodes each
+step's argv into its operation once (``app.plans.ops.decode``) — a step that does not decode is
+refused with the step's number and the reason. ``load_plan_file`` adds the file-level limits
+(size, UTF-8, NUL, JSON depth, duplicate keys). Every failure is a ``PlanFileError`` with one line
+saying what is wrong.
 
-Whether a step destroys data and what a destructive plan's user types to confirm are derived from
-the argv (``app.plans.destroys``), for a plan read from a file and one a wizard built alike: a
-file's ``"destructive": false`` on a step that destroys data is overridden (it can add a typed
-confirmation, never remove one), and a destructive plan's ``target`` is the device its first
-destroying step overwrites, whatever the file says. Overriding rather than refusing keeps one rule
-for every builder; a file edited that way no longer matches its digest anyway.
+Whether a step destroys data and the name typed to confirm come from the operations
+(``Op.destroys``): a file's ``"destructive"`` and ``"target"`` are read for their shape and
+otherwise ignored (the target of a destructive plan is what its first destroying step
+overwrites; a weakening plan's is set by its builder and kept).
 
-``disks`` records the identity (serial, WWN) of every whole disk a destructive step writes to when
-the plan is built (``app.plans.identity``); ``apply`` and the executor compare it with the disk
-now under that kernel name. ``None``: made by an older raidman (no identities recorded).
+``disks`` records the identity (serial, WWN) of every whole disk a step writes to when the plan is
+built (``app.plans.guards.identity``); ``apply`` and the executor compare it with the disk now under
+that kernel name. ``None``: made by an older raidman (no identities recorded).
 
-``Plan.digest`` is ``sha256:`` over a canonical JSON (sorted keys, no spaces, UTF-8) of every field
-that drives confirmation and pre-flight: the steps (argv, stdin, destructive), ``kind``,
-``target`` and ``disks``. It is an integrity check against accidents (a plan edited by hand, cut
-short, or mixed up with another), NOT a signature: anyone who can write the file can recompute it.
-What keeps a hostile file harmless is that everything which decides confirmation is derived from
-the argv, and the argv is bounded by the allowlist. ``steps_digest`` is the older format (the
-steps only), still recognised to tell an older raidman's file from an edited one.
+``Plan.digest`` is ``sha256:`` over a canonical JSON (sorted keys, no spaces, UTF-8) of the whole
+plan as written: title, kind, target, warnings, notes, params, the steps (argv, stdin, producer,
+why) and the disks. It is an integrity check against accidents (a plan edited by hand, cut
+short, or mixed up with another), NOT a signature: anyone who can write the file can recompute
+it. What keeps a hostile file harmless is that every step must decode into an operation raidman
+plans, and everything that decides confirmation is derived from the operations.
 
-``escape_controls`` (app/escape.py) shows text from a plan with control characters (ANSI
-escapes, ``\r``, bidi overrides, ...) as visible ``\x1b`` / ``\u202e`` escapes;
-``Plan.escaped()`` is the display copy.
+``escape_controls`` (app/escape.py) shows text with control characters as visible ``\x1b`` /
+``\u202e`` escapes; ``Plan.escaped()`` is the display copy.
 """
 
 from __future__ import annotations
@@ -34,14 +34,16 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
+import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from app.escape import escape_controls as escape_controls  # the plan modules import it here
 from app.escape import is_control as _is_control
-from app.plans.consequence_types import Consequences
-from app.plans.destroys import confirm_target, destroys
+from app.plans.ops import Op, OpError, StopArray, decode
+from app.plans.outcome.consequence_types import Consequences
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_STEPS = 64
@@ -75,16 +77,42 @@ class PlanFileError(ValueError):
     """A plan (file) that is not in shape; ``str()`` is one line saying why."""
 
 
+class PlanRefused(PlanFileError):
+    """A plan file in shape that raidman will not run (its owner, a step it never plans)."""
+
+
+class StepRefused(PlanRefused):
+    """A step that is not an operation raidman plans (``str()``: "step N: why")."""
+
+
+# characters that print as nothing, or as something else (a filler, a combining overlay, a
+# space that is not one): text in a plan is raidman's own English, device names and numbers
+_INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+
+
+def invisible(ch: str) -> bool:
+    """A control or format character (bidi, zero-width), or one that shows as nothing or
+    overlays its neighbour: combining marks, fillers, spaces other than the plain one."""
+    if _is_control(ch) or ch in _INVISIBLE:
+        return True
+    cat = unicodedata.category(ch)
+    return cat[0] == "M" or (cat == "Zs" and ch != " ")
+
+
 def _text(v: Any, what: str, *, limit: int = MAX_TEXT_CHARS, newlines: bool = False) -> str:
     if not isinstance(v, str):
         raise PlanFileError(f"{what} must be a string, not {type(v).__name__}")
     if len(v) > limit:
         raise PlanFileError(f"{what} is too long ({len(v)} characters, at most {limit})")
+    if v.isascii() and v.isprintable():
+        return v
     for ch in v:
-        if _is_control(ch) and not (newlines and ch == "\n"):
-            raise PlanFileError(
-                f"{what} contains the control character {escape_controls(ch)!s}: refused"
-            )
+        if (newlines and ch in "\n\t") or not invisible(ch):
+            continue
+        kind = "control" if _is_control(ch) else "invisible"
+        raise PlanFileError(
+            f"{what} contains the {kind} character {escape_controls(ch)!s}: refused"
+        )
     return v
 
 
@@ -137,11 +165,6 @@ def _sha256(data: Any) -> str:
     return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
-def steps_digest(steps: tuple[Step, ...] | list[Step]) -> str:
-    """``sha256:<hex>`` over the canonical JSON of ``steps`` (the digest an older raidman wrote)."""
-    return _sha256([s.to_json() for s in steps])
-
-
 @dataclass(frozen=True, slots=True)
 class DiskIdentity:
     """A whole disk as the plan saw it: its kernel name and what identifies it across reboots."""
@@ -179,27 +202,55 @@ class DiskIdentity:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    argv: tuple[str, ...]
-    why: str
-    destructive: bool = False
-    stdin: str | None = None  # fed to the program (e.g. a value for `tee /sys/...`)
-    # A read-only program whose stdout becomes this step's stdin (a pipe, run by the executor
-    # through backend.run too), e.g. ("mdadm", "--detail", "--brief", "/dev/md/127") feeding
-    # ("tee", "-a", "/etc/mdadm/mdadm.conf"): the ARRAY line needs the UUID mdadm picks at create.
-    stdin_from: tuple[str, ...] | None = None
+    """One operation of a plan and why it runs; what runs is rendered from the operation."""
 
-    def __post_init__(self) -> None:
-        # derived from the argv: a builder's or a file's False cannot hide what it destroys
-        if not self.destructive and destroys(self.argv) is not None:
-            object.__setattr__(self, "destructive", True)
+    op: Op
+    why: str = ""
+
+    @classmethod
+    def decode(
+        cls,
+        argv: Iterable[str],
+        why: str = "",
+        destructive: bool = False,
+        stdin: str | None = None,
+        stdin_from: Iterable[str] | None = None,
+    ) -> Step:
+        """The step whose operation renders ``argv`` (OpError when none does). ``destructive``
+        is not read: whether a step destroys data is its operation's."""
+        del destructive
+        producer = tuple(stdin_from) if stdin_from is not None else None
+        return cls(decode(tuple(argv), stdin, producer), why)
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return self.op.argv()
+
+    @property
+    def stdin(self) -> str | None:
+        """Fed to the program (e.g. a value for ``tee /sys/...``)."""
+        return self.op.stdin()
+
+    @property
+    def stdin_from(self) -> tuple[str, ...] | None:
+        """A read-only program whose stdout becomes this step's stdin (a pipe, run by the
+        executor through backend.run too): ``mdadm --detail --brief MD`` feeding ``tee -a
+        mdadm.conf`` (the ARRAY line needs the UUID mdadm picks at create)."""
+        return self.op.stdin_from()
+
+    @property
+    def destructive(self) -> bool:
+        return self.op.destroys() is not None
 
     def shell(self) -> str:
         """The step as one copyable, properly quoted shell line."""
         line = shlex.join(self.argv)
-        if self.stdin_from is not None:
-            return f"{shlex.join(self.stdin_from)} | {line}"
-        if self.stdin is not None:
-            return f"printf '%s\\n' {shlex.quote(self.stdin.rstrip(chr(10)))} | {line}"
+        producer = self.stdin_from
+        if producer is not None:
+            return f"{shlex.join(producer)} | {line}"
+        stdin = self.stdin
+        if stdin is not None:
+            return f"printf '%s\\n' {shlex.quote(stdin.rstrip(chr(10)))} | {line}"
         return line
 
     def to_json(self) -> dict[str, Any]:
@@ -224,33 +275,29 @@ class Step:
         if "argv" not in d:
             raise PlanFileError(f"{where} has no 'argv'")
         argv = _str_list(d["argv"], f"{where}.argv", limit=MAX_ARGV)
-        if not argv or not argv[0]:
+        if not argv:
             raise PlanFileError(f"{where}.argv must name a program")
         why = _text(d.get("why", ""), f"{where}.why", limit=MAX_TEXT_CHARS)
-        destructive = d.get("destructive", False)
-        if not isinstance(destructive, bool):
+        if not isinstance(d.get("destructive", False), bool):
             raise PlanFileError(f"{where}.destructive must be true or false")
         stdin = d.get("stdin")
         if stdin is not None:
-            stdin = _text(stdin, f"{where}.stdin", limit=MAX_TEXT_CHARS, newlines=True)
+            stdin = _text(stdin, f"{where}.stdin", limit=MAX_TEXT_CHARS * 8, newlines=True)
         stdin_from = d.get("stdin_from")
         if stdin_from is not None:
             stdin_from = _str_list(stdin_from, f"{where}.stdin_from", limit=MAX_ARGV)
-            if not stdin_from or not stdin_from[0]:
+            if not stdin_from:
                 raise PlanFileError(f"{where}.stdin_from must name a program")
             if stdin is not None:
                 raise PlanFileError(f"{where} has both 'stdin' and 'stdin_from'")
-        return cls(argv, why, destructive, stdin, stdin_from)
+        try:
+            return cls.decode(argv, why, stdin=stdin, stdin_from=stdin_from)
+        except OpError as e:
+            raise StepRefused(f"{where}: {e}") from None
 
     def escaped(self) -> Step:
-        """A display copy: control characters in every text shown as escapes."""
-        return Step(
-            tuple(escape_controls(a) for a in self.argv),
-            escape_controls(self.why),
-            self.destructive,
-            None if self.stdin is None else escape_controls(self.stdin, keep_newlines=True),
-            None if self.stdin_from is None else tuple(escape_controls(a) for a in self.stdin_from),
-        )
+        """A display copy (an operation's fields hold no control characters: it checked them)."""
+        return Step(self.op, escape_controls(self.why))
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,21 +309,28 @@ class Plan:
     kind: str = ""  # which wizard/rule built it, e.g. "create-array"
     params: dict[str, Any] = field(default_factory=dict, hash=False)
     notes: tuple[str, ...] = ()  # explanations shown with the plan (geometry, bitmap, conf diff)
-    # identities of the disks destructive steps write to (app.plans.identity); None: not recorded
+    # identities of the disks destructive steps write to (app.plans.guards.identity); None: not recorded
     disks: tuple[DiskIdentity, ...] | None = None
 
     def __post_init__(self) -> None:
-        # the name typed to confirm is what the first destroying step overwrites (from the argv)
-        derived = confirm_target(s.argv for s in self.steps)
+        # the name typed to confirm is what the first destroying step overwrites
+        derived = confirm_target(s.op for s in self.steps)
         if derived is not None and derived != self.target:
             object.__setattr__(self, "target", derived)
 
-    # what running it means (app.plans.consequences); never taken from a plan file
+    # what running it means (app.plans.outcome.consequences); never taken from a plan file
     consequences: Consequences | None = field(default=None, hash=False, compare=False)
 
     @property
     def destructive(self) -> bool:
         return any(s.destructive for s in self.steps)
+
+    @property
+    def confirm_word(self) -> str:
+        """What the user types to confirm: the thing at risk (data the plan loses, an array whose
+        sync it stops or that it leaves weaker: ``Consequences.at_risk``), else the target."""
+        c = self.consequences
+        return c.at_risk if c is not None and c.at_risk else self.target
 
     @property
     def needs_typed(self) -> bool:
@@ -303,9 +357,13 @@ class Plan:
         """Integrity (not authenticity): see the module docstring."""
         return _sha256(
             {
-                "steps": [s.to_json() for s in self.steps],
+                "title": self.title,
                 "kind": self.kind,
                 "target": self.target,
+                "warnings": list(self.warnings),
+                "notes": list(self.notes),
+                "params": self.params,
+                "steps": [s.to_json() for s in self.steps],
                 "disks": None if self.disks is None else [d.to_json() for d in self.disks],
             }
         )
@@ -375,6 +433,28 @@ class Plan:
             notes=_str_list(d.get("notes", []), "'notes'", limit=MAX_LIST, newlines=True),
             disks=disks,
         )
+
+
+def confirm_name(path: str) -> str:
+    """What the user types for ``path``: ``/dev/md/127`` → ``127``, ``/dev/sdb`` → ``sdb``,
+    ``/dev/vg0/data`` → ``vg0/data``."""
+    if path.startswith("/dev/md/"):
+        return path[len("/dev/md/") :]
+    return path.removeprefix("/dev/")
+
+
+def confirm_target(ops: Iterable[Op]) -> str | None:
+    """The name typed to confirm: what the first destroying step overwrites (None: none does);
+    the array, when an earlier step stopped it (deleting an array erases its members one by one,
+    and what the user means to destroy is the array)."""
+    stopped: str | None = None
+    for op in ops:
+        if isinstance(op, StopArray):
+            stopped = op.array_path
+        hit = op.destroys()
+        if hit is not None:
+            return confirm_name(stopped if stopped is not None else hit)
+    return None
 
 
 def declared_digest(d: Any) -> str | None:

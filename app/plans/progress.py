@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from app.format import duration
 from app.model import md_names
 from app.model.levels import REDUNDANT
+from app.plans import ops
 from app.plans.executor import ExecutionReport, StepOutcome
 from app.plans.plan import Step, escape_controls
 
@@ -24,7 +25,6 @@ from app.plans.plan import Step, escape_controls
 # 4096/2097152" (e2fsprogs lib/ext2fs/progress.c: label, then "%*llu/%*llu" redrawn in place)
 _LABELLED = re.compile(r"^\s*([A-Za-z][A-Za-z ()0-9]*?):\s+(\d{1,19})/(\d{1,19})\s*$")
 _BARE = re.compile(r"^\s*(\d{1,19})/(\d{1,19})\s*$")
-_MD_SYSFS = re.compile(r"/sys/block/(md[0-9]+)/md/sync_action")
 _SYNC_ACTIONS = {"check", "repair"}
 
 
@@ -72,24 +72,18 @@ class StepProgress:
 
 
 def sync_target(step: Step) -> str | None:
-    """The md device (path as the argv names it) whose sync this step starts, if it starts one:
-    a redundant ``mdadm --create``, ``--add``/``--re-add``/``--replace`` on an array, a
-    ``--grow --raid-devices`` reshape, or ``check``/``repair`` written to ``sync_action``."""
-    a = step.argv
-    prog = a[0].rsplit("/", 1)[-1] if a else ""
-    if prog == "mdadm" and len(a) > 2:
-        if a[1] == "--create":
-            levels = [o.split("=", 1)[1] for o in a[3:] if o.startswith("--level=")]
-            return a[2] if levels and md_names.level_name(levels[0]) in REDUNDANT else None
-        if a[1] == "--grow" and any(o.startswith("--raid-devices=") for o in a[3:]):
-            return a[2]
-        if a[2] in ("--add", "--re-add", "--replace"):
-            return a[1]
-        return None
-    if prog == "tee" and len(a) == 2:
-        m = _MD_SYSFS.fullmatch(a[1])
-        if m is not None and (step.stdin or "").strip() in _SYNC_ACTIONS:
-            return f"/dev/{m.group(1)}"
+    """The md device (path as the step names it) whose sync this step starts, if it starts one:
+    a redundant array created, a member added, re-added or replaced, a ``--raid-devices``
+    reshape, or ``check``/``repair`` written to ``sync_action``."""
+    op = step.op
+    if isinstance(op, ops.CreateArray):
+        return op.path if md_names.level_name(op.level) in REDUNDANT else None
+    if isinstance(op, ops.AddMember) and not op.spare:
+        return op.array_path
+    if isinstance(op, (ops.GrowDevices, ops.ReAddMember, ops.ReplaceMember)):
+        return op.array_path
+    if isinstance(op, ops.SetSyncAction) and op.action in _SYNC_ACTIONS:
+        return f"/dev/{op.md}"
     return None
 
 

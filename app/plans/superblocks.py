@@ -10,7 +10,7 @@ app.parsers.mdadm_superblock). Against the kernel's arrays (``Machine.arrays``):
 * a device carrying the UUID of a running array that the kernel does not list is ``outside``
   it (a failed-and-removed member: re-add or add, by how far behind its events are);
 * a UUID no running array has is a stray array (``strays``): "not assembled", with the
-  assemble plan that would start it (app.plans.wizards.lifecycle).
+  assemble plan that would start it (app.plans.builders.lifecycle).
 
 Run at report time (``raidman report``), and in the TUI's workers, never on the UI thread.
 Anything unreadable is a note, never an error: ``notes`` says what could not be read.

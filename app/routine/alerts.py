@@ -68,9 +68,24 @@ class Targets:
         return (", ".join(parts) or "the log only") + f" ({self.source})"
 
 
+DEMO_SOURCE = "--demo/--replay: nothing simulated leaves this machine"
+SIMULATED_NOTE = (
+    "a demo or a replay: alerts go to this log and to --alert-program/--mailaddr only, never "
+    "to a program or address of raidman.toml or of the simulated or captured mdadm.conf"
+)
+
+
 def resolve_targets(cfg: RoutineConfig, backend: Backend) -> Targets:
     """raidman's configuration first; where it names neither a program nor an address,
-    mdadm.conf's PROGRAM / MAILADDR / MAILFROM (read through the backend)."""
+    mdadm.conf's PROGRAM / MAILADDR / MAILFROM (read through the backend). A demo or a replay
+    (``cfg.simulated``): the command line's only, mdadm.conf never read (issue 41: a demo's
+    simulated ``MAILADDR root`` went out through the real sendmail; issue 37: a capture's
+    PROGRAM ran as root)."""
+    if cfg.simulated:
+        source = "the command line" if cfg.alert_program or cfg.mailaddr else DEMO_SOURCE
+        return Targets(
+            cfg.alert_program, cfg.mailaddr, cfg.mailfrom, cfg.sendmail, source, (SIMULATED_NOTE,)
+        )
     if cfg.alert_program or cfg.mailaddr:
         return Targets(cfg.alert_program, cfg.mailaddr, cfg.mailfrom, cfg.sendmail, cfg.source)
     for path in MDADM_CONFS:

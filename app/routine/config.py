@@ -32,13 +32,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app import statefiles
-from app.parsers.safe import toml_nesting
+from app.parsers.safe import TomlError, toml_loads
 from app.paths import config_dir
 from app.statefiles import StateFileError
 
@@ -95,6 +94,9 @@ class RoutineConfig:
     source: str = "defaults"
     # where a schedule that overrides Debian's AUTOCHECK came from ("--check-every"); "" none
     schedule_from: str = ""
+    # a demo or a replay: alerts go to the log and to the command line's channels only, never
+    # to a program or address from the configuration or the (simulated, captured) mdadm.conf
+    simulated: bool = False
     notes: tuple[str, ...] = field(default=(), compare=False)
     # array -> its own schedule ([checks.mdN]: every, at, window over the [checks] ones)
     per_array: dict[str, RoutineConfig] = field(default_factory=dict, compare=False)
@@ -124,9 +126,11 @@ def _text(where: str, key: str, v: Any, limit: int = 4096) -> str:
 
 
 def _number(where: str, key: str, v: Any, lo: float, hi: float) -> float:
-    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+    if isinstance(v, bool) or not isinstance(v, int | float):
         raise ConfigError(f"{where}: {key} is not a number")
-    if not lo <= v <= hi:
+    if isinstance(v, float) and not math.isfinite(v):  # (an int of 400 digits is no float)
+        raise ConfigError(f"{where}: {key} is not a number")
+    if not lo <= v <= hi:  # an int compares exactly, however long
         raise ConfigError(f"{where}: {key} is not between {lo:g} and {hi:g}")
     return float(v)
 
@@ -236,14 +240,10 @@ def _alerts(where: str, t: Any, kw: dict[str, Any]) -> None:
 def parse_config(text: str, where: str = CONFIG_NAME) -> RoutineConfig:
     if len(text) > MAX_BYTES:
         raise ConfigError(f"{where}: larger than {MAX_BYTES} bytes")
-    if toml_nesting(text) > MAX_NESTING:
-        raise ConfigError(f"{where}: nested deeper than {MAX_NESTING} levels")
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{where}: not TOML: {e}") from None
-    except RecursionError:
-        raise ConfigError(f"{where}: nested too deeply") from None
+        data = toml_loads(text, max_nesting=MAX_NESTING)
+    except TomlError as e:
+        raise ConfigError(f"{where}: {e}") from None
     unknown = set(data) - {"checks", "alerts"}
     if unknown:
         raise ConfigError(f"{where}: unknown table or key {sorted(unknown)[0]!r}")

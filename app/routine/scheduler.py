@@ -25,6 +25,7 @@ from app.backend import Backend
 from app.model import Machine
 from app.model.devices import MdArray
 from app.model.live import LiveSample, MdLive
+from app.plans import ops
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
 from app.plans.plan import Plan, Step
@@ -45,15 +46,10 @@ def check_plan(array: str, start_sector: int) -> Plan:
     return Plan(
         title=f"Scheduled check of {array}",
         steps=(
+            Step(ops.SetSyncMin(array, start_sector), f"{where} (md begins a check at sync_min)"),
             Step(
-                ("tee", _sysfs(array, "sync_min")),
-                f"{where} (md begins a check at sync_min)",
-                stdin=f"{start_sector}\n",
-            ),
-            Step(
-                ("tee", _sysfs(array, "sync_action")),
+                ops.SetSyncAction(array, "check"),
                 "start the check (reads every member, compares, writes nothing)",
-                stdin="check\n",
             ),
         ),
         target=array,
@@ -67,9 +63,8 @@ def stop_plan(array: str) -> Plan:
         title=f"End of the check window of {array}",
         steps=(
             Step(
-                ("tee", _sysfs(array, "sync_action")),
+                ops.SetSyncAction(array, "idle"),
                 "stop the check at the window's end (md keeps how far it got in sync_min)",
-                stdin="idle\n",
             ),
         ),
         target=array,

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.model.devices import Machine
+from app.plans import ops
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 
-TEST_ALERT = ("mdadm", "--monitor", "--scan", "--oneshot", "--test")
 SERVICE = "mdmonitor.service"
 
 
@@ -40,7 +40,7 @@ def alert_targets(conf_text: str) -> dict[str, str]:
 
 def _test_step() -> Step:
     return Step(
-        TEST_ALERT,
+        ops.TestAlerts(),
         "send one TestMessage alert per array through the configured MAILADDR/PROGRAM "
         "(an alert path nobody has tested may not work when an array degrades)",
     )
@@ -70,9 +70,8 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
                 "Send md alerts to root and test them",
                 (
                     Step(
-                        ("tee", "-a", where),
+                        ops.AppendConfLine(where, "MAILADDR root"),
                         f"append MAILADDR root to {where}",
-                        stdin="MAILADDR root\n",
                     ),
                     _test_step(),
                 ),
@@ -94,7 +93,7 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
                 "Start the md monitor and test its alerts",
                 (
                     Step(
-                        ("systemctl", "enable", "--now", SERVICE),
+                        ops.Systemd("enable", SERVICE),
                         "run mdadm --monitor --scan now and at every boot",
                     ),
                     _test_step(),

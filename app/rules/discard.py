@@ -11,7 +11,8 @@ from collections.abc import Iterator
 
 from app.model import levels
 from app.model.devices import Machine
-from app.plans.create_guidance import PARITY_DISCARD
+from app.plans import ops
+from app.plans.builders.create_guidance import PARITY_DISCARD
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
 from app.rules.fstab import fstab_entries
@@ -129,7 +130,7 @@ def _fstrim(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             "Enable the weekly fstrim timer",
             (
                 Step(
-                    ("systemctl", "enable", "--now", "fstrim.timer"),
+                    ops.Systemd("enable", "fstrim.timer"),
                     "trim all mounted filesystems that support it, weekly",
                 ),
             ),

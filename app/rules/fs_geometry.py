@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from app.model import levels
 from app.model.devices import Machine
 from app.parsers.fsinfo import EXT_TYPES, fs_info_what
+from app.plans import ops
 from app.plans.geometry import XFS_AUTO_STRIPE_MIN_BYTES, Geometry, PlanError
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
@@ -68,7 +69,7 @@ def _ext4(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
                 f"Set stride={want_s}, stripe_width={want_w} on {path}",
                 (
                     Step(
-                        ("tune2fs", "-E", f"stride={want_s},stripe_width={want_w}", path),
+                        ops.TuneExt4Stride(path, want_s, want_w),
                         f"match the ext4 RAID hints to {a.name}'s geometry",
                     ),
                 ),

@@ -23,8 +23,8 @@ from app.parsers.lvmconfig import LvmConfig, parse_lvmconfig
 from app.parsers.mdadm import MdConfArray, parse_scan
 from app.parsers.tune2fs import Ext4Superblock
 from app.parsers.xfs_info import XfsGeometry
-from app.plans.mdconf_edit import norm_uuid
-from app.plans.persist import FILES
+from app.plans.builders.mdconf_edit import norm_uuid
+from app.plans.builders.persist import FILES
 from app.plans.shapes import MDADM_CONF
 from app.plans.superblocks import EXAMINE_SCAN_ARGV
 
@@ -104,7 +104,7 @@ class AuditInputs:
     write_cache: dict[str, str] = field(default_factory=dict, hash=False)  # write back/through
     # md array -> its own queue/optimal_io_size (what mkfs and pvcreate read from it)
     optimal_io: dict[str, int] = field(default_factory=dict, hash=False)
-    # raidman's own boot-time settings files (app.plans.persist) -> their text, where present
+    # raidman's own boot-time settings files (app.plans.builders.persist) -> their text, where present
     persisted: dict[str, str] = field(default_factory=dict, hash=False)
     unknown: dict[str, str] = field(default_factory=dict, hash=False)  # what -> why not read
 

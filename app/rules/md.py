@@ -8,17 +8,18 @@ from app.format import human_bytes
 from app.model import levels
 from app.model.devices import SECTOR, Machine, MdArray
 from app.parsers.mdadm import MdConfArray
-from app.plans import persist
+from app.plans import ops
+from app.plans.builders import persist
+from app.plans.builders.mdconf_edit import build_remove_stale, initramfs_step
+from app.plans.builders.sync_actions import FILE_BITMAP_DEPRECATED
 from app.plans.geometry import (
     STRIPE_CACHE_DEFAULT,
     STRIPE_CACHE_ENTRIES,
     stripe_cache_devices,
     stripe_cache_memory,
 )
-from app.plans.mdconf_edit import build_remove_stale, initramfs_step
+from app.plans.guards.preflight import BUSY_ACTIONS
 from app.plans.plan import Plan, Step
-from app.plans.preflight import BUSY_ACTIONS
-from app.plans.wizards.sync_actions import FILE_BITMAP_DEPRECATED
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 from app.rules.mdconf import devname_kernel, norm_uuid
@@ -87,8 +88,8 @@ BITMAP_COST = (
 )
 
 
-def _bitmap_argv(a: MdArray) -> tuple[str, ...]:
-    return ("mdadm", "--grow", "--bitmap=internal", a.path)
+def _bitmap_op(a: MdArray) -> ops.SetBitmap:
+    return ops.SetBitmap(a.path, "internal")
 
 
 def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
@@ -96,7 +97,7 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
         return
     if a.consistency_policy in ("journal", "ppl"):
         return  # these replace the bitmap and exclude it
-    fix_argv = _bitmap_argv(a)
+    fix_argv = _bitmap_op(a).argv()
     busy = a.sync is not None and a.sync.action in BUSY_ACTIONS
     later = (
         f" Not now: {a.name} is running a {a.sync.action}, and md answers EBUSY to a bitmap "
@@ -166,7 +167,7 @@ def _member_bytes(a: MdArray) -> int | None:
 def _add_bitmap_plan(a: MdArray) -> Plan:
     return Plan(
         f"Add an internal write-intent bitmap to {a.name}",
-        (Step(_bitmap_argv(a), "add an internal write-intent bitmap"),),
+        (Step(_bitmap_op(a), "add an internal write-intent bitmap"),),
         target=a.name,
         kind="audit-md-bitmap",
     )
@@ -282,9 +283,8 @@ def _stripe_cache(a: MdArray, inputs: AuditInputs) -> Iterator[Finding]:
     cost_new = stripe_cache_memory(want, n)
     steps = [
         Step(
-            ("tee", f"/sys/block/{a.name}/md/stripe_cache_size"),
+            ops.SetStripeCache(a.name, want),
             f"stripe cache {a.stripe_cache_size} -> {want} pages ({human(cost_new)} RAM)",
-            stdin=f"{want}\n",
         )
     ]
     f = persist.FILES["stripe-cache"]
@@ -423,18 +423,13 @@ def _mdadm_conf(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
         if scan is not None:
             e = _conf_entry(scan, a)
             line = e.line if e is not None else None
-        if line is not None:
-            step = Step(
-                ("tee", "-a", conf_path),
-                f"append the ARRAY line for {a.name}",
-                stdin=line + "\n",
-            )
-        else:
-            step = Step(
-                ("tee", "-a", conf_path),
-                f"append the ARRAY line for {a.name} (from mdadm --detail --brief)",
-                stdin_from=("mdadm", "--detail", "--brief", a.path),
-            )
+        try:  # a line mdadm printed is tool output: taken only in the shape mdadm prints
+            op: ops.Op = ops.AppendConfLine(conf_path, line or "")
+            why = f"append the ARRAY line for {a.name}"
+        except ops.OpError:
+            op = ops.AppendArrayFromDetail(conf_path, a.path)
+            why = f"append the ARRAY line for {a.name} (from mdadm --detail --brief)"
+        step = Step(op, why)
         where = (
             "there is no mdadm.conf"
             if inputs.mdadm_conf_path is None

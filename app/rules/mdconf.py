@@ -14,7 +14,7 @@ Parsing is ``app.parsers.mdadm.parse_scan``'s; this module adds what the audit c
 
 from __future__ import annotations
 
-from app.plans.mdconf_edit import norm_uuid
+from app.plans.builders.mdconf_edit import norm_uuid
 
 __all__ = ["devname_kernel", "norm_uuid"]
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.model.devices import Disk, Machine
-from app.plans import persist
+from app.plans import ops
+from app.plans.builders import persist
 from app.plans.plan import Plan, Step
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs, SchedulerState
@@ -47,11 +48,7 @@ def _scheduler_fix(d: Disk, st: SchedulerState, want: str, inputs: AuditInputs) 
     return Plan(
         f"Use the {want} scheduler on {d.name}",
         (
-            Step(
-                ("tee", f"/sys/block/{d.name}/queue/scheduler"),
-                f"I/O scheduler {st.current} -> {want}",
-                stdin=f"{want}\n",
-            ),
+            Step(ops.SetScheduler(d.name, want), f"I/O scheduler {st.current} -> {want}"),
             *persist.write_steps(f, text, f"keep {want} on {d.name} at boot"),
         ),
         target=d.name,

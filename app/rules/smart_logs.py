@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from app.model.devices import Machine
 from app.model.smart import SmartReading
 from app.model.smart_tables import last_self_test
+from app.plans.builders.smart_test import build_smart_test
 from app.plans.geometry import PlanError
-from app.plans.wizards.smart_test import build_smart_test
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 from app.rules.smart import CRC_ERRORS

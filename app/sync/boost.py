@@ -23,6 +23,7 @@ from app.model.live import LiveSample
 from app.parsers.meminfo import mem_available_bytes
 from app.parsers.safe import load_json
 from app.paths import BOOST_FILE, state_file
+from app.plans import ops
 from app.plans.geometry import STRIPE_CACHE_ENTRIES, stripe_cache_devices, stripe_cache_memory
 from app.plans.plan import Plan, Step
 from app.plans.shapes import SPEED_LIMIT_RANGE
@@ -71,9 +72,19 @@ class Setting:
         return self.kind == "sysctl"
 
     def step(self, value: str, why: str) -> Step:
+        """The step that writes ``value`` (a number ``check_setting`` accepted) to it."""
+        n = int(value)
         if self.kind == "sysctl":
-            return Step(("sysctl", "-w", f"{self.key}={value}"), why)
-        return Step(("tee", self.key), why, stdin=f"{value}\n")
+            bound = "min" if self.key.endswith("_min") else "max"
+            return Step(ops.SetSystemSpeed(bound, n), why)
+        m = _STRIPE_CACHE_KEY.fullmatch(self.key)
+        if m is not None:
+            return Step(ops.SetStripeCache(m.group(1), n), why)
+        lim = _ARRAY_LIMIT_KEY.fullmatch(self.key)
+        if lim is None:
+            raise ValueError(f"{self.key!r} is not a setting boost changes")
+        bound = "min" if self.key.endswith("_min") else "max"
+        return Step(ops.SetArraySpeed(lim.group(1), bound, n), why)
 
     def as_str(self) -> str:
         return f"{self.kind}:{self.key}"

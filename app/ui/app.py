@@ -59,6 +59,7 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
+from textual.filter import LineFilter
 from textual.reactive import reactive
 from textual.widgets import TabbedContent
 
@@ -101,6 +102,7 @@ from app.ui.screens.help import HELP_EXTRA, HelpScreen, key_rows
 from app.ui.screens.hosts import HostsScreen
 from app.ui.screens.main import MainScreen
 from app.ui.shown_host import ShownHost
+from app.ui.terminal_guard import GUARD
 from app.ui.wear import WearFollow
 from app.ui.workers import HostWorkers
 from widgets.header_banner import HeaderBanner
@@ -228,6 +230,11 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
         return not (action == "help" and isinstance(self.screen, HelpScreen))
 
     # ---- life cycle ------------------------------------------------------------------
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then the terminal guard (app.ui.terminal_guard): no control
+        character any widget renders reaches the terminal."""
+        return [*super().get_line_filters(), GUARD]
+
     def get_default_screen(self) -> MainScreen | HostsScreen:
         return HostsScreen() if self.hosts else MainScreen()
 

@@ -21,8 +21,8 @@ from app.model.live import LiveSample
 from app.model.smart import SmartReading
 from app.paths import DB_FILE, host_state_dir
 from app.plans.executor import ExecutionReport
+from app.plans.guards.preflight import Preflight
 from app.plans.plan import Plan
-from app.plans.preflight import Preflight
 from app.plans.superblocks import Superblocks
 from app.rules.finding import Finding
 from app.session import SampleGate, Session

@@ -11,7 +11,7 @@ from textual.app import App
 from app.model.devices import Machine, MdArray
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport
-from app.plans.identity import record_disks
+from app.plans.guards.identity import record_disks
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
 from app.ui.host_view import FixReady, HostView, WorkerWarning, post_result
@@ -82,7 +82,8 @@ class Launchers(App[None]):
         try:
             if machine is not None:  # serial/WWN of its disks: checked again before each step
                 plan = record_disks(plan, machine)
-            pre = preflight_for(plan, machine, view.backend) if machine is not None else None
+            sbs = view.superblocks  # the audit's read; None: read now, in this worker
+            pre = preflight_for(plan, machine, view.backend, sbs) if machine is not None else None
         except Exception as e:
             post_result(self, view, WorkerWarning(f"pre-flight failed: {e}", "fix"))
         else:

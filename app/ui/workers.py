@@ -17,8 +17,8 @@ from app.backend import EventSource
 from app.model.smart import SmartReading
 from app.model.smart_tables import last_self_test
 from app.plans.audit_log import AuditLog
-from app.plans.eligibility import smart_warnings
 from app.plans.executor import execute
+from app.plans.guards.eligibility import smart_warnings
 from app.plans.superblocks import read_superblocks
 from app.report import report_findings
 from app.sync.boost import BoostRecord, restore_plan

@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.plans.benchmark import best_chunk, result_from_json
+from app.plans.builders.benchmark import best_chunk, result_from_json
 from app.wear.snapshots import SnapshotStore
 
 # the workloads of WORKLOADS as the wizard names them

@@ -18,8 +18,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,6 +30,7 @@ from app.wear.check_window import CheckWindow
 from app.wear.dbfile import is_transient, move_side, side_files, suppress_all
 from app.wear.dbshape import DatabaseRefused
 from app.wear.forecast import RecordedForecast
+from app.wear.held_writes import HeldWriter, HeldWrites, Write
 from app.wear.records import Snapshot, SyncEvent, SyncMember, snapshot_from_row, sync_event_from_row
 
 T = TypeVar("T")
@@ -51,7 +51,7 @@ def default_db_path() -> Path:
     return default_state_dir() / DB_NAME
 
 
-class SnapshotStore:
+class SnapshotStore(HeldWriter):
     """Use :meth:`open`. ``notes`` lists what had to be repaired (shown to the user)."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path | None, notes: list[str]) -> None:
@@ -65,6 +65,11 @@ class SnapshotStore:
         self._next_attach = 0.0
         self._dropped = 0
         self._attached = 0  # how many times held history moved to the file (snapshot_mark)
+        # writes the file refused for the moment (disk full, locked): app.wear.held_writes
+        self._held = HeldWrites()
+        self._journal: list[Write] | None = None  # the statements of the batch under way
+        self._batch_held = False  # the batch under way goes to _held (a statement was refused)
+        self._last_sid = 0
         mode = conn.execute("PRAGMA journal_mode").fetchone()
         self._wal = mode is not None and str(mode[0]).lower() == "wal"
         level = conn.execute("PRAGMA synchronous").fetchone()
@@ -180,6 +185,14 @@ class SnapshotStore:
         every ``RETRY_EVERY_S`` (always with ``force``) try the file again; when it accepts,
         write what is held into it (one transaction) and go on with the file. A line saying
         what happened when something did (also in ``notes``), else None. Never raises."""
+        if self._held and not self._held.announced:
+            self._held.announced = True
+            return (
+                f"wear database {self.path}: {self._held.why}; records are held in memory "
+                "(bounded) and written as soon as it accepts them"
+            )
+        if self._held.due(force=force):
+            return self._flush_held()
         p = self._pending
         if p is None or (not force and time.monotonic() < self._next_attach):
             return None
@@ -231,43 +244,16 @@ class SnapshotStore:
         cls._check(conn)
         return conn
 
-    @contextmanager
-    def batch(self, *, durable: bool = True) -> Iterator[None]:
-        """The writes inside go in one transaction (one commit, one sync of the WAL, instead of
-        one per statement); rolled back if one of them fails.
-
-        ``durable=False`` (figures rewritten every second, e.g. a running sync's writes so far):
-        in WAL mode the commit is not synced to the disk (``synchronous=NORMAL``): still atomic
-        and kept if raidman dies, possibly lost on a power cut, and synced by the next durable
-        commit. No fsync per second (measured: 1.7 → 0.16 ms a commit of 16 rows)."""
-        if self._conn.in_transaction:
-            yield
-            return
-        relaxed = not durable and self._wal
-        if relaxed:
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-        try:
-            self._conn.execute("BEGIN")
-            try:
-                yield
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
-        finally:
-            if relaxed:
-                self._conn.execute(f"PRAGMA synchronous={self._synchronous:d}")
-
     def close(self) -> None:
         """A store still holding history for its database tries it once more first."""
         self.try_attach(force=True)
         self._conn.close()
 
-    # ---- benchmarks (app.plans.benchmark results, as their JSON) -----------------------------
+    # ---- benchmarks (app.plans.builders.benchmark results, as their JSON) -----------------------------
     def record_benchmark(self, ts: float, result: Mapping[str, Any]) -> None:
         with self.batch():
-            self._conn.execute(
-                "INSERT INTO benchmarks (ts, result) VALUES (?, ?)", (ts, json.dumps(result))
+            self._write(
+                Write("INSERT INTO benchmarks (ts, result) VALUES (?, ?)", (ts, json.dumps(result)))
             )
 
     def benchmarks(self) -> list[dict[str, Any]]:
@@ -296,11 +282,15 @@ class SnapshotStore:
         reason: str = "periodic",
         sync_id: int | None = None,
     ) -> int:
-        cur = self._conn.execute(
-            "INSERT INTO snapshots (ts, serial, device, reason, sync_id, counters) VALUES (?,?,?,?,?,?)",
-            (ts, serial, device, reason, sync_id, json.dumps(dict(counters), sort_keys=True)),
+        cur = self._write(
+            Write(
+                "INSERT INTO snapshots (ts, serial, device, reason, sync_id, counters) "
+                "VALUES (?,?,?,?,?,?)",
+                (ts, serial, device, reason, sync_id, json.dumps(dict(counters), sort_keys=True)),
+                refs=4,
+            )
         )
-        rowid = int(cur.lastrowid or 0)
+        rowid = int(cur.lastrowid or 0) if cur is not None else 0  # 0: held
         if self._pending is not None and rowid % 100 == 0:  # held in memory: bounded
             self._dropped += held.prune(self._conn)
         return rowid
@@ -319,8 +309,11 @@ class SnapshotStore:
         if not key.isidentifier():
             raise ValueError(f"not a counter name: {key!r}")
         row = self._conn.execute(
-            "SELECT json_extract(counters, ?) FROM snapshots WHERE serial=? "
-            "AND json_type(counters, ?) = 'integer' ORDER BY ts, id LIMIT 1",
+            # json_valid first (a CASE: SQLite orders WHERE terms as it likes): one malformed
+            # row raised "malformed JSON" out of the whole query (issue 37)
+            "SELECT CASE WHEN json_valid(counters) THEN json_extract(counters, ?) END "
+            "FROM snapshots WHERE serial=? AND CASE WHEN json_valid(counters) "
+            "THEN json_type(counters, ?) END = 'integer' ORDER BY ts, id LIMIT 1",
             (f"$.{key}", serial, f"$.{key}"),
         ).fetchone()
         return int(row[0]) if row is not None and isinstance(row[0], int) else None
@@ -438,22 +431,21 @@ class SnapshotStore:
         kw = json.dumps(
             {"start": dict(kernel_start or {}), "end": {}, "capacity": dict(capacities or {})}
         )
-        cur = self._conn.execute(
-            "INSERT INTO sync_events (array_name, action, started_at, members, array_uuid, "
-            "kernel_writes) VALUES (?,?,?,?,?,?)",
-            (
-                array,
-                action,
-                at,
-                json.dumps([[m.device, m.disk, m.serial] for m in ms]),
-                array_uuid,
-                kw,
-            ),
+        cols = "array_name, action, started_at, members, array_uuid, kernel_writes"
+        row = (array, action, at, json.dumps([[m.device, m.disk, m.serial] for m in ms]))
+        sid = self._sync_id()
+        self._write(
+            Write(
+                f"INSERT INTO sync_events (id, {cols}) VALUES (?,?,?,?,?,?,?)",
+                (sid, *row, array_uuid, kw),
+                defines=sid,
+                new_id_sql=f"INSERT INTO sync_events ({cols}) VALUES (?,?,?,?,?,?)",
+            )
         )
-        return int(cur.lastrowid or 0)
+        return sid
 
     def set_sync_uuid(self, sync_id: int, array_uuid: str) -> None:
-        self._conn.execute("UPDATE sync_events SET array_uuid=? WHERE id=?", (array_uuid, sync_id))
+        self._update("array_uuid=?", (array_uuid,), sync_id)
 
     def set_kernel_writes(
         self,
@@ -464,30 +456,22 @@ class SnapshotStore:
     ) -> None:
         """The per-disk kernel write counters at the sync's window edges (end: so far)."""
         kw = {"start": dict(start), "end": dict(end), "capacity": dict(capacities or {})}
-        self._conn.execute(
-            "UPDATE sync_events SET kernel_writes=? WHERE id=?", (json.dumps(kw), sync_id)
-        )
+        self._update("kernel_writes=?", (json.dumps(kw),), sync_id)
 
     def set_sync_forecast(self, sync_id: int, forecast: RecordedForecast) -> None:
         """Keep the forecast made when the sync began (or the plan's, handed over later)."""
-        self._conn.execute(
-            "UPDATE sync_events SET forecast=? WHERE id=?", (forecast.dumps(), sync_id)
-        )
+        self._update("forecast=?", (forecast.dumps(),), sync_id)
 
     def set_sync_members(self, sync_id: int, members: Iterable[SyncMember]) -> None:
         """Replace the members (e.g. once their serials are known from SMART)."""
-        self._conn.execute(
-            "UPDATE sync_events SET members=? WHERE id=?",
-            (json.dumps([[m.device, m.disk, m.serial] for m in members]), sync_id),
+        self._update(
+            "members=?", (json.dumps([[m.device, m.disk, m.serial] for m in members]),), sync_id
         )
 
     def end_sync(
         self, sync_id: int, at: float, outcome: str = "finished", fraction: float | None = None
     ) -> None:
-        self._conn.execute(
-            "UPDATE sync_events SET ended_at=?, outcome=?, fraction=? WHERE id=?",
-            (at, outcome, fraction, sync_id),
-        )
+        self._update("ended_at=?, outcome=?, fraction=?", (at, outcome, fraction), sync_id)
 
     def first_record_at(self) -> float | None:
         """When the oldest snapshot or sync record was taken: since when raidman has been
@@ -500,9 +484,11 @@ class SnapshotStore:
         return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
     def set_check_window(self, sync_id: int, window: CheckWindow) -> None:
-        self._conn.execute(
-            "UPDATE sync_events SET check_window=? WHERE id=?", (window.dumps(), sync_id)
-        )
+        self._update("check_window=?", (window.dumps(),), sync_id)
+
+    def _update(self, fields: str, values: tuple[Any, ...], sync_id: int) -> None:
+        sql = f"UPDATE sync_events SET {fields} WHERE id=?"
+        self._write(Write(sql, (*values, sync_id), key=(fields, sync_id), refs=len(values)))
 
     def running_syncs(self) -> list[SyncEvent]:
         rows = self._conn.execute(

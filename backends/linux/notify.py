@@ -1,12 +1,15 @@
 """Run an alert deliverer (the admin's alert program, sendmail) for ``raidman monitor``: an argv
 list, never a shell; a fixed environment; stdin given or /dev/null; a time limit, after which
-the program is killed. Returns (exit status or None when it could not run or timed out, one
-line saying what went wrong)."""
+the program is killed; the program (and every directory on its way) checked before each run.
+Returns (exit status or None when it could not run, was refused or timed out, one line saying
+what went wrong)."""
 
 from __future__ import annotations
 
 import subprocess
 from collections.abc import Mapping, Sequence
+
+from app.statefiles import StateFileError, check_trusted_path
 
 MAX_OUTPUT = 4096
 
@@ -14,6 +17,14 @@ MAX_OUTPUT = 4096
 def run_notifier(
     argv: Sequence[str], *, env: Mapping[str, str], stdin: str | None, timeout: float
 ) -> tuple[int | None, str]:
+    """The program is checked first, at each run (``statefiles.check_trusted_path``): root's
+    or ours, not writable by others, in directories no other user can write, so no one but
+    root can change what root runs between two alerts (issue 37: an ``--alert-program`` of
+    another user, mode 0777, ran as root without a word)."""
+    try:
+        check_trusted_path(argv[0], "alert program", executable=True)
+    except StateFileError as e:
+        return None, str(e)
     try:
         p = subprocess.run(
             list(argv),

@@ -457,13 +457,17 @@ class ReplaySource(_Notes):
             self._note(_note_source(path), f"cannot read {path}: {status[7:]}")
             return None
         f = _file_in(self.dir / "files", path)
-        try:  # a FIFO or device planted in a capture is refused, never waited on
-            data = statefiles.read_regular(f, what="capture file", max_bytes=MAX_FILE_BYTES)
-        except (FileNotFoundError, NotADirectoryError):
+        parts = f.relative_to(self.dir / "files").parts
+        if not parts:
             return None
+        try:  # a FIFO, device or symlink (of a directory too) planted in a capture is refused
+            data = statefiles.read_beneath(
+                self.dir / "files", parts, what="capture file", max_bytes=MAX_FILE_BYTES
+            )
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None  # (a directory of the copy was never a file read)
         except StateFileError as e:
-            if not os.path.isdir(f):  # a directory of the copy was never a file read
-                self._note(_note_source(path), str(e))
+            self._note(_note_source(path), str(e))
             return None
         except OSError as e:
             self._note(_note_source(path), f"cannot read {f}: {e.strerror or e}")

@@ -42,7 +42,7 @@ import stat
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.model.live import DiskIO
@@ -59,6 +59,7 @@ from backends.linux.ssh_batch import (
     _q,
     parse_batch,
 )
+from backends.linux.ssh_config import CheckedSshConfig, check_ssh, load_ssh_config
 from backends.linux.ssh_session import SshSession
 from backends.linux.ssh_transport import SshRun, run_ssh
 
@@ -198,10 +199,13 @@ def control_dir() -> Path:
 
 @dataclass(frozen=True)
 class SshTarget:
-    """How to reach one host: the name ssh knows and the options raidman adds."""
+    """How to reach one host: the name ssh knows and the options raidman adds. ``ssh_config``
+    (hosts.toml's) as read and checked when hosts.toml was (``checked_config``; read here at
+    each start when not given): ssh gets a private copy (backends.linux.ssh_config)."""
 
     host: str
     ssh_config: str | None = None
+    checked_config: CheckedSshConfig | None = field(default=None, compare=False, repr=False)
     connect_timeout: float = CONNECT_TIMEOUT
     batch_timeout: float = BATCH_TIMEOUT
     control_dir: str | None = None
@@ -211,9 +215,11 @@ class SshTarget:
     def argv(self, remote_command: str = "sh -s") -> list[str]:
         check_host_name(self.host)
         cdir = self.control_dir or str(control_dir())
+        check_ssh()  # found on PATH: root's or ours along its whole path
         argv = ["ssh"]
         if self.ssh_config:
-            argv += ["-F", self.ssh_config]
+            checked = self.checked_config or load_ssh_config(self.ssh_config)
+            argv += ["-F", checked.use(cdir)]  # the private copy, programs checked again
         for opt in (
             "BatchMode=yes",
             "ControlMaster=auto",
@@ -281,7 +287,7 @@ class SshSource(_Notes):
         try:
             if self._session is None:
                 self._session = SshSession(
-                    self.target.argv(), host=self.host, max_bytes=MAX_ANSWER_BYTES
+                    self.target.argv, host=self.host, max_bytes=MAX_ANSWER_BYTES
                 )
             session = self._session
             script = spec.session_script().encode()

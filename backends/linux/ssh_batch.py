@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from app.parsers.fsinfo import EXT_TYPES
@@ -246,32 +246,44 @@ class FrameError(ValueError):
 
 
 class _Reader:
-    def __init__(self, data: bytes) -> None:
+    """The answer's fields, read as the bytes come: a field not whole yet suspends the parser
+    (a generator: ``yield``) until more arrive, and no byte is looked at twice (issue 37: an
+    answer re-parsed whole at each chunk kept ``report --host`` at 100 % of a core for 300 s
+    on a host streaming ``A\0E\0``). ``eof``: no more will come (a field cut off is then a
+    FrameError)."""
+
+    def __init__(self, data: bytearray | bytes, *, eof: bool) -> None:
         self.data = data
         self.pos = 0
+        self.eof = eof
 
     def done(self) -> bool:
         return self.pos >= len(self.data)
 
-    def field(self, errors: str = "surrogateescape") -> str:
-        end = self.data.find(b"\0", self.pos)
-        if end < 0:
-            raise FrameError("answer cut off")
-        s = self.data[self.pos : end].decode("utf-8", errors=errors)
+    def field(self, errors: str = "surrogateescape") -> Generator[None, None, str]:
+        look = self.pos
+        while (end := self.data.find(b"\0", look)) < 0:
+            if self.eof:
+                raise FrameError("answer cut off")
+            look = len(self.data)  # searched already: only what comes next
+            yield
+        s = bytes(self.data[self.pos : end]).decode("utf-8", errors=errors)
         self.pos = end + 1
         return s
 
-    def number(self, limit: int = MAX_FIELDS) -> int:
-        s = self.field()
+    def number(self, limit: int = MAX_FIELDS) -> Generator[None, None, int]:
+        s = yield from self.field()
         v = ascii_int(s)
         if v is None or v > limit:
             raise FrameError(f"expected a count, got {s[:20]!r}")
         return v
 
-    def raw(self, n: int) -> str:
-        if self.pos + n > len(self.data):
-            raise FrameError("answer cut off")
-        b = self.data[self.pos : self.pos + n]
+    def raw(self, n: int) -> Generator[None, None, str]:
+        while self.pos + n > len(self.data):
+            if self.eof:
+                raise FrameError("answer cut off")
+            yield
+        b = bytes(self.data[self.pos : self.pos + n])
         self.pos += n
         return b.decode("utf-8", errors="replace")
 
@@ -319,7 +331,33 @@ def _sizes(text: str, count: int) -> list[int]:
 
 def parse_batch(data: bytes) -> Batch:
     """Raises FrameError on an answer out of shape (the remote is untrusted as any tool output)."""
-    r = _Reader(data)
+    gen = _records(_Reader(data, eof=True), whole=True)
+    try:
+        next(gen)
+    except StopIteration as done:
+        return done.value
+    raise FrameError("answer cut off")  # (a reader at its end never waits)
+
+
+class BatchStream:
+    """:func:`parse_batch` over an answer read piece by piece into ``data`` (the caller's
+    buffer): :meth:`more` after each piece is the Batch once its ``E`` record came, else None.
+    Raises FrameError as soon as the answer is out of shape."""
+
+    def __init__(self, data: bytearray) -> None:
+        self._gen = _records(_Reader(data, eof=False), whole=False)
+
+    def more(self) -> Batch | None:
+        try:
+            next(self._gen)
+        except StopIteration as done:
+            return done.value
+        return None
+
+
+def _records(r: _Reader, *, whole: bool) -> Generator[None, None, Batch]:
+    """The records of an answer; ``whole``: the answer is all there (parse to its end), else
+    the batch is returned at its ``E`` record (a session's shell then waits for the next)."""
     b = Batch()
     # what to do with each body, in the order the script numbered them
     takers: list[Callable[[str], None]] = []
@@ -358,60 +396,75 @@ def parse_batch(data: bytes) -> Batch:
 
         return [out, err]
 
-    while not r.done():
-        kind = r.field()
+    while not (whole and r.done()):
+        kind = yield from r.field()
         if kind == "F":
-            path, status = r.field(), r.field()
+            path = yield from r.field()
+            status = yield from r.field()
             takers.append(file_taker(path, status == "ok"))
         elif kind == "L":
-            path, status = r.field(), r.field()
+            path = yield from r.field()
+            status = yield from r.field()
             names: list[str] = []
             if status == "ok":
-                while (n := r.field()) != "":
+                while (n := (yield from r.field())) != "":
                     names.append(n)
             else:
-                r.field()
+                yield from r.field()
             b.dirs[path] = (status, tuple(sorted(names)))
         elif kind == "R":
-            path, status = r.field(), r.field()
+            path = yield from r.field()
+            status = yield from r.field()
             if status == "ok":
                 takers.append(link_taker(path))
             else:
                 b.links[path] = None
         elif kind == "A":
             # a file whose directory could be searched and that is not there (no cat for it)
-            b.files[r.field()] = ("absent", "")
+            b.files[(yield from r.field())] = ("absent", "")
         elif kind == "K":
             # a small file's text inline (the shell's own read: never empty, never a NUL)
-            path = r.field()
-            b.files[path] = ("ok", r.field(errors="replace"))
+            path = yield from r.field()
+            b.files[path] = ("ok", (yield from r.field(errors="replace")))
         elif kind == "M":
-            count = r.number()
-            takers.append(links_taker([r.field() for _ in range(count)]))
+            count = yield from r.number()
+            targets: list[str] = []
+            for _ in range(count):
+                targets.append((yield from r.field()))
+            takers.append(links_taker(targets))
         elif kind == "C":
-            argc = r.number()
-            argv = tuple(r.field() for _ in range(argc))
-            rc_text = r.field()
+            argc = yield from r.number()
+            words: list[str] = []
+            for _ in range(argc):
+                words.append((yield from r.field()))
+            argv = tuple(words)
+            rc_text = yield from r.field()
             rc = ascii_int(rc_text)
             if rc is None or rc > 255:
                 raise FrameError(f"bad exit status {rc_text[:20]!r}")
             takers.extend(command_taker(argv, rc))
         elif kind == "U":
-            node, release, euid, now = r.field(), r.field(), r.field(), r.field()
+            node = yield from r.field()
+            release = yield from r.field()
+            euid = yield from r.field()
+            now = yield from r.field()
             b.uname = (node, release)
             b.euid = ascii_int(euid)
             t = ascii_int(now)
             b.now = float(t) if t is not None else None
         elif kind == "X":
-            b.error = r.field()
+            b.error = yield from r.field()
         elif kind == "Z":
-            for size, take in zip(_sizes(r.field(), len(takers)), takers, strict=True):
-                take(r.raw(size))
+            sizes = _sizes((yield from r.field()), len(takers))
+            for size, take in zip(sizes, takers, strict=True):
+                take((yield from r.raw(size)))
             takers = []
         elif kind == "E":
             if takers:
                 raise FrameError("answers without their bodies")
             b.complete = True
+            if not whole:
+                return b
         else:
             raise FrameError(f"unknown record {kind[:10]!r}")
     return b

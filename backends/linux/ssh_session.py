@@ -24,20 +24,28 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from backends.linux.ssh_batch import Batch, FrameError, parse_batch
+from backends.linux.ssh_batch import Batch, BatchStream, FrameError
+from backends.linux.ssh_config import ssh_environment
 from backends.linux.ssh_transport import _CHUNK, STDERR_KEEP, SshRun
 
-_END = b"E\0"
 EXIT_WAIT_S = 2.0  # after the answer stream ended: how long ssh may take to exit and say why
 
 
 class SshSession:
     """``argv`` (ssh … HOST sh -s) kept running; ``run`` sends one batch and reads its answer."""
 
-    def __init__(self, argv: Sequence[str], *, host: str = "", max_bytes: int | None = None):
-        self.argv = list(argv)
+    def __init__(
+        self,
+        argv: Sequence[str] | Callable[[], Sequence[str]],
+        *,
+        host: str = "",
+        max_bytes: int | None = None,
+    ):
+        """``argv``: ssh's, or a function giving it at each start (SshTarget.argv: the
+        ssh_config's programs checked again before each start)."""
+        self._argv = argv
         self.host = host
         self.max_bytes = max_bytes
         self.proc: subprocess.Popen[bytes] | None = None
@@ -50,8 +58,10 @@ class SshSession:
 
     def _start(self) -> subprocess.Popen[bytes]:
         self.close()
+        argv = list(self._argv() if callable(self._argv) else self._argv)
         p = subprocess.Popen(
-            self.argv,
+            argv,
+            env=ssh_environment(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -80,6 +90,7 @@ class SshSession:
         first_by = start + first_answer_s
         end_by = None if timeout is None else start + timeout
         out = bytearray()
+        stream = BatchStream(out)
         err = bytearray()
         error: str | None = None
         parsed: Batch | None = None
@@ -136,14 +147,13 @@ class SshSession:
                             f"{self.max_bytes // 2**20} MiB: refused"
                         )
                         break
-                    if out.endswith(_END):
-                        # most likely the end of the answer (a body may end so too: then it
-                        # does not parse whole yet, and more is read)
-                        with contextlib.suppress(FrameError):
-                            b = parse_batch(bytes(out))
-                            if b.complete:
-                                parsed = b
-                                break
+                    try:  # read as it comes: each byte once, done at its E record
+                        parsed = stream.more()
+                    except FrameError as e:
+                        error = f"answer from {self.host} out of shape: {e}"
+                        break
+                    if parsed is not None:
+                        break
         finally:
             sel.close()
         if parsed is not None:

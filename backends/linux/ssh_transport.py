@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from backends.linux.ssh_config import ssh_environment
 from backends.linux.stream import _feed_stdin
 
 _CHUNK = 65536
@@ -51,6 +52,7 @@ def run_ssh(
     STDERR_KEEP bytes."""
     p = subprocess.Popen(
         list(argv),
+        env=ssh_environment(),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -96,3 +96,31 @@ def test_fifos_in_a_capture_are_refused_not_waited_on(tmp_path: Path) -> None:
     os.mkfifo(cap / "commands.json")
     err = _in_time(lambda: ReplaySource(cap))
     assert isinstance(err, CaptureError) and "FIFO" in str(err)
+
+
+@pytest.mark.parametrize("link", ["files/proc", "files/proc/self"])
+def test_a_symlinked_directory_inside_a_replayed_capture_is_not_followed(
+    tmp_path: Path, link: str
+) -> None:
+    """Only the last component was opened O_NOFOLLOW (issue 37): a capture whose
+    ``files/proc`` (or any directory below ``files``) is a symlink read what it points at, here
+    another tree, on a real machine /proc or /etc. Each directory is opened O_NOFOLLOW now:
+    refused with a note, the file not read."""
+    import shutil
+
+    from tests.corpus import FIXTURES
+
+    cap = tmp_path / "cap"
+    shutil.copytree(FIXTURES / "captures" / "raid5-raid10-syncing", cap)
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(cap / link, elsewhere)
+    for f in elsewhere.rglob("*"):
+        if f.is_file():
+            f.write_text("SECRET\n")
+    shutil.rmtree(cap / link)
+    (cap / link).symlink_to(elsewhere)
+    src = ReplaySource(cap)
+    assert src.read_text("/proc/self/mountinfo") is None
+    notes = [n.message for n in src.take_notes()]
+    assert any("is not a directory (a symlink is never followed)" in n for n in notes), notes
+    assert src.read_text("/sys/block/md127/md/level") == "raid5\n"  # the rest of it still read

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+import pytest
+
 from app.backend import CommandResult
 from app.kernel_log import (
     KernelLog,
@@ -135,3 +137,31 @@ def test_over_ssh_a_self_test_is_not_a_read_but_the_log_is() -> None:
     assert changes_nothing(journal_argv())
     assert changes_nothing(("dmesg", "--time-format", "iso"))
     assert not changes_nothing(("mdadm", "/dev/md0", "--fail", "/dev/sdb1"))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["1" + "0" * 400, "-5", '"99999999999999999999"', '"٣٣"', "1e400", '"12a"'],
+    ids=["400-digit int", "negative", "20 digits", "not ASCII", "1e400", "not a number"],
+)
+def test_one_bad_timestamp_costs_that_timestamp_not_the_log(bad: str) -> None:
+    """A JSON integer of 400 digits in one line's __MONOTONIC_TIMESTAMP made ``mono / 1e6`` an
+    OverflowError: the whole kernel log was lost (issue 37). Now that line's time is unknown,
+    every line is kept, and its time is shown as what can be shown."""
+    from app.kernel_log import when
+    from app.parsers.kernel_log import parse_journal_json
+
+    text = "\n".join(
+        [
+            '{"MESSAGE": "md0: first", "__REALTIME_TIMESTAMP": "1700000000000000"}',
+            f'{{"MESSAGE": "md0: odd", "__MONOTONIC_TIMESTAMP": {bad}, '
+            f'"__REALTIME_TIMESTAMP": {bad}}}',
+            '{"MESSAGE": "md0: last", "__MONOTONIC_TIMESTAMP": "5000000"}',
+        ]
+    )
+    lines = parse_journal_json(text)
+    assert [ln.text for ln in lines] == ["md0: first", "md0: odd", "md0: last"]
+    assert lines[2].since_boot == 5.0
+    for ln in lines:
+        assert when(ln.at, ln.since_boot)  # never raises
+    assert when(1e300, None) == "?" and when(1e300, 2.5) == "[    2.500000]"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from app.plans.preflight import check_signatures
+from app.plans.guards.preflight import check_signatures
 from backends.simulated import SimClock, SimulatedBackend
 
 CREATE10 = [

@@ -11,6 +11,9 @@ not UTF-8.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -115,6 +118,11 @@ def _sysfs_seeds() -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
+# a run this long made the quadratic parsers of issue 37 take seconds (xfs_info's key=value
+# search ~54 s, mdadm's "Key : value" 2.7 s at 24,000); a linear parser takes milliseconds
+AMPLIFIED = 40_000
+
+
 def _mutate(text: str, ops: list[tuple[int, int, int, str]]) -> str:
     for kind, a, b, tok in ops:
         n = len(text)
@@ -133,6 +141,9 @@ def _mutate(text: str, ops: list[tuple[int, int, int, str]]) -> str:
             text = text[:j] + text[i:j] + text[j:]
         elif kind == 4:  # cut the text
             text = text[:i]
+        elif kind == 6:  # one to three characters there repeated to a 40,000-character run
+            unit = text[i : i + 1 + len(tok) % 3] or tok or "a"
+            text = text[:i] + unit * (AMPLIFIED // len(unit)) + text[i:]
         else:  # replace every digit run at that position with the token
             k = i
             while k < n and text[k].isdigit():
@@ -143,7 +154,7 @@ def _mutate(text: str, ops: list[tuple[int, int, int, str]]) -> str:
 
 _OPS = st.lists(
     st.tuples(
-        st.integers(0, 5),
+        st.integers(0, 6),
         st.integers(0, 1 << 20),
         st.integers(0, 1 << 20),
         st.one_of(st.sampled_from(TOKENS), st.text(max_size=8)),
@@ -221,3 +232,22 @@ def _is_json(t: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+# CPU seconds one parser may spend on one input: ~100x what a linear parser needs for the
+# longest inputs here (40,000-character runs: ~10 ms), far below what a quadratic one needs
+# (seconds). CPU time of this process, not the wall clock: other work on the machine does not
+# count against it.
+BUDGET_S = 1.0
+
+
+@contextmanager
+def within_budget(text: str, budget_s: float = BUDGET_S) -> Iterator[None]:
+    """Fails when the body takes more than ``budget_s`` of CPU time on ``text``."""
+    t0 = time.process_time()
+    yield
+    spent = time.process_time() - t0
+    assert spent <= budget_s, (
+        f"{spent:.2f} s of CPU on {len(text)} characters (budget {budget_s:g} s): "
+        f"super-linear? input starts {text[:80]!r}"
+    )

@@ -24,6 +24,13 @@ GIB = 1024**3
 Responder = Callable[[tuple[str, ...], str | None], CommandResult | None]
 
 
+def is_preflight_read(argv: tuple[str, ...]) -> bool:
+    return argv[:2] in (("wipefs", "--no-act"), ("mdadm", "--examine")) or argv[:2] == (
+        "stat",
+        "-c",
+    )
+
+
 @dataclass
 class FakeBackend:
     """Records every run(); answers from ``responders`` (first non-None wins), else exit 0."""
@@ -80,6 +87,12 @@ class FakeBackend:
     @property
     def argvs(self) -> list[tuple[str, ...]]:
         return [a for a, _ in self.calls]
+
+    @property
+    def ran(self) -> list[tuple[str, ...]]:
+        """What ran, less pre-flight's reads (signatures, superblocks, a mount point's
+        directories): the steps of a plan, in order."""
+        return [a for a in self.argvs if not is_preflight_read(a)]
 
     def fail_when(self, prog: str, code: int, stderr: str = "", stdout: str = "") -> None:
         def r(argv: tuple[str, ...], stdin: str | None) -> CommandResult | None:

@@ -20,7 +20,7 @@ import pytest
 
 from app.cli import main
 from app.plans.ansible import playbook
-from app.plans.geometry import PlanError
+from app.plans.ops import OpError
 from app.plans.plan import Plan, Step
 from backends.simulated import SimulatedBackend
 from tests.tools import ansible_playbook
@@ -130,13 +130,9 @@ def test_a_conf_path_apply_would_refuse_gets_no_playbook(
     assert main([*argv, "--format", "ansible"]) == 3
     res = capsys.readouterr()
     assert res.out == "" and "/etc/passwd" in res.err and "mdadm.conf" in res.err
-    plan = Plan(
-        "append",
-        (Step(("tee", "-a", "/etc/passwd"), "w", stdin="root2::0:0::/root:/bin/sh\n"),),
-        kind="audit-mdadm-conf",
-    )
-    with pytest.raises(PlanError, match=r"tee writes only md tunables and mdadm\.conf"):
-        playbook(plan, SimulatedBackend.from_scenario("blank").probe(), become=False)
+    # such a step cannot even be made: no operation appends to /etc/passwd
+    with pytest.raises(OpError, match=r"'/etc/passwd' is not mdadm\.conf"):
+        Step.decode(("tee", "-a", "/etc/passwd"), "w", stdin="root2::0:0::/root:/bin/sh\n")
 
 
 def run_playbook(
@@ -182,7 +178,8 @@ def test_same_plan_same_preview_same_digest(
     data = json.loads(create_plan(tmp_path, capsys, "json"))
     text = create_plan(tmp_path, capsys, "text")
     pb = create_plan(tmp_path, capsys, "ansible", "--hosts", "storage", "--no-become")
-    covered = {k: data[k] for k in ("steps", "kind", "target", "disks")}
+    keys = ("title", "kind", "target", "warnings", "notes", "params", "steps", "disks")
+    covered = {k: data[k] for k in keys}
     canon = json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     digest = data["digest"]  # the digest `plan --json` writes and `apply` checks
     assert digest == "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
@@ -263,7 +260,11 @@ def test_plan_strings_are_never_templated(tmp_path: Path, fakes: tuple[Path, Pat
     bin_dir, state = fakes
     plan = Plan(
         title="{{ 6 * 7 }}",
-        steps=(Step(("mkfs.ext4", "-b", "4096", "-L", "{{ 7 * 6 }}", "/dev/nvme0n1"), "{{ 1 }}"),),
+        steps=(
+            Step.decode(
+                ("mkfs.ext4", "-b", "4096", "-L", "{{ 7 * 6 }}", "/dev/nvme0n1"), "{{ 1 }}"
+            ),
+        ),
     )
     pb = tmp_path / "p.yml"
     pb.write_text(playbook(plan, SimulatedBackend.from_scenario("blank").probe(), become=False))

@@ -26,10 +26,10 @@ import pytest
 import app.commands.apply as apply_cmd
 import app.commands.plan as plan_cmd
 from app.cli import main
-from app.plans.allowlist import step_problem
 from app.plans.audit_log import read_entries
-from app.plans.identity import record_disks
-from app.plans.plan import Plan, PlanFileError, Step, steps_digest
+from app.plans.guards.allowlist import argv_problem
+from app.plans.guards.identity import record_disks
+from app.plans.plan import Plan, PlanFileError, Step
 from app.plans.render import format_plan
 from tests.plans.fakes import FakeBackend, array_machine, blank_machine
 
@@ -62,9 +62,11 @@ def _good_plan(
     capsys.readouterr()
     fake.calls.clear()
     data: dict[str, Any] = json.loads(out.read_text())
-    # plan --out writes a digest over what drives confirmation: sha256 over the canonical JSON
-    # of the steps, kind, target and disk identities (a plain hash: anyone can recompute it)
-    covered = {k: data[k] for k in ("steps", "kind", "target", "disks")}
+    # plan --out writes a digest over the whole plan as written: sha256 over the canonical JSON
+    # of every field but the consequences (recomputed, never read) and the digest itself (a
+    # plain hash: anyone can recompute it)
+    keys = ("title", "kind", "target", "warnings", "notes", "params", "steps", "disks")
+    covered = {k: data[k] for k in keys}
     canon = json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert data["digest"] == "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
     assert [d["name"] for d in data["disks"]] == ["nvme0n1", "nvme1n1"]
@@ -235,7 +237,7 @@ def test_the_untampered_plan_runs(
     good = _good_plan(fake, tmp_path, capsys)
     path = tmp_path / "good.json"
     assert main(["apply", str(path), "--confirm", "127"]) == 0
-    assert [a for a in fake.argvs if a[0] != "wipefs"] == [tuple(s["argv"]) for s in good["steps"]]
+    assert fake.ran == [tuple(s["argv"]) for s in good["steps"]]
     out = capsys.readouterr().out
     assert f"digest: {good['digest']}" in out
 
@@ -253,7 +255,7 @@ def test_member_plan_whose_array_is_not_in_the_argv_is_refused(
     )
     d = json.loads(out.read_text())
     d["params"]["array"] = "md126"  # the preview and pre-flight would talk about another array
-    out.write_text(json.dumps(d))
+    out.write_text(json.dumps(_resign(d)))
     capsys.readouterr()
     fake.calls.clear()
     assert main(["apply", str(out), "--yes"]) == 3
@@ -267,7 +269,7 @@ def test_preflight_devices_come_from_the_argv(
     """A plan claiming no devices in params (kind filesystem, no 'array') still gets the
     device its commands overwrite checked: here md127, an LVM PV on the current machine."""
     fake.machine = array_machine()
-    steps = [Step(("mkfs.ext4", "-b", "4096", "/dev/md127"), "fs", destructive=True)]
+    steps = [Step.decode(("mkfs.ext4", "-b", "4096", "/dev/md127"), "fs", destructive=True)]
     plan = Plan("fs", tuple(steps), target="md127", kind="filesystem", params={"array": "md127"})
     plan = record_disks(plan, fake.machine)
     path = tmp_path / "fs.json"
@@ -275,7 +277,7 @@ def test_preflight_devices_come_from_the_argv(
     assert main(["apply", str(path), "--confirm", "md127"]) == 3
     res = capsys.readouterr()
     assert "REFUSED md127: is an LVM physical volume" in res.out
-    assert [a for a in fake.argvs if a[0] != "wipefs"] == []
+    assert fake.ran == []
 
 
 def test_unwritable_audit_log_refuses_apply(
@@ -291,7 +293,7 @@ def test_unwritable_audit_log_refuses_apply(
     assert main(["apply", str(tmp_path / "good.json"), "--confirm", "127"]) == 3
     err = capsys.readouterr().err
     assert "the audit log cannot be written" in err and "nothing was run" in err
-    assert [a for a in fake.argvs if a[0] != "wipefs"] == []
+    assert fake.ran == []
 
 
 def test_dry_run_is_one_clear_line_and_exit_0(
@@ -301,7 +303,7 @@ def test_dry_run_is_one_clear_line_and_exit_0(
     assert main(["apply", str(tmp_path / "good.json"), "--dry-run"]) == 0
     res = capsys.readouterr()
     assert res.out.count("dry run") == 1 and "dry run: dry run" not in res.out
-    assert [a for a in fake.argvs if a[0] != "wipefs"] == [] and read_entries() == []
+    assert fake.ran == [] and read_entries() == []
 
 
 # ---- escaping -----------------------------------------------------------------------------------
@@ -311,8 +313,10 @@ def test_control_characters_are_shown_escaped_in_the_cli_text() -> None:
     plan = Plan(
         "title\x1b]0;owned\x07",
         (
-            Step(("tee", "/sys/block/md127/md/sync_action"), "one\x1b[2K\rtwo", stdin="check\n"),
-            Step(("mdadm", "/dev/md127", "--fail", "/dev/sda"), "why\u202eevil", True),
+            Step.decode(
+                ("tee", "/sys/block/md127/md/sync_action"), "one\x1b[2K\rtwo", stdin="check\n"
+            ),
+            Step.decode(("mdadm", "/dev/md127", "--fail", "/dev/sda"), "why\u202eevil", True),
         ),
         target="md127\x1b[8m",
         warnings=("w\nfake line",),
@@ -321,7 +325,7 @@ def test_control_characters_are_shown_escaped_in_the_cli_text() -> None:
     text = format_plan(plan)
     assert "\x1b" not in text and "\r" not in text and "\u202e" not in text and "\x07" not in text
     assert "one\\x1b[2K\\x0dtwo" in text and "why\\u202eevil" in text
-    assert "title\\x1b]0;owned\\x07" in text and "md127\\x1b[8m" in text
+    assert "title\\x1b]0;owned\\x07" in text
     assert "warning: w\\x0afake line" in text
     assert f"digest: {plan.digest}" in text
     script = plan.shell_script()
@@ -334,7 +338,7 @@ def test_allowlist_accepts_every_shape_raidman_emits() -> None:
 
     for name, build in CASES.items():
         for s in build().steps:
-            assert step_problem(s) is None, (name, s.argv)
+            assert argv_problem(s.argv, s.stdin, s.stdin_from) is None, (name, s.argv)
 
 
 # ---- end to end: stub programs on PATH, the linux backend, a subprocess ------------------------
@@ -445,7 +449,7 @@ def test_stubs_do_record_what_a_valid_plan_runs(stubs: tuple[Path, Path], tmp_pa
     stub_dir, ran = stubs
     plan = Plan(
         "resync speed limits (all arrays)",
-        (Step(("sysctl", "-w", "dev.raid.speed_limit_max=123456"), "at most 123456 KiB/s"),),
+        (Step.decode(("sysctl", "-w", "dev.raid.speed_limit_max=123456"), "at most 123456 KiB/s"),),
         kind="sync-limits",
         params={"array": None, "min": None, "max": "123456"},
     )
@@ -477,10 +481,10 @@ def test_a_plan_file_cannot_switch_off_the_typed_confirmation(
     assert main(["apply", str(path), "--yes"]) == 3
     err = capsys.readouterr().err
     if kind == "boost":
-        assert "a boost plan never destroys data, but this step does (mdadm --create ...)" in err
+        assert "a boost plan never destroys data, but this step does (md-create of" in err
     else:
         assert "destructive plan: pass --confirm 127" in err
-    assert [a for a in fake.argvs if a[0] == "mdadm"] == []
+    assert [a for a in fake.ran if a[0] == "mdadm"] == []
 
 
 def test_the_digest_covers_kind_target_and_disks(
@@ -496,7 +500,7 @@ def test_the_digest_covers_kind_target_and_disks(
         path = tmp_path / "edited.json"
         path.write_text(json.dumps({**good, **edit}))
         assert main(["apply", str(path), "--confirm", "127"]) == 3
-        assert "do not match the plan's digest" in capsys.readouterr().err
+        assert "does not match its digest" in capsys.readouterr().err
     assert fake.calls == []
 
 
@@ -516,37 +520,78 @@ def test_a_disk_swapped_since_the_plan_was_made_is_refused(
     err = capsys.readouterr().err
     assert "/dev/nvme1n1 is now nvme1n1 (serial S-other)" in err
     assert "made for nvme1n1 (serial S-nvme1n1)" in err
-    assert [a for a in fake.argvs if a[0] == "mdadm"] == []
+    assert [a for a in fake.ran if a[0] == "mdadm"] == []
 
 
 def _old_format(d: dict[str, Any]) -> dict[str, Any]:
     """The same plan as an older raidman wrote it: no disks, the digest of the steps only."""
+    import hashlib
+
     d = {k: v for k, v in d.items() if k != "disks"}
-    d["digest"] = steps_digest(Plan.from_json(d).steps)
+    steps = [s.to_json() for s in Plan.from_json(d).steps]
+    canon = json.dumps(steps, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    d["digest"] = "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
     return d
 
 
-def test_an_older_destructive_plan_file_is_refused_with_re_plan(
-    fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("destroys", [True, False])
+def test_an_older_plan_file_is_refused_with_re_plan(
+    destroys: bool, fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Issue 37: the older digest left the title, notes and params out (a file could say one
+    thing and do another): such a file is refused, destructive or not, with how to re-plan."""
+    if destroys:
+        d = _good_plan(fake, tmp_path, capsys)
+    else:
+        plan = Plan(
+            "limits",
+            (Step.decode(("sysctl", "-w", "dev.raid.speed_limit_max=500000"), "max"),),
+            kind="sync-limits",
+            params={"array": None, "min": None, "max": "500000"},
+        )
+        d = plan.to_json()
     path = tmp_path / "old.json"
-    path.write_text(json.dumps(_old_format(_good_plan(fake, tmp_path, capsys))))
-    assert main(["apply", str(path), "--confirm", "127"]) == 3
+    path.write_text(json.dumps(_old_format(d)))
+    fake.calls.clear()
+    assert main(["apply", str(path), "--yes", "--confirm", "127"]) == 3
     err = capsys.readouterr().err
     assert "made by an older raidman" in err and "re-plan it" in err
     assert fake.calls == []
 
 
-def test_an_older_plan_file_that_destroys_nothing_still_runs(
-    fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"title": "check md127 (harmless)"},
+        {"notes": ["nothing is destroyed"]},
+        {"warnings": []},
+        {"params": {"level": "1", "devices": ["nvme0n1", "nvme1n1"], "note": "x"}},
+    ],
+    ids=["title", "notes", "warnings", "params"],
+)
+def test_the_digest_covers_the_words_a_reader_trusts(
+    edit: dict[str, Any], fake: FakeBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plan = Plan(
-        "limits",
-        (Step(("sysctl", "-w", "dev.raid.speed_limit_max=500000"), "max"),),
-        kind="sync-limits",
-        params={"array": None, "min": None, "max": "500000"},
-    )
-    path = tmp_path / "old.json"
-    path.write_text(json.dumps(_old_format(plan.to_json())))
-    assert main(["apply", str(path), "--yes"]) == 0, capsys.readouterr().err
-    assert ("sysctl", "-w", "dev.raid.speed_limit_max=500000") in fake.argvs
+    """Issue 37: the title, notes, warnings and params were outside the digest, so a file could
+    keep its steps and its digest and tell the reader something else."""
+    good = _good_plan(fake, tmp_path, capsys)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps({**good, **edit}))
+    fake.calls.clear()
+    assert main(["apply", str(path), "--confirm", "127"]) == 3
+    assert "does not match its digest" in capsys.readouterr().err
+    assert fake.calls == []
+
+
+@pytest.mark.parametrize("ch", ["\u3164", "\u0336", "\u00a0", "\u200b", "\u202e"])
+def test_invisible_characters_in_plan_text_are_refused(ch: str) -> None:
+    """Issue 37: a Hangul filler, a combining overlay, a no-break space, a zero-width space or a
+    bidi override in a title or a why shows as nothing (or as something else)."""
+    from app.plans.plan import PlanFileError
+
+    base = {"title": "t", "kind": "sync-limits", "steps": []}
+    with pytest.raises(PlanFileError, match="character"):
+        Plan.from_json({**base, "title": f"check{ch}md127"})
+    step = {"argv": ["sysctl", "-w", "dev.raid.speed_limit_max=5000"], "why": f"a{ch}b"}
+    with pytest.raises(PlanFileError, match="character"):
+        Plan.from_json({**base, "steps": [step]})

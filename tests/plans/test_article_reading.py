@@ -6,11 +6,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.plans.benchmark import BenchmarkParams, build_benchmark, collect, result_from_json, table
-from app.plans.create_guidance import PARITY_DISCARD
-from app.plans.expectations import expectations
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array
-from app.plans.wizards.members import REBUILD_LOAD, build_add, build_re_add, build_replace
+from app.plans.builders.benchmark import (
+    BenchmarkParams,
+    build_benchmark,
+    collect,
+    result_from_json,
+    table,
+)
+from app.plans.builders.create_array import CreateArrayParams, build_create_array
+from app.plans.builders.create_guidance import PARITY_DISCARD
+from app.plans.builders.expectations import expectations
+from app.plans.builders.members import REBUILD_LOAD, build_add, build_re_add, build_replace
 from app.rules import AuditInputs, audit, gather
 from app.rules.inputs import SchedulerState
 from backends.simulated import SimClock, SimulatedBackend

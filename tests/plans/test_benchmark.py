@@ -8,21 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from app.plans.allowlist import step_problem
 from app.plans.audit_log import AuditLog
-from app.plans.benchmark import (
+from app.plans.builders.benchmark import (
     BenchmarkParams,
     best_chunk,
     build_benchmark,
     collect,
-    fio_argv,
     result_from_json,
     table,
 )
 from app.plans.executor import execute
 from app.plans.geometry import PlanError
+from app.plans.guards.allowlist import argv_problem
+from app.plans.guards.plan_devices import argv_devices, plan_problems
+from app.plans.ops import Fio
 from app.plans.plan import Step
-from app.plans.plan_devices import argv_devices, plan_problems
 from backends.simulated import SimulatedBackend
 
 DEVS = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")
@@ -67,15 +67,15 @@ def test_members_in_use_are_refused_by_preflight() -> None:
         ("fio", "--name=raidman", "--filename=/etc/passwd", "--direct=1", "--ioengine=psync",
          "--rw=write", "--bs=1m", "--numjobs=1", "--size=8M", "--group_reporting",
          "--output-format=json"),
-        (*fio_argv("/dev/sdb", "randwrite", "4k", 1, "8M")[:-1], "--output-format=normal"),
-        fio_argv("/dev/sdb", "trim", "4k", 1, "8M"),
+        (*Fio("/dev/sdb", "randwrite", "4k", 1, "8M").argv()[:-1], "--output-format=normal"),
+        (*Fio("/dev/sdb", "randwrite", "4k", 1, "8M").argv()[:5], "--rw=trim", *Fio("/dev/sdb", "randwrite", "4k", 1, "8M").argv()[6:]),
         ("fio", "--name=x", "--exec_prerun=sh"),
         ("blkdiscard", "/dev/md127"),
         ("blkdiscard", "-o", "0", "/dev/sdb"),
     ],
 )  # fmt: skip
 def test_allowlist_takes_only_the_benchmarks_shapes(argv: tuple[str, ...]) -> None:
-    assert step_problem(Step(argv, "x")) is not None
+    assert argv_problem(argv) is not None
 
 
 def test_bad_parameters_are_plan_errors() -> None:
@@ -103,7 +103,7 @@ def test_run_on_the_simulator_gives_the_table_and_the_winner(tmp_path: Path) -> 
     )
     report = execute(plan, b, audit=AuditLog(tmp_path / "audit.log"))
     assert report.ok, [o.message for o in report.outcomes if o.status != "ok"]
-    outs = [(o.step.argv, o.result.stdout) for o in report.outcomes if o.result is not None]
+    outs = [(o.step.op, o.result.stdout) for o in report.outcomes if o.result is not None]
     r = collect(plan, outs, time.time())
     c32 = r.cell(str(32 * KIB), "randwrite", "64k", 1)
     c512 = r.cell(str(512 * KIB), "randwrite", "64k", 1)
@@ -158,11 +158,11 @@ def test_apply_keeps_the_table_for_report_and_the_create_wizard(
 
 
 def test_a_plan_stops_and_zeroes_only_the_array_it_made() -> None:
-    from app.plans.allowlist import plan_step_problems
+    from app.plans.guards.allowlist import plan_step_problems
     from app.plans.plan import Plan
 
-    stop = Step(("mdadm", "--stop", "/dev/md127"), "x")
-    zero = Step(("mdadm", "--zero-superblock", "/dev/sda"), "x")
+    stop = Step.decode(("mdadm", "--stop", "/dev/md127"), "x")
+    zero = Step.decode(("mdadm", "--zero-superblock", "/dev/sda"), "x")
     assert plan_step_problems(Plan("x", (stop,), kind="benchmark"))
     assert plan_step_problems(Plan("x", (zero,), kind="benchmark"))
     m = SimulatedBackend.from_scenario("blank").probe()

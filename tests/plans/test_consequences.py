@@ -13,11 +13,11 @@ import pytest
 
 from app.cli import main
 from app.model import Machine, MdArray, MdMember, levels
-from app.plans.consequences import consequences_of, limits_from_texts
+from app.plans.builders.members import build_fail, build_re_add, build_remove
+from app.plans.builders.sync_actions import build_sync_action
 from app.plans.geometry import PlanError
+from app.plans.outcome.consequences import consequences_of, limits_from_texts
 from app.plans.plan import Plan, Step, load_plan_file
-from app.plans.wizards.members import build_fail, build_re_add, build_remove
-from app.plans.wizards.sync_actions import build_sync_action
 from backends.simulated import SimulatedBackend
 from backends.simulated.clock import SimClock
 from tests.plans.fakes import array_machine
@@ -158,7 +158,10 @@ def test_limits_in_force_drive_the_duration_and_a_limit_step_changes_them() -> N
     # the same check after a step raising the array's own max runs at the new limit
     up = Plan(
         "t",
-        (Step(("tee", "/sys/block/md127/md/sync_speed_max"), "w", stdin="400000\n"), *plan.steps),
+        (
+            Step.decode(("tee", "/sys/block/md127/md/sync_speed_max"), "w", stdin="400000\n"),
+            *plan.steps,
+        ),
     )
     c2 = consequences_of(up, m, lim)
     assert c2.syncs[0].speed_kib_s is not None

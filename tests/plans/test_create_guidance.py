@@ -4,10 +4,10 @@ parity threads, RAID-0 warned."""
 
 from __future__ import annotations
 
-from app.plans.benchmark import BenchmarkResult, Cell, table
-from app.plans.create_guidance import two_failures_survived
-from app.plans.expectations import expectations, flags
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array
+from app.plans.builders.benchmark import BenchmarkResult, Cell, table
+from app.plans.builders.create_array import CreateArrayParams, build_create_array
+from app.plans.builders.create_guidance import two_failures_survived
+from app.plans.builders.expectations import expectations, flags
 from backends.simulated import SimulatedBackend
 
 DEVS = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.plans.audit_log import AuditLog
+from app.plans.builders.create_array import CreateArrayParams, build_create_array
 from app.plans.executor import execute
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array
 from app.report import report_findings
 from backends.simulated import SimClock, SimulatedBackend
 

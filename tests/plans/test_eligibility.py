@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from app.model.smart import SmartAttribute, SmartReading
-from app.plans.eligibility import Candidate, candidates
-from app.plans.preflight import check
+from app.plans.guards.eligibility import Candidate, candidates
+from app.plans.guards.preflight import check
 from backends.replay import ReplayBackend
 from tests.corpus import FIXTURES
 from tests.plans.fakes import GIB, array_machine, blank_machine
@@ -59,7 +59,7 @@ def test_picker_and_preflight_agree_on_in_use() -> None:
 def test_min_size_from_the_array_marks_small_devices() -> None:
     from dataclasses import replace
 
-    from app.plans.eligibility import needed_member_bytes
+    from app.plans.guards.eligibility import needed_member_bytes
 
     m = array_machine()
     arr = m.arrays[0]

@@ -13,6 +13,7 @@ import pytest
 from app.backend import CommandResult
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
+from app.plans.ops import OpError
 from app.plans.plan import Plan, Step
 from tests.plans.fakes import FakeBackend, blank_machine
 
@@ -32,9 +33,9 @@ def _plan() -> Plan:
     return Plan(
         title="three steps",
         steps=(
-            Step(CREATE, "create", destructive=True),
-            Step(("pvcreate", "/dev/md/127"), "pv", destructive=True),
-            Step(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),
+            Step.decode(CREATE, "create", destructive=True),
+            Step.decode(("pvcreate", "/dev/md/127"), "pv", destructive=True),
+            Step.decode(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),
         ),
         target="127",
     )
@@ -147,7 +148,7 @@ def test_stdin_from_pipes_producer_stdout_into_the_step(audit: AuditLog) -> None
     plan = Plan(
         "conf",
         (
-            Step(
+            Step.decode(
                 ("tee", "-a", "/etc/mdadm/mdadm.conf"),
                 "append",
                 stdin_from=("mdadm", "--detail", "--brief", "/dev/md/127"),
@@ -181,7 +182,7 @@ def test_a_piped_mdadm_conf_line_that_is_not_an_array_line_is_not_appended(
     plan = Plan(
         "conf",
         (
-            Step(
+            Step.decode(
                 ("tee", "-a", "/etc/mdadm/mdadm.conf"),
                 "append",
                 stdin_from=("mdadm", "--detail", "--brief", "/dev/md/127"),
@@ -199,7 +200,7 @@ def test_failing_producer_fails_the_step_without_running_it(audit: AuditLog) -> 
     producer = ("mdadm", "--detail", "--brief", "/dev/md/127")
     plan = Plan(
         "conf",
-        (Step(("tee", "-a", "/etc/mdadm/mdadm.conf"), "append", stdin_from=producer),),
+        (Step.decode(("tee", "-a", "/etc/mdadm/mdadm.conf"), "append", stdin_from=producer),),
     )
     rep = execute(plan, be, audit=audit)
     assert rep.outcomes[0].status == "failed"
@@ -264,14 +265,31 @@ def test_step_whose_start_cannot_be_logged_does_not_run(audit: AuditLog, tmp_pat
     assert rep.audit_error is not None
 
 
-def test_step_raidman_never_plans_is_refused_and_logged(audit: AuditLog) -> None:
+def test_a_step_raidman_never_plans_cannot_be_made() -> None:
+    with pytest.raises(OpError, match="'sh' is not a program raidman plans"):
+        Step.decode(("sh", "-c", "rm -rf /"), "oops")
+
+
+def test_steps_out_of_the_order_raidman_plans_are_refused_and_logged(audit: AuditLog) -> None:
+    """An fstab edit whose new text is written before the file was compared and backed up:
+    each step is one raidman plans, their order is not."""
     be = FakeBackend(blank_machine())
-    bad = Plan("t", (*_plan().steps, Step(("sh", "-c", "rm -rf /"), "oops")), target="127")
+    line = "UUID=0a1b2c3d-0000-4000-8000-00000000abcd /srv/data ext4 defaults,nofail 0 2\n"
+    bad = Plan(
+        "t",
+        (
+            *_plan().steps,
+            Step.decode(("cp", "-p", "/etc/fstab", "/etc/fstab.raidman-new"), "copy"),
+            Step.decode(("tee", "/etc/fstab.raidman-new"), "write", stdin=line),
+            Step.decode(("mv", "/etc/fstab.raidman-new", "/etc/fstab"), "rename"),
+        ),
+        target="127",
+    )
     rep = execute(bad, be, audit=audit)
     assert be.calls == [] and rep.refused is not None
-    assert "step 4: 'sh' is not a program raidman plans" in rep.refused
+    assert "/etc/fstab: compared first, then backed up" in rep.refused
     (entry,) = audit.read_entries()
-    assert entry.event == "refused" and "'sh'" in entry.reason
+    assert entry.event == "refused" and "/etc/fstab" in entry.reason
 
 
 def test_corrupt_log_lines_come_back_as_corrupt_entries(audit: AuditLog) -> None:
@@ -290,7 +308,13 @@ def test_corrupt_log_lines_come_back_as_corrupt_entries(audit: AuditLog) -> None
 def test_plan_json_roundtrip_keeps_stdin_from_and_notes() -> None:
     p = Plan(
         "t",
-        (Step(("tee", "-a", "/x"), "w", stdin_from=("mdadm", "-Db", "/dev/md/1")),),
+        (
+            Step.decode(
+                ("tee", "-a", "/etc/mdadm/mdadm.conf"),
+                "w",
+                stdin_from=("mdadm", "--detail", "--brief", "/dev/md/1"),
+            ),
+        ),
         notes=("n1",),
     )
     q = Plan.from_json(p.to_json())

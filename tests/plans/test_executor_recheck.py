@@ -11,7 +11,7 @@ from app.backend import CommandResult
 from app.model import Filesystem, Machine
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
-from app.plans.identity import record_disks
+from app.plans.guards.identity import record_disks
 from app.plans.plan import Plan, Step
 from tests.plans.fakes import FakeBackend, blank_machine, with_usage
 
@@ -20,7 +20,7 @@ PV1 = ("pvcreate", "/dev/nvme1n1")
 
 
 def _two_pvs() -> Plan:
-    return Plan("two PVs", (Step(PV0, "pv 0"), Step(PV1, "pv 1")), kind="filesystem")
+    return Plan("two PVs", (Step.decode(PV0, "pv 0"), Step.decode(PV1, "pv 1")), kind="filesystem")
 
 
 def _after_first_step(be: FakeBackend, machine: Machine) -> None:
@@ -102,7 +102,7 @@ def test_steps_without_devices_do_not_probe(tmp_path: Path) -> None:
 
     plan = Plan(
         "limits",
-        (Step(("sysctl", "-w", "dev.raid.speed_limit_max=500000"), "max"),),
+        (Step.decode(("sysctl", "-w", "dev.raid.speed_limit_max=500000"), "max"),),
         kind="sync-limits",
     )
     rep = execute(plan, NoProbe(blank_machine()), audit=AuditLog(tmp_path / "a.log"))
@@ -112,8 +112,8 @@ def test_steps_without_devices_do_not_probe(tmp_path: Path) -> None:
 def test_a_created_array_runs_end_to_end_on_the_simulator(tmp_path: Path) -> None:
     """The per-step checks let a whole create-array plan through (the array and LV it makes are
     not re-checked) and its ARRAY line, piped from mdadm --detail --brief, passes the check."""
-    from app.plans.wizards.create_array import CreateArrayParams, build_create_array
-    from app.plans.wizards.filesystem import FilesystemParams
+    from app.plans.builders.create_array import CreateArrayParams, build_create_array
+    from app.plans.builders.filesystem import FilesystemParams
     from backends.simulated.backend import SimulatedBackend
 
     be = SimulatedBackend.from_scenario("blank")

@@ -51,7 +51,7 @@ class SlowStreamingBackend(FakeBackend):
 def test_output_events_arrive_while_the_step_still_runs(tmp_path: Path) -> None:
     audit = AuditLog(tmp_path / "audit.log")
     be = SlowStreamingBackend(blank_machine(), audit=audit)
-    plan = Plan("mkfs", (Step(MKFS, "filesystem", destructive=True),), target="nvme0n1")
+    plan = Plan("mkfs", (Step.decode(MKFS, "filesystem", destructive=True),), target="nvme0n1")
     events: queue.Queue[StepEvent] = queue.Queue()
     done: list[ExecutionReport] = []
     worker = threading.Thread(
@@ -89,7 +89,7 @@ def test_output_events_arrive_while_the_step_still_runs(tmp_path: Path) -> None:
 def test_a_backend_without_streaming_still_runs(tmp_path: Path) -> None:
     be = FakeBackend(blank_machine())
     events: list[StepEvent] = []
-    plan = Plan("mkfs", (Step(MKFS, "filesystem", destructive=True),), target="nvme0n1")
+    plan = Plan("mkfs", (Step.decode(MKFS, "filesystem", destructive=True),), target="nvme0n1")
     rep = execute(plan, be, audit=AuditLog(tmp_path / "a.log"), on_event=events.append)
     assert rep.ok and [e.kind for e in events] == ["started", "finished"]
 
@@ -101,7 +101,7 @@ def test_a_listener_that_raises_does_not_stop_the_plan(tmp_path: Path) -> None:
     def bad(ev: StepEvent) -> None:
         raise RuntimeError("listener broke")
 
-    plan = Plan("mkfs", (Step(MKFS, "filesystem", destructive=True),), target="nvme0n1")
+    plan = Plan("mkfs", (Step.decode(MKFS, "filesystem", destructive=True),), target="nvme0n1")
     assert execute(plan, be, audit=AuditLog(tmp_path / "a.log"), on_event=bad).ok
 
 
@@ -133,17 +133,17 @@ def test_sync_target_names_the_array_a_step_sets_syncing() -> None:
         "/dev/a",
         "/dev/b",
     )
-    assert sync_target(Step(create, "")) == "/dev/md/127"
+    assert sync_target(Step.decode(create, "")) == "/dev/md/127"
     raid0 = ("mdadm", "--create", "/dev/md/9", "--level=0", "--raid-devices=2", "/dev/a", "/dev/b")
-    assert sync_target(Step(raid0, "")) is None  # nothing to sync on RAID-0
-    assert sync_target(Step(("mdadm", "/dev/md0", "--add", "/dev/sdb"), "")) == "/dev/md0"
-    assert sync_target(Step(("mdadm", "/dev/md0", "--fail", "/dev/sdb"), "")) is None
+    assert sync_target(Step.decode(raid0, "")) is None  # nothing to sync on RAID-0
+    assert sync_target(Step.decode(("mdadm", "/dev/md0", "--add", "/dev/sdb"), "")) == "/dev/md0"
+    assert sync_target(Step.decode(("mdadm", "/dev/md0", "--fail", "/dev/sdb"), "")) is None
     grow = ("mdadm", "--grow", "/dev/md0", "--raid-devices=5")
-    assert sync_target(Step(grow, "")) == "/dev/md0"
+    assert sync_target(Step.decode(grow, "")) == "/dev/md0"
     tee = ("tee", "/sys/block/md3/md/sync_action")
-    assert sync_target(Step(tee, "", stdin="check\n")) == "/dev/md3"
-    assert sync_target(Step(tee, "", stdin="idle\n")) is None
-    assert sync_target(Step(MKFS, "")) is None
+    assert sync_target(Step.decode(tee, "", stdin="check\n")) == "/dev/md3"
+    assert sync_target(Step.decode(tee, "", stdin="idle\n")) is None
+    assert sync_target(Step.decode(MKFS, "")) is None
 
 
 def test_result_lines_list_ran_failed_with_stderr_tail_and_not_run(tmp_path: Path) -> None:
@@ -154,9 +154,9 @@ def test_result_lines_list_ran_failed_with_stderr_tail_and_not_run(tmp_path: Pat
     plan = Plan(
         "three",
         (
-            Step(MKFS, "fs", destructive=True),
-            Step(("pvcreate", "/dev/nvme0n1"), "pv", destructive=True),
-            Step(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),
+            Step.decode(MKFS, "fs", destructive=True),
+            Step.decode(("pvcreate", "/dev/nvme0n1"), "pv", destructive=True),
+            Step.decode(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),
         ),
         target="md127",
     )
@@ -178,7 +178,7 @@ def test_result_lines_list_ran_failed_with_stderr_tail_and_not_run(tmp_path: Pat
 def test_an_array_named_by_its_md_name_resolves_to_its_kernel_name() -> None:
     """mdadm --create /dev/md/127 --name=127 makes md127 ("host:127"): the sync bar looks for
     md127's sync in the session, not for "md/127"."""
-    from app.plans.plan_devices import resolve_device
+    from app.plans.guards.plan_devices import resolve_device
     from tests.plans.fakes import array_machine
 
     m = array_machine()

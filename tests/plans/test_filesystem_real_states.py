@@ -3,7 +3,7 @@ that raidman planned wrongly or reported silently before issue 28."""
 
 from __future__ import annotations
 
-from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
+from app.plans.builders.filesystem import FilesystemParams, build_filesystem
 from app.report import array_to_json
 from tests.vm.machine import FIXTURES_VM
 

@@ -11,14 +11,9 @@ import pytest
 
 from app.backend import Backend
 from app.plans.audit_log import AuditLog
-from app.plans.executor import execute
-from app.plans.geometry import PlanError
-from app.plans.plan import Plan
-from app.plans.render import preflight_for
-from app.plans.superblocks import read_superblocks
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array
-from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
-from app.plans.wizards.lifecycle import (
+from app.plans.builders.create_array import CreateArrayParams, build_create_array
+from app.plans.builders.filesystem import FilesystemParams, build_filesystem
+from app.plans.builders.lifecycle import (
     StrayArray,
     build_assemble,
     build_delete,
@@ -27,6 +22,12 @@ from app.plans.wizards.lifecycle import (
     build_stop,
     build_wipe,
 )
+from app.plans.executor import execute
+from app.plans.geometry import PlanError
+from app.plans.ops.system_files import backup_name
+from app.plans.plan import Plan
+from app.plans.render import preflight_for
+from app.plans.superblocks import read_superblocks
 from backends.simulated import SimulatedBackend
 from backends.simulated.clock import SimClock
 
@@ -72,13 +73,15 @@ def test_the_whole_life_leaves_the_disks_as_they_started(tmp_path: Path) -> None
     m = be.probe()
     fs = m.filesystem(arr.name)
     assert fs is not None and fs.uuid
-    mount = build_mount(m, arr.name, "/srv/data", options="defaults,noatime", fstab=True)
+    old = be.read_text("/etc/fstab")
+    assert old == "# <file system> <mount point> <type> <options>\n"
+    mount = build_mount(
+        m, arr.name, "/srv/data", options="defaults,noatime", fstab=True, fstab_text=old
+    )
     _run(mount, be, audit)
     fstab = be.read_text("/etc/fstab") or ""
-    assert f"UUID={fs.uuid} /srv/data ext4 defaults,noatime,nofail 0 2\n" in fstab
-    assert be.read_text(
-        "/etc/fstab.raidman-backup",
-    ) == ("# <file system> <mount point> <type> <options>\n")
+    assert fstab == old + f"UUID={fs.uuid} /srv/data ext4 defaults,noatime,nofail 0 2\n"
+    assert be.read_text(backup_name("/etc/fstab", old)) == old
     m = be.probe()
     with pytest.raises(PlanError, match="mounted on /srv/data"):
         build_stop(m, arr.name)
@@ -105,8 +108,9 @@ def test_the_whole_life_leaves_the_disks_as_they_started(tmp_path: Path) -> None
         _run(build_wipe(be.probe(), d), be, audit)
     assert _disks_state(be) == start
     started = [e for e in audit.read_entries() if e.event == "started"]
-    # prepare 4 + create 1 + mkfs 1 + mount 7 + stop 1 + assemble 1 + delete 9 + wipe 4
-    assert len(started) == 4 + 1 + 1 + 7 + 1 + 1 + 9 + 4
+    # prepare 4 + create 1 + mkfs 1 + mount 8 (mkdir, mount, cmp, backup, copy, tee, findmnt,
+    # mv) + stop 1 + assemble 1 + delete 9 + wipe 4
+    assert len(started) == 4 + 1 + 1 + 8 + 1 + 1 + 9 + 4
 
 
 def _running_array(be: SimulatedBackend, audit: AuditLog) -> str:

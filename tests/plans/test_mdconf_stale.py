@@ -1,5 +1,5 @@
 """Stale mdadm.conf ARRAY lines get a plan that removes them (app/rules/md.py ``md-conf-stale``,
-app/plans/mdconf_edit.py): a line whose UUID no running array has and no device's superblock
+app/plans/builders/mdconf_edit.py): a line whose UUID no running array has and no device's superblock
 carries (mdadm --examine --scan) is stale; the plan keeps a backup, stops if the file changed
 since it was made (cmp), writes the file less those entries through a copy renamed into place,
 and rebuilds the initramfs (it holds its own copy of mdadm.conf). On the simulated backend."""
@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.plans.allowlist import plan_step_problems
 from app.plans.audit_log import AuditLog
+from app.plans.builders.mdconf_edit import array_entries, build_remove_stale, without_uuids
 from app.plans.executor import execute
-from app.plans.mdconf_edit import array_entries, build_remove_stale, without_uuids
+from app.plans.guards.allowlist import argv_problem, plan_step_problems
+from app.plans.ops.system_files import backup_name
 from app.plans.plan import Plan, Step
 from app.report import report_findings
 from app.rules.finding import Finding
@@ -57,9 +58,10 @@ def test_stale_lines_are_found_and_the_plan_removes_them(tmp_path: Path) -> None
     assert f.severity == "advice" and "lists 2 arrays that no disk carries" in f.title
     plan = f.fix
     assert plan.kind == "audit-mdadm-conf" and not plan.destructive
+    backup = backup_name(CONF, be.read_text(CONF) or "")
     assert [s.argv for s in plan.steps] == [
-        ("cp", "-p", CONF, CONF + ".raidman-backup"),
-        ("cmp", CONF + ".raidman-backup", "-"),
+        ("cmp", CONF, "-"),
+        ("cp", "-p", CONF, backup),
         ("cp", "-p", CONF, CONF + ".raidman-new"),
         ("tee", CONF + ".raidman-new"),
         ("mv", CONF + ".raidman-new", CONF),
@@ -76,8 +78,7 @@ def test_stale_lines_are_found_and_the_plan_removes_them(tmp_path: Path) -> None
     assert [o.status for o in report.outcomes] == ["ok"] * 6
     after = be.read_text(CONF)
     assert after == before + "# kept: a comment\n"  # the running array's line stays
-    assert be.read_text(CONF + ".raidman-backup") is not None
-    assert GONE in (be.read_text(CONF + ".raidman-backup") or "")
+    assert GONE in (be.read_text(backup) or "")
     assert _finding(be) is None  # and the audit is satisfied
 
 
@@ -111,9 +112,24 @@ def test_a_file_changed_since_the_plan_is_left_alone(tmp_path: Path) -> None:
     assert be.run(["tee", "-a", CONF], stdin="MAILADDR root\n").ok  # the admin edits it
     edited = be.read_text(CONF)
     report = execute(f.fix, be, audit=AuditLog(tmp_path / "audit.log"))
-    assert [o.status for o in report.outcomes][:2] == ["ok", "failed"]
+    assert [o.status for o in report.outcomes][:2] == ["failed", "not-run"]  # cmp, first
     assert be.read_text(CONF) == edited  # nothing written over the admin's edit
     assert be.read_text(CONF + ".raidman-new") is None
+    backups = [p for p in be.state.files if ".raidman-backup" in p]
+    assert backups == []  # not even a backup: a second run never overwrites the first's
+
+
+def test_a_plan_run_twice_keeps_the_first_backup(tmp_path: Path) -> None:
+    """Issue 37 item 8: two runs overwrote the one backup with the first run's output. The
+    file is compared before anything else, so the second run stops there."""
+    be, _ = _with_stale()
+    f = _finding(be)
+    assert f is not None and f.fix is not None
+    original = be.read_text(CONF) or ""
+    assert execute(f.fix, be, audit=AuditLog(tmp_path / "audit.log")).ok
+    again = execute(f.fix, be, audit=AuditLog(tmp_path / "audit.log"))
+    assert next(o.status for o in again.outcomes) == "failed"
+    assert be.read_text(backup_name(CONF, original)) == original
 
 
 def test_the_allowlist_takes_only_whole_entries_removed() -> None:
@@ -124,7 +140,7 @@ def test_the_allowlist_takes_only_whole_entries_removed() -> None:
 
     def with_new(new: str) -> Plan:
         steps = list(plan.steps)
-        steps[3] = Step(steps[3].argv, steps[3].why, stdin=new)
+        steps[3] = Step.decode(steps[3].argv, steps[3].why, stdin=new)
         return Plan(plan.title, tuple(steps), kind=plan.kind, params=plan.params)
 
     new = plan.steps[3].stdin or ""
@@ -134,13 +150,9 @@ def test_the_allowlist_takes_only_whole_entries_removed() -> None:
     half = new.replace(GONE2.split(" UUID=")[0] + "\n", "")  # half of an entry
     assert plan_step_problems(with_new(half))
     assert plan_step_problems(with_new(text))  # nothing removed
-    # a step out of order, and a cmp or cp of another file
+    # a step out of order; a cmp or cp of another file is no operation at all
     steps = list(plan.steps)
     assert plan_step_problems(Plan("x", (steps[3], *steps[:3], *steps[4:]), kind=plan.kind))
-    bad = [
-        Step(("cmp", "/etc/shadow", "-"), "x", stdin="x\n"),
-        Step(("cp", "-p", CONF, "/tmp/x"), "x"),
-    ]
-    for s in bad:
-        assert plan_step_problems(Plan("x", (s,), kind=plan.kind)), s.argv
+    assert argv_problem(("cmp", "/etc/shadow", "-"), "x\n")
+    assert argv_problem(("cp", "-p", CONF, "/tmp/x"))
     assert before in text

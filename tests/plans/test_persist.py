@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from app.plans import persist
-from app.plans.allowlist import step_problem
 from app.plans.audit_log import AuditLog
+from app.plans.builders import persist
+from app.plans.builders.sync_actions import build_speed_limits
 from app.plans.executor import execute
-from app.plans.plan import Step
-from app.plans.wizards.sync_actions import build_speed_limits
+from app.plans.guards.allowlist import argv_problem
 from app.rules import audit
 from backends.simulated import SimulatedBackend
 
@@ -68,23 +67,23 @@ def test_scheduler_fix_keeps_the_scheduler_at_boot() -> None:
     assert temp.stdin is not None and old in temp.stdin
     assert persist.scheduler_line("sda", "bfq") in temp.stdin
     assert rename.argv == ("mv", "-f", temp.argv[1], persist.SCHEDULER_RULES)
-    assert [step_problem(s) for s in fix.steps] == [None, None, None]
+    assert [argv_problem(s.argv, s.stdin, s.stdin_from) for s in fix.steps] == [None] * 3
 
 
 @pytest.mark.parametrize(
-    "step",
+    ("argv", "stdin"),
     [
-        Step(("tee", "/etc/udev/rules.d/.65-raidman-stripe-cache.rules.raidman-new"), "x",
-             stdin='RUN+="/bin/sh -c evil"\n'),
-        Step(("tee", "/etc/udev/rules.d/99-evil.rules"), "x", stdin="# hi\n"),
-        Step(("mv", "-f", "/tmp/x", persist.STRIPE_CACHE_RULES), "x"),
-        Step(("mv", "-f", persist.FILES["scheduler"].temp, persist.STRIPE_CACHE_RULES), "x"),
-        Step(("rm", "-f", "/etc/fstab"), "x"),
-        Step(("rm", "-rf", persist.SCHEDULER_RULES), "x"),
+        (("tee", "/etc/udev/rules.d/.65-raidman-stripe-cache.rules.raidman-new"),
+         'RUN+="/bin/sh -c evil"\n'),
+        (("tee", "/etc/udev/rules.d/99-evil.rules"), "# hi\n"),
+        (("mv", "-f", "/tmp/x", persist.STRIPE_CACHE_RULES), None),
+        (("mv", "-f", persist.FILES["scheduler"].temp, persist.STRIPE_CACHE_RULES), None),
+        (("rm", "-f", "/etc/fstab"), None),
+        (("rm", "-rf", persist.SCHEDULER_RULES), None),
     ],
 )  # fmt: skip
-def test_allowlist_refuses_other_files_and_lines(step: Step) -> None:
-    assert step_problem(step) is not None
+def test_allowlist_refuses_other_files_and_lines(argv: tuple[str, ...], stdin: str | None) -> None:
+    assert argv_problem(argv, stdin) is not None
 
 
 def test_stripe_cache_rule_is_guarded_and_checked() -> None:

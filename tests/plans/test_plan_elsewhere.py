@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.plans.targets import missing_targets
-from app.plans.wizards.members import build_fail
+from app.plans.builders.members import build_fail
+from app.plans.guards.targets import missing_targets
 from backends.simulated import SimClock, SimulatedBackend
 
 

@@ -9,11 +9,11 @@ from app.backend import CommandResult
 from app.model import Machine, MdMember, Partition, SyncStatus
 from app.model.smart import SmartAttribute, SmartReading
 from app.model.usage import MOUNTS, KernelUsage
+from app.plans.builders.members import build_add, build_re_add, build_replace
+from app.plans.guards.plan_devices import plan_problems
+from app.plans.guards.preflight import Issue, check
 from app.plans.plan import Plan, Step
-from app.plans.plan_devices import plan_problems
-from app.plans.preflight import Issue, check
 from app.plans.render import preflight_for
-from app.plans.wizards.members import build_add, build_re_add, build_replace
 from backends.replay import ReplayBackend
 from tests.corpus import FIXTURES
 from tests.plans.fakes import (
@@ -394,7 +394,7 @@ def test_grow_during_a_sync_is_refused_as_busy_and_the_bitmap_fix_waits() -> Non
     m = replace(m, arrays=(syncing, m.arrays[1]))
     plan = Plan(
         "add bitmap",
-        (Step(("mdadm", "--grow", "--bitmap=internal", "/dev/md127"), "add a bitmap"),),
+        (Step.decode(("mdadm", "--grow", "/dev/md127", "--bitmap=internal"), "add a bitmap"),),
         target="md127",
         kind="audit-md-bitmap",
     )
@@ -443,8 +443,8 @@ def test_a_remove_then_add_of_a_device_that_is_no_member_is_still_checked() -> N
     plan = Plan(
         "re-add",
         (
-            Step(("mdadm", "/dev/md127", "--remove", "/dev/sdc"), "x"),
-            Step(("mdadm", "/dev/md127", "--add", "/dev/sdc"), "x", destructive=True),
+            Step.decode(("mdadm", "/dev/md127", "--remove", "/dev/sdc"), "x"),
+            Step.decode(("mdadm", "/dev/md127", "--add", "/dev/sdc"), "x", destructive=True),
         ),
         target="sdc",
         kind="member-re-add",

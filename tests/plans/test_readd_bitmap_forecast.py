@@ -16,7 +16,7 @@ import app.commands.apply as apply_cmd
 import app.commands.plan as plan_cmd
 from app.cli import main
 from app.monitor import WearMonitor
-from app.plans.bitmap_dirty import read_bitmap_dirty
+from app.plans.outcome.bitmap_dirty import read_bitmap_dirty
 from app.plans.plan import Plan, Step
 from app.plans.render import current_consequences
 from app.wear.report import syncs_json
@@ -31,7 +31,7 @@ from tests.wear.test_forecast import finish
 MIB = 1 << 20
 RE_ADD = Plan(
     "re-add nvme2n1",
-    (Step(("mdadm", "/dev/md127", "--re-add", "/dev/nvme2n1"), "re-add"),),
+    (Step.decode(("mdadm", "/dev/md127", "--re-add", "/dev/nvme2n1"), "re-add"),),
     target="nvme2n1",
     kind="member-re-add",
     params={"array": "md127", "device": "nvme2n1"},
@@ -79,7 +79,7 @@ def test_unreadable_bitmap_keeps_the_range_and_no_bitmap_is_a_full_recovery() ->
     be2 = FakeBackend(bare)
     add = Plan(
         "add nvme2n1",
-        (Step(("mdadm", "/dev/md127", "--add", "/dev/nvme2n1"), "add"),),
+        (Step.decode(("mdadm", "/dev/md127", "--add", "/dev/nvme2n1"), "add"),),
         target="nvme2n1",
         kind="member-add",
         params={"array": "md127", "device": "nvme2n1"},
@@ -148,7 +148,7 @@ def test_a_member_of_an_array_made_with_size_is_rebuilt_to_the_arrays_component_
     machine = replace(machine, arrays=tuple(small if x is a else x for x in machine.arrays))
     add = Plan(
         "add nvme2n1",
-        (Step(("mdadm", "/dev/md127", "--add", "/dev/nvme2n1"), "add"),),
+        (Step.decode(("mdadm", "/dev/md127", "--add", "/dev/nvme2n1"), "add"),),
         target="nvme2n1",
         kind="member-add",
         params={"array": "md127", "device": "nvme2n1"},

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.plans.audit_log import AuditLog
+from app.plans.builders.sync_actions import build_sync_action
 from app.plans.executor import execute
 from app.plans.progress import result_lines
-from app.plans.wizards.sync_actions import build_sync_action
 from backends.simulated import SimulatedBackend
 from backends.simulated.backend import DEMO_LINE_PACE_S
 

@@ -7,20 +7,20 @@ from dataclasses import replace
 import pytest
 
 from app.model import Filesystem, Machine
-from app.plans.geometry import KIB, MIB, Geometry, PlanError, data_disks, parse_size
-from app.plans.plan import Plan
-from app.plans.plan_devices import plan_problems
-from app.plans.render import preflight_for
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array, conf_diff
-from app.plans.wizards.filesystem import FilesystemParams, array_refusals, build_filesystem
-from app.plans.wizards.members import (
+from app.plans.builders.create_array import CreateArrayParams, build_create_array, conf_diff
+from app.plans.builders.filesystem import FilesystemParams, array_refusals, build_filesystem
+from app.plans.builders.members import (
     build_fail,
     build_grow,
     build_re_add,
     build_remove,
     build_replace,
 )
-from app.plans.wizards.sync_actions import build_stripe_cache, build_sync_action
+from app.plans.builders.sync_actions import build_stripe_cache, build_sync_action
+from app.plans.geometry import KIB, MIB, Geometry, PlanError, data_disks, parse_size
+from app.plans.guards.plan_devices import plan_problems
+from app.plans.plan import Plan
+from app.plans.render import preflight_for
 from tests.plans.fakes import array_machine, blank_machine, with_usage
 
 NVME4 = ("nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1")
@@ -348,7 +348,7 @@ def test_bitmap_to_a_file_outside_the_array() -> None:
     """Article 001 (001_*.txt): "Переносим bitmap на отдельный диск ... скорость записи вырастает
     до 165МБ/сек" with ``mdadm -G /dev/md0 -b /var/md0_intent``. md changes a bitmap only by
     removing the old one first; the file must not live on the array itself."""
-    from app.plans.wizards.sync_actions import build_bitmap
+    from app.plans.builders.sync_actions import build_bitmap
 
     m = array_machine(bitmap="internal")
     plan = build_bitmap(m, "md127", "/var/md127_intent", chunk="128M")

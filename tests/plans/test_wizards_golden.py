@@ -14,11 +14,9 @@ from typing import Any
 
 import pytest
 
-from app.plans.geometry import KIB
-from app.plans.plan import Plan
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array
-from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
-from app.plans.wizards.members import (
+from app.plans.builders.create_array import CreateArrayParams, build_create_array
+from app.plans.builders.filesystem import FilesystemParams, build_filesystem
+from app.plans.builders.members import (
     build_add,
     build_fail,
     build_grow,
@@ -26,12 +24,14 @@ from app.plans.wizards.members import (
     build_remove,
     build_replace,
 )
-from app.plans.wizards.sync_actions import (
+from app.plans.builders.sync_actions import (
     build_bitmap,
     build_speed_limits,
     build_stripe_cache,
     build_sync_action,
 )
+from app.plans.geometry import KIB
+from app.plans.plan import Plan
 from tests.plans.fakes import array_machine, blank_machine
 
 GOLDEN = Path(__file__).parent / "golden"

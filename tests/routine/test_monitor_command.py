@@ -16,7 +16,7 @@ import pytest
 from app.cli import main
 from app.commands.monitor import routine_config
 from app.plans.audit_log import AuditLog
-from app.plans.check_schedule import DROPIN, schedule_plan, unschedule_plan
+from app.plans.builders.check_schedule import DROPIN, schedule_plan, unschedule_plan
 from app.plans.executor import execute
 from app.routine.config import ConfigError
 from backends.simulated import SimClock, SimulatedBackend
@@ -79,7 +79,9 @@ def test_sighup_reloads_the_configuration(
             os.kill(os.getpid(), signal.SIGHUP)
             at = out.wait_for("configuration reloaded", at)
             assert "checks: every 604800 s, window 3600 s" in out.text
-            assert "alerts: program /usr/local/bin/md-alert" in out.text
+            # a demo: the file's program is not used (issue 41: nothing simulated leaves)
+            assert "alerts: the log only (--demo/--replay: nothing simulated leaves" in out.text[at - 200 :]
+            assert "program /usr/local/bin/md-alert" not in out.text
             conf.write_text('[checks]\nevery = "soon"\n')
             os.kill(os.getpid(), signal.SIGHUP)
             out.wait_for("configuration not reloaded (the one in force stays)", at)

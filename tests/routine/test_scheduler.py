@@ -115,18 +115,18 @@ def test_config_keys() -> None:
 
 
 def test_schedule_plans_pass_the_allowlist_and_nothing_else_does() -> None:
-    from app.plans.allowlist import plan_step_problems
-    from app.plans.check_schedule import DROPIN, schedule_plan, unschedule_plan
-    from app.plans.plan import Plan, Step
-    from app.plans.plan_devices import plan_problems
+    from app.plans.builders.check_schedule import DROPIN, schedule_plan, unschedule_plan
+    from app.plans.guards.allowlist import plan_step_problems
+    from app.plans.guards.plan_devices import plan_problems
 
     for p in (schedule_plan(), schedule_plan("2m", "30s"), unschedule_plan()):
         assert plan_step_problems(p) == [] and plan_problems(p) == []
         assert not p.destructive
     assert "Environment=RAIDMAN_CHECK_EVERY=2m" in (schedule_plan("2m", "30s").steps[1].stdin or "")
-    evil = Step(("tee", DROPIN), "x", stdin="[Service]\nExecStart=/bin/sh -c id\n")
-    assert plan_step_problems(Plan("x", (evil,), kind="check-schedule"))
-    assert plan_step_problems(Plan("x", (Step(("rm", "-rf", "/"), "x"),), kind="check-schedule"))
+    from app.plans.guards.allowlist import argv_problem
+
+    assert argv_problem(("tee", DROPIN), "[Service]\nExecStart=/bin/sh -c id\n")
+    assert argv_problem(("rm", "-rf", "/"))
     with pytest.raises(ValueError):
         schedule_plan("7d; reboot", "6h")
 

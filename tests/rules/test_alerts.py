@@ -8,8 +8,10 @@ from dataclasses import replace
 
 from app.parsers.mdadm import parse_scan
 from app.rules import AuditInputs, Finding, audit
-from app.rules.alerts import TEST_ALERT, alert_targets
+from app.rules.alerts import alert_targets
 from tests.rules.machines import Stack, conf_text
+
+TEST_ALERT = ("mdadm", "--monitor", "--scan", "--oneshot", "--test")
 
 
 def _inputs(conf: str | None, monitor: str | None = "active") -> AuditInputs:

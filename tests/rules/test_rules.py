@@ -50,7 +50,7 @@ def healthy_inputs(m: Machine, *, ext4: str = "tune2fs-stride8-sw16.txt") -> Aud
 
 
 def test_destructive_plan_is_never_a_fix() -> None:
-    plan = Plan("wipe", (Step(("wipefs", "-a", "/dev/sda"), "wipe", destructive=True),))
+    plan = Plan("wipe", (Step.decode(("wipefs", "-a", "/dev/sda"), "wipe", destructive=True),))
     with pytest.raises(ValueError):
         Finding("error", "x", "sda", "t", "d", plan)
 
@@ -60,7 +60,7 @@ def test_to_json_shape() -> None:
     f = codes(audit(m, healthy_inputs(m)), "md-no-bitmap")[0]
     j = f.to_json()
     assert list(j) == ["severity", "code", "device", "title", "detail", "fix"]
-    assert j["fix"] == [["mdadm", "--grow", "--bitmap=internal", "/dev/md0"]]
+    assert j["fix"] == [["mdadm", "--grow", "/dev/md0", "--bitmap=internal"]]
     assert f.to_json(with_plan=True)["fix_plan"]["kind"] == "audit-md-bitmap"
 
 
@@ -277,7 +277,12 @@ def test_raid10_without_bitmap_is_advice_with_the_trade_off() -> None:
         "1.00 × the member's capacity" in f.detail
         and "often run without a bitmap on purpose" in f.detail
     )
-    assert f.fix is not None and f.fix.steps[0].argv[:3] == ("mdadm", "--grow", "--bitmap=internal")
+    assert f.fix is not None and f.fix.steps[0].argv == (
+        "mdadm",
+        "--grow",
+        f.fix.steps[0].argv[2],
+        "--bitmap=internal",
+    )
     assert not codes(audit(Stack().machine(), healthy_inputs(r10)), "md-no-bitmap")
 
 
@@ -286,8 +291,8 @@ def test_stripe_cache_default_and_raised() -> None:
     8192", 8192 × 4 KB × 5 = 160 MB), writes 37 -> 130 MB/s; "После перезагрузки пропадает":
     the fix writes the boot-time udev rule too, guarded by TEST=="md/stripe_cache_size", as
     plan steps (a temporary file renamed into place), with the one value boost also uses."""
-    from app.plans.allowlist import step_problem
-    from app.plans.persist import STRIPE_CACHE_RULES, mdadm_uuid
+    from app.plans.builders.persist import STRIPE_CACHE_RULES, mdadm_uuid
+    from app.plans.guards.allowlist import argv_problem
     from app.sync.boost import DEFAULT_BOOST_STRIPE_CACHE
 
     m = _raid5(stripe_cache=256)
@@ -305,7 +310,7 @@ def test_stripe_cache_default_and_raised() -> None:
     assert f'=="{mdadm_uuid(a.uuid)}", TEST=="md/stripe_cache_size"' in temp.stdin
     assert 'ATTR{md/stripe_cache_size}="8192"' in temp.stdin
     assert rename.argv == ("mv", "-f", temp.argv[1], STRIPE_CACHE_RULES)
-    assert [step_problem(s) for s in f.fix.steps] == [None, None, None]
+    assert [argv_problem(s.argv, s.stdin, s.stdin_from) for s in f.fix.steps] == [None] * 3
     assert not codes(audit(_raid5(stripe_cache=4096), healthy_inputs(m)), "md-stripe-cache")
 
 
@@ -602,7 +607,7 @@ def test_bitmap_fix_not_offered_during_a_sync_but_named_for_after_it() -> None:
     [f] = codes(audit(busy, healthy_inputs(busy)), "md-no-bitmap")
     assert f.fix is None
     assert "is running a recover, and md answers EBUSY" in f.detail
-    assert "after the recover ends, run: mdadm --grow --bitmap=internal /dev/md0" in f.detail
+    assert "after the recover ends, run: mdadm --grow /dev/md0 --bitmap=internal" in f.detail
     [idle] = codes(audit(m, healthy_inputs(m)), "md-no-bitmap")
     assert idle.fix is not None
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.parsers.smartctl_json import reading_from_smartctl_json
-from app.plans.allowlist import step_problem
 from app.plans.audit_log import AuditLog
+from app.plans.builders.smart_test import build_smart_test, progress_argv
 from app.plans.executor import execute
-from app.plans.plan import Step
-from app.plans.plan_devices import plan_problems
-from app.plans.wizards.smart_test import build_smart_test, progress_argv
+from app.plans.guards.allowlist import argv_problem
+from app.plans.guards.plan_devices import plan_problems
 from app.report import full_report_json
 from backends.linux.smart import read_smart
 from backends.simulated import SimulatedBackend, selftest
@@ -104,11 +103,11 @@ def test_never_run_finding_offers_the_short_test() -> None:
 
 
 def test_allowlist_takes_only_the_self_test_shape() -> None:
-    assert step_problem(Step(("smartctl", "-t", "long", "/dev/sda"), "")) is None
+    assert argv_problem(("smartctl", "-t", "long", "/dev/sda")) is None
     for argv in (
         ("smartctl", "-t", "offline", "/dev/sda"),
         ("smartctl", "-s", "off", "/dev/sda"),
         ("smartctl", "-t", "short", "/dev/../etc/passwd"),
         ("smartctl", "-t", "short", "/dev/sda", "-d", "sat"),
     ):
-        assert step_problem(Step(argv, "")) is not None, argv
+        assert argv_problem(argv) is not None, argv

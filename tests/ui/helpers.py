@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.app import App
 from textual.pilot import Pilot
 from textual.worker import WorkerState
 
@@ -65,3 +68,11 @@ def screen_lines(app: object) -> list[str]:
 
     assert isinstance(app, App)
     return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+async def preview_of(pilot: Pilot[None], app: App[None], timeout: float = 10.0) -> Any:
+    """The plan preview a wizard opens (its plan is made in a worker, pre-flight included)."""
+    from app.ui.screens.plan_preview import PlanPreviewScreen
+
+    await wait_for(pilot, lambda: isinstance(app.screen, PlanPreviewScreen), timeout=timeout)
+    return app.screen

@@ -82,33 +82,46 @@ sys.exit(entry())
 
 
 def _in_a_pty(code: str, env: dict[str, str], err: Path, keys: bytes = b"") -> tuple[int, str]:
-    """Run ``python -c code`` with a terminal (an 80x24 pty) as stdin/stdout; Textual draws on
-    stderr, here the file ``err``. ``keys`` are typed after 5 s and every 3 s until it ends.
-    (exit status, stderr without the screen's escape sequences)."""
+    """Run ``python -c code`` with a terminal (an 80x24 pty) as stdin, stdout and stderr (where
+    Textual draws: without a terminal there the TUI refuses to start); what the terminal got is
+    kept in the file ``err``. ``keys`` are typed after 5 s and every 3 s until it ends.
+    (exit status, the terminal's text without the screen's escape sequences)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    with err.open("wb") as err_file:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", code], stdin=slave, stdout=slave, stderr=err_file,
-            env=env, cwd=ROOT,
-        )  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=slave, stdout=slave, stderr=slave,
+        env=env, cwd=ROOT,
+    )  # fmt: skip
     os.close(slave)
     start = time.monotonic()
     deadline, typed = start + 60, start + 2.0
+    seen = bytearray()
+
+    def drain(wait: float) -> str:
+        """ "data", "idle" (nothing within ``wait``) or "closed" (all read)."""
+        ready, _, _ = select.select([master], [], [], wait)
+        if not ready:
+            return "idle"
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the pty's other side is closed: all read
+            return "closed"
+        seen.extend(chunk)
+        return "data" if chunk else "closed"
+
     while proc.poll() is None and time.monotonic() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
-            try:
-                os.read(master, 65536)
-            except OSError:
-                break
+        if drain(0.2) == "closed":
+            break
         if keys and time.monotonic() - typed > 3.0:
             os.write(master, keys)
             typed = time.monotonic()
     try:
         rc = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        while drain(0.5) == "data":  # what it wrote before it ended
+            pass
     finally:
         os.close(master)
+    err.write_bytes(bytes(seen))
     text = err.read_text(errors="replace")
     return rc, re.sub(r"\x1b(\[[0-9;?<>=$]*[A-Za-z~]|\][^\x07]*\x07|[()][A-Z0-9]|.)", "", text)
 

@@ -11,6 +11,7 @@ import os
 import pty
 import select
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -117,6 +118,48 @@ def test_raidman_leaves_when_its_terminal_is_closed(ignore_sighup: bool) -> None
     finally:
         if fd >= 0:
             os.close(fd)
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+def test_without_a_terminal_the_tui_refuses_at_once(tmp_path: Path) -> None:
+    """``raidman --demo </dev/null >/dev/null 2>f`` ignored SIGTERM and SIGHUP, spun at ~55 %
+    of a core and wrote 2.3 MB of frames to f in 22 s (issue 37, item 10). Without a terminal
+    on stdin and stderr it says why in one line and exits 2."""
+    err = tmp_path / "err"
+    with err.open("wb") as f:
+        p = subprocess.run(
+            [sys.executable, "-m", "app.cli", "--demo", "raid10-evo"],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=f,
+            timeout=60,
+            check=False,
+        )
+    text = err.read_text()
+    assert p.returncode == 2
+    assert text == (
+        "raidman: the TUI needs a terminal (its input and its screen, stdin and stderr, are not "
+        "one); `raidman report` prints the same facts as text\n"
+    )
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_on_a_terminal_the_tui_leaves_on_sigterm_and_sighup(sig: signal.Signals) -> None:
+    pid, fd = _spawn(False)
+    try:
+        screen = _read_until(fd, b"md127", timeout=60)
+        assert b"md127" in screen, f"the TUI never painted: {screen[-400:]!r}"
+        os.kill(pid, sig)
+        took = _gone_within(pid, timeout=10)
+        assert took is not None, f"raidman still running 10 s after {sig.name}"
+        assert took < 5.0  # a loaded CI machine; the design is at once (3 s hard limit)
+    finally:
+        os.close(fd)
         try:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)

@@ -8,9 +8,13 @@ content: markup is parsed where the text is rendered."""
 
 from __future__ import annotations
 
-from app.plans.wizards.members import build_remove
+import re
+
+import pytest
+
+from app.plans.builders.members import build_remove
+from app.plans.geometry import PlanError
 from app.ui.app import RaidmanApp
-from app.ui.screens.plan_preview import PlanPreviewScreen
 from backends.simulated.backend import SimulatedBackend
 from backends.simulated.clock import SimClock
 from backends.simulated.records import SimArray, SimFS, SimMember
@@ -97,9 +101,7 @@ async def test_brackets_in_machine_data_show_literally() -> None:
         row = next(line for line in screen_lines(app) if finding.title[:30] in line)
         assert finding.device in row.split(finding.title[:30])[0], "the table's device cell"
 
-        plan = build_remove(app.machine, "md0", "sd[a]1")  # type: ignore[arg-type]
-        await app.push_screen(PlanPreviewScreen(plan, app.backend))
-        await pilot.pause()
-        preview = shown(app)
-        assert "mdadm /dev/md0 --remove '/dev/sd[a]1'" in preview  # the step, shell-quoted
-        assert "detach the faulty /dev/sd[a]1 from /dev/md0" in preview  # its reason
+        # a name that is no kernel device name never becomes a step (app/plans/ops): the plan
+        # is refused, and the reason names it as it is
+        with pytest.raises(PlanError, match=re.escape("'/dev/sd[a]1' is not a device path")):
+            build_remove(app.machine, "md0", "sd[a]1")  # type: ignore[arg-type]

@@ -65,7 +65,7 @@ def test_plan_step_wraps_under_its_command() -> None:
     argv = ("mdadm", "--create", "/dev/md/127", "--level=5", "--raid-devices=3", "--chunk=512K",
             "--bitmap=internal", "--metadata=1.2", "--name=127", "--run", "/dev/nvme0n1",
             "/dev/nvme1n1", "/dev/nvme2n1")  # fmt: skip
-    plan = Plan("create", (Step(argv, "create it", destructive=True),), target="127")
+    plan = Plan("create", (Step.decode(argv, "create it", destructive=True),), target="127")
     lines = _lines(PlanView(plan).render_steps(), 60)
     assert lines[0].startswith("   1. mdadm --create")
     assert len(lines) > 2 and all(x.startswith("      ") for x in lines[1:]), lines

@@ -19,7 +19,7 @@ from tests.plans.fakes import FakeBackend, array_machine
 
 CHECK = Plan(
     "check md127",
-    (Step(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),),
+    (Step.decode(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),),
     target="md127",
     kind="sync-action",
     params={"array": "md127", "action": "check"},

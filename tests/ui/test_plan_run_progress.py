@@ -68,10 +68,10 @@ def _slow_sim() -> SlowSim:
 PLAN = Plan(
     "tune md127",
     (
-        Step(("tee", "/sys/block/md127/md/sync_speed_max"), "ceiling", stdin="200000\n"),
+        Step.decode(("tee", "/sys/block/md127/md/sync_speed_max"), "ceiling", stdin="200000\n"),
         # md127 is resyncing in raid10-evo: md answers EBUSY to a check
-        Step(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),
-        Step(("tee", "/sys/block/md127/md/sync_speed_min"), "floor", stdin="1000\n"),
+        Step.decode(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),
+        Step.decode(("tee", "/sys/block/md127/md/sync_speed_min"), "floor", stdin="1000\n"),
     ),
     target="md127",
     kind="sync-action",
@@ -140,7 +140,7 @@ async def test_a_check_step_shows_the_arrays_sync_from_the_live_session(tmp_path
     be = FakeBackend(array_machine())
     plan = Plan(
         "check md127",
-        (Step(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),),
+        (Step.decode(("tee", "/sys/block/md127/md/sync_action"), "check", stdin="check\n"),),
         target="md127",
         kind="sync-action",
         params={"array": "md127", "action": "check"},

@@ -12,8 +12,8 @@ from textual.widgets import Button, Static
 
 from app.model.usage import KernelUsage
 from app.plans.audit_log import AuditLog
+from app.plans.builders.create_array import CreateArrayParams, build_create_array
 from app.plans.render import preflight_for
-from app.plans.wizards.create_array import CreateArrayParams, build_create_array
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from tests.plans.fakes import FakeBackend, blank_machine
 
@@ -47,7 +47,7 @@ async def test_device_mounted_after_the_preview_is_refused_at_run(tmp_path: Path
         await pilot.click("#pp-run")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert not any(a[0] == "mdadm" for a in be.argvs)  # nothing ran
+        assert not any(a[0] == "mdadm" for a in be.ran)  # nothing ran
         assert audit.read_entries() == []
         status = str(prev.query_one("#pp-status", Static).render())
         assert "pre-flight at Run stopped the plan, nothing was run" in status

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Select, SelectionList, Static
+from textual.widgets import Input, Select, SelectionList, Static
 
 from app.plans.plan import Plan, Step
 from app.ui.app import RaidmanApp
@@ -138,6 +138,8 @@ async def test_sync_wizard_reads_the_global_limits_in_a_worker() -> None:
         await pilot.pause()
         label = str(wiz.query_one("#sy-max-now").render())
         assert "global now: 200000" in label, label
+        wiz.query_one("#sy-max", Input).value = "300000"  # the form opens on the limits
+        await pilot.pause()
         await pilot.press("ctrl+r")
         await _preview(pilot)
         _none_on_ui_thread(
@@ -181,7 +183,7 @@ async def test_finding_fix_preflight_runs_in_a_worker() -> None:
         md127 = app.machine.array("md127")
         assert md127 is not None
         member = md127.members[0].device
-        step = Step(("mdadm", "/dev/md127", "--re-add", f"/dev/{member}"), "why")
+        step = Step.decode(("mdadm", "/dev/md127", "--re-add", f"/dev/{member}"), "why")
         plan = Plan("re-add", (step,))
         pane.post_message(FindingsPane.Selected(pane, replace(found, fix=plan)))
         await _preview(pilot)

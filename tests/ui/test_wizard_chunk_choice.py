@@ -11,7 +11,7 @@ from typing import Any
 from textual.app import App
 from textual.widgets import Input, Select, SelectionList, Static
 
-from app.plans.benchmark import BenchmarkResult, Cell
+from app.plans.builders.benchmark import BenchmarkResult, Cell
 from app.ui.screens.wizards import CreateArrayWizard
 from backends.simulated import SimulatedBackend
 from tests.ui.helpers import wait_for
@@ -106,7 +106,7 @@ async def test_without_kept_benchmarks_the_default_chunk_stays() -> None:
 
 
 def test_the_wizard_names_every_workload_the_cli_takes() -> None:
-    from app.plans.benchmark import WORKLOADS
+    from app.plans.builders.benchmark import WORKLOADS
     from app.wear.benchmarks import WORKLOAD_WORDS
 
     assert set(WORKLOAD_WORDS) == set(WORKLOADS)

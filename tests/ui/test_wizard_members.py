@@ -11,6 +11,7 @@ from app.plans.audit_log import AuditLog
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import MemberWizard, SyncWizard
 from tests.plans.fakes import FakeBackend, array_machine
+from tests.ui.helpers import preview_of
 from tests.ui.test_wizard_create_array import Host
 from widgets.plan_view import PlanView
 
@@ -28,8 +29,7 @@ async def test_fail_member_needs_the_typed_name_visible_and_focused(tmp_path: Pa
         wiz.query_one("#mb-device", Select).value = "nvme1n1"
         await pilot.pause()
         wiz.query_one("#wz-preview", Button).press()
-        await pilot.pause()
-        prev = app.screen
+        prev = await preview_of(pilot, app)
         assert isinstance(prev, PlanPreviewScreen)
         top = str(prev.query_one("#pp-consequences", Static).render())
         assert "md127 survives no further failure: nvme0n1" in top
@@ -38,7 +38,7 @@ async def test_fail_member_needs_the_typed_name_visible_and_focused(tmp_path: Pa
         await pilot.press("ctrl+r")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert be.argvs == []  # the run key cannot bypass the typed name
+        assert be.ran == []  # the run key cannot bypass the typed name
         field = prev.query_one("#pp-confirm", Input)
         assert field.has_focus
         region = field.region
@@ -46,7 +46,7 @@ async def test_fail_member_needs_the_typed_name_visible_and_focused(tmp_path: Pa
         await pilot.press("m", "d", "1", "2", "6")  # the wrong name: Enter runs nothing
         await pilot.press("enter")
         await app.workers.wait_for_complete()
-        assert be.argvs == []
+        assert be.ran == []
         field.value = ""
         await pilot.press("m", "d", "1", "2", "7", "enter")
         await app.workers.wait_for_complete()
@@ -67,8 +67,7 @@ async def test_fail_of_a_spare_needs_no_typed_name(tmp_path: Path) -> None:
         wiz.query_one("#mb-device", Select).value = "sdf"
         await pilot.pause()
         await pilot.click("#wz-preview")
-        await pilot.pause()
-        prev = app.screen
+        prev = await preview_of(pilot, app)
         assert isinstance(prev, PlanPreviewScreen)
         assert not prev.query_one("#pp-confirm-row").display
         await pilot.click("#pp-run")
@@ -87,8 +86,7 @@ async def test_read_only_backend_runs_nothing(tmp_path: Path) -> None:
         wiz.query_one("#mb-device", Select).value = "nvme1n1"
         await pilot.pause()
         await pilot.click("#wz-preview")
-        await pilot.pause()
-        prev = app.screen
+        prev = await preview_of(pilot, app)
         assert isinstance(prev, PlanPreviewScreen)
         assert any("read-only: not root" in str(s.render()) for s in prev.query(".pp-refused"))
         prev.query_one("#pp-confirm", Input).value = "md127"
@@ -96,7 +94,7 @@ async def test_read_only_backend_runs_nothing(tmp_path: Path) -> None:
         await pilot.click("#pp-run")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert be.calls == []
+        assert be.ran == []
         assert "nothing was run: read-only: not root" in str(
             prev.query_one("#pp-status", Static).render()
         )
@@ -127,8 +125,7 @@ async def test_sync_wizard_stripe_cache_shows_memory(tmp_path: Path) -> None:
         wiz.query_one("#sy-entries", Input).value = "8192"
         await pilot.pause()
         await pilot.click("#wz-preview")
-        await pilot.pause()
-        prev = app.screen
+        prev = await preview_of(pilot, app)
         assert isinstance(prev, PlanPreviewScreen)
         notes = " ".join(str(s.render()) for s in prev.query(".pp-note"))
         assert "= 96 MiB of RAM" in notes
@@ -159,8 +156,7 @@ async def test_re_add_picks_the_dropped_out_device_outside_the_array(tmp_path: P
         await pilot.press("space")
         assert picker.selected == ["nvme1n1"]
         await pilot.click("#wz-preview")
-        await pilot.pause()
-        prev = app.screen
+        prev = await preview_of(pilot, app)
         assert isinstance(prev, PlanPreviewScreen), wiz.query_one("#wz-error", Static).render()
         assert [s.argv for s in prev.plan.steps] == [
             ("mdadm", "/dev/md127", "--re-add", "/dev/nvme1n1")

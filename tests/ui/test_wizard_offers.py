@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Select, Static
 
+from app.plans.builders.sync_actions import build_sync_action, offered_actions
 from app.plans.geometry import PlanError
-from app.plans.wizards.sync_actions import build_sync_action, offered_actions
 from app.ui.app import RaidmanApp
 from app.ui.screens.wizards import CreateArrayWizard, SyncWizard
 from backends.simulated import SimClock, SimulatedBackend
@@ -46,7 +46,7 @@ async def test_sync_wizard_lists_what_is_offered_and_says_why_not() -> None:
         assert isinstance(wiz, SyncWizard)
         act = wiz.query_one("#sy-action", Select)
         values = [v for _, v in act._options if v is not Select.BLANK]
-        assert values == ["idle", "frozen", "limits"]
+        assert values == ["limits", "idle", "frozen"]  # a stopping action never first
         note = str(wiz.query_one("#sy-note", Static).render())
         assert "no check or repair while md127 runs a resync" in note
         assert "no stripe cache" in note

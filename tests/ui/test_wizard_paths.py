@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from textual.widgets import Checkbox, Input, Select, SelectionList, Static
 
-from app.plans.wizards.filesystem import FilesystemParams, build_filesystem
+from app.plans.builders.filesystem import FilesystemParams, build_filesystem
 from app.ui.app import RaidmanApp
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import MEMBER_ACTIONS, FilesystemWizard, MemberWizard
 from backends.simulated import SimClock, SimulatedBackend
-from tests.ui.helpers import plain, wait_for, wait_ready
+from tests.ui.helpers import plain, preview_of, wait_for, wait_ready
 
 NVME = ("/dev/nvme0n1", "/dev/nvme1n1", "/dev/nvme2n1", "/dev/nvme3n1")
 
@@ -65,8 +65,7 @@ async def test_v_puts_lvm_and_xfs_on_the_selected_array_aligned_to_its_geometry(
         wiz.query_one("#fs-type", Select).value = "xfs"
         await pilot.pause()
         await pilot.press("ctrl+r")
-        await pilot.pause()
-        prev = app.screen
+        prev = await preview_of(pilot, app)
         assert isinstance(prev, PlanPreviewScreen)
         assert [s.argv for s in prev.plan.steps] == [
             ("pvcreate", "--dataalignment", "96K", "/dev/md100"),
@@ -169,8 +168,7 @@ async def test_a_replace_a_working_member_previews_a_hot_replace() -> None:
         picker.select("nvme2n1")
         await pilot.pause()
         await pilot.press("ctrl+r")
-        await pilot.pause()
-        prev = app.screen
+        prev = await preview_of(pilot, app)
         assert isinstance(prev, PlanPreviewScreen)
         assert [s.argv[2:] for s in prev.plan.steps] == [
             ("--add-spare", "/dev/nvme2n1"),
@@ -193,8 +191,7 @@ async def test_a_re_add_of_a_working_member_previews_fail_remove_re_add_with_its
         await pilot.pause()
         assert wiz.query_one("#mb-f-member").display  # this member, or one that dropped out
         await pilot.press("ctrl+r")
-        await pilot.pause()
-        prev = app.screen
+        prev = await preview_of(pilot, app)
         assert isinstance(prev, PlanPreviewScreen)
         assert [s.argv[2:] for s in prev.plan.steps] == [
             ("--fail", "/dev/nvme1n1"),
@@ -216,8 +213,7 @@ async def test_a_re_add_without_a_bitmap_previews_add_and_the_full_recovery() ->
         wiz.query_one("#mb-action", Select).value = "re-add"
         await pilot.pause()
         await pilot.press("ctrl+r")
-        await pilot.pause()
-        prev = app.screen
+        prev = await preview_of(pilot, app)
         assert isinstance(prev, PlanPreviewScreen)
         assert [s.argv[2:] for s in prev.plan.steps] == [
             ("--fail", "/dev/sdb2"),

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from app.plans.builders.persist import SCHEDULER_RULES, STRIPE_CACHE_RULES
 from app.plans.geometry import STRIPE_CACHE_ENTRIES
-from app.plans.persist import SCHEDULER_RULES, STRIPE_CACHE_RULES
 from tests.vm.kernel import read_md
 from tests.vm.machine import VM
 from tests.vm.scenarios import FAST_KIB, create_array

@@ -17,9 +17,9 @@ from app.model.sync_model import MemberWrite, SyncForecast
 from app.monitor import WearMonitor
 from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
+from app.plans.outcome.sync_steps import sync_starting_steps
 from app.plans.plan import Plan, parse_plan_bytes
 from app.plans.render import current_consequences
-from app.plans.sync_steps import sync_starting_steps
 from app.wear.expected import EXPECTED_FILE, EXPIRES_S, ExpectedForecasts
 from app.wear.forecast import RecordedForecast
 from app.wear.report import syncs_json

@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Log, TabbedContent, TabPane, Tabs
 
 from app.backend import Backend
+from app.escape import escape_controls
 from app.fleet import HostStatus, others_line
 from app.model.devices import Machine, MdArray
 from app.plans.superblocks import Superblocks
@@ -67,6 +68,8 @@ class MdstatView(Vertical):
         """/proc/mdstat read again while its tab is shown (the probe reads it every 10 s; the
         banner follows the 1 Hz sample: the tab lagged it by 2 %)."""
         text = backend.read_text("/proc/mdstat")
+        if text is not None:  # as the probe's Machine.mdstat is: a capture's ESC shown as \x1b
+            text = escape_controls(text, keep_newlines=True, keep_tabs=True)
         with contextlib.suppress(RuntimeError):  # the app is shutting down
             self.app.call_from_thread(self.set_text, text)
 

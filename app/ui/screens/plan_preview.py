@@ -16,7 +16,7 @@
   mode 0600); atomically, never through a symlink, never over an existing file
   (``app.statefiles.write_text``); a plan for another host records it, as ``raidman plan --host``
   does (``apply`` refuses to run it anywhere else);
-* what running it means, at the top in one block (``app.plans.consequences``: each sync's time,
+* what running it means, at the top in one block (``app.plans.outcome.consequences``: each sync's time,
   rate and bytes per member, what one more failure would cost meanwhile), recomputed on the
   machine as it is when the screen opens and again at Run;
 * plans that destroy data or leave an array weaker (``Plan.needs_typed``): an Input, always on
@@ -51,17 +51,20 @@ from app import statefiles
 from app.backend import Backend
 from app.format import duration
 from app.hosts import HostAuditLog
+from app.model.devices import Machine
+from app.model.live import LiveSample
 from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport, StepEvent, execute
+from app.plans.guards.preflight import Issue, Preflight
+from app.plans.outcome.rates import progress_rates
+from app.plans.outcome.sync_steps import sync_starting_steps
 from app.plans.plan import Plan, escape_controls
-from app.plans.preflight import Issue, Preflight
 from app.plans.progress import result_lines
 from app.plans.render import (
     confirmation_matches,
     current_consequences,
     preflight_for,
 )
-from app.plans.sync_steps import sync_starting_steps
 from app.ui.screens.plan_save import default_save_name, host_script, save_plan
 from widgets.plan_view import PlanView
 from widgets.run_progress import RunProgress
@@ -154,6 +157,9 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self.host = host
         self.dry_run = dry_run
         self.report: ExecutionReport | None = None
+        self._lives: list[LiveSample] = []  # the session's last two samples: the syncs' rates
+        self.rated_from_samples = False  # the consequences use the rate of those two samples
+        self._refresh_seq = 0
         self.saved_path: Path | None = None
         self.running = False
 
@@ -190,8 +196,8 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             yield Label("Save as (.sh or .json):")
             yield Input(id="pp-save-path")
         with Horizontal(id="pp-confirm-row"):
-            yield Label(Text(f"Type {p.target} to confirm:"), id="pp-confirm-label")
-            yield Input(placeholder=p.target, id="pp-confirm")
+            yield Label(Text(f"Type {p.confirm_word} to confirm:"), id="pp-confirm-label")
+            yield Input(placeholder=p.confirm_word, id="pp-confirm")
         with Horizontal(id="pp-buttons"):
             yield Button("Copy (c)", id="pp-copy")
             yield Button("Save… (s)", id="pp-save")
@@ -204,10 +210,12 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         c = self.plan.consequences
         lines = [escape_controls(line) for line in c.lines()] if c is not None else []
         if self.plan.destructive:
-            lines.append(f"destroys data: type {escape_controls(self.plan.target)} to confirm")
+            lines.append(
+                f"destroys data: type {escape_controls(self.plan.confirm_word)} to confirm"
+            )
         elif self.plan.needs_typed:
             lines.append(
-                f"leaves an array weaker: type {escape_controls(self.plan.target)} to confirm"
+                f"leaves an array weaker: type {escape_controls(self.plan.confirm_word)} to confirm"
             )
         return Text("\n".join(lines))
 
@@ -228,24 +236,38 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         if hasattr(type(self.app), "view"):  # the live session's view (RaidmanApp)
             self.watch(self.app, "view", self._view_changed, init=False)
 
-    @work(thread=True, exclusive=True, group="plan-consequences", description="plan-consequences")
     def _refresh_consequences(self) -> None:
+        """Work the consequences out again (the last request wins: an older worker's answer
+        that arrives later is dropped)."""
+        self._refresh_seq += 1
+        view: Any = getattr(self.app, "view", None)
+        lives = tuple(self._lives[-2:])
+        self._consequences_worker(self._refresh_seq, getattr(view, "machine", None), lives)
+
+    @work(thread=True, exclusive=True, group="plan-consequences", description="plan-consequences")
+    def _consequences_worker(
+        self, seq: int, machine: Machine | None, lives: tuple[LiveSample, ...]
+    ) -> None:
         """The consequences on the live session's machine with the limits read now (a plan
         from a finding or boost comes without them)."""
-        view: Any = getattr(self.app, "view", None)
-        machine = getattr(view, "machine", None)
         try:
             if machine is None:
                 machine = self.backend.probe()
-            plan = current_consequences(self.plan, machine, self.backend)
+            sbs = getattr(self.app, "superblocks", None)
+            # the rate of each running sync over the session's last second (as `raidman plan`
+            # measures it over one it samples): one rate, one forecast (app.plans.outcome.rates)
+            # (until the session has sampled twice: md's own speed, at once)
+            rates = progress_rates(*lives) if len(lives) == 2 else {}
+            plan = current_consequences(self.plan, machine, self.backend, sbs, rates)
         except Exception:  # a preview keeps what it has; Run recomputes on a fresh probe
             return
-        self.app.call_from_thread(self._consequences_ready, plan)
+        self.app.call_from_thread(self._consequences_ready, seq, plan, len(lives) == 2)
 
-    def _consequences_ready(self, plan: Plan) -> None:
-        if self.running or self.report is not None:
+    def _consequences_ready(self, seq: int, plan: Plan, from_samples: bool) -> None:
+        if self.running or self.report is not None or seq != self._refresh_seq:
             return
         self.plan = plan
+        self.rated_from_samples = from_samples
         self._show_consequences()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -272,7 +294,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         if self.preflight.unforced(self.forced):
             return "pre-flight warnings: tick 'force past the warnings' to go on"
         if self.plan.needs_typed and not self._typed_ok(self.plan):
-            return f"type {self.plan.target!r} to confirm"
+            return f"type {self.plan.confirm_word!r} to confirm"
         return None
 
     def _typed_ok(self, plan: Plan) -> bool:
@@ -357,7 +379,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
                 field.focus()
                 field.scroll_visible(animate=False)
                 self.query_one("#pp-status", Static).update(
-                    Text(f"type {escape_controls(self.plan.target)} in the field, then Enter")
+                    Text(f"type {escape_controls(self.plan.confirm_word)} in the field, then Enter")
                 )
             self.notify(escape_controls(why), severity="warning", markup=False)
             return
@@ -386,7 +408,9 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             )
             return
         again = preflight_for(self.plan, machine, self.backend)
-        plan = current_consequences(self.plan, machine, self.backend)
+        lives = self._lives[-2:]
+        rates = progress_rates(*lives) if len(lives) == 2 else None  # None: measured now
+        plan = current_consequences(self.plan, machine, self.backend, rates=rates)
         if plan.needs_typed and not self.app.call_from_thread(self._typed_ok, plan):
             self.app.call_from_thread(self._needs_typed_at_run, plan)
             return
@@ -427,7 +451,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self.query_one(RunProgress).halt()
         self._show_consequences()
         self.query_one("#pp-status", Static).update(
-            Text(f"nothing was run: type {escape_controls(plan.target)} to confirm")
+            Text(f"nothing was run: type {escape_controls(plan.confirm_word)} to confirm")
         )
         self.query_one("#pp-confirm", Input).focus()
 
@@ -471,7 +495,15 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
     def on_plan_finished(self, message: PlanFinished) -> None:
         self._finished(message.report)
 
-    def _view_changed(self, _view: object) -> None:
+    def _view_changed(self, view: object) -> None:
+        live = getattr(view, "live", None)
+        fresh = isinstance(live, LiveSample) and (
+            not self._lives or live.taken_at > self._lives[-1].taken_at
+        )
+        if fresh and isinstance(live, LiveSample):
+            self._lives = [*self._lives[-1:], live]
+            if len(self._lives) == 2 and not self.rated_from_samples:
+                self._refresh_consequences()  # once: the rate now from the session's samples
         panel = self.query_one(RunProgress)
         if panel.sync_paths and self.is_attached:
             panel.show_sync()

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from app import statefiles
+from app.plans.guards.preflight import Preflight
 from app.plans.plan import Plan, escape_controls
-from app.plans.preflight import Preflight
 from app.plans.render import plan_file_text
 
 

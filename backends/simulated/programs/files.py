@@ -1,7 +1,7 @@
 """``mv``, ``rm`` and ``cmp`` over the simulation's writable files (``SimState.files``, and its
 mdadm.conf, ``SimState.mdadm_conf``): what the plans that keep settings at boot run
-(app.plans.persist: a temporary file renamed into place, removed) and the mdadm.conf rewrite
-(app.plans.mdconf_edit: backup, comparison, new copy renamed into place)."""
+(app.plans.builders.persist: a temporary file renamed into place, removed) and the mdadm.conf rewrite
+(app.plans.builders.mdconf_edit: backup, comparison, new copy renamed into place)."""
 
 from __future__ import annotations
 

@@ -100,6 +100,23 @@ def mkdir(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
     return 0, "", ""
 
 
+def stat(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
+    """``stat -c '%F|%u|%a|%n' -- PATH...`` (what mount-point pre-flight asks): the simulated
+    machine's directories are root's, 0755; "/" and the system's top directories exist; a path
+    it does not hold is missing (exit 1, as stat says for each)."""
+    if len(args) < 3 or args[0] != "-c" or args[1] != "%F|%u|%a|%n":
+        return 1, "", "stat: only -c '%F|%u|%a|%n' is simulated\n"
+    paths = [a for a in args[2:] if a != "--"]
+    out, err = [], []
+    for p in paths:
+        top = p.count("/") == 1 and p[1:] in ("srv", "mnt", "media", "etc", "root", "home")
+        if p == "/" or top or _is_dir(st, p):
+            out.append(f"directory|0|755|{p}")
+        else:
+            err.append(f"stat: cannot statx '{p}': No such file or directory")
+    return (1 if err else 0), "".join(x + "\n" for x in out), "".join(x + "\n" for x in err)
+
+
 def _is_dir(st: SimState, path: str) -> bool:
     return f"{path.rstrip('/')}/" in st.files
 

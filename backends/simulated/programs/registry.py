@@ -44,6 +44,7 @@ HANDLERS: dict[str, Handler] = {
     "mkdir": lifecycle.mkdir,
     "cp": lifecycle.cp,
     "findmnt": lifecycle.findmnt,
+    "stat": lifecycle.stat,  # mount-point pre-flight (app.plans.guards.mountpoints)
     "umount": system.umount,
     "systemctl": system.systemctl,
     "cat": system.cat,

@@ -1,6 +1,6 @@
-"""Wizard screens: forms over the current Machine → a Plan (pure builders in app.plans.wizards) →
+"""Wizard screens: forms over the current Machine → a Plan (pure builders in app.plans.builders) →
 pre-flight → PlanPreviewScreen (confirm, run with live status). One module per wizard, mirroring
-``app.plans.wizards``; what they share (the screen base, the device picker, array choices) is in
+``app.plans.builders``; what they share (the screen base, the device picker, array choices) is in
 ``base``.
 
 * ``CreateArrayWizard(machine, backend)``: level, devices (+ spares), chunk, RAID-10 layout,

@@ -27,12 +27,12 @@ from app.format import human_bytes
 from app.model import Machine
 from app.model.smart import SmartReading
 from app.plans.audit_log import AuditLog
-from app.plans.eligibility import Candidate, candidates
 from app.plans.executor import ExecutionReport
 from app.plans.geometry import PlanError
-from app.plans.identity import record_disks
+from app.plans.guards.eligibility import Candidate, candidates
+from app.plans.guards.identity import record_disks
+from app.plans.guards.preflight import Preflight
 from app.plans.plan import Plan
-from app.plans.preflight import Preflight
 from app.plans.render import preflight_for
 from app.ui.screens.plan_preview import PlanPreviewScreen
 
@@ -294,7 +294,8 @@ class _WizardBase(Screen[ExecutionReport | None]):
         through the backend), here rather than on the UI thread."""
         try:
             plan = record_disks(make(), self.machine)  # serial/WWN: checked before each step
-            pf = preflight_for(plan, self.machine, self.backend)
+            sbs = getattr(self.app, "superblocks", None)  # the audit's; None: read here
+            pf = preflight_for(plan, self.machine, self.backend, sbs)
         except PlanError as e:
             self.post_message(PlanRefused(str(e)))
         except Exception as e:

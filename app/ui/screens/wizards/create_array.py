@@ -1,5 +1,5 @@
 """Create an md array: level, devices and spares, chunk, layout, bitmap, metadata, name,
-mdadm.conf / initramfs, filesystem with optional LVM (app.plans.wizards.create_array).
+mdadm.conf / initramfs, filesystem with optional LVM (app.plans.builders.create_array).
 
 The workload field pre-selects the chunk that won it in the newest kept ``raidman plan
 benchmark`` of exactly the picked disks (app.wear.benchmarks.choose_chunk, as the CLI's
@@ -18,17 +18,17 @@ from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Stati
 from app.backend import Backend
 from app.model import Machine, levels, md_names
 from app.plans.audit_log import AuditLog
-from app.plans.geometry import PlanError, parse_size
-from app.plans.plan import Plan
-from app.plans.wizards.create_array import (
+from app.plans.builders.create_array import (
     CHUNK_GUIDANCE,
     CreateArrayParams,
     build_create_array,
     read_conf_and_scan,
 )
-from app.plans.wizards.filesystem import (
+from app.plans.builders.filesystem import (
     FilesystemParams,
 )
+from app.plans.geometry import PlanError, parse_size
+from app.plans.plan import Plan
 from app.ui.screens.wizards.base import DevicePicker, _WizardBase
 from app.wear.benchmarks import WORKLOAD_WORDS, ChunkChoice, choose_chunk
 

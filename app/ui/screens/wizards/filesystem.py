@@ -1,5 +1,5 @@
 """LVM and/or a filesystem on an existing array, aligned to its geometry
-(app.plans.wizards.filesystem)."""
+(app.plans.builders.filesystem)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ from app.backend import Backend
 from app.format import human_bytes
 from app.model import Machine, MdArray
 from app.plans.audit_log import AuditLog
-from app.plans.geometry import PlanError
-from app.plans.plan import Plan
-from app.plans.wizards.filesystem import (
+from app.plans.builders.filesystem import (
     FilesystemParams,
     array_refusals,
     build_filesystem,
     default_vg,
     geometry_of,
 )
+from app.plans.geometry import PlanError
+from app.plans.plan import Plan
 from app.ui.screens.wizards.base import _WizardBase
 
 

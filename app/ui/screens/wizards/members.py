@@ -1,5 +1,5 @@
 """Member actions on one array: add, spare, fail, remove, re-add, replace, grow
-(app.plans.wizards.members)."""
+(app.plans.builders.members)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,7 @@ from textual.widgets import Input, Label, Select
 from app.backend import Backend
 from app.model import Machine, MdArray
 from app.plans.audit_log import AuditLog
-from app.plans.geometry import PlanError
-from app.plans.plan import Plan
-from app.plans.wizards.members import (
+from app.plans.builders.members import (
     build_add,
     build_fail,
     build_grow,
@@ -22,6 +20,8 @@ from app.plans.wizards.members import (
     build_remove,
     build_replace,
 )
+from app.plans.geometry import PlanError
+from app.plans.plan import Plan
 from app.ui.screens.wizards.base import DevicePicker, _WizardBase, array_choices, default_array
 
 MEMBER_ACTIONS = [

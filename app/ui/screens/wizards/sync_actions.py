@@ -1,5 +1,5 @@
 """Sync actions and tuning: check/repair/idle/frozen, speed limits, stripe cache
-(app.plans.wizards.sync_actions)."""
+(app.plans.builders.sync_actions)."""
 
 from __future__ import annotations
 
@@ -13,25 +13,31 @@ from textual.widgets import Input, Label, Select, Static
 from app.backend import Backend
 from app.model import Machine, levels
 from app.plans.audit_log import AuditLog
-from app.plans.geometry import PlanError
-from app.plans.plan import Plan
-from app.plans.wizards.sync_actions import (
+from app.plans.builders.sync_actions import (
     build_speed_limits,
     build_stripe_cache,
     build_sync_action,
     busy_with,
     offered_actions,
 )
+from app.plans.geometry import PlanError
+from app.plans.plan import Plan
 from app.ui.screens.wizards.base import _WizardBase, array_choices, default_array
 
 SYNC_ACTIONS = [
     ("check (count mismatches)", "check"),
     ("repair", "repair"),
-    ("idle (stop)", "idle"),
-    ("frozen", "frozen"),
     ("speed limits", "limits"),
     ("stripe cache size", "stripe-cache"),
+    ("idle (ends a check; a resync or rebuild restarts)", "idle"),
+    ("frozen (stops every sync until idle)", "frozen"),
 ]
+STOPPING = ("idle", "frozen")
+
+
+def default_action(choices: list[tuple[str, str]]) -> str:
+    """The action the form opens on: never one that stops a sync."""
+    return next((v for _, v in choices if v not in STOPPING), choices[0][1])
 
 
 def action_choices(machine: Machine, array: str | None) -> list[tuple[str, str]]:
@@ -80,7 +86,7 @@ class SyncWizard(_WizardBase):
                      id="sy-array")  # fmt: skip
         yield Label("Action")
         choices = action_choices(self.machine, self.array)
-        yield Select(choices, value=choices[0][1], allow_blank=False, id="sy-action")
+        yield Select(choices, value=default_action(choices), allow_blank=False, id="sy-action")
         yield Static(actions_note(self.machine, self.array), id="sy-note", classes="wz-hint")
         with Vertical(classes="wz-field", id="sy-f-limits"):
             yield Label(limit_label("min", "reading…"), id="sy-min-now")
@@ -121,7 +127,7 @@ class SyncWizard(_WizardBase):
         keep = act.value
         choices = action_choices(self.machine, array)
         act.set_options(choices)
-        act.value = keep if keep in [v for _, v in choices] else choices[0][1]
+        act.value = keep if keep in [v for _, v in choices] else default_action(choices)
         self.query_one("#sy-note", Static).update(actions_note(self.machine, array))
         self._show_fields()
 
