@@ -159,6 +159,6 @@ def test_mount_takes_an_lv_by_the_name_an_admin_types(tmp_path: Path) -> None:
     for name in ("vg_raid/lv_data", "/dev/vg_raid/lv_data", "/dev/mapper/vg_raid-lv_data", "dm-0"):
         plan = build_mount(m, name, "/srv/other")
         assert plan.params["device"] == "dm-0", (name, plan.params)
-        assert any(s.argv[0] == "mount" and "/dev/dm-0" in s.argv for s in plan.steps), plan.steps
+        assert any(s.argv[0] == "mount" and "/dev/vg_raid/lv_data" in s.argv for s in plan.steps)
     with pytest.raises(PlanError, match="no block device 'vg_raid/nosuch'"):
         build_mount(m, "vg_raid/nosuch", "/srv/other")

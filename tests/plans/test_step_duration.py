@@ -36,8 +36,8 @@ def test_one_duration_text_for_a_step_everywhere() -> None:
     from app.plans.plan import Step
     from app.plans.progress import _ran
 
-    step = Step(argv=("true",), why="nothing")
-    o = StepOutcome(0, step, "ok", CommandResult(("true",), 0, duration_s=0.2))
+    step = Step.decode(("mdadm", "/dev/md127", "--fail", "/dev/nvme1n1"), "w", destructive=True)
+    o = StepOutcome(0, step, "ok", CommandResult(step.argv, 0, duration_s=0.2))
     assert _ran(o) == "exit 0, 0.2s" and duration(0.2) == "0.2s"
     assert [duration(x) for x in (0.0, 3.0, 9.94, 45, 75, 7500)] == [
         "0s", "3s", "9.9s", "45s", "1m 15s", "2h 05m"

@@ -247,8 +247,8 @@ def plan_facts(it: Instant, facts: Facts) -> None:
     """A plan's preview says how long a new array's sync waits for a running one on the same
     disks: that wait is the running sync's ETA, as the banner says it (raid10-evo: an array
     on sdb1, sdc1, sdd1 beside md127's resync)."""
+    from app.plans.builders.create_array import CreateArrayParams, build_create_array
     from app.plans.render import current_consequences, format_plan
-    from app.plans.wizards.create_array import CreateArrayParams, build_create_array
 
     m = it.machine
     free = [p for p in ("sdb1", "sdc1", "sdd1") if m.partition(p) is not None]
