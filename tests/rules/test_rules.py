@@ -302,9 +302,8 @@ def test_stripe_cache_default_and_raised() -> None:
     assert now.argv == ("tee", "/sys/block/md0/md/stripe_cache_size") and now.stdin == "8192\n"
     assert DEFAULT_BOOST_STRIPE_CACHE == 8192
     assert "128 MiB" in f.detail  # 8192 pages × 4 KiB × 4 members
-    assert (
-        "35 to 124 MiB/s" in f.detail and STRIPE_CACHE_RULES in f.detail
-    )  # the article's 37 -> 130 MB/s
+    # the article's 37 -> 130 MB/s, in the app's units
+    assert "35 to 124 MiB/s" in f.detail and STRIPE_CACHE_RULES in f.detail
     a = m.array("md0")
     assert a is not None and a.uuid
     assert temp.argv == ("tee", "/etc/udev/rules.d/.65-raidman-stripe-cache.rules.raidman-new")
