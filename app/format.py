@@ -40,9 +40,12 @@ def short_size(n: int | None) -> str:
 
 
 def duration(seconds: float | None) -> str:
-    """ "2h 05m", "20m 06s", "45s"; "?" if unknown."""
+    """ "2h 05m", "20m 06s", "45s", "0.2s" (under ten seconds to the tenth: a step that took
+    0.2 s is not "0s" in one place and "0.2 s" in another); "?" if unknown."""
     if seconds is None:
         return "?"
+    if seconds < 9.95:
+        return f"{max(0.0, seconds):.1f}".removesuffix(".0") + "s"
     s = round(seconds)
     if s >= 86400:
         return f"{s // 86400}d {(s % 86400) // 3600:02d}h"
@@ -141,10 +144,13 @@ def mdstat_map(array: MdArray) -> str:
     return "[" + "".join(slots) + "]"
 
 
-def sync_summary(sync: SyncStatus | None, waits: tuple[str, ...] = ()) -> str:
-    """ "resync 16.3%", "recover 40.0% · 661.1 MiB/s · ETA 20m 06s", "" when idle; a sync md
-    holds back: "recover waits for md127" (``waits``: the arrays it waits for, when known),
-    "resync pending"."""
+def sync_summary(
+    sync: SyncStatus | None, waits: tuple[str, ...] = (), *, rate: bool = False
+) -> str:
+    """ "resync 16.3%"; with ``rate`` "recover 40.0% · 661.1 MiB/s · ETA 20m 06s" (the
+    banner's speed and ETA, from the same figures); "" when idle; a sync md holds back:
+    "recover waits for md127" (``waits``: the arrays it waits for, when known), "resync
+    pending"."""
     if sync is None or not sync.active:
         return ""
     if sync.action == "delayed":
@@ -155,19 +161,24 @@ def sync_summary(sync: SyncStatus | None, waits: tuple[str, ...] = ()) -> str:
     parts = [sync.action]
     if sync.fraction is not None:
         parts[0] += f" {percent(sync.fraction)}"
+    if rate and sync.speed_kib_s:
+        parts.append(speed(sync.speed_kib_s))
+    if rate and sync.eta_s is not None:
+        parts.append(f"ETA {duration(sync.eta_s)}")
     return " · ".join(parts)
 
 
-def array_summary(array: MdArray, waits: tuple[str, ...] = ()) -> str:
-    """One line for a tree label, what matters first (a narrow pane cuts the end):
-    "raid10 [UUUU] · resync 16.3% · n2 · 32K"; ``waits``: see :func:`sync_summary`."""
+def array_summary(array: MdArray, waits: tuple[str, ...] = (), *, rate: bool = False) -> str:
+    """One line for a tree label, what matters first (a narrow pane drops the end part by
+    part): "raid10 [UUUU] · resync 16.3% · 661.1 MiB/s · ETA 20m 06s · n2 · 32K" (``rate``:
+    the sync's speed and ETA; ``waits``: see :func:`sync_summary`)."""
     parts = [array.level]
     smap = mdstat_map(array)
     if smap:
         parts[0] += f" {smap}"
     if array.is_degraded:
         parts.append(f"DEGRADED({array.degraded})")
-    s = sync_summary(array.sync, waits)
+    s = sync_summary(array.sync, waits, rate=rate)
     if s:
         parts.append(s)
     elif array.is_container:

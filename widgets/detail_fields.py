@@ -31,10 +31,9 @@ _GEOMETRY = {
     "pe_start",
 }
 # The views take ``width``, the width of the pane they are rendered for (0: unknown, render
-# everything); narrower than these, sizes go without the exact byte count and an array's
-# members table keeps only device, slot and role
+# everything); narrower than this, sizes go without the exact byte count (an array's members
+# table keeps the columns that fit: widgets.device_detail.members_table)
 COMPACT_WIDTH = 44
-MEMBERS_FULL_WIDTH = 90
 
 
 def is_compact(width: int) -> bool:

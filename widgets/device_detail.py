@@ -36,7 +36,6 @@ from app.model.devices import (
 )
 from app.plans.superblocks import Superblocks
 from widgets.detail_fields import (
-    MEMBERS_FULL_WIDTH,
     LabelGrid,
     field_table,
     fmt_value,
@@ -63,35 +62,54 @@ def _shape_of(obj: object) -> object:
     return (type(obj), obj)
 
 
+# the member table's columns, most needed first: what gives way when the pane is narrow
+MEMBER_COLUMNS = ("device", "slot", "role", "superblock", "state", "size", "errors", "data offset")
+
+
 def members_table(a: MdArray, *, width: int = 0, events: dict[str, str] | None = None) -> Table:
-    """The members of an array; on a narrow pane only device, slot and role (the columns that
-    decide what an admin does next), so nothing is squeezed into "…". ``events``: each member's
-    superblock events against the array's, shown when one is behind (widgets/superblock_view)."""
-    narrow = 0 < width < MEMBERS_FULL_WIDTH
-    cols = ("device", "slot", "role") if narrow else (
-        "device", "slot", "role", "state", "errors", "data offset", "size"
-    )  # fmt: skip
-    if events is not None:
-        cols = (*cols, "superblock")
-    t = Table(title="members", title_justify="left", title_style="bold underline", expand=False)
-    for col in cols:
-        t.add_column(col, no_wrap=True)
+    """The members of an array: every column that fits the pane's ``width`` whole, the ones
+    that decide what an admin does next first (device, slot, role, then the superblock's
+    events when one is behind, widgets/superblock_view), so nothing is squeezed into "…"
+    (at 200×60 the superblock column had squeezed state to "in_sy…"). 0: every column."""
+    rows: list[dict[str, str | Text]] = []
     for m in a.members_by_slot:
         role = Text(m.role, member_colour(m))
         marks = member_marks(m)
         if marks:
             role.append(f" {marks}", "bold")
-        row: list[str | Text] = [m.device, "—" if m.slot is None else str(m.slot), role]
-        if not narrow:
-            row += [
-                ",".join(m.state) or "—",
-                "—" if m.errors is None else str(m.errors),
-                sectors(m.data_offset_sectors) if m.data_offset_sectors is not None else "—",
-                human_bytes(m.size_kib * 1024) if m.size_kib is not None else "—",
-            ]
+        row: dict[str, str | Text] = {
+            "device": m.device,
+            "slot": "—" if m.slot is None else str(m.slot),
+            "role": role,
+            "state": ",".join(m.state) or "—",
+            "errors": "—" if m.errors is None else str(m.errors),
+            "data offset": sectors(m.data_offset_sectors)
+            if m.data_offset_sectors is not None
+            else "—",
+            "size": human_bytes(m.size_kib * 1024) if m.size_kib is not None else "—",
+        }
         if events is not None:
-            row.append(events.get(m.device, "—"))
-        t.add_row(*row)
+            row["superblock"] = events.get(m.device, "—")
+        rows.append(row)
+    wanted = [c for c in MEMBER_COLUMNS if c != "superblock" or events is not None]
+
+    def cells(col: str) -> int:  # the column's width with its borders and padding
+        return 3 + max([len(col), *(Text(str(r[col])).cell_len for r in rows)])
+
+    keep: list[str] = []
+    used = 1
+    for col in wanted:
+        if width > 0 and len(keep) >= 3 and used + cells(col) > width:
+            continue  # does not fit whole: left out (a narrower one after it may fit)
+        keep.append(col)
+        used += cells(col)
+    order = ("device", "slot", "role", "state", "errors", "data offset", "size", "superblock")
+    cols = [c for c in order if c in keep]
+    t = Table(title="members", title_justify="left", title_style="bold underline", expand=False)
+    for col in cols:
+        t.add_column(col, no_wrap=True)
+    for r in rows:
+        t.add_row(*(r[c] for c in cols))
     return t
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 
 from rich.text import Text
@@ -36,14 +37,28 @@ def short_title(f: Finding) -> str:
 def finding_columns(width: int, findings: Iterable[Finding]) -> tuple[int, int, int | None, int]:
     """(severity, device, title, fix) column widths for a table ``width`` cells wide (0: not
     laid out yet, the title as long as it is). Every column has one cell of padding each side
-    and the vertical scrollbar takes two."""
+    and the vertical scrollbar takes two. Narrow, the severity word gives way to its icon,
+    then the device column goes (0: the title names the device, "sdb: SMART …")."""
     devices = [len(f.device or "system") for f in findings]
     dev = max(6, min(12, max(devices, default=6)))
     if width <= 0:
         return (SEVERITY_WIDTH, dev, None, FIX_WIDTH)
     left = width - 2 * 4 - 2 - dev - FIX_WIDTH
     sev = SEVERITY_WIDTH if left - SEVERITY_WIDTH >= TITLE_AT_LEAST else 1
+    if left - sev < TITLE_AT_LEAST:
+        return (sev, 0, max(8, left - sev + dev + 2), FIX_WIDTH)
     return (sev, dev, max(8, left - sev), FIX_WIDTH)
+
+
+TITLE_LINES = 3  # a title wraps onto this many rows of its column at most (then "…")
+
+
+def title_lines(title: str, width: int | None) -> str:
+    """A finding's title for its cell: whole on one row where it fits, else wrapped onto up
+    to ``TITLE_LINES`` rows (the highlighted finding is shown whole below the table)."""
+    if width is None or len(title) <= width:
+        return title
+    return "\n".join(textwrap.wrap(title, width, max_lines=TITLE_LINES, placeholder=" …"))
 
 
 class FindingsPane(DataTable[Text | str]):
@@ -147,10 +162,10 @@ class FindingsPane(DataTable[Text | str]):
 
     def _columns_for(self, width: int) -> bool:
         """Columns that fit ``width`` (cells): the finding's title takes what severity, device
-        and fix leave, cut with an ellipsis (the highlighted one is shown whole below). At 80
-        columns the pane is ~38 wide: the severity is its icon alone and the device column as
-        wide as the longest device (the title was cut to 14 characters, the fix column gone).
-        True when the columns changed."""
+        and fix leave, wrapped onto up to three rows (the highlighted one is shown whole
+        below). At 80 columns the pane is ~38 wide: the severity is its icon alone and the
+        device column gives way to the title, which names the device (titles were cut to 16
+        characters). True when the columns changed."""
         widths = finding_columns(width, self._findings)
         if widths == self._widths and self.columns:
             return False
@@ -158,7 +173,8 @@ class FindingsPane(DataTable[Text | str]):
         sev, dev, title, fix = widths
         self.clear(columns=True)
         self.add_column("", key="sev", width=sev)
-        self.add_column("device", key="device", width=dev)
+        if dev:
+            self.add_column("device", key="device", width=dev)
         self.add_column("finding", key="title", width=title)
         self.add_column("fix", key="fix", width=fix)
         return True
@@ -198,7 +214,7 @@ class FindingsPane(DataTable[Text | str]):
 
     def _fill(self) -> None:
         self.clear()
-        sev_w, _, title_w, _ = self._widths or finding_columns(0, self._findings)
+        sev_w, dev_w, title_w, _ = self._widths or finding_columns(0, self._findings)
         for i, f in enumerate(self._findings):
             style = SEVERITY_STYLE[f.severity]
             if f.fix is not None:
@@ -208,15 +224,15 @@ class FindingsPane(DataTable[Text | str]):
             else:
                 fix = Text("—", style="dim")
             icon = SEVERITY_ICON[f.severity]
-            title = Text(short_title(f))
-            if title_w is not None:
-                title.truncate(title_w, overflow="ellipsis")
-            self.add_row(
+            title = Text(title_lines(short_title(f) if dev_w else f.title, title_w))
+            cells = [
                 Text(icon if sev_w < SEVERITY_WIDTH else f"{icon} {f.severity}", style=style),
-                Text(f.device or "system"),  # a str cell would be read as markup
+                *([Text(f.device or "system")] if dev_w else []),  # a str cell: markup
                 title,
                 fix,
-                key=f"{i}:{f.code}:{f.device}",
+            ]
+            self.add_row(
+                *cells, key=f"{i}:{f.code}:{f.device}", height=len(title.plain.split("\n"))
             )
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

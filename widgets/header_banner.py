@@ -134,6 +134,12 @@ class HeaderBanner(Static):
         self.read_only_reason = read_only_reason
         self._redraw()
 
+    def set_read_only(self, reason: str | None) -> None:
+        """The read-only reason as the last probe found it (an ssh host gone: "not reached")."""
+        if reason != self.read_only_reason:
+            self.read_only_reason = reason
+            self._redraw()
+
     def set_fleet(self, text: str | None) -> None:
         self.fleet = text
         self._redraw()
@@ -142,17 +148,34 @@ class HeaderBanner(Static):
         self.machine = machine
         self._redraw()
 
-    def title_text(self) -> Text:
+    def title_text(self, width: int | None = None) -> Text:
+        """Line 1: raidman · host · kernel · backend · read-only reason (· other hosts). Where
+        ``width`` is too narrow the kernel goes first, then the backend's " @ host" (the host
+        is named just before), then the read-only reason moves to a line of its own: it is
+        never cut ("read-only: nosuchhost not reac…")."""
+        tiers = ((True, True, False), (False, True, False), (False, False, False))
+        t = Text()
+        for kernel, at_host, own_line in (*tiers, (False, False, True)):
+            t = self._title(kernel=kernel, at_host=at_host, own_line=own_line)
+            if width is None or own_line or t.cell_len <= width:
+                break
+        return t
+
+    def _title(self, *, kernel: bool, at_host: bool, own_line: bool) -> Text:
         t = Text("raidman", "bold")
         m = self.machine
         if m is not None:
             t.append("  ")
             t.append(m.host, "bold cyan")
-            t.append(f"  {m.kernel}", "bright_black")
+            if kernel:
+                t.append(f"  {m.kernel}", "bright_black")
         if self.backend_name:
-            t.append(f"  [{self.backend_name}]", "magenta")
+            name = self.backend_name
+            if not at_host and m is not None and name.endswith(f" @ {m.host}"):
+                name = name.removesuffix(f" @ {m.host}")
+            t.append(f"  [{name}]", "magenta")
         if self.read_only_reason:
-            t.append("  ")
+            t.append("\n" if own_line else "  ")
             t.append(f" read-only: {self.read_only_reason} ", "bold black on rgb(175,135,0)")
         if self.fleet:
             t.append(f"  {self.fleet}", "bold red")
@@ -172,8 +195,8 @@ class HeaderBanner(Static):
             self.post_message(self.WorstSelected(r.worst))
 
     def _redraw(self) -> None:
-        t = self.title_text()
         width = self.content_region.width or None
+        t = self.title_text(width)
         b = banner_text(
             self.machine,
             expanded=self.expanded,

@@ -101,7 +101,7 @@ class RunProgress(Vertical):
         if self._step is not None:
             n = len(self.plan.steps)
             prog = escape_controls(self.plan.steps[self._step].argv[0])
-            elapsed = duration(time.monotonic() - self._step_t0)
+            elapsed = duration(int(time.monotonic() - self._step_t0))  # a counter: whole s
             running.update(Text(f"▶ step {self._step + 1}/{n}: {prog} — {elapsed} elapsed"))
         elif self.running:
             running.update("")

@@ -22,6 +22,7 @@ from textual.widgets.tree import TreeNode
 from app.model.devices import (
     Machine,
 )
+from widgets.label_fit import squeeze_label
 from widgets.tree_spec import (
     BADGES,
     NodeRef,
@@ -32,7 +33,6 @@ from widgets.tree_spec import (
     filter_specs,
     live_labels,
     spec_matches,
-    squeeze_label,
 )
 
 # a NodeSelected this soon after a click came from the click (Tree posts it from _on_click)

@@ -85,10 +85,10 @@ PROGRESS_WINDOW = "md's mean over ≤30 s"
 MEMBERS_WINDOW = "their rates: since the last sample"
 
 
-def progress_items(v: SyncView, eta_s: float | None = None) -> tuple[str, ...]:
+def progress_items(v: SyncView) -> tuple[str, ...]:
     """Most important first, so a narrow terminal still shows percent, ETA and speed on the
-    first line. ``eta_s``: the sync model's ETA (app.sync.limits), else md's own. A sync md
-    holds back says what it waits for and when it starts (never "no progress")."""
+    first line. The ETA is md's own (``SyncStatus.eta_s``), the banner's and Details'. A sync
+    md holds back says what it waits for and when it starts (never "no progress")."""
     if v.waiting:
         said = v.wait.text() if v.wait is not None else ACTION_TITLES.get(v.action, v.action)
         waits = (f"[yellow]{escape(said)}[/]", f"waiting for {duration(v.elapsed_s)}")
@@ -98,7 +98,7 @@ def progress_items(v: SyncView, eta_s: float | None = None) -> tuple[str, ...]:
     total = human_bytes(v.total_sectors * SECTOR) if v.total_sectors is not None else "?"
     items = [
         percent(v.fraction),
-        f"ETA {duration(v.eta_s if eta_s is None else eta_s)}",
+        f"ETA {duration(v.eta_s)}",
         f"{speed(v.speed_kib_s)} progress ({PROGRESS_WINDOW})",
         f"{done} / {total}",
     ]
@@ -297,7 +297,7 @@ class SyncCard(Vertical):
         if (title.head, title.note) != (f"{v.array}: {word}{target}", note):
             title.set_title(f"{v.array}: {word}{target}", note)
         self._set("bar", bar_markup(v.fraction, max(10, self.size.width - 4)))
-        self._set_items("progress", progress_items(v, limits.eta_s))
+        self._set_items("progress", progress_items(v))
         if v.waiting:  # nothing runs: no speed, no limit state to report
             self._set("speeds", "[bright_black]no speed: it has not started[/]")
         text, state = limits_lines(limits)

@@ -1,7 +1,7 @@
 """``/`` on the tree: a one-line filter at the bottom of the screen, applied as you type.
 
 Enter keeps the filter (the tree's first line shows it; ``esc`` on the tree clears it), Esc here
-clears it and closes.
+clears it and closes, ``/`` again starts a new one.
 
 The screen knows the tree only as a ``FilterTarget`` (what it reads and sets), so this module
 does not import ``widgets.storage_tree``, which imports it for ``/``."""
@@ -40,6 +40,9 @@ class TreeFilterScreen(ModalScreen[str]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear", "Clear filter"),
+        # `/` again while filtering starts a new filter, as in less and vi (it was typed into
+        # the field: "sdb/" matched nothing); kernel names have none (an LV: type its name)
+        Binding("slash", "again", "New filter", priority=True),
     ]
 
     def __init__(self, tree: FilterTarget) -> None:
@@ -56,6 +59,9 @@ class TreeFilterScreen(ModalScreen[str]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(event.value)
+
+    def action_again(self) -> None:
+        self.query_one(Input).value = ""
 
     def action_clear(self) -> None:
         self.storage.set_filter("")

@@ -10,7 +10,6 @@ and the expanded nodes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 
@@ -107,7 +106,7 @@ def array_label(a: MdArray, machine: Machine | None = None) -> Text:
     if machine is not None and a.sync is not None and a.sync.action == "delayed":
         # md_do_sync holds it behind a sync on a shared disk: say which (app.model.sync_model)
         waits = wait_of(machine, a.name, [m.device for m in a.members]).arrays
-    t.append(f"  {array_summary(a, waits)}", array_state_colour(a))
+    t.append(f"  {array_summary(a, waits, rate=True)}", array_state_colour(a))
     return t
 
 
@@ -141,36 +140,6 @@ def member_of_label(a: MdArray, device: str) -> Text:
         if marks:
             t.append(f" {marks}", "bold")
     return t
-
-
-GAPS = re.compile(r" · |  +")
-# "DEGRADED(1)" after a state map that shows the missing member ("[_UUUU]") says it twice
-DEGRADED_AFTER_MAP = re.compile(r"(?<=\])\s*(?:· )?DEGRADED\(\d+\)")
-MAP_WITH_HOLE = re.compile(r"\[[U_]*_[U_]*\]")
-
-
-def _cut(label: Text, pattern: re.Pattern[str], keep: int) -> Text:
-    """``label`` with each match of ``pattern`` replaced by its first ``keep`` characters (so
-    in the match's own style); the other spans kept."""
-    out = Text(end="")
-    pos = 0
-    for m in pattern.finditer(label.plain):
-        out.append_text(label[pos : m.start()])
-        out.append_text(label[m.start() : m.start() + keep])
-        pos = m.end()
-    out.append_text(label[pos:])
-    return out
-
-
-def squeeze_label(label: Text, room: int) -> Text:
-    """A label too wide for ``room`` columns, shortened where it says least, so its end (an
-    array's sync %) is cut later: gaps ("  ", " · ") become one space, then an array's
-    "DEGRADED(n)" goes when its state map shows the hole. What still does not fit is cut at
-    the end by the tree (a disk's model comes last)."""
-    out = _cut(label, GAPS, 1)
-    if out.cell_len > room and MAP_WITH_HOLE.search(out.plain):
-        out = _cut(out, DEGRADED_AFTER_MAP, 0)
-    return out
 
 
 # Machine fields no tree label shows: a probe that differs from the last only in these (and

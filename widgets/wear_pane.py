@@ -138,8 +138,7 @@ def smart_text(disk: Disk, reading: SmartReading | None) -> Text:
     if tbw is not None:
         v = Text(tbw.text, style=STATE_COLOURS["error"] if tbw.used_percent >= 100 else "")
         v.append(
-            f" · host writes over the maker's rating for {tbw.rating.family} "
-            f"{tbw.rating.capacity_gb} GB",
+            f" · host writes over the maker's rating for {tbw.rating.name}",
             style=MUTED,
         )
         _field(t, "rated TBW", v)

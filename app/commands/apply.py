@@ -37,11 +37,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from app import statefiles
 from app.backend import Backend
 from app.commands.backend_options import add_backend_options, make_backend
+from app.commands.refusal import REFUSED, refuse
 from app.hosts import HostAuditLog, HostsError, plan_host
 from app.model import Machine
 from app.paths import host_state_dir, state_dir
@@ -119,11 +121,8 @@ def _load(path: str) -> tuple[Plan, str | None, bytes]:
     return (*parse_plan_bytes(data), data)
 
 
-def _refused(lines: list[str]) -> int:
-    for line in lines:
-        print(f"raidman apply: refused: {line}", file=sys.stderr)
-    print("raidman apply: nothing was run", file=sys.stderr)
-    return 3
+def _refused(lines: Iterable[str]) -> int:
+    return refuse("apply", lines)
 
 
 def _confirm(plan: Plan, args: argparse.Namespace) -> str | None:
@@ -302,16 +301,13 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write("\n")
     forced = tuple(dict.fromkeys(args.force))
     if pf.refusals:
-        print("refused by pre-flight: nothing was run", file=sys.stderr)
-        return 3
+        return _refused(f"{r} [{r.code}] (pre-flight)" for r in pf.refusals)
     unforced = pf.unforced(forced)
     if unforced and not args.dry_run:
         codes = " ".join(dict.fromkeys(w.code for w in unforced))
-        print(
-            f"pre-flight warnings not forced: re-run with --force {codes} to go past them",
-            file=sys.stderr,
+        return _refused(
+            [f"pre-flight warnings not forced: re-run with --force {codes} to go past them"]
         )
-        return 3
     used = tuple(c for c in forced if c in pf.warning_codes)
     if args.dry_run:
         print("dry run: the plan passed its checks; nothing was executed")
@@ -319,19 +315,13 @@ def run(args: argparse.Namespace) -> int:
     audit = AuditLog() if host is None else HostAuditLog(host, backend)
     if backend.read_only_reason:
         report = execute(plan, backend, audit=audit, forced=used)
-        print(f"raidman apply: {report.refused}", file=sys.stderr)
-        return 3
+        return _refused([report.refused or f"read-only: {backend.read_only_reason}"])
     log_problem = audit.check_writable()
     if log_problem is not None:
-        print(
-            f"raidman apply: the audit log cannot be written ({log_problem}): nothing was run",
-            file=sys.stderr,
-        )
-        return 3
+        return _refused([f"the audit log cannot be written ({log_problem})"])
     why_not = _confirm(plan, args)
     if why_not:
-        print(f"raidman apply: {why_not}", file=sys.stderr)
-        return 3
+        return _refused([why_not])
 
     streamed: set[int] = set()  # steps whose output was printed as it came
     handover = _Handover(plan, machine, backend, host)
@@ -376,8 +366,12 @@ def run(args: argparse.Namespace) -> int:
         if o.status == "not-run":
             print(f"[{o.index + 1}/{len(plan.steps)}] not run: {o.step.escaped().shell()}")
     if report.refused:
-        print(f"raidman apply: {report.refused}", file=sys.stderr)
-        return 3
+        ran = len(report.executed)
+        if not ran:
+            return _refused([report.refused])
+        print(f"raidman apply: refused: {escape_controls(report.refused)}", file=sys.stderr)
+        print(f"raidman apply: {ran} of {len(plan.steps)} steps ran before it", file=sys.stderr)
+        return REFUSED
     print(escape_controls(report.summary()))
     if report.audit_error:
         print(f"warning: {report.audit_error}", file=sys.stderr)

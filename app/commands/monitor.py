@@ -131,6 +131,13 @@ def routine_config(args: argparse.Namespace) -> RoutineConfig:
         )
         if kw["check_every_s"] and kw["check_every_s"] < MIN_EVERY_S:
             raise ConfigError("--check-every: shorter than a minute")
+        # a schedule given on the command line (or installed as the unit's drop-in) is the
+        # admin's word for this host: it runs even where Debian's AUTOCHECK is on, and the
+        # monitor says that checkarray's cron runs too (app.routine.scheduler)
+        kw["ignore_autocheck"] = True
+        kw["schedule_from"] = (
+            "--check-every" if getattr(args, "check_every", None) else ("RAIDMAN_CHECK_EVERY")
+        )
     if window:
         kw["check_window_s"] = parse_duration(window, "--check-window")
     if getattr(args, "alert_program", None):

@@ -35,6 +35,7 @@ from app import statefiles
 from app.backend import Backend
 from app.commands import plan_lifecycle
 from app.commands.backend_options import add_backend_options, make_backend
+from app.commands.refusal import refuse
 from app.model import Machine
 from app.plans.builders import persist
 from app.plans.builders.benchmark import WORKLOADS, BenchmarkParams, build_benchmark
@@ -409,8 +410,7 @@ def run(args: argparse.Namespace) -> int:
         if problems:
             raise PlanError("; ".join(problems))
     except PlanError as e:
-        print(f"raidman plan: {e}", file=sys.stderr)
-        return 2
+        return refuse("plan", [str(e)])
     plan = record_disks(plan, machine)  # serial/WWN of the disks it writes to: apply checks them
     plan = current_consequences(plan, machine, backend)
     pf = preflight_for(plan, machine, backend)
@@ -437,4 +437,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(f"\nsaved: {args.out} (run it with: raidman apply {args.out}{on})\n")
         else:
             sys.stdout.write("\nnothing was run.\n")
-    return 3 if pf.refusals else 0
+    if pf.refusals:  # said in the plan above; and as every refusal is, last, on stderr
+        sys.stdout.flush()
+        return refuse("plan", (f"{r} [{r.code}] (pre-flight)" for r in pf.refusals))
+    return 0

@@ -219,7 +219,9 @@ class SyncStatus:
 
     @property
     def eta_s(self) -> float | None:
-        """Seconds left at the current speed, as the kernel computes its ``finish=``."""
+        """Seconds left at the current speed, as the kernel computes its ``finish=`` (md.c
+        ``status_resync``: the sectors left over ``sync_speed``). THE ETA: the banner, the
+        tree, Details, the Sync card, ``report`` and the metrics all show this one."""
         if (
             self.done_sectors is None
             or self.total_sectors is None

@@ -48,6 +48,17 @@ class Rating:
     def bytes(self) -> int:
         return self.tbw * TB
 
+    @property
+    def name(self) -> str:
+        """The model as its maker names it: "Samsung 850 EVO 500GB", "… 1TB" (a product's
+        name, not a size raidman measured: written as the model strings write it)."""
+        gb = self.capacity_gb
+        return (
+            f"{self.family} {gb // 1000}TB"
+            if gb >= 1000 and gb % 1000 == 0
+            else (f"{self.family} {gb}GB")
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class _Family:

@@ -161,6 +161,12 @@ MDSTAT_SYNC_ACTIONS: dict[str, str] = {
 }
 
 
+def last_sync_word(action: str) -> str:
+    """md/last_sync_action's word for a sync (md/sync_action's word): ``md_do_sync()`` sets it
+    as the sync begins (before it waits its turn), to mdstat's word: "recovery" for recover."""
+    return next((k for k, v in MDSTAT_SYNC_ACTIONS.items() if v == action), action)
+
+
 # The order the simulation's /proc/mdstat lists personalities on its "Personalities :" line
 # (the kernel lists them in the order their modules registered, register_md_personality()).
 MDSTAT_PERSONALITY_ORDER = ("linear", "raid0", "raid1", "raid10", "raid6", "raid5", "raid4")

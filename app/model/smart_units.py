@@ -255,10 +255,12 @@ class TbwUsed:
 
     @property
     def text(self) -> str:
-        """ "412 TB written of 150 TBW rated = 275 %"."""
+        """ "374.7 TiB written of 150 TBW rated (136.4 TiB) = 275%": the app's units (IEC, as
+        the report's "written" and every other size), the maker's rating as it is said beside
+        them (TBW counts decimal terabytes; "TiB and TB on one report" was issue 39)."""
         return (
-            f"{human_bytes(self.bytes_written, decimal=True)} written of {self.rating.tbw} TBW rated = "
-            f"{self.used_percent} %"
+            f"{human_bytes(self.bytes_written)} written of {self.rating.tbw} TBW rated "
+            f"({human_bytes(self.rating.bytes)}) = {self.used_percent}%"
         )
 
 

@@ -93,9 +93,7 @@ def _tail(text: str, lines: int) -> list[str]:
 
 def _ran(o: StepOutcome) -> str:
     code = "?" if o.exit_code is None else str(o.exit_code)
-    took = "" if o.result is None else f", {o.result.duration_s:.1f} s"
-    if o.result is not None and o.result.duration_s >= 60:
-        took = f", {duration(o.result.duration_s)}"
+    took = "" if o.result is None else f", {duration(o.result.duration_s)}"
     return f"exit {code}{took}"
 
 

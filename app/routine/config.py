@@ -92,6 +92,8 @@ class RoutineConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     wear_high: float = DEFAULT_WEAR_HIGH
     source: str = "defaults"
+    # where a schedule that overrides Debian's AUTOCHECK came from ("--check-every"); "" none
+    schedule_from: str = ""
     # a demo or a replay: alerts go to the log and to the command line's channels only, never
     # to a program or address from the configuration or the (simulated, captured) mdadm.conf
     simulated: bool = False

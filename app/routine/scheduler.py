@@ -124,21 +124,28 @@ class CheckScheduler:
         self.cfg = cfg
         self._off_said = False
         self.deferred = None
+        debian = False
+        if not cfg.checks_off:
+            try:
+                debian = autocheck_on(self.backend.read_text(DEFAULT_MDADM))
+            except Exception:
+                debian = False
         if cfg.checks_off:
             self.deferred = "scheduled checks are off in the configuration"
-        elif not cfg.ignore_autocheck:
-            text = None
-            try:
-                text = self.backend.read_text(DEFAULT_MDADM)
-            except Exception:
-                text = None
-            if autocheck_on(text):
-                self.deferred = (
-                    f"scheduled checks left to Debian's checkarray (AUTOCHECK=true in "
-                    f"{DEFAULT_MDADM}); set AUTOCHECK=false there, or ignore_autocheck = true "
-                    "in [checks], to let raidman schedule them"
-                )
+        elif debian and not cfg.ignore_autocheck:
+            self.deferred = (
+                f"scheduled checks left to Debian's checkarray (AUTOCHECK=true in "
+                f"{DEFAULT_MDADM}); set AUTOCHECK=false there, or ignore_autocheck = true "
+                "in [checks], or give --check-every, to let raidman schedule them"
+            )
         self._log(f"checks: {self.deferred or self.cfg.schedule_text()}")
+        if debian and self.deferred is None:
+            given = f" ({cfg.schedule_from} given)" if cfg.schedule_from else ""
+            self._log(
+                f"checks: Debian's checkarray also runs from cron (AUTOCHECK=true in "
+                f"{DEFAULT_MDADM}): raidman schedules checks{given} and so does Debian; set "
+                "AUTOCHECK=false there so that one scheduler checks each array"
+            )
 
     def _run(self, plan: Plan) -> bool:
         try:

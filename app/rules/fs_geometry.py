@@ -232,13 +232,17 @@ def _pv(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
         return
     if inputs.lvm is None:
         why = inputs.unknown.get("lvmconfig", "not read")
+        said = (
+            "lvmconfig (LVM's own tool, package lvm2) was not found"
+            if why == "lvmconfig not found"
+            else f"lvmconfig could not be read ({why})"
+        )
         yield Finding(
             "advice",
             "audit-incomplete",
             "",
             "Could not check LVM alignment settings",
-            f"lvmconfig could not be read ({why}); md_chunk_alignment and issue_discards "
-            "are not checked.",
+            f"{said}: LVM's md_chunk_alignment and issue_discards settings are not checked.",
         )
         return
     names = ", ".join(pv.device for pv, _ in md_pvs)

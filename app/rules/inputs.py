@@ -195,14 +195,21 @@ def gather(backend: Backend, machine: Machine) -> AuditInputs:
     lvm: LvmConfig | None = None
     if machine.pvs:
         out = run("lvmconfig", list(LVMCONFIG_ARGV))
-        if out is None and read(LVM_CONF, LVM_CONF) is None and LVM_CONF not in unknown:
+        missing = unknown.get("lvmconfig") == "lvmconfig not found"  # no use trying again
+        if (
+            out is None
+            and not missing
+            and read(LVM_CONF, LVM_CONF) is None
+            and LVM_CONF not in unknown
+        ):
             # Without lvm.conf, `--type full` fails ("Cannot clone NULL config node", seen
             # with LVM 2.03.16) although LVM then runs on its built-in defaults: read those.
             # `--type default` prints them commented out ("# issue_discards=0").
             why = unknown.pop("lvmconfig")
             out = run("lvmconfig", ["lvmconfig", "--type", "default", *LVM_KEYS])
             if out is None:
-                unknown["lvmconfig"] = f"{why}; {unknown['lvmconfig']}"
+                again = unknown["lvmconfig"]  # said once when both failed alike
+                unknown["lvmconfig"] = why if again == why else f"{why}; {again}"
             else:
                 out = _DEFAULT_LINE.sub(r"\1", out)
         if out is not None:

@@ -80,8 +80,8 @@ def _data_offset(machine: Machine, a: MdArray) -> Iterator[Finding]:
 
 
 BITMAP_COST = (
-    "A bitmap is not free: an internal bitmap has been measured costing up to 30 % of "
-    "sequential write speed (a 5-disk RAID-6 went from 130 to 165 MB/s once its bitmap "
+    "A bitmap is not free: an internal bitmap has been measured costing up to 30% of "
+    "sequential write speed (a 5-disk RAID-6 went from 124 to 157 MiB/s once its bitmap "
     "moved off the array). The remedy today is a larger --bitmap-chunk (fewer bitmap "
     "updates: mdadm --grow --bitmap=none, then --bitmap=internal --bitmap-chunk=64M), not a "
     f"bitmap file on another disk: {FILE_BITMAP_DEPRECATED}."
@@ -116,7 +116,7 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
             f"{a.name} ({a.level}, {a.metadata}) has no write-intent bitmap",
             f"{a.name} is a firmware RAID volume ({a.metadata}); iRST creates these without a "
             "bitmap, so a member that drops out briefly is rebuilt in full: one "
-            "RAID-5 rebuild after a loose SATA cable wrote 1.62 TB to a single SSD. Reconnect "
+            "RAID-5 rebuild after a loose SATA cable wrote 1.5 TiB to a single SSD. Reconnect "
             "cables firmly, and weigh moving the data to native md with a bitmap. " + BITMAP_COST,
         )
         return
@@ -302,8 +302,8 @@ def _stripe_cache(a: MdArray, inputs: AuditInputs) -> Iterator[Finding]:
         f"The RAID-{a.level[-1]} stripe cache holds {a.stripe_cache_size} pages per member "
         f"({human(cost_now)} for {n} devices); sequential writes and rebuilds stall on it. "
         f"{want} pages cost {human(cost_new)} of RAM (pages × 4 KiB × {n} devices); raised "
-        "from 256 to 8192 it has been measured taking a 5-disk RAID-6's writes from 37 to "
-        "130 MB/s and its rebuild from 25 to 66 MB/s. The fix also writes a udev rule so the "
+        "from 256 to 8192 it has been measured taking a 5-disk RAID-6's writes from 35 to "
+        "124 MiB/s and its rebuild from 24 to 63 MiB/s. The fix also writes a udev rule so the "
         f"value is set again at boot ({f.path})"
         + ("" if uuid else f"; {a.name}'s UUID is unknown, so no rule is written")
         + ".",

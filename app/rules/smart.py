@@ -141,7 +141,7 @@ def _tbw(machine: Machine, r: SmartReading) -> Iterator[Finding]:
         "smart-tbw",
         d,
         f"{d}: {used.text}",
-        f"{d}{_role(machine, d)} ({used.rating.family} {used.rating.capacity_gb} GB) has "
+        f"{d}{_role(machine, d)} ({used.rating.name}) has "
         f"{used.text} ({used.counter}); {beyond}. Each full resync or rebuild without a "
         f"bitmap writes a whole member. Rating: {used.rating.source}.",
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.model.devices import Machine
+from app.model.sizes import human_bytes
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
 
@@ -67,10 +68,10 @@ def check(machine: Machine, inputs: AuditInputs) -> Iterator[Finding]:
             "advice",
             "ssd-overprovisioning",
             d.name,
-            f"{d.name}: {share * 100:.1f} % of the SSD left unallocated",
-            f"{d.name} ({d.model or 'SSD'}): {how}, leaving {share * 100:.1f} % "
-            f"unallocated. 7–12 % (here at least "
-            f"{spare / 1e9:.1f} GB) of extra spare area keeps write speed and "
+            f"{d.name}: {share * 100:.1f}% of the SSD left unallocated",
+            f"{d.name} ({d.model or 'SSD'}): {how}, leaving {share * 100:.1f}% "
+            f"unallocated. 7–12% (here at least "
+            f"{human_bytes(spare)}) of extra spare area keeps write speed and "
             "write amplification steady under sustained writes. Regular TRIM of free "
             "filesystem space has a similar effect. Shrinking partitions or arrays to make "
             "room is not something to do in one key; plan it at the next rebuild."

@@ -1,6 +1,6 @@
 """What the Sync card says about md's speed limits for one running sync: the limits in force,
-the sync's speed in the same unit, whether the limit holds it back, its ETA, and whether it is
-boosted.
+the sync's speed in the same unit, whether the limit holds it back, and whether it is
+boosted (the ETA is md's own, ``SyncStatus.eta_s``, on the card as on every screen).
 
 md's ``speed_limit_min/max`` (and an array's own ``sync_speed_min/max``) bound the sync's
 *progress* rate — the very figure ``sync_speed`` reports — whatever the level: ``md_do_sync()``
@@ -29,22 +29,12 @@ class SyncLimits:
     max_kib_s: int | None  # in force (sync_speed_max)
     local: bool = False  # the max in force is the array's own (md/sync_speed_max "(local)")
     boost: BoostRecord | None = None
-    kernel_eta_s: float | None = None  # md's own: what is left at the current sync_speed
-    left_sectors: int | None = None  # progress sectors still to go
 
     @property
     def at_ceiling(self) -> bool | None:
         """The progress rate is at (within 5 % of) the max limit: the limit holds it back.
         None when the speed or the limit is unknown."""
         return sync_model.at_ceiling(self.progress_kib_s, self.max_kib_s)
-
-    @property
-    def eta_s(self) -> float | None:
-        """Seconds left, on the sync model: held at its ceiling, the sync goes on at the rate
-        md holds it at (steady, where the 30 s speed window still ramps); else md's own ETA."""
-        if self.at_ceiling and self.left_sectors is not None and self.max_kib_s:
-            return self.left_sectors / 2 / sync_model.held_rate(self.max_kib_s)
-        return self.kernel_eta_s
 
     @property
     def boosted(self) -> bool:
@@ -105,9 +95,6 @@ def sync_limits(view: SyncView, array: MdArray | None, boost: BoostRecord | None
     its own max limit, ``boost`` is the boost record of the array, if any."""
     if boost is not None and boost.action != view.action:
         boost = None  # a record left from another sync: restored by the session, not shown
-    left = None
-    if view.done_sectors is not None and view.total_sectors is not None:
-        left = max(0, view.total_sectors - view.done_sectors)
     return SyncLimits(
         array=view.array,
         action=view.action,
@@ -116,6 +103,4 @@ def sync_limits(view: SyncView, array: MdArray | None, boost: BoostRecord | None
         max_kib_s=view.max_speed_kib_s,
         local=array is not None and array.speed_max_local is not None,
         boost=boost,
-        kernel_eta_s=view.eta_s,
-        left_sectors=left,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.format import percent
+from app.format import duration, percent
 from app.model.live import LiveSample, MdLive
 from app.model.md_names import level_name
 from app.model.sync_model import WAITING_ACTIONS, md_sync
@@ -294,7 +294,7 @@ class SyncTracker:
             )
             self._running[name] = run
             what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
-            after = f" after waiting {_dur(t - waited[1])}" if waited is not None else ""
+            after = f" after waiting {duration(t - waited[1])}" if waited is not None else ""
             verb, frac = "started", None
             if live.sync_min and sync.total_sectors:
                 # md begins a requested sync at resync_min (md.c md_do_sync): a check resumed
@@ -509,21 +509,10 @@ def _ended_event(t: float, fin: FinishedSync) -> ArrayEvent:
         t,
         "sync-ended",
         fin.array,
-        f"{fin.array}: {fin.action} {fin.outcome_text} after {_dur(fin.duration_s)}{extra}",
+        f"{fin.array}: {fin.action} {fin.outcome_text} after {duration(fin.duration_s)}{extra}",
         action=fin.action,
         sync=fin,
     )
-
-
-def _dur(seconds: float) -> str:
-    s = round(seconds)
-    h, rem = divmod(s, 3600)
-    m, sec = divmod(rem, 60)
-    if h:
-        return f"{h}h{m:02d}m"
-    if m:
-        return f"{m}m{sec:02d}s"
-    return f"{sec}s"
 
 
 def _targets(live: MdLive) -> tuple[str, ...]:

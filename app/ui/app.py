@@ -112,6 +112,9 @@ from widgets.wear_source import WearRequest
 CLOCK_EVERY_S = 10.0  # the session's clock tick (periodic SMART snapshots, audit cadence)
 
 
+INTERRUPT_AGAIN_S = 5.0
+
+
 class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, App[None]):
     """The storage stack of one machine, as a live tree with details."""
 
@@ -129,6 +132,9 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
         Binding("L", "audit_log", "Audit log"),
         Binding("H", "hosts", "Hosts"),
         Binding("question_mark", "help", "Help"),
+        # a terminal's interrupt quits, from any screen (Textual's own said "press q"; an
+        # input field's copy kept it): while a plan runs it asks first
+        Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
     ]
     # app-wide letters that belong to the main screen: inside a wizard, preview, dialog or the
     # help they must not fire (no quitting from a half-filled form, no second wizard on top)
@@ -283,6 +289,12 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
 
     # ---- polling -----------------------------------------------------------------------
     def action_refresh(self) -> None:
+        """``r``: probe again now; a toast says so, and another what the probe found."""
+        self.hostview.probe_asked = True
+        if self.hostview.probe_busy:
+            self.notify("a probe is running: its result is shown when it lands", timeout=3)
+        else:
+            self.notify("probing again…", timeout=2)
         self.refresh_probe()
 
     def refresh_probe(self) -> None:
@@ -336,6 +348,9 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
 
     def _probe_landed(self, view: HostView, result: ProbeDone | ProbeFailed) -> None:
         view.probe_busy = False
+        asked, view.probe_asked = view.probe_asked, False
+        with contextlib.suppress(LookupError, NoMatches):  # no main screen (yet)
+            self.main.query_one(HeaderBanner).set_read_only(result.read_only)
         if isinstance(result, ProbeFailed):
             self.notify(
                 f"probe failed: {escape_controls(str(result.error))}",
@@ -346,6 +361,10 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
             )
             return
         self.probe_count += 1
+        if asked:
+            m = result.machine
+            found = f"{len(m.disks)} disk(s), {len(m.arrays)} array(s)"
+            self.notify(f"probed again: {found}", title="refresh", timeout=3)
         if self.probe_count == 1 and self.tune_gc:
             self.call_after_refresh(settle_after_start)  # see app.ui.gc_policy
         with view.store_lock:  # the session writes the wear database
@@ -470,6 +489,26 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
 
     def action_audit_log(self) -> None:
         self.push_screen(AuditLogScreen())
+
+    _interrupted_at: float | None = None  # the last ctrl+c that asked (while a plan ran)
+
+    def action_interrupt(self) -> None:
+        """ctrl+c: quit. While a plan runs, ask: a second ctrl+c within ``INTERRUPT_AGAIN_S``
+        quits (the step running then goes on, unwatched; the audit log keeps its start)."""
+        running = [s for s in self.screen_stack if getattr(s, "running", False) is True]
+        now = time.monotonic()
+        again = self._interrupted_at is not None and now - self._interrupted_at < INTERRUPT_AGAIN_S
+        if not running or again:
+            self.exit()
+            return
+        self._interrupted_at = now
+        self.notify(
+            f"A plan is running. Press ctrl+c again within {INTERRUPT_AGAIN_S:g} s to quit "
+            "anyway: the step running now goes on without raidman watching it.",
+            title="quit?",
+            severity="warning",
+            timeout=INTERRUPT_AGAIN_S,
+        )
 
     def action_help(self) -> None:
         screen = self.screen

@@ -69,6 +69,7 @@ class HostView:
     superblocks: Superblocks | None = None
     probe_busy: bool = False
     probe_wanted: bool = False  # a probe asked for while the hosts view's ran: when it lands
+    probe_asked: bool = False  # the admin pressed r: the probe's result is said in a toast
     sampling: SampleGate = field(default_factory=SampleGate)
     sample_count: int = 0
     wear_followed: bool = False  # the Wear tab followed a running sync at the last sample
@@ -83,7 +84,7 @@ class HostView:
 
     def reopened(self) -> HostView:
         """The same host shown again: its session, SMART and findings kept, polling afresh."""
-        self.probe_busy = self.probe_wanted = self.wear_followed = False
+        self.probe_busy = self.probe_wanted = self.probe_asked = self.wear_followed = False
         self.sampling = SampleGate()
         self.sample_count = 0
         return self
@@ -92,11 +93,15 @@ class HostView:
 @dataclass(frozen=True)
 class ProbeDone:
     machine: Machine
+    # the backend's read-only reason as of this probe (read in the worker: over ssh it can
+    # change, "not root" then "nosuchhost not reached")
+    read_only: str | None = None
 
 
 @dataclass(frozen=True)
 class ProbeFailed:
     error: Exception
+    read_only: str | None = None
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,13 @@ def smart_verdict(reading: SmartReading) -> tuple[object, ...]:
     return reading.available, health, smart_warnings(reading), test
 
 
+def _read_only(view: HostView) -> str | None:
+    try:
+        return view.backend.read_only_reason
+    except Exception as e:  # a backend that cannot say: it is not to be written to
+        return f"unknown ({e})"
+
+
 class HostWorkers(App[None]):
     """The workers of ``RaidmanApp`` (a base class of it: Textual's ``@work`` wants the node
     the workers belong to)."""
@@ -91,10 +98,10 @@ class HostWorkers(App[None]):
             machine = view.backend.probe()
         except Exception as e:
             self.hosts_watch.open_probed(view.backend, None, e)
-            post_result(self, view, ProbeFailed(e))
+            post_result(self, view, ProbeFailed(e, _read_only(view)))
         else:
             self.hosts_watch.open_probed(view.backend, machine)
-            post_result(self, view, ProbeDone(machine))
+            post_result(self, view, ProbeDone(machine, _read_only(view)))
 
     @work(thread=True, exclusive=True, group="sample", exit_on_error=False, description="sample")
     def _sample_worker(self, view: HostView) -> None:

@@ -32,11 +32,27 @@ def _findings(
     watched_since: float | None,
 ) -> Iterator[Finding]:
     done = [r for r in recs if r.finished]
-    # "never" only once raidman has recorded for longer than checks may be apart: before
-    # that, a check made before raidman watched is as likely as none
+    # "never" once raidman has recorded for longer than checks may be apart (before that, a
+    # check made before raidman watched is as likely as none), or from day one when md says
+    # it has run no sync since the array was assembled
     watched_long = watched_since is not None and now - watched_since > max_age_days * 86400
     begun = [r for r in recs if not r.skipped]  # one under way (resumed window by window)
-    if not begun and watched_long:
+    # md has run no sync on it since it was assembled (md_do_sync sets last_sync_action as
+    # any sync begins): with no check in raidman's records either, it is unchecked from day one
+    never = a.last_sync_action == "none" and not a.is_degraded  # (degraded: no check runs)
+    if not begun and never and not watched_long:
+        yield Finding(
+            "warning",
+            "md-never-checked",
+            a.name,
+            f"{a.name} has never been checked",
+            f"raidman has no check of {a.name} in its records, and md has run no check, "
+            "repair or resync on it since it was assembled (last_sync_action none). A check "
+            "reads every block of every member and compares the copies or the parity: it "
+            "finds unreadable sectors while the redundancy to rewrite them is still there. "
+            "`raidman monitor` runs scheduled checks (the monthly default), or start one now.",
+        )
+    elif not begun and watched_long:
         yield Finding(
             "warning",
             "md-never-checked",

@@ -60,23 +60,20 @@ def _cached_md(cache: LiveCache, a: SimArray) -> MdLive | None:
 
 def _disk_io(name: str, io: SimIO | None, had: DiskIO | None) -> DiskIO:
     """``had`` again when it still says what ``io`` says."""
-    if io is None:
-        if had is None or (
-            had.read_bytes
-            or had.write_bytes
-            or had.read_count
-            or had.write_count
-            or had.busy_time_ms is not None
-        ):
-            return DiskIO(name, 0, 0)
-        return had
+    if io is None:  # no I/O yet: every counter at 0 (the line is there, and times are kept)
+        if had is not None and had == DiskIO(name, 0, 0, 0, 0, 0, 0, 0):
+            return had
+        return DiskIO(name, 0, 0, 0, 0, busy_time_ms=0, read_time_ms=0, write_time_ms=0)
+    busy, rt, wt = io.busy_ms, io.read_ms, io.write_ms
     if (
         had is None
         or had.read_bytes != io.read_bytes
         or had.write_bytes != io.write_bytes
         or had.read_count != io.read_count
         or had.write_count != io.write_count
-        or had.busy_time_ms != io.busy_ms
+        or had.busy_time_ms != busy
+        or had.read_time_ms != rt
+        or had.write_time_ms != wt
     ):
         return DiskIO(
             name=name,
@@ -84,17 +81,25 @@ def _disk_io(name: str, io: SimIO | None, had: DiskIO | None) -> DiskIO:
             write_bytes=io.write_bytes,
             read_count=io.read_count,
             write_count=io.write_count,
-            busy_time_ms=io.busy_ms,
+            busy_time_ms=busy,
+            read_time_ms=rt,
+            write_time_ms=wt,
         )
     return had
+
+
+def _io_names(st: SimState) -> list[str]:
+    """Every block device with a /proc/diskstats line: disks, partitions and md arrays (an
+    IMSM container has one too)."""
+    return [*st.disks, *st.partitions, *st.arrays]
 
 
 def _cached_ios(cache: LiveCache, st: SimState) -> list[DiskIO]:
     """Every device's counters, remade only for those ``st.io_log`` says moved since the last
     sample (all of them after a structural change or when the log was emptied)."""
-    n = len(st.disks) + len(st.partitions)
+    n = len(st.disks) + len(st.partitions) + len(st.arrays)
     if cache.io_generation != st.generation or cache.io_epoch != st.io_epoch or len(cache.ios) != n:
-        names = [*st.disks, *st.partitions]
+        names = _io_names(st)
         cache.ios = [_disk_io(name, st.io.get(name), cache.io.get(name)) for name in names]
         cache.io = {d.name: d for d in cache.ios}
         cache.io_at = {name: i for i, name in enumerate(names)}
@@ -141,7 +146,7 @@ def build_sample(st: SimState, cache: LiveCache | None = None) -> LiveSample:
                 md,
             )
     if cache is None:
-        ios = [_disk_io(name, st.io.get(name), None) for name in [*st.disks, *st.partitions]]
+        ios = [_disk_io(name, st.io.get(name), None) for name in _io_names(st)]
     else:
         ios = _cached_ios(cache, st)
     return LiveSample(taken_at=st.t, arrays=tuple(arrays), disk_io=tuple(ios))

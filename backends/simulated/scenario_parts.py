@@ -3,6 +3,7 @@ and a sync placed part-way with md's speed window as the simulator models it."""
 
 from __future__ import annotations
 
+from backends.simulated.programs.kernel_log import sync_started
 from backends.simulated.records import (
     SEQ_HDD,
     SEQ_NVME,
@@ -154,7 +155,19 @@ def add_lvm(st: SimState, pv_dev: str, vg: str, lv: str, lv_bytes: int) -> SimLV
 
 
 def finalize(st: SimState) -> SimState:
+    """The scenario as it opens: mdadm.conf, and md's "md: recovery of RAID array md0" for
+    each sync already running, at the time its position and rate imply (the Sync card's
+    "began ~53m ago" and the kernel log's line are one moment)."""
     st.mdadm_conf = mdadm_conf_text(st)
+    said = {text for _, text in st.kernel_lines}
+    for a in st.arrays.values():
+        job = a.job
+        if job is None or job.waiting or job.action == "reshape":
+            continue
+        line = sync_started(a.name, job.action)
+        if line not in said:
+            st.kernel_lines.append((job.started_at, line))
+    st.kernel_lines.sort(key=lambda x: x[0])
     st.touch()
     return st
 
@@ -170,6 +183,17 @@ def mdadm_conf_text(st: SimState) -> str:
     ]
     lines += [mdadm_conf_line(st, a) for a in st.arrays.values()]
     return "\n".join(lines) + "\n"
+
+
+def running_since(st: SimState, a: SimArray, done: int, t: float) -> None:
+    """``a``'s sync stands at ``done`` progress sectors at ``t``, having run at its current
+    rate from when that implies (its start, its speed window and its kernel line agree)."""
+    job = a.job
+    assert job is not None
+    job.started_at = t - done / 2 / st.rate(a) if done else t
+    job.hist = [(job.started_at, 0.0)]
+    job.pos = float(done)
+    job.credited = done
 
 
 def ramp_from_limit(

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from app.model import md_names
+from backends.simulated.programs.kernel_log import BOOTED_S
 from backends.simulated.records import SEQ_USB, SimArray, SimDisk, SimFS, SimMember, SimSmart
 from backends.simulated.scenario_parts import (
     GIB,
@@ -27,6 +28,7 @@ from backends.simulated.scenario_parts import (
     new_state,
     nvme_disk,
     ramp_from_limit,
+    running_since,
     wd_red,
 )
 from backends.simulated.scenario_retire import retire
@@ -159,7 +161,45 @@ def raid5_cable(t: float) -> SimState:
         stripe_width=384,
     )
     st.events.clear()
+    st.kernel_lines.extend(_sdd_cable(t - BOOTED_S, t))
     return finalize(st)
+
+
+def _sdd_cable(boot: float, t: float) -> list[tuple[float, str]]:
+    """What the kernel said this boot on raid5-cable (the simulated machine booted
+    ``BOOTED_S`` before the scenario opens): sdd's loose cable makes libata reset its link
+    (ata4: sdd is the fourth SATA disk; ``ata_eh_link_report()`` / ``sata_link_hardreset()``
+    words); sdd1 had dropped out before the reboot, so at assembly md kicks it as non-fresh
+    (md.c ``analyze_sbs()``) and raid5 runs on three (raid5.c ``raid5_run()``); ten minutes
+    ago the cable was reseated (link down, up again), and sdd1 was added back: the recovery
+    line itself comes from ``finalize``, at the sync's start."""
+    link_error = [
+        "ata4.00: exception Emask 0x10 SAct 0x0 SErr 0x280100 action 0x6 frozen",
+        "ata4.00: irq_stat 0x08000000, interface fatal error",
+        "ata4: SError: { UnrecovData 10B8B BadCRC }",
+        "ata4.00: failed command: READ FPDMA QUEUED",
+        "ata4.00: status: { DRDY }",
+        "ata4: hard resetting link",
+        "ata4: SATA link up 6.0 Gbps (SStatus 133 SControl 300)",
+        "ata4.00: configured for UDMA/133",
+        "ata4: EH complete",
+    ]
+    out = [(boot + 2.0, ln) for ln in link_error]
+    out += [
+        (boot + 4.0, "md: kicking non-fresh sdd1 from array!"),
+        *((boot + 4.0, f"md/raid:md127: device {d} operational as raid disk {i}")
+          for i, d in enumerate(("sda1", "sdb1", "sdc1"))),
+        (boot + 4.0, "md/raid:md127: raid level 5 active with 3 out of 4 devices, algorithm 2"),
+        (boot + 4.1, "md127: detected capacity change from 0 to 1379999416320"),
+    ]  # fmt: skip
+    out += [(boot + 3600.0 + k, ln) for k, ln in enumerate(link_error)]
+    out += [
+        (t - 600.0, "ata4: SATA link down (SStatus 0 SControl 300)"),
+        (t - 590.0, "ata4: SATA link up 6.0 Gbps (SStatus 133 SControl 300)"),
+        (t - 590.0, "ata4.00: configured for UDMA/133"),
+        (t - 590.0, "sd 3:0:0:0: [sdd] 976773168 512-byte logical blocks: (500 GB/466 GiB)"),
+    ]
+    return out
 
 
 # ---- (c) raid6-wd ---------------------------------------------------------------------------
@@ -211,12 +251,9 @@ def raid6_wd(t: float) -> SimState:
     st.maybe_start_recovery(a)
     job = a.job
     assert job is not None
-    done = int(job.total * 0.082)  # 8.2 % done when the scenario opens
-    r = st.rate(a)
-    job.started_at = t - done / 2 / r
-    job.hist = [(job.started_at, 0.0)]
-    job.pos = float(done)
-    job.credited = done
+    running_since(st, a, int(job.total * 0.082), t)  # 8.2 % done when the scenario opens
+    mem[0].failed_at = job.started_at - 1.0  # sdb1 failed, and md took the spare at once
+    a.failures.append(mem[0].failed_at)
     st.filesystems["md0"] = SimFS(
         "md0",
         "ext4",
@@ -228,7 +265,9 @@ def raid6_wd(t: float) -> SimState:
         stripe_width=768,
     )
     st.events.clear()
-    st.kernel_lines.extend(_sdb_failing(t - 2 * 3600))
+    # sdb1 failed and md began the recovery onto the spare at once: when 8.2 % at this rate
+    # implies (the Sync card's "began ~53m ago"), not two hours before (that would be 19 %)
+    st.kernel_lines.extend(_sdb_failing(job.started_at - 1.0))
     return finalize(st)
 
 
@@ -247,7 +286,6 @@ def _sdb_failing(t: float) -> list[tuple[float, str]]:
         (t + 0.2, "md/raid:md0: read error not correctable (sector 1234305744 on sdb1)."),
         (t + 0.2, "md/raid:md0: Disk failure on sdb1, disabling device."),
         (t + 0.2, "md/raid:md0: Operation continuing on 4 devices."),
-        (t + 1.0, "md: recovery of RAID array md0"),
     ]
 
 
@@ -465,7 +503,8 @@ def big(t: float, disks: int = 1000, arrays: int = 250, syncing: int = 16) -> Si
             ),
         )
         if k < syncing:
-            st.start_sync(a, "resync", pos=float(k * 1_000_000))
+            st.start_sync(a, "resync")
+            running_since(st, a, k * 1_000_000, t)
     st.events.clear()
     return finalize(st)
 

@@ -39,7 +39,7 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from app.model import levels, sync_model
+from app.model import levels, md_names, sync_model
 from app.model.devices import SECTOR
 from backends.simulated.records import SEQ_HDD, SimArray, SimDisk, SyncJob
 
@@ -266,6 +266,7 @@ class SyncModel:
         if action in ("check", "repair"):
             job.mismatches = a.mismatch_sectors_on_check
         a.job = job
+        a.last_sync_action = md_names.last_sync_word(action)  # as md_do_sync sets it, at once
         a.array_state = "active" if action != "check" else a.array_state
         for m in a.members:
             if m.device in targets:
@@ -351,7 +352,6 @@ class SyncModel:
             return
         self.credit(a)
         action = job.action
-        a.last_sync_action = action
         if action in ("check", "repair"):
             a.mismatch_cnt = job.mismatches
             a.sync_min = 0

@@ -125,20 +125,13 @@ class SimState(SyncModel):
             self.io_log.clear()
             self.io_epoch += 1
         self.io_log.append(dev)
-        io = self.io.setdefault(dev, SimIO())
-        io.read_bytes += read
-        io.write_bytes += write
-        io.read_count += (read + 524287) // 524288
-        io.write_count += (write + 524287) // 524288
         disk = self.disk_of(dev)
+        seq = self.disks[disk].seq_kib_s * 1024 if disk is not None else None
+        self.io.setdefault(dev, SimIO()).add(read, write, seq)
         if disk is not None:
             d = self.disks[disk]
             d.smart_written_bytes += write
             d.smart_read_bytes += read
             if disk != dev:
                 self.io_log.append(disk)
-                dio = self.io.setdefault(disk, SimIO())
-                dio.read_bytes += read
-                dio.write_bytes += write
-                dio.read_count += (read + 524287) // 524288
-                dio.write_count += (write + 524287) // 524288
+                self.io.setdefault(disk, SimIO()).add(read, write, seq)

@@ -294,7 +294,6 @@ def sync_action(st: SimState, a: SimArray, v: str) -> None:
             job.frozen = False
         elif job.action in ("check", "repair"):
             # interrupted: the kernel records how far it got, nothing else happens
-            a.last_sync_action = job.action
             a.mismatch_cnt = int(job.mismatches * job.pos / max(1, job.total))
             a.sync_min = int(job.pos)
             a.job = None

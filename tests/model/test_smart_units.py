@@ -306,7 +306,7 @@ def test_tbw_used_from_host_lbas_and_the_models_rating() -> None:
     used = tbw_used(r)
     assert used is not None and used.rating.tbw == 150 and used.counter == "241 Total_LBAs_Written"
     assert used.used_percent == 275
-    assert used.text == "412 TB written of 150 TBW rated = 275 %"
+    assert used.text == "374.7 TiB written of 150 TBW rated (136.4 TiB) = 275%"  # IEC, issue 39
     assert endurance_used_percent(r) == 275  # larger than Wear_Leveling_Count's 64
     # unknown model: the wear attribute alone, nothing invented
     other = SmartReading("sdb", True, model="Samsung SSD 840 Series", attributes=r.attributes)

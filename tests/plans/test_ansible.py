@@ -127,7 +127,7 @@ def test_a_conf_path_apply_would_refuse_gets_no_playbook(
     """Issue 23 item 11: --conf-path /etc/passwd made a playbook appending to /etc/passwd."""
     argv = ["plan", "create-array", "--demo", "blank", "--level", "1", "--devices"]
     argv += ["nvme0n1,nvme1n1", "--name", "127", "--conf", "--conf-path", "/etc/passwd"]
-    assert main([*argv, "--format", "ansible"]) == 2
+    assert main([*argv, "--format", "ansible"]) == 3
     res = capsys.readouterr()
     assert res.out == "" and "/etc/passwd" in res.err and "mdadm.conf" in res.err
     # such a step cannot even be made: no operation appends to /etc/passwd

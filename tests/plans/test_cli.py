@@ -176,7 +176,7 @@ def test_plan_member_and_sync_and_errors(
     )
     d = json.loads(capsys.readouterr().out)
     assert d["steps"][0]["stdin"] == "8192\n"
-    assert main(["plan", "member", "remove", "--array", "md127", "--device", "nvme0n1"]) == 2
+    assert main(["plan", "member", "remove", "--array", "md127", "--device", "nvme0n1"]) == 3
     assert "fail it first" in capsys.readouterr().err
     assert main(["plan", "filesystem", "--array", "md127"]) == 3  # md127 is an LVM PV
     assert "REFUSED md127: is an LVM physical volume" in capsys.readouterr().out
@@ -255,13 +255,33 @@ def test_plan_refuses_an_xfs_under_300_mib_with_the_size_and_the_limit(
     """mkfs.xfs refuses under 300 MiB ("Filesystem must be larger than 300MB"): `raidman plan`
     says so itself, and writes no plan."""
     argv = [*KEY[: KEY.index("--fs")], "--fs", "xfs", "--lvm", "--vg", "small", "--json"]
-    assert main([*argv, "--lv-size", "256M"]) == 2
+    assert main([*argv, "--lv-size", "256M"]) == 3  # refused, as every refusal (issue 39)
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err == (
-        "raidman plan: XFS needs at least 300 MiB: /dev/small/data would hold at most 256 MiB "
-        "(mkfs.xfs refuses it: 'Filesystem must be larger than 300MB'); choose ext4 or a bigger "
-        "device\n"
+        "raidman plan: refused: XFS needs at least 300 MiB: /dev/small/data would hold at most "
+        "256 MiB (mkfs.xfs refuses it: 'Filesystem must be larger than 300MB'); choose ext4 or a "
+        "bigger device\nraidman plan: nothing was run\n"
     )
     assert main([*argv, "--lv-size", "300M"]) == 0
     assert json.loads(capsys.readouterr().out)["steps"][-1]["argv"][0] == "mkfs.xfs"
+
+
+def test_every_refusal_is_said_last_in_one_shape_with_one_code(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 39: refusals printed in two orders with exit 2 or 3 — the plan's builder said it
+    first on stderr (2), pre-flight only inside the plan on stdout (3). Now every refusal ends
+    on stderr: "raidman plan: refused: …" then "nothing was run", exit 3."""
+    monkeypatch.setenv("RAIDMAN_STATE_DIR", str(tmp_path))
+    built = ["plan", "mount", "--device", "dm-0", "--mountpoint", "/mnt/x", "--demo", "raid10-evo"]
+    preflight = ["plan", "create-array", "--level", "1", "--devices", "sda1,sdc1",
+                 "--demo", "raid10-evo"]  # fmt: skip
+    for argv in (built, preflight):
+        assert main(argv) == 3, argv
+        out, err = capsys.readouterr()
+        lines = err.splitlines()
+        assert lines[-1] == "raidman plan: nothing was run", err
+        assert lines[:-1] and all(x.startswith("raidman plan: refused: ") for x in lines[:-1])
+    assert "REFUSED sda1: is mounted on /boot/efi [mounted]" in out  # the plan, above it
+    assert lines[0] == "raidman plan: refused: sda1: is mounted on /boot/efi [mounted] (pre-flight)"

@@ -205,7 +205,7 @@ def test_cli_plan_json_carries_the_consequences(capsys: pytest.CaptureFixture[st
 
 def test_cli_re_add_of_the_rebuilding_member_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["plan", "member", "re-add", "--array", "md0", "--device", "sdf1", "--demo", "raid6-wd"]
-    assert main(args) == 2
+    assert main(args) == 3
     err = capsys.readouterr().err
     assert "being rebuilt" in err and "--re-add" not in err
 

@@ -163,7 +163,7 @@ def test_result_lines_list_ran_failed_with_stderr_tail_and_not_run(tmp_path: Pat
     rep = execute(plan, be, audit=AuditLog(tmp_path / "a.log"))
     lines = result_lines(rep, stderr_lines=2)
     assert lines[0].startswith("ran     1. mkfs.ext4 -b 4096 /dev/nvme0n1  (exit 0, ")
-    assert lines[0].endswith(" s)")
+    assert lines[0].endswith("s)")
     assert lines[1].startswith("FAILED  2. pvcreate /dev/nvme0n1  (exit 5, ")
     assert lines[2] == "        pvcreate exited with 5: one"
     # the tail of stderr, control characters escaped

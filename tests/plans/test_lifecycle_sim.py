@@ -148,3 +148,17 @@ def test_a_stop_is_refused_right_before_it_runs_when_the_array_was_mounted_meanw
     assert "mounted on /srv/x" in rep.outcomes[0].message
     assert be.probe().array(md) is not None  # still running
     assert audit.read_entries()[-1].event == "refused"
+
+
+def test_mount_takes_an_lv_by_the_name_an_admin_types(tmp_path: Path) -> None:
+    """Issue 39: `plan mount --device vg_raid/lv_data` was refused ("no block device"): only
+    "dm-0" was accepted. vg/lv, /dev/vg/lv and /dev/mapper/vg-lv name the same LV."""
+    be = SimulatedBackend.from_scenario("raid10-evo", clock=SimClock.manual())
+    assert be.run(["umount", "/srv/data"]).ok
+    m = be.probe()
+    for name in ("vg_raid/lv_data", "/dev/vg_raid/lv_data", "/dev/mapper/vg_raid-lv_data", "dm-0"):
+        plan = build_mount(m, name, "/srv/other")
+        assert plan.params["device"] == "dm-0", (name, plan.params)
+        assert any(s.argv[0] == "mount" and "/dev/vg_raid/lv_data" in s.argv for s in plan.steps)
+    with pytest.raises(PlanError, match="no block device 'vg_raid/nosuch'"):
+        build_mount(m, "vg_raid/nosuch", "/srv/other")

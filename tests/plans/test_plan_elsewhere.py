@@ -87,7 +87,7 @@ def test_create_refuses_unknown_devices_before_the_plan(
     here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["plan", "create-array", "--level", "5", "--devices", "a,b,nvme9n1"]
-    assert main([*args, "--demo", "blank"]) == 2
+    assert main([*args, "--demo", "blank"]) == 3
     out, err = capsys.readouterr()
     assert out == ""
     assert "no such block device on this machine: a, b, nvme9n1" in err

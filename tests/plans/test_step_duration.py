@@ -25,3 +25,20 @@ def test_paced_demo_step_reports_the_time_it_took(tmp_path: Path) -> None:
     assert lines >= 1
     assert outcome.result.duration_s >= lines * DEMO_LINE_PACE_S * 0.9
     assert not any("0.0 s" in line for line in result_lines(report))
+
+
+def test_one_duration_text_for_a_step_everywhere() -> None:
+    """Issue 39: the run screen said "exit 0, 0.2 s" of a step the audit log said took "0s":
+    one formatter, to the tenth under ten seconds."""
+    from app.backend import CommandResult
+    from app.format import duration
+    from app.plans.executor import StepOutcome
+    from app.plans.plan import Step
+    from app.plans.progress import _ran
+
+    step = Step.decode(("mdadm", "/dev/md127", "--fail", "/dev/nvme1n1"), "w", destructive=True)
+    o = StepOutcome(0, step, "ok", CommandResult(step.argv, 0, duration_s=0.2))
+    assert _ran(o) == "exit 0, 0.2s" and duration(0.2) == "0.2s"
+    assert [duration(x) for x in (0.0, 3.0, 9.94, 45, 75, 7500)] == [
+        "0s", "3s", "9.9s", "45s", "1m 15s", "2h 05m"
+    ]  # fmt: skip

@@ -4,6 +4,7 @@ a window that resumes at md's sync_min continuing the same record, shown in repo
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -148,6 +149,18 @@ def test_findings_never_overdue_mismatch_rising_interrupted(tmp_path: Path) -> N
     assert "md-never-checked" not in codes(raid6, t0 + 10 * day)  # watched 10 days: can't say
     assert "md-never-checked" in codes(raid6, t0 + 40 * day)
     assert "md-never-checked" in codes(raid6, t0 + 2 * day, max_age_days=1)
+
+    # issue 39: md says it ran no sync since the array was assembled and raidman recorded no
+    # check: "never checked" from day one (it took 35 days of records, so no demo showed it)
+    fresh = dataclasses.replace(raid6, arrays=(dataclasses.replace(raid6.arrays[0],
+                                                                   last_sync_action="none"),))  # fmt: skip
+    f = codes(fresh, t0 + 60)
+    assert f["md-never-checked"].title == "md0 has never been checked"
+    assert "last_sync_action none" in f["md-never-checked"].detail
+    resynced = dataclasses.replace(fresh.arrays[0], last_sync_action="resync")
+    assert "md-never-checked" not in codes(dataclasses.replace(fresh, arrays=(resynced,)), t0 + 60)
+    degraded = dataclasses.replace(fresh.arrays[0], degraded=1)  # no check can run: not said
+    assert "md-never-checked" not in codes(dataclasses.replace(fresh, arrays=(degraded,)), t0 + 60)
 
     _check(store, t0 + 0.5 * day, None, outcome="interrupted")  # begun: no longer "never"
     assert not codes(raid6, t0 + 40 * day, max_age_days=1)

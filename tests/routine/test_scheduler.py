@@ -251,3 +251,32 @@ def test_not_started_while_the_array_reshapes(tmp_path: Path) -> None:
     recs = checks_of(rig.store, "md0", uuid)
     assert len(recs) >= 4 and {r.outcome for r in recs} == {"not started: the array is reshaping"}
     rig.close()
+
+
+def test_check_every_on_the_command_line_wins_over_autocheck(tmp_path: Path) -> None:
+    """Issue 39: with AUTOCHECK=true the monitor left the checks to checkarray even with
+    --check-every given (no check ever ran in the VM): the command line is the admin's word;
+    a line says Debian's cron runs too."""
+    import argparse
+
+    from app.commands.monitor import routine_config
+
+    conf = tmp_path / "raidman.toml"
+    conf.write_text("")
+    args = argparse.Namespace(
+        config=str(conf), check_every="2m", check_window="30s", alert_program=None, mailaddr=None
+    )
+    cfg = routine_config(args)
+    assert cfg.ignore_autocheck and cfg.schedule_from == "--check-every"
+    rig = Rig(tmp_path, "imsm", cfg)
+    rig.b.state.files["/etc/default/mdadm"] = "AUTOCHECK=true\n"
+    rig.routine.configure(rig.routine.cfg)
+    assert not any("left to Debian's checkarray" in ln for ln in rig.lines)
+    assert any(
+        "Debian's checkarray also runs from cron" in ln and "(--check-every given)" in ln
+        for ln in rig.lines
+    ), rig.lines
+    rig.tick()
+    rig.run(240, step=5, until=lambda: bool(_checking(rig)))
+    assert _checking(rig) == {"md126"}
+    rig.close()

@@ -93,3 +93,15 @@ def test_inactive_timer_exit_3_is_an_answer() -> None:
 
 def codes_of(fs: tuple[object, ...], code: str) -> list[object]:
     return [f for f in fs if getattr(f, "code", None) == code]
+
+
+def test_lvmconfig_not_installed_is_said_once_plainly() -> None:
+    """Issue 39: `report` said "lvmconfig could not be read (lvmconfig not found; lvmconfig not
+    found)": the missing tool is tried once and said once."""
+    m = Stack().machine()
+    b = _healthy_backend()
+    del b.commands[("lvmconfig", "--type", "full", *LVM_KEYS)]  # not installed: exit 127
+    inputs = gather(b, m)
+    assert inputs.unknown["lvmconfig"] == "lvmconfig not found"
+    (f,) = [x for x in codes_of(audit(m, inputs), "audit-incomplete") if "LVM" in x.title]
+    assert f.detail.count("lvmconfig") == 1 and "was not found" in f.detail

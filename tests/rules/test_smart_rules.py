@@ -86,8 +86,8 @@ def test_bytes_written_past_rated_tbw_is_an_error_with_the_figures() -> None:
     r = _evo("sda", 412 * 10**12 // 512)
     (f,) = [f for f in _findings(r) if f.code == "smart-tbw"]
     assert f.severity == "error"
-    assert f.title == "sda: 412 TB written of 150 TBW rated = 275 %"
-    assert "Samsung 850 EVO 500 GB" in f.detail and "241 Total_LBAs_Written" in f.detail
+    assert f.title == "sda: 374.7 TiB written of 150 TBW rated (136.4 TiB) = 275%"
+    assert "Samsung 850 EVO 500GB" in f.detail and "241 Total_LBAs_Written" in f.detail
     assert "member of md0" in f.detail and "semiconductor.samsung.com" in f.detail
 
 
@@ -144,7 +144,7 @@ def test_imsm_demo_has_one_worn_ssd_in_report_json_text_and_metrics(
     data = json.loads(capsys.readouterr().out)
     tbw = [f for f in data["findings"] if f["code"] == "smart-tbw"]
     assert [(f["device"], f["severity"], f["title"]) for f in tbw] == [
-        ("sdb", "warning", "sdb: 128 TB written of 150 TBW rated = 85 %")
+        ("sdb", "warning", "sdb: 116.4 TiB written of 150 TBW rated (136.4 TiB) = 85%")
     ]
     disks = {d["name"]: d["smart"] for d in data["disks"]}
     assert (disks["sdb"]["rated_tbw"], disks["sdb"]["rated_tbw_used_percent"]) == (150, 85)
@@ -152,7 +152,10 @@ def test_imsm_demo_has_one_worn_ssd_in_report_json_text_and_metrics(
     main(["--demo", "imsm", "report"])
     text = capsys.readouterr().out
     assert "150 TBW rated: 85% used" in text
-    assert "[warning] sdb: 128 TB written of 150 TBW rated = 85 %" in text
+    # issue 39: one unit system on one report (the disk line says "written 116.4 TiB")
+    assert "written 116.4 TiB" in text
+    assert "[warning] sdb: 116.4 TiB written of 150 TBW rated (136.4 TiB) = 85%" in text
+    assert " TB written" not in text
     main(["--demo", "imsm", "metrics"])
     metrics = capsys.readouterr().out
     assert 'raidman_disk_endurance_used_ratio{disk="sdb"' in metrics

@@ -7,10 +7,7 @@ last is held at that limit."""
 
 from __future__ import annotations
 
-import pytest
-
 from app.model.devices import MdArray
-from app.model.sync_model import HELD_RATIO
 from app.sync.boost import BoostRecord
 from app.sync.limits import sync_limits
 from app.sync.tracker import SyncView
@@ -84,15 +81,6 @@ def test_the_arrays_own_limit_is_named() -> None:
     a = MdArray(name="md127", level="raid10", raid_disks=4, layout="n2", speed_max_local=4000)
     lim = sync_limits(view(speed=4401, hi=4000), a, None)
     assert "3.9 MiB/s (md127's own)" in lim.limits_text()
-
-
-def test_eta_at_the_ceiling_is_the_models_held_rate() -> None:
-    """Held by the limit, the sync goes on at the rate md holds it at (limit × (t+1)/t of its
-    speed window), not at a reading that may still ramp."""
-    v = view(speed=3000, hi=4000)  # a reading still ramping up after a change: not held
-    assert sync_limits(v, array(), None).eta_s == 60.0  # md's own
-    held = sync_limits(view(speed=4401, hi=4000), array(), None)
-    assert held.eta_s == pytest.approx(9 / 2 / (4000 * HELD_RATIO))
 
 
 def test_after_a_boost_the_card_says_boosted_not_raise_the_limit() -> None:

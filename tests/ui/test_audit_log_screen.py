@@ -125,7 +125,7 @@ async def test_rows_newest_first_with_shell_lines_and_coloured_exit(log: AuditLo
         assert [r[4] for r in rows] == ["refused", "1", "0", "0"]
         exit_styles = [str(table.get_row_at(i)[4].style) for i in range(4)]
         assert "yellow" in exit_styles[0] and "red" in exit_styles[1] and "green" in exit_styles[2]
-        assert rows[1][5] == "1m 15s" and rows[3][5] == "1s"
+        assert rows[1][5] == "1m 15s" and rows[3][5] == "1.2s"  # as the run screen said it
         assert rows[1][6] == "forced: existing-signature" and rows[3][6] == ""
         assert rows[0][1] == entries[0].user
 
@@ -164,7 +164,10 @@ async def test_reload_picks_up_new_entries(log: AuditLog) -> None:
         await pilot.press("r")
         await pilot.pause()
         assert table.row_count == 5
-        assert text(table.get_row_at(0)[2]) == "Fail nvme1n1"
+        # 100 columns: time, exit, took and the command; the plan's title is in the detail
+        row = [text(c) for c in table.get_row_at(0)]
+        assert row[1:] == ["0", "0.2s", "mdadm /dev/md127 --fail /dev/nvme1n1"]
+        assert "Fail nvme1n1" in static_text(screen, "al-detail")
         assert static_text(screen, "al-message").startswith("5 entries, newest first")
 
 
@@ -267,3 +270,20 @@ async def test_a_fifo_as_the_audit_log_is_a_message_not_a_hang(tmp_path: Path) -
         await pilot.pause()
         msg = static_text(screen, "al-message")
         assert msg.startswith(f"Cannot read the audit log {fifo}: ") and "FIFO" in msg
+
+
+async def test_80x24_the_command_wraps_whole(log: AuditLog) -> None:
+    """Issue 39: at 80 columns the command was cut at the screen's edge ("mdadm --detail
+    --br"): the narrow table has time, exit, took and the command, which wraps, whole."""
+    from tests.ui.helpers import screen_lines
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = AuditLogScreen(log.path)
+        await app.push_screen(screen)
+        await pilot.pause()
+        assert "--create" not in static_text(screen, "al-detail")  # the refusal's detail
+        shown = " ".join(" ".join(ln.split()) for ln in screen_lines(app))
+        assert all(word in shown for word in CREATE), shown  # its row, wrapped, every word
+        for ln in screen_lines(app):
+            assert len(ln.rstrip()) <= 80

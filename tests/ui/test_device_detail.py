@@ -29,9 +29,15 @@ def test_the_width_decides_sizes_and_member_columns() -> None:
     assert exact in full and columns in full
     wide = _text(render_ref(m, ref, width=120))
     assert wide == full
-    mid = _text(render_ref(m, ref, width=60))  # members: device, slot and role only
-    assert exact in mid and columns not in mid and "┃ device    ┃ slot ┃ role    ┃\n" in mid
+    assert "┃ data offset" in full
+    # issue 39: the member columns that fit whole, most needed first: nothing squeezed to "…"
+    mid = _text(render_ref(m, ref, width=60))
+    table = [ln.rstrip() for ln in mid.splitlines() if ln[:1] in "┏┃┡│└"]
+    assert exact in mid and columns in mid and "┃ data offset" not in mid
+    assert all(len(ln) <= 60 and "…" not in ln for ln in table), table
     narrow = _text(render_ref(m, ref, width=40))  # sizes without the exact bytes too
-    assert exact not in narrow and columns not in narrow
+    table = [ln.rstrip() for ln in narrow.splitlines() if ln[:1] in "┏┃┡│└"]
+    assert exact not in narrow and "┃ device    ┃ slot ┃ role    ┃" in narrow
+    assert all(len(ln) <= 40 and "…" not in ln for ln in table), table
     # nothing carried over from the narrow rendering
     assert _text(render_ref(m, ref)) == full

@@ -81,3 +81,38 @@ async def test_filter_box_shows_the_text_and_not_over_the_banner() -> None:
         assert box.region.height == 1 and box.region.y >= banner.region.bottom
         assert "sdb" in box.render_line(0).text
         assert isinstance(app.main.query_one(StorageTree), StorageTree)
+        # issue 39: `/` again was typed into the field ("sdb/"): it starts a new filter
+        await pilot.press("slash", "m", "d")
+        await pilot.pause()
+        assert box.value == "md" and app.storage_tree.filter_text == "md"
+
+
+async def test_escape_from_the_preview_lands_in_a_field() -> None:
+    """Issue 39: back from the preview (Esc) after the Preview button, no field had the focus
+    (the button kept it): the first field has it; a field that had it keeps it."""
+    from textual.widgets import Button
+
+    from app.ui.screens.plan_preview import PlanPreviewScreen
+    from app.ui.screens.wizards import CreateArrayWizard, DevicePicker
+
+    backend = SimulatedBackend.from_scenario("blank", clock=SimClock.manual())
+    app = RaidmanApp(backend, probe_interval=0, sample_interval=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, CreateArrayWizard))
+        wizard = app.screen
+        await pilot.press("tab", "space", "down", "space")
+        for via_button in (True, False):
+            if via_button:
+                wizard.query_one("#wz-preview", Button).focus()
+                await pilot.press("enter")
+            else:
+                wizard.query_one("#ca-devices", DevicePicker).focus()
+                await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: isinstance(app.screen, PlanPreviewScreen), timeout=20)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is wizard)
+            await pilot.pause(0.1)
+            want = "ca-level" if via_button else "ca-devices"
+            assert app.focused is not None and app.focused.id == want, app.focused

@@ -35,6 +35,7 @@ DIALOGS: tuple[type[Screen[Any]], ...] = (
     HelpScreen,
 )
 EXTRA_KEYS = ("question_mark", "tab", "shift+tab", "escape")
+QUIT_KEYS = ("q", "ctrl+c")
 
 
 def _keys(*owners: type[Any]) -> list[str]:
@@ -87,7 +88,8 @@ async def test_every_binding_in_every_state(backend: str) -> None:
     if backend == "linux" and not sys.platform.startswith("linux"):
         pytest.skip("the real backend needs Linux")
     app = RaidmanApp(_backend(backend), probe_interval=0, sample_interval=0)
-    main_keys = [k for k in _keys(RaidmanApp, MainScreen) if k != "q"] + list(EXTRA_KEYS)
+    # q and ctrl+c quit: pressed last
+    main_keys = [k for k in _keys(RaidmanApp, MainScreen) if k not in QUIT_KEYS] + list(EXTRA_KEYS)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         for key in main_keys:
@@ -99,7 +101,7 @@ async def test_every_binding_in_every_state(backend: str) -> None:
                 # inside: every app-wide and main-screen letter, and the dialog's own keys
                 # (but not Esc yet, and no Run: nothing may change the machine here)
                 for inner in [*_keys(RaidmanApp, MainScreen), *_keys(type(opened))]:
-                    if inner in {"ctrl+r"} | _closing_keys(type(opened)):
+                    if inner in {"ctrl+r", "ctrl+c"} | _closing_keys(type(opened)):
                         continue
                     if app.screen is not opened:
                         continue
@@ -208,4 +210,51 @@ async def test_help_lists_the_current_screens_keys() -> None:
         assert isinstance(app.screen, HelpScreen)
         text = " | ".join(f"{k} {w}" for k, w in app.screen.rows)
         assert "Preview plan" in text and "Back" in text
-        assert "Quit" not in text and "New array" not in text, text
+        # no q or n here (a form is not quit by a letter); ctrl+c quits from anywhere
+        assert "q Quit" not in text and "New array" not in text, text
+        assert "^c Quit" in text, text
+
+
+@pytest.mark.parametrize("where", ["main", "wizard"])
+async def test_ctrl_c_quits_as_in_a_terminal(where: str) -> None:
+    """Issue 39: ctrl+c showed a toast ("press q to quit"), and in a form field it copied:
+    a terminal user's interrupt quits, from any screen."""
+    app = RaidmanApp(_backend("raid10-evo"), probe_interval=0, sample_interval=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        if where == "wizard":
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, CreateArrayWizard))
+            await pilot.press("tab", "tab", "tab")  # into a text field
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_ctrl_c_asks_while_a_plan_runs() -> None:
+    app = RaidmanApp(_backend("raid10-evo"), probe_interval=0, sample_interval=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, MemberWizard))
+        app.screen.running = True  # type: ignore[attr-defined]  # as a preview while it runs
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running
+        assert any("ctrl+c again" in str(n.message) for n in app._notifications)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_r_says_it_probed() -> None:
+    """Issue 39: r re-probed without a word: a toast says it, another what it found."""
+    app = RaidmanApp(_backend("raid6-wd"), probe_interval=0, sample_interval=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        before = app.probe_count
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.probe_count > before)
+        said = [str(n.message) for n in app._notifications]
+        assert "probing again…" in said
+        assert "probed again: 6 disk(s), 1 array(s)" in said

@@ -31,8 +31,17 @@ async def test_live_tab_io_and_kernel_log_follow_the_selection() -> None:
         assert member_rows == ["sdf1", "sda1", "sde1", "sdd1", "sdc1", "sdb1"]  # by slot
         sdf1 = next(r for r in rows if r.split()[:1] == ["sdf1"])
         assert "24.4M/s" in sdf1  # the rebuild writes onto the spare
+        # issue 39: busy disks show their utilisation and latency (util was 0 % at 49 IOPS),
+        # from the simulator's disk model: 24.4 MiB/s of a WD Red's 146 MiB/s, 512 KiB requests
+        _name, _read, _write, iops, util, wait = sdf1.split()[:6]
+        assert int(iops) > 0 and 10 <= int(util.rstrip("%")) <= 25 and 2.0 <= float(wait) <= 5.0
         busiest = rows[rows.index(next(r for r in rows if r.startswith("busiest"))) + 1 :]
-        assert busiest[-2].split()[0] == "sdb"  # idle failed disk after the busy ones
+        # idle after the busy ones: the failed disk, and md0 itself (a rebuild is md's own
+        # I/O: md0's counters, now shown, stay at 0)
+        names = [r.split()[0] for r in busiest if r.strip()]
+        assert set(names[-2:]) == {"md0", "sdb"}, busiest
+        md0 = next(r for r in busiest if r.split()[0] == "md0")
+        assert "no counter" not in md0 and md0.split()[4] == "0%"
 
         log = app.main.query_one("#klog-body", Static)
         await wait_for(pilot, lambda: "Disk failure on sdb1" in plain(log, 200), timeout=10)

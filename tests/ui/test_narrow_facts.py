@@ -10,7 +10,7 @@ from app.format import middle_ellipsis
 from app.plans.plan import Plan, Step
 from backends.simulated import SimClock, SimulatedBackend
 from widgets.device_detail import render_ref, section_view
-from widgets.findings import SEVERITY_WIDTH, finding_columns, short_title
+from widgets.findings import SEVERITY_WIDTH, finding_columns, short_title, title_lines
 from widgets.plan_view import PlanView
 from widgets.tree_spec import NodeRef
 
@@ -30,10 +30,16 @@ def test_findings_columns_fit_the_narrow_pane() -> None:
 
     f = Finding("error", "smart-failed", "sdb", "sdb: SMART health check FAILED", "detail")
     sev, dev, title, fix = finding_columns(38, [f])
-    assert sev == 1 and dev == 6 and fix == 6  # icon only, "system"-wide device, fix kept
-    assert title is not None and sev + dev + title + fix + 2 * 4 + 2 == 38
+    # issue 39: the title was cut to ~16 characters: the device column gives way (the title
+    # names the device) and the title wraps onto up to three rows
+    assert sev == 1 and dev == 0 and fix == 6  # icon only, no device column, fix kept
+    assert title is not None and sev + title + fix + 2 * 3 + 2 == 38
+    long = "sdb: SMART attribute 5 Reallocated_Sector_Ct at its threshold"
+    rows = title_lines(long, title).split("\n")
+    assert " ".join(rows) == long and all(len(r) <= title for r in rows)
     assert short_title(f) == "SMART health check FAILED"
-    assert finding_columns(120, [f])[0] == SEVERITY_WIDTH  # wide: the word too
+    wide = finding_columns(120, [f])
+    assert wide[0] == SEVERITY_WIDTH and wide[1] == 6  # wide: the word and the device too
 
 
 def test_disks_heading_keeps_name_and_size() -> None:
@@ -63,3 +69,27 @@ def test_plan_step_wraps_under_its_command() -> None:
     lines = _lines(PlanView(plan).render_steps(), 60)
     assert lines[0].startswith("   1. mdadm --create")
     assert len(lines) > 2 and all(x.startswith("      ") for x in lines[1:]), lines
+
+
+def test_header_never_cuts_the_read_only_reason() -> None:
+    """Issue 39: "read-only: nosuchhost not reac…" at 80 columns: the kernel and the backend's
+    "@ host" give way first, then the reason takes a line of its own."""
+    from app.model.devices import Machine
+    from widgets.header_banner import HeaderBanner
+
+    h = HeaderBanner()
+    h.machine = Machine(host="nosuchhost", kernel="?")
+    h.backend_name = "linux @ nosuchhost"
+    h.read_only_reason = "nosuchhost not reached"
+    wide = h.title_text(200).plain
+    assert (
+        wide == "raidman  nosuchhost  ?  [linux @ nosuchhost]   read-only: nosuchhost not reached "
+    )
+    for width in (60, 78):
+        lines = h.title_text(width).plain.split("\n")
+        assert all(len(ln) <= width for ln in lines), (width, lines)
+        assert "read-only: nosuchhost not reached" in lines[-1]
+    assert (
+        h.title_text(70).plain
+        == "raidman  nosuchhost  [linux]   read-only: nosuchhost not reached "
+    )

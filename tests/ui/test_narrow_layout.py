@@ -4,6 +4,8 @@ the full labels come back. Read from the rendered screen, as the admin sees it."
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from rich.text import Text
 from textual.pilot import Pilot
@@ -16,9 +18,10 @@ from backends.simulated import SimClock, SimulatedBackend
 from tests.ui.helpers import screen_lines, wait_for, wait_ready
 from widgets.header_banner import HeaderBanner
 from widgets.keys_footer import fit_keys
+from widgets.label_fit import squeeze_label
 from widgets.storage_tree import StorageTree
 from widgets.sync_pane import FlowLine, SyncCard, TitleLine
-from widgets.tree_spec import squeeze_label
+from widgets.text_wrap import fold_lines
 
 MAIN_KEYS = ("n", "a", "t", "b", "L", "q", "?")
 
@@ -203,11 +206,26 @@ async def test_a_narrow_card_puts_the_title_explanation_on_its_own_line() -> Non
 def test_squeeze_label_keeps_the_state_map_and_the_sync_percent() -> None:
     label = Text("md0", style="bold")
     label.append("  raid6 [_UUUU] · DEGRADED(1) · recover 8.2%", style="red")
-    assert squeeze_label(label, 42).plain == "md0 raid6 [_UUUU] DEGRADED(1) recover 8.2%"
+    # the map shows the hole: DEGRADED(1) gives way first
+    assert squeeze_label(label, 42).plain == "md0  raid6 [_UUUU] · recover 8.2%"
     assert squeeze_label(label, 32).plain == "md0 raid6 [_UUUU] recover 8.2%"
     assert squeeze_label(label, 32).spans[0].style == "bold"  # the name keeps its style
     whole = Text("md127  raid6 [UUUU] · DEGRADED(1) · resync 1.0%")  # no hole: says it once
     assert "DEGRADED(1)" in squeeze_label(whole, 10).plain
+
+
+def test_squeeze_label_drops_whole_parts_facts_last() -> None:
+    """Issue 39: "md0 raid6 [_UUUU] recover 8.2% l" at 80×24 (the layout cut after one
+    letter): parts go whole, layout and chunk before the live facts (speed, ETA)."""
+    label = Text("md0  raid6 [_UUUU] · DEGRADED(1) · recover 8.2% · 24.4 MiB/s · ETA 9h 57m"
+                 " · left-symmetric · 1M")  # fmt: skip
+    assert squeeze_label(label, 60).plain == (
+        "md0  raid6 [_UUUU] · recover 8.2% · 24.4 MiB/s · ETA 9h 57m"
+    )
+    assert squeeze_label(label, 52).plain == "md0 raid6 [_UUUU] recover 8.2% 24.4 MiB/s ETA 9h 57m"
+    assert squeeze_label(label, 45).plain == "md0 raid6 [_UUUU] recover 8.2% 24.4 MiB/s"
+    for room in range(30, 45):
+        assert squeeze_label(label, room).plain.endswith(("8.2%", "MiB/s"))
 
 
 async def test_80x24_tree_label_keeps_the_sync_percent() -> None:
@@ -219,3 +237,29 @@ async def test_80x24_tree_label_keeps_the_sync_percent() -> None:
         assert sync is not None and sync.fraction is not None
         row = next(line for line in screen_lines(app) if "md0 raid6" in line)
         assert f"[_UUUU] recover {sync.fraction * 100:.1f}%" in row, row
+        # issue 39: nothing after the percent but the end of the pane (no "l" of the layout)
+        assert row.split("▕")[0].rstrip(" ▁▂▃▄▅▆▇█").endswith("%"), row
+
+
+async def test_80x24_mdstat_recovery_line_keeps_finish_and_speed() -> None:
+    """Issue 39: the mdstat tab cut md's recovery line at the edge of an 80-column terminal
+    ("recovery =  0.3% (1397745/449218560) finish=40"): it is folded, whole."""
+    app = _app("raid5-cable")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("m")
+        await wait_for(pilot, lambda: any("recovery =" in ln for ln in screen_lines(app)))
+        lines = screen_lines(app)
+        i = next(i for i, ln in enumerate(lines) if "recovery =" in ln)
+        shown = " ".join(ln.strip(" ▕▁▂▃▄▅▆▇█▊▍▎") for ln in lines[i : i + 2])
+        assert re.search(r"finish=\d+\.\dmin speed=\d+K/sec", shown), lines[i : i + 2]
+        assert "[UUU_]" in "".join(lines)  # the state map, folded onto its own row
+
+
+def test_fold_lines_indents_the_continuation() -> None:
+    line = "      [=>...................]  recovery =  8.2% (80337988/976561152) finish=549.1min speed=24999K/sec"
+    assert fold_lines(line, 76) == [
+        "      [=>...................]  recovery =  8.2% (80337988/976561152)",
+        "          finish=549.1min speed=24999K/sec",
+    ]
+    assert fold_lines("short\n\nlines", 76) == ["short", "", "lines"]

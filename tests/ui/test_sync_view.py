@@ -8,7 +8,7 @@ import pytest
 from textual.pilot import Pilot
 
 from app.format import speed
-from app.sync.tracker import SyncTracker
+from app.sync.tracker import SyncTracker, SyncView
 from app.ui.app import RaidmanApp
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from backends.simulated import SimClock, SimulatedBackend
@@ -185,3 +185,14 @@ def test_card_says_the_two_speeds_use_different_windows() -> None:
     tr.update(be.sample())
     (view,) = tr.views()
     assert any("md's mean over ≤30 s" in item for item in progress_items(view))
+
+
+def test_the_card_shows_mds_eta_also_at_the_ceiling() -> None:
+    """Issue 39: the card summed its own ETA at the ceiling (the held rate): 7m 42s beside the
+    banner's 6m 22s after a limit change. It shows the view's, md's own, as every screen."""
+    v = SyncView(
+        array="md127", action="resync", done_sectors=1, total_sectors=10, speed_kib_s=4401,
+        eta_s=60.0, elapsed_s=1.0, targets=(), speeds=(), min_speed_kib_s=1000,
+        max_speed_kib_s=4000,
+    )  # fmt: skip
+    assert "ETA 1m 00s" in progress_items(v)

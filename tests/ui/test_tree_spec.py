@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from app.format import duration, speed
 from app.model import (
     CryptMapping,
     Disk,
@@ -50,7 +51,13 @@ def test_raid10_stack() -> None:
     assert link.label.plain == "→ md127 slot 0  in_sync"
     back = by_key["member:md127:nvme0n1p1"]
     assert back.parent == "dev:md127" and back.ref.target == "dev:nvme0n1p1"
-    assert by_key["dev:md127"].label.plain == "md127  raid10 [UUUU] · resync 16.3% · n2 · 32K"
+    md127 = build_machine().array("md127")
+    assert md127 is not None and md127.sync is not None
+    live = f"{speed(md127.sync.speed_kib_s)} · ETA {duration(md127.sync.eta_s)}"
+    assert (
+        by_key["dev:md127"].label.plain
+        == f"md127  raid10 [UUUU] · resync 16.3% · {live} · n2 · 32K"
+    )
     assert by_key["pvlink:md127"].ref.target == "vg:vg0"
     assert by_key["vgpv:vg0:md127"].ref.target == "dev:md127"
     assert by_key["dev:dm-0"].parent == "vg:vg0"

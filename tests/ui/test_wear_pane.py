@@ -358,7 +358,7 @@ def test_smart_text_shows_rated_tbw_used_where_the_model_is_known() -> None:
     )
     text = smart_text(disk, worn).plain
     assert (
-        "rated TBW     412 TB written of 150 TBW rated = 275 % · host writes over the maker's rating for Samsung 850 EVO 500 GB"
+        "rated TBW     374.7 TiB written of 150 TBW rated (136.4 TiB) = 275% · host writes over the maker's rating for Samsung 850 EVO 500GB"
         in text
     )
     unknown = SmartReading("sdb", True, model="Samsung SSD 840 Series", attributes=worn.attributes)
@@ -441,5 +441,5 @@ def test_two_wear_figures_say_their_source_and_which_counts() -> None:
     )
     text = " ".join(smart_text(disk, r).plain.split())
     assert "64 % of rated life · the drive's own estimate: 177 Wear_Leveling_Count" in text
-    assert "= 85 % · host writes over the maker's rating" in text
+    assert "= 85% · host writes over the maker's rating" in text
     assert "two sources disagree: raidman's endurance figure (metrics, records) is 85 %" in text

@@ -155,3 +155,37 @@ async def test_member_wizard_on_a_selected_disk_picks_its_member_partition() -> 
         assert isinstance(wiz, MemberWizard)
         assert wiz.query_one("#mb-array", Select).value == "md127"
         assert wiz.query_one("#mb-device", Select).value == "sdc1"
+
+
+@pytest.mark.parametrize("scenario", ["raid10-evo", "blank", "big"])
+async def test_80x24_create_shows_the_spares_list_without_scrolling(scenario: str) -> None:
+    """Issue 39: at 80×24 the create wizard's Spares list was below the screen's edge (only
+    its label and top border); packed, both lists show rows on the first screen."""
+    app = _app(scenario)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("n")
+        await pilot.pause(0.3)
+        screen = app.screen
+        assert isinstance(screen, CreateArrayWizard)
+        for wid in ("#ca-devices", "#ca-spares"):
+            r = screen.query_one(wid, DevicePicker).region
+            assert r.height >= 5 and r.bottom <= 24 - 4, (wid, r)  # above buttons and footer
+
+
+async def test_the_first_space_ticks_and_ticked_rows_look_different() -> None:
+    """Issue 39: after Tab into a device list no row was highlighted (the first Space did
+    nothing), and ticked and unticked rows both showed "▐X▌" (told apart by colour only)."""
+    from tests.ui.helpers import screen_lines
+
+    app = _app("blank")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("n")
+        await pilot.pause(0.3)
+        await pilot.press("tab", "space")
+        await pilot.pause(0.1)
+        picker = app.screen.query_one("#ca-devices", DevicePicker)
+        assert picker.selected == ["nvme0n1"]
+        rows = [ln for ln in screen_lines(app) if "nvme" in ln]
+        assert "▐X▌ nvme0n1" in rows[0] and "▐ ▌ nvme1n1" in rows[1], rows[:2]

@@ -32,6 +32,7 @@ from app.plans.plan import escape_controls
 from app.statefiles import StateFileError
 
 DEFAULT_LIMIT = 2000
+WIDE = 120  # columns: from this width on every field is a column of its own
 
 
 def local_time(ts: float) -> str:
@@ -132,15 +133,57 @@ class AuditLogScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#al-table", DataTable)
-        table.add_column("time", key="time", width=19)
-        table.add_column("user", key="user")
-        table.add_column("plan", key="plan")
-        table.add_column("command", key="command")
-        table.add_column("exit", key="exit", width=7)
-        table.add_column("took", key="took", width=8)
-        table.add_column("forced", key="forced")
         self.action_reload()
+
+    _layout: tuple[int, ...] | None = None  # the column widths the table was filled for
+
+    def on_resize(self) -> None:
+        if self._columns() != self._layout:
+            self.action_reload()
+
+    def _columns(self) -> tuple[int, ...]:
+        """Column widths for the screen's width: the command takes what the others leave and
+        wraps onto more rows (it was cut at the edge: "mdadm --detail --br"). Narrower than
+        ``WIDE`` only time (of day), exit, duration and command are columns; the date, user,
+        plan and forced warnings are in the detail below."""
+        width = self.size.width or WIDE
+        users = [len(escape_controls(e.user)) for e in self.entries]
+        plans = [len(escape_controls(e.plan)) for e in self.entries if not e.corrupt]
+        forced = [len(forced_cell(e)) for e in self.entries]
+        fixed: tuple[int, ...]
+        if width < WIDE:
+            fixed = (8, 7, 6)
+        else:
+            fixed = (
+                19,
+                max(4, min(12, max(users, default=4))),
+                max(4, min(28, max(plans, default=4))),
+                7,
+                6,
+                min(24, max(forced, default=0)),
+            )
+        # every column has a cell of padding each side; the scrollbar takes two
+        command = max(20, width - sum(w + 2 for w in fixed) - 2 - 2)
+        return (*fixed, command)
+
+    def _add_columns(self, table: DataTable[str | Text], widths: tuple[int, ...]) -> None:
+        table.clear(columns=True)
+        if len(widths) == 4:  # narrow
+            time_w, exit_w, took_w, command_w = widths
+            table.add_column("time", key="time", width=time_w)
+            table.add_column("exit", key="exit", width=exit_w)
+            table.add_column("took", key="took", width=took_w)
+            table.add_column("command", key="command", width=command_w)
+            return
+        time_w, user_w, plan_w, exit_w, took_w, forced_w, command_w = widths
+        table.add_column("time", key="time", width=time_w)
+        table.add_column("user", key="user", width=user_w)
+        table.add_column("plan", key="plan", width=plan_w)
+        table.add_column("command", key="command", width=command_w)
+        table.add_column("exit", key="exit", width=exit_w)
+        table.add_column("took", key="took", width=took_w)
+        if forced_w:
+            table.add_column("forced", key="forced", width=forced_w)
 
     def _read(self) -> tuple[list[AuditEntry], str | None]:
         """Entries (oldest first) and, when there are none, the message saying why."""
@@ -162,6 +205,7 @@ class AuditLogScreen(Screen[None]):
     def action_reload(self) -> None:
         entries, problem = self._read()
         self.entries = list(reversed(entries))
+        at = self.query_one("#al-table", DataTable).cursor_row
         self.problem = problem
         message = self.query_one("#al-message", Static)
         table = self.query_one("#al-table", DataTable)
@@ -177,23 +221,33 @@ class AuditLogScreen(Screen[None]):
             message.update(Text(line, style=STATE_COLOURS["warning"] if bad else "dim"))
         message.display = True
         table.display = problem is None
+        self._layout = widths = self._columns()
+        self._add_columns(table, widths)
+        narrow = len(widths) == 4
         for i, e in enumerate(self.entries):
             took = "" if e.duration_s is None else duration(e.duration_s)
             if e.corrupt:
                 cmd: str | Text = Text(escape_controls(e.raw[:200]), style="italic")
             else:
                 cmd = command_line(e) or Text(escape_controls(e.reason or ""), style="italic")
-            table.add_row(
-                "?" if e.corrupt else local_time(e.ts),
-                escape_controls(e.user),
-                "corrupt entry" if e.corrupt else escape_controls(e.plan),
-                cmd,
-                exit_cell(e),
-                took,
-                forced_cell(e),
-                key=str(i),
-            )
-        self._show_detail(0 if self.entries else None)
+            when = "?" if e.corrupt else local_time(e.ts)
+            if narrow:
+                cells = [when[-8:], exit_cell(e), took, cmd]
+            else:
+                cells = [
+                    when,
+                    escape_controls(e.user),
+                    "corrupt entry" if e.corrupt else escape_controls(e.plan),
+                    cmd,
+                    exit_cell(e),
+                    took,
+                ]
+                if len(widths) == 7 and widths[5]:
+                    cells.append(forced_cell(e))
+            table.add_row(*cells, key=str(i), height=None)  # the command wraps, whole
+        if self.entries and 0 < at < len(self.entries):
+            table.move_cursor(row=at)  # a reload (or a resize) keeps the row
+        self._show_detail(table.cursor_row if self.entries else None)
         if self.entries:
             table.focus()
 

@@ -32,13 +32,15 @@ from widgets.live_pane import LivePane
 from widgets.shown import shown
 from widgets.storage_tree import StorageTree
 from widgets.sync_pane import EventLog, SyncPane
+from widgets.text_wrap import fold_lines
 from widgets.tree_spec import disk_marks
 from widgets.wear_pane import WearPane
 
 
 class MdstatView(Vertical):
     """The raw /proc/mdstat of the last probe (``Machine.mdstat``). A ``Log``: only the lines on
-    screen are rendered (on a machine of 250 arrays mdstat has ~1,000 lines)."""
+    screen are rendered (on a machine of 250 arrays mdstat has ~1,000 lines). Lines longer than
+    the tab are folded (``widgets.text_wrap``), again when its width changes."""
 
     DEFAULT_CSS = """
     MdstatView { padding: 0 1; }
@@ -110,12 +112,30 @@ class MdstatView(Vertical):
         """Shown: it and every container above it displayed (an inactive tab is not)."""
         return all(w.display for w in self.ancestors_with_self if isinstance(w, Widget))
 
+    _shown: str = ""  # the text shown, before folding
+    _folded_at = 0  # the width it was folded for
+
     def _show(self, shown: str) -> None:
         body = self.query_one("#mdstat-body", Log)
+        self._shown = shown
+        width = _fold_width(body)
+        self._folded_at = width
         y = body.scroll_y
         body.clear()
-        body.write(shown)
+        # folded at the tab's width: the recovery line keeps its finish= and speed= on screen
+        body.write("\n".join(fold_lines(shown, width)))
         body.scroll_to(y=y, animate=False)  # a new probe keeps where the admin scrolled to
+
+    def on_resize(self) -> None:
+        width = _fold_width(self.query_one("#mdstat-body", Log))
+        if self._shown and width != self._folded_at:
+            self._show(self._shown)
+
+
+def _fold_width(body: Log) -> int:
+    """The columns a line of the Log has: its width less the scrollbar's (kept free whether or
+    not the scrollbar shows, so a scrollbar appearing does not fold again)."""
+    return max(0, body.size.width - 1)
 
 
 PaneFactory = Callable[[], Widget]

@@ -49,6 +49,7 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, Static
 
 from app import statefiles
 from app.backend import Backend
+from app.format import duration
 from app.hosts import HostAuditLog
 from app.model.devices import Machine
 from app.model.live import LiveSample
@@ -491,7 +492,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
                 ev.message + (f"\n{stderr}" if stderr else ""), keep_newlines=True
             )
         elif ev.result is not None:
-            detail = f"exit {ev.result.returncode}, {ev.result.duration_s:.1f} s"
+            detail = f"exit {ev.result.returncode}, {duration(ev.result.duration_s)}"
         self.query_one("#pp-plan", PlanView).set_status(ev.index, ev.status or "ok", detail)
         self.query_one(RunProgress).step_finished(ev)
 

@@ -32,6 +32,11 @@ _DESC = {
 }
 
 
+def sync_started(array: str, action: str) -> str:
+    """md_do_sync's first line of a sync: "md: recovery of RAID array md0"."""
+    return f"md: {_DESC.get(action, action)} of RAID array {array}"
+
+
 def _prefix(st: SimState, array: str) -> str:
     a = st.arrays.get(array)
     level = a.level if a is not None else ""
@@ -49,7 +54,7 @@ def _md_lines(st: SimState, t: float, array: str, text: str) -> list[str]:
             f"{p}: Operation continuing on {left} devices.",
         ]
     if m := _STARTED.match(text):
-        return [f"md: {_DESC.get(m.group(1), m.group(1))} of RAID array {array}"]
+        return [sync_started(array, m.group(1))]
     if m := _FINISHED.match(text):
         return [f"md: {array}: {_DESC.get(m.group(1), m.group(1))} done."]
     if m := _INTERRUPTED.match(text):

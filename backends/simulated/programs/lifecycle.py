@@ -26,7 +26,10 @@ MIB = 1024 * 1024
 
 
 def array_events(a: SimArray, t: float) -> int:
-    return EVENTS_BASE + int(max(0.0, t - a.creation_time) // EVENTS_EVERY_S)
+    """The array's events at ``t``: its creation's, one per ``EVENTS_EVERY_S`` it ran, one per
+    failure md recorded before ``t``."""
+    failures = sum(1 for f in a.failures if f < t)
+    return EVENTS_BASE + int(max(0.0, t - a.creation_time) // EVENTS_EVERY_S) + failures
 
 
 def _resolve(st: SimState, path: str) -> str | None:
@@ -238,8 +241,11 @@ def assemble(st: SimState, od: dict[str, str | None], pos: list[str], scan: bool
 def _sb(st: SimState, dev: str) -> tuple[SimArray | None, str, str, int]:
     """(the array, its uuid, name, this device's events) of the superblock on ``dev``."""
     for a in st.arrays.values():
-        if a.member(dev) is not None and not a.metadata.startswith("external:"):
-            return a, a.uuid, a.array_name or "", array_events(a, st.t)
+        m = a.member(dev)
+        if m is not None and not a.metadata.startswith("external:"):
+            # a faulty member's superblock is the one written before it failed
+            when = m.failed_at if "faulty" in m.state and m.failed_at is not None else st.t
+            return a, a.uuid, a.array_name or "", array_events(a, when)
     if dev in st.md_superblocks:
         uuid, name = st.md_superblocks[dev]
         for a in st.arrays.values():
@@ -257,7 +263,10 @@ def examine(st: SimState, path: str, export: bool) -> Result:
         return 1, "", f"mdadm: No md superblock detected on {path}.\n"
     level = a.level if a is not None else "raid1"
     n = a.raid_disks if a is not None else 2
-    utime = int(st.t) if a is not None and a.member(dev) is not None else int(st.t) - 600
+    m = a.member(dev) if a is not None else None
+    utime = int(st.t) if m is not None else int(st.t) - 600
+    if m is not None and "faulty" in m.state and m.failed_at is not None:
+        utime = int(m.failed_at)
     if export:
         return (
             0,

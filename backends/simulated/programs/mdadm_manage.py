@@ -53,7 +53,7 @@ def manage_one(st: SimState, a: SimArray, op: str, tok: str, replace_src: list[s
         gone = [m for m in a.members if "faulty" in m.state]
         for g in gone:
             a.members.remove(g)
-            a.removed[g.device] = (st.t, g.desc_nr)
+            a.removed[g.device] = (g.failed_at if g.failed_at is not None else st.t, g.desc_nr)
         st.touch()
         return 0, "", "".join(f"mdadm: hot removed /dev/{g.device} from {md}\n" for g in gone)
     dev = resolve(st, tok)
@@ -70,11 +70,12 @@ def manage_one(st: SimState, a: SimArray, op: str, tok: str, replace_src: list[s
             return 1, "", f"mdadm: set device faulty failed for {tok}:  Device or resource busy\n"
         st.advance_to(st.t)
         m.state = {"faulty"}
+        m.failed_at = st.t
+        a.failures.append(st.t)
         m.slot = None
         m.recovery_start = None
         job = a.job
         if job is not None and (dev in job.targets or job.action in ("resync", "check", "repair")):
-            a.last_sync_action = job.action
             a.job = None
             st.events.append((st.t, a.name, f"{job.action} interrupted: {dev} failed"))
         st.events.append((st.t, a.name, f"{dev} faulty, array degraded"))
@@ -89,7 +90,8 @@ def manage_one(st: SimState, a: SimArray, op: str, tok: str, replace_src: list[s
         if "faulty" not in m.state and m.slot is not None:
             return 1, "", f"mdadm: hot remove failed for {tok}: Device or resource busy\n"
         a.members.remove(m)
-        a.removed[dev] = (st.t, m.desc_nr)
+        # its superblock (and bitmap) stopped at the failure, if it failed first
+        a.removed[dev] = (m.failed_at if m.failed_at is not None else st.t, m.desc_nr)
         if a.job is not None and dev in a.job.targets:
             a.job = None
         st.md_superblocks[dev] = (a.uuid, a.array_name or "")

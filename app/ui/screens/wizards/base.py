@@ -8,6 +8,7 @@ import contextlib
 from collections.abc import Callable
 from typing import ClassVar
 
+from rich.segment import Segment
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,7 +16,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, SelectionList, Static
+from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from app.backend import Backend
@@ -70,11 +73,48 @@ class DevicePicker(SelectionList[str]):
         ]  # fmt: skip
 
     def set_candidates(self, cands: tuple[Candidate, ...]) -> None:
-        """New eligibility (e.g. once SMART readings arrived); keeps what is still eligible."""
+        """New eligibility (e.g. once SMART readings arrived); keeps what is still eligible,
+        and the highlighted row."""
         chosen = tuple(self.selected)
+        at = self.highlighted
         self.candidates = cands
         self.clear_options()
         self.add_options(self._selections(cands, chosen))
+        if at is not None and self.option_count:
+            self.highlighted = min(at, self.option_count - 1)
+        elif self.has_focus:
+            self._highlight_first()
+
+    def on_focus(self) -> None:
+        """Focused with no row highlighted (the first Tab into the list): the first that can
+        be picked is, so the first Space ticks it (it did nothing)."""
+        if self.highlighted is None:
+            self._highlight_first()
+
+    def _highlight_first(self) -> None:
+        first = next((i for i, c in enumerate(self.candidates) if c.eligible), None)
+        if first is not None and first < self.option_count:
+            self.highlighted = first
+
+    def render_line(self, y: int) -> Strip:
+        """As SelectionList's, with the box empty for a row not ticked: both showed "▐X▌",
+        told apart by colour alone (a copy, a terminal without colour: no difference)."""
+        strip = super().render_line(y)
+        segments = list(strip)
+        if len(segments) < 3 or segments[1].text != Checkbox.BUTTON_INNER:
+            return strip
+        try:
+            option = self.get_option_at_index(self.scroll_offset.y + y)
+        except OptionDoesNotExist:
+            return strip
+        if option.value in self._selected:
+            return strip
+        segments[1] = Segment(" ", segments[1].style, segments[1].control)
+        return Strip(segments, strip.cell_length)
+
+
+SHORT_BELOW = 32  # rows: below this a wizard's form is packed (``-short``)
+FORM_FIELDS = (Input, Select, SelectionList, Checkbox)
 
 
 class PlanReady(Message, bubble=False):
@@ -107,6 +147,8 @@ class _WizardBase(Screen[ExecutionReport | None]):
     _WizardBase #wz-form Input, _WizardBase #wz-form Select { width: 100%; }
     _WizardBase #wz-form SelectionList { height: auto; min-height: 3; max-height: 10;
                                          width: 100%; }
+    _WizardBase.-short #wz-form Label { margin-top: 0; }
+    _WizardBase.-short #wz-form SelectionList { max-height: 6; }
     _WizardBase .wz-hint { color: $text-muted; }
     _WizardBase .wz-field { height: auto; }
     _WizardBase #wz-error { color: $error; padding: 0 1; height: auto; }
@@ -115,6 +157,9 @@ class _WizardBase(Screen[ExecutionReport | None]):
     """
     TITLE_TEXT = ""
     FIRST_FIELD = ""  # focused on open, so the first key goes to a field
+    # a short terminal (24 rows): labels without the blank row above, lists of four rows, so
+    # the create wizard's Spares list shows on the first screen (it was below its edge)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_BELOW, "-tall")]  # noqa: RUF012
 
     def __init__(
         self, machine: Machine, backend: Backend, *, audit: AuditLog | None = None
@@ -294,6 +339,14 @@ class _WizardBase(Screen[ExecutionReport | None]):
                     note(report.plan.target)
         if report is not None and report.executed:
             self.dismiss(report)
+            return
+        self.call_after_refresh(self._focus_a_field)
+
+    def _focus_a_field(self) -> None:
+        """Back from the preview (Esc): the field the admin was in, or the first one (the
+        Preview button kept the focus, or nothing had it: the next key went nowhere)."""
+        if self.is_current and not isinstance(self.focused, FORM_FIELDS) and self.FIRST_FIELD:
+            self.query_one(self.FIRST_FIELD).focus()
 
 
 def array_choices(machine: Machine) -> list[tuple[str, str]]:
