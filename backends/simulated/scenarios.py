@@ -6,7 +6,15 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from app.model import md_names
-from backends.simulated.records import SEQ_USB, SimArray, SimDisk, SimFS, SimMember, SimSmart
+from backends.simulated.records import (
+    SEQ_USB,
+    SimArray,
+    SimDisk,
+    SimFS,
+    SimIO,
+    SimMember,
+    SimSmart,
+)
 from backends.simulated.scenario_parts import (
     GIB,
     GPT_BIOS,
@@ -229,7 +237,25 @@ def raid6_wd(t: float) -> SimState:
     )
     st.events.clear()
     st.kernel_lines.extend(_sdb_failing(t - 2 * 3600))
+    _since_boot(st, names, done * 512, "sdf")
     return finalize(st)
+
+
+# what a home NAS moves in the nine days since boot (/proc/uptime), per disk: the share's
+# reads and writes, before the rebuild's own
+RAID6_WD_BOOT_READ = 540 * 10**9
+RAID6_WD_BOOT_WRITE = 95 * 10**9
+
+
+def _since_boot(st: SimState, names: list[str], rebuilt: int, target: str) -> None:
+    """The kernel's counters of raid6-wd's disks and members at the scenario's start: the
+    nine days since boot, and the part of the rebuild already done (every survivor read it,
+    the target wrote it; the failed sdb was read until it failed)."""
+    for dn in names:
+        read = RAID6_WD_BOOT_READ + (rebuilt if dn not in (target, "sdb") else 0)
+        write = RAID6_WD_BOOT_WRITE + (rebuilt if dn == target else 0)
+        for dev in (dn, f"{dn}1"):
+            st.io[dev] = SimIO(read, write, read // 131072, write // 131072)
 
 
 def _sdb_failing(t: float) -> list[tuple[float, str]]:
