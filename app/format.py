@@ -198,6 +198,8 @@ def expected_count(x: float | None) -> str:
 def _risk_scenario(r: RebuildRisk) -> str:
     if r.scenario == "running":
         return f"the recovery onto {', '.join(r.rebuilt)}, {percent(r.done_fraction)} done"
+    if r.scenario == "planned":
+        return f"the rebuild this plan starts onto {', '.join(r.rebuilt)}"
     if r.scenario == "after-a-disk-is-added":
         return f"the recovery of {', '.join(r.rebuilt)} once a disk is added"
     return f"if {', '.join(r.rebuilt)} fails"

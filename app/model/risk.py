@@ -243,12 +243,61 @@ def rebuild_risk(
         targets = [gone[1]]
         rebuilt = (gone[0],)
         survivors = [x for x in in_sync if x != gone]
-    working = frozenset(s for _, s in survivors)
-    failures_left = levels.failures_left(a.level, n, a.layout, working)
-    reads = sync_model.recovery_reads(a.level, n, a.layout, survivors, targets, component)
-    left = 1.0 - done
+    if running and sync is not None and sync.eta_s is not None:
+        window: float | None = sync.eta_s
+        why = "md's ETA at its current speed"
+    else:
+        target_dev = rebuilt[0] if scenario == "if-a-member-fails" else "the new disk"
+        slots = [*list(survivors), (target_dev, targets[0] if targets else n - 1)]
+        window, why = _window(machine, a, slots, target_dev, limits, component)
+    return compose(
+        machine,
+        Rebuild(a.name, a.level, n, a.layout, scenario, rebuilt, survivors, targets, component),
+        window,
+        why,
+        readings=readings,
+        left=1.0 - done,
+        members=tuple(_members(machine, a, readings, rebuilt)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Rebuild:
+    """Which rebuild: the array's shape, the members in sync that it reads (device, slot), the
+    slots it rebuilds and each member's data (md's component size)."""
+
+    array: str
+    level: str
+    raid_disks: int
+    layout: str | None
+    scenario: str
+    rebuilt: tuple[str, ...]
+    survivors: list[tuple[str, int]]
+    targets: list[int]
+    component: int
+    action: str = "recover"  # recover | replace (what the survivors read differs)
+
+
+def compose(
+    machine: Machine,
+    rb: Rebuild,
+    window: float | None,
+    why: str,
+    *,
+    readings: Mapping[str, SmartReading] | None = None,
+    left: float = 1.0,
+    members: tuple[MemberEvidence, ...] = (),
+) -> RebuildRisk:
+    """The risk of the rebuild ``rb`` (``left``: the share of it that reads — what a running one
+    has still to run, the dirty share of a re-add's): reads per survivor from the sync model,
+    each survivor's datasheet rate, the redundancy left."""
+    working = frozenset(s for _, s in rb.survivors)
+    failures_left = levels.failures_left(rb.level, rb.raid_disks, rb.layout, working)
+    reads = sync_model.recovery_reads(
+        rb.level, rb.raid_disks, rb.layout, rb.survivors, rb.targets, rb.component, rb.action
+    )
     rows: list[SurvivorRead] = []
-    for dev, _slot in survivors:
+    for dev, _slot in rb.survivors:
         disk = _disk_of(machine, dev)
         d = machine.disk(disk) if disk else None
         model = d.model if d else None
@@ -267,25 +316,18 @@ def rebuild_risk(
                 rating.source if rating else None,
             )
         )
-    if running and sync is not None and sync.eta_s is not None:
-        window: float | None = sync.eta_s
-        why = "md's ETA at its current speed"
-    else:
-        target_dev = rebuilt[0] if scenario == "if-a-member-fails" else "the new disk"
-        slots = [*list(survivors), (target_dev, targets[0] if targets else n - 1)]
-        window, why = _window(machine, a, slots, target_dev, limits, component)
     return RebuildRisk(
-        a.name,
-        a.level,
-        scenario,
-        rebuilt,
+        rb.array,
+        rb.level,
+        rb.scenario,
+        rb.rebuilt,
         tuple(rows),
         sum(reads.values()),
-        done,
+        1.0 - left if rb.scenario == "running" else 0.0,
         failures_left,
         window,
         why,
-        tuple(_members(machine, a, readings, rebuilt)),
+        members,
     )
 
 
@@ -323,3 +365,18 @@ def _members(
             )
         )
     return out
+
+
+def limits_seen(machine: Machine) -> tuple[int | None, int | None]:
+    """md's system speed limits as the machine shows them without another read: those of a
+    sync running under them (an array's ``sync_speed_min/max`` say the system's value when it
+    has none of its own); (None, None) when no sync runs so."""
+    for a in machine.arrays:
+        s = a.sync
+        if s is None or not s.active:
+            continue
+        lo = s.min_speed_kib_s if a.speed_min_local is None else None
+        hi = s.max_speed_kib_s if a.speed_max_local is None else None
+        if hi is not None:
+            return lo, hi
+    return None, None

@@ -66,6 +66,30 @@ def test_recovery_reads_per_level() -> None:
     assert recovery_reads("raid5", 4, None, four, [], c) == {"a": 0, "b": 0, "c": 0}
 
 
+def test_a_replace_reads_the_member_it_replaces() -> None:
+    """A replace keeps the old member in sync in its slot: raid5.c's handle_stripe()
+    (s->replacing) reads that member's block and writes it to the replacement; the RAID-10
+    recovery loop of raid10_sync_request() reads the first in-sync copy, the old member one of
+    them."""
+    c = 3 * TB
+    four = [("a", 0), ("b", 1), ("c", 2), ("d", 3)]
+    assert recovery_reads("raid5", 4, None, four, [2], c, "replace") == {
+        "a": 0,
+        "b": 0,
+        "c": c,
+        "d": 0,
+    }
+    assert recovery_reads("raid10", 4, "n2", four, [2], c, "replace") == {
+        "a": 0,
+        "b": 0,
+        "c": c // 2,
+        "d": c // 2,
+    }
+    # a recovery of slot 2 (no member in it) reads its partner only
+    three = [x for x in four if x[1] != 2]
+    assert recovery_reads("raid10", 4, "n2", three, [2], c) == {"a": 0, "b": 0, "d": c}
+
+
 def test_raid6_wd_md0_every_term() -> None:
     """issue 41's bar: md0 (RAID-6 of WD Red, one failed, rebuilding onto sdf1 at 8.2 %):
     read_bytes = 4 survivors × the component × what is left, ure_expected = read_bytes × 8 ×
