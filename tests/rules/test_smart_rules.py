@@ -153,7 +153,9 @@ def test_imsm_demo_has_one_worn_ssd_in_report_json_text_and_metrics(
     text = capsys.readouterr().out
     # the drive's own wear figure and host writes against the rated TBW, each said for what it
     # is (issue 41: "wear 64 % used" and "150 TBW rated: 85 % used" said neither)
-    assert "wear reported by the drive: 64% of its rated life used (177 Wear_Leveling_Count)" in text
+    assert (
+        "wear reported by the drive: 64% of its rated life used (177 Wear_Leveling_Count)" in text
+    )
     assert "host writes against the rated 150 TBW: 85% used" in text
     assert "[warning] sdb: 128 TB written of 150 TBW rated = 85 %" in text
     main(["--demo", "imsm", "metrics"])
