@@ -62,7 +62,11 @@ Shape (every key always present; unknown values are ``null``)::
 
 ``raidman report`` adds to each disk ``smart`` (app.wear.report.smart_json: health, bytes written,
 wear, and app.model.smart_tables' ``attributes``, ``nvme_health``, ``self_tests``,
-``last_self_test``, ``error_count``, ``errors``); ``--io`` adds ``io`` to disks, arrays and
+``last_self_test``, ``error_count``, ``errors``) and ``workload`` (app.model.workload: ``tb_per_year``,
+``rated_tb_per_year`` or ``rated_tbw``, ``check_tb_per_year``, ... with their sources), and to
+each array ``risk`` (app.model.risk: ``read_bytes``, ``ure_rate``, ``ure_expected``,
+``corrects_one``, ``window_s``, ``survivors``, ``members``' SMART evidence; null without
+redundancy); ``--io`` adds ``io`` to disks, arrays and
 members (app/report_io.py), ``--log`` a top-level ``kernel_log`` (app/kernel_log.py).
 
 ``sync`` is ``null`` when the array is idle. ``extra`` (e.g. ``{"findings": [...]}`` or
