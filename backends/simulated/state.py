@@ -58,6 +58,9 @@ class SimState(SyncModel):
     # ``events`` (backends/simulated/programs/kernel_log.py)
     kernel_lines: list[tuple[float, str]] = field(default_factory=list)
     uuid_counter: int = 0
+    # the machine booted this long before the scenario opens (/proc/uptime: the kernel's
+    # /proc/diskstats counters are since then)
+    uptime_at_t0: float = 9 * 86400.0
 
     # ---- helpers ------------------------------------------------------------------------
     def next_sync_order(self) -> int:

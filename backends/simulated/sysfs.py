@@ -92,6 +92,9 @@ def read_path(st: SimState, path: str) -> str | None:
         return f"{st.speed_limit_min}\n"
     if path == "/proc/sys/dev/raid/speed_limit_max":
         return f"{st.speed_limit_max}\n"
+    if path == "/proc/uptime":  # seconds since boot, and idle seconds summed over CPUs
+        up = st.t - st.t0 + st.uptime_at_t0
+        return f"{up:.2f} {up * 1.8:.2f}\n"
     if path == "/proc/meminfo":
         return (
             f"MemTotal:       {st.mem_total_kib} kB\n"
