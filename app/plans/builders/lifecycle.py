@@ -20,7 +20,9 @@ kernel would refuse or what would lose data in use. What each plan does:
 * mount: ``mkdir -p DIR``, ``mount -o OPTS DEV DIR``; with ``fstab``, the line ``UUID=<fs>
   DIR FSTYPE OPTS,nofail 0 2`` written atomically: the current /etc/fstab copied, the line
   appended to the copy, ``findmnt --verify`` on the copy, a backup of the current file, and the
-  copy renamed over it (a rename: never a half-written fstab). ``nofail``: a missing array
+  copy renamed over it (a rename: never a half-written fstab) — or, where /etc/fstab is a mount
+  point (bind-mounted: containers, virtme-ng), the checked copy written into it in place after
+  the backup (app.plans.builders.file_edit). ``nofail``: a missing array
   (degraded beyond assembly, a disk gone) does not stop the boot.
 """
 
@@ -231,7 +233,8 @@ def build_mount(
 ) -> Plan:
     """Mount the filesystem on ``device`` at ``mountpoint``; with ``fstab`` also its line, as an
     edit of the whole file (``fstab_text``: /etc/fstab as read now; ``fstab_in_place``: the
-    file is a mount point, so it is written in place after its backup: app.plans.builders.file_edit)."""
+    file is a mount point, so the checked copy is written into it instead of renamed over it:
+    app.plans.builders.file_edit)."""
     d = _lv(machine, device) or strip_dev(device)
     if machine.device(d) is None:
         raise PlanError(f"no block device {d!r} on this machine")
