@@ -43,6 +43,9 @@ class SimState(SyncModel):
     speed_limit_max: int = DEFAULT_SPEED_MAX
     mdadm_conf: str | None = None
     files: dict[str, str] = field(default_factory=dict)  # other writable files
+    # files with something bind-mounted on them (virtme-ng's and containers' /etc/fstab): listed
+    # in /proc/self/mountinfo; renaming over or removing one fails with EBUSY
+    bind_mounts: set[str] = field(default_factory=set)
     md_superblocks: dict[str, tuple[str, str]] = field(default_factory=dict)  # stale: uuid, name
     stopped_arrays: dict[str, SimArray] = field(default_factory=dict)  # uuid -> what stopped
     generation: int = 0  # bumped on every structural change (cache key for probe())
