@@ -25,8 +25,9 @@ from app.plans.builders.lifecycle import (
     build_stop,
     build_wipe,
 )
+from app.plans.builders.mdconf_edit import read_mdadm_conf
 from app.plans.geometry import PlanError
-from app.plans.ops.system_files import FSTAB, MDADM_CONF
+from app.plans.ops.system_files import FSTAB
 from app.plans.plan import Plan
 from app.plans.superblocks import read_superblocks
 from app.rules.fstab import recommended_mount_options
@@ -68,18 +69,6 @@ def add_parsers(wiz: Any, common: Any) -> None:
     common(m)
 
 
-def _mdadm_conf(backend: Backend) -> tuple[str, str] | None:
-    """mdadm.conf's path and text, where one is read (Debian's path first)."""
-    for path in MDADM_CONF:
-        try:
-            text = backend.read_text(path)
-        except Exception:
-            text = None
-        if text is not None:
-            return path, text
-    return None
-
-
 def strays_of(machine: Machine, backend: Backend) -> tuple[StrayArray, ...]:
     sbs = read_superblocks(machine, backend)
     return tuple(StrayArray(s.uuid, s.name, tuple(x.device for x in s.devices)) for s in sbs.strays)
@@ -116,7 +105,7 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
         )
     if w == "delete":
         return build_delete(
-            machine, args.array, read_superblocks(machine, backend), _mdadm_conf(backend)
+            machine, args.array, read_superblocks(machine, backend), read_mdadm_conf(backend)
         )
     if w == "wipe":
         return build_wipe(machine, args.device)

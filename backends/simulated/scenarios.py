@@ -6,6 +6,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from app.model import md_names
+from backends.simulated.programs.disk_tools import add_enclosure
 from backends.simulated.records import SEQ_USB, SimArray, SimDisk, SimFS, SimMember, SimSmart
 from backends.simulated.scenario_parts import (
     GIB,
@@ -30,6 +31,7 @@ from backends.simulated.scenario_parts import (
     wd_red,
 )
 from backends.simulated.scenario_retire import retire
+from backends.simulated.scenario_spare import spare
 from backends.simulated.state import SimState
 
 # ---- (a) raid10-evo -------------------------------------------------------------------------
@@ -227,6 +229,8 @@ def raid6_wd(t: float) -> SimState:
         stride=256,
         stripe_width=768,
     )
+    # a six-bay SAS backplane: the admin finds sdb by its bay (raidman plan locate)
+    add_enclosure(st, "0:0:6:0", {dn: (f"Slot {i:02d}", i) for i, dn in enumerate(names)})
     st.events.clear()
     st.kernel_lines.extend(_sdb_failing(t - 2 * 3600))
     return finalize(st)
@@ -478,5 +482,6 @@ SCENARIOS: dict[str, Callable[[float], SimState]] = {
     "imsm": imsm,
     "blank": blank,
     "retire": retire,
+    "spare": spare,
     "big": big,
 }

@@ -58,6 +58,7 @@ class SimState(SyncModel):
     # ``events`` (backends/simulated/programs/kernel_log.py)
     kernel_lines: list[tuple[float, str]] = field(default_factory=list)
     uuid_counter: int = 0
+    ledctl: bool = False  # ledmon's ledctl installed (locate through SGPIO/NPEM/VMD)
 
     # ---- helpers ------------------------------------------------------------------------
     def next_sync_order(self) -> int:

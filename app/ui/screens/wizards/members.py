@@ -12,14 +12,8 @@ from textual.widgets import Input, Label, Select
 from app.backend import Backend
 from app.model import Machine, MdArray
 from app.plans.audit_log import AuditLog
-from app.plans.builders.members import (
-    build_add,
-    build_fail,
-    build_grow,
-    build_re_add,
-    build_remove,
-    build_replace,
-)
+from app.plans.builders.members import build_add, build_fail, build_grow, build_re_add, build_remove
+from app.plans.builders.replace import build_replace
 from app.plans.geometry import PlanError
 from app.plans.plan import Plan
 from app.ui.screens.wizards.base import DevicePicker, _WizardBase, array_choices, default_array
