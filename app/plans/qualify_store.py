@@ -15,8 +15,8 @@ import re
 from pathlib import Path
 
 from app import statefiles
-from app.paths import host_state_dir, state_dir
 from app.model import Machine
+from app.paths import host_state_dir, state_dir
 from app.plans.executor import ExecutionReport
 from app.plans.plan import Plan
 from app.plans.qualify_verdict import StepOutput, Verdict, collect, verdict_from_json
@@ -131,9 +131,7 @@ def verdict_of_run(
     if plan.disks:  # the identity recorded when the plan was made (checked before each step)
         disk["serial"], disk["wwn"] = plan.disks[0].serial, plan.disks[0].wwn
     steps = [
-        StepOutput(
-            o.step.op, o.status, o.result.stdout if o.result is not None else "", o.message
-        )
+        StepOutput(o.step.op, o.status, o.result.stdout if o.result is not None else "", o.message)
         for o in report.outcomes
     ]
     model = disk.get("model")

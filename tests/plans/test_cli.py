@@ -214,8 +214,17 @@ def fake_arrays(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeBackend:
         ),
         # replace this member by fail + remove + add, when asked for
         (
-            ["replace", "--device", "nvme2n1", "--with", "nvme4n1", "--method", "fail-remove-add",
-             "--unqualified", "nvme4n1"],  # fmt: skip
+            [
+                "replace",
+                "--device",
+                "nvme2n1",
+                "--with",
+                "nvme4n1",
+                "--method",
+                "fail-remove-add",
+                "--unqualified",
+                "nvme4n1",
+            ],
             "nvme4n1",
             [("--fail", "/dev/nvme2n1"), ("--remove", "/dev/nvme2n1"), ("--add", "/dev/nvme4n1")],
         ),

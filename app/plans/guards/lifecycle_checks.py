@@ -58,9 +58,7 @@ def after_stops(
     if usage is not None:
         usage = replace(
             usage,
-            holders=tuple(
-                (d, h) for d, h in usage.holders if h not in gone and (h, d) not in out
-            ),
+            holders=tuple((d, h) for d, h in usage.holders if h not in gone and (h, d) not in out),
         )
     arrays = tuple(
         replace(a, members=tuple(m for m in a.members if (a.name, m.device) not in out))

@@ -440,8 +440,8 @@ _PROGRAMS: dict[str, Callable[[Argv], Op]] = {
     "nvme": _nvme,
     "hdparm": _hdparm,
 }
-_OTHERS = ("tee", "wipefs", "blkdiscard", "tune2fs", "vgcreate", "smartctl", "mount", "cmp")
-_OTHERS += ("ledctl", "sg_sanitize", "sg_requests")
+_OTHERS: tuple[str, ...] = ("tee", "wipefs", "blkdiscard", "tune2fs", "vgcreate", "smartctl")
+_OTHERS += ("mount", "cmp", "ledctl", "sg_sanitize", "sg_requests")
 PROGRAMS = frozenset((*_PROGRAMS, *_OTHERS, "findmnt", "rm", "update-initramfs", "dracut"))
 
 

@@ -208,7 +208,11 @@ def blkdiscard(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
     if "--secure" in args:
         d = st.disks.get(paths[0].removeprefix("/dev/")) if paths else None
         if d is None or d.rotational or d.discard_max_bytes == 0:
-            return 1, "", f"blkdiscard: {paths[0] if paths else ''}: BLKSECDISCARD ioctl failed: Operation not supported\n"
+            return (
+                1,
+                "",
+                f"blkdiscard: {paths[0] if paths else ''}: BLKSECDISCARD ioctl failed: Operation not supported\n",
+            )
     for p in paths:
         dev = p.removeprefix("/dev/")
         if dev not in st.disks and dev not in st.partitions and dev not in st.arrays:
