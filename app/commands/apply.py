@@ -227,22 +227,10 @@ JSON_OUTPUT = (SurfaceTest, LocateBlink, SmartReport, NvmeSanitizeLog)
 
 def keep_qualification(plan: Plan, report: Any, backend: Backend, host: str | None) -> None:
     """Print a qualify plan's verdict and keep it by the disk's serial (issue 40)."""
-    from app.plans.qualify_store import keep, verdict_of_run
+    from app.plans.qualify_store import keep_run
 
-    try:
-        machine = backend.probe()
-    except Exception:
-        machine = None
-    verdict = verdict_of_run(plan, report, backend.now(), machine, host)
-    if verdict is None:
-        return
-    print("verdict:")
-    for line in verdict.lines():
-        print(f"  {escape_controls(line)}")
-    try:
-        print(f"kept in {keep(verdict, host)}")
-    except StateFileError as e:
-        print(f"warning: the verdict is not kept ({escape_controls(str(e))})", file=sys.stderr)
+    for line in keep_run(plan, report, backend, host):
+        print(escape_controls(line))
 
 
 def made_on_backend(data: bytes) -> str | None:

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from app import statefiles
+from app.backend import Backend
 from app.model import Machine
 from app.paths import host_state_dir, state_dir
 from app.plans.executor import ExecutionReport
@@ -139,3 +140,23 @@ def verdict_of_run(
     return collect(
         disk, steps, taken_at, same_model=same, peers=_peer_verdicts(machine, p.get("for"), host)
     )
+
+
+def keep_run(plan: Plan, report: ExecutionReport, backend: Backend, host: str | None) -> list[str]:
+    """After a plan ran: a qualify's verdict judged, kept by serial, and said in lines (the
+    CLI's apply and the TUI's preview both show them); [] for any other plan."""
+    if plan.kind != "qualify":
+        return []
+    try:
+        machine: Machine | None = backend.probe()
+    except Exception:
+        machine = None
+    verdict = verdict_of_run(plan, report, backend.now(), machine, host)
+    if verdict is None:
+        return []
+    lines = ["verdict:", *(f"  {x}" for x in verdict.lines())]
+    try:
+        lines.append(f"kept in {keep(verdict, host)}")
+    except statefiles.StateFileError as e:
+        lines.append(f"the verdict is not kept: {e}")
+    return lines
