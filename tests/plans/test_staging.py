@@ -199,3 +199,18 @@ def test_removing_a_live_array_s_entry_from_mdadm_conf_is_refused() -> None:
     plan = build_remove_stale("/etc/mdadm/mdadm.conf", text, [a.uuid])
     refused = [i for i in preflight_for(plan, m, be).refusals if i.code == "live-entry"]
     assert refused and "md0" in refused[0].message and "runs" in refused[0].message
+
+
+def test_the_pickers_mark_superblock_carriers_with_the_reason() -> None:
+    """Issue 36 item 5: the create wizard and ``a`` → add offered retire's sdb1 (md0's copy)
+    and sdc1 (oldhost:backup's only carrier) without a mark."""
+    from app.plans.guards.eligibility import candidates
+
+    be, m = _scenario("retire")
+    sbs = read_superblocks(m, be)
+    by_name = {c.name: c for c in candidates(m, superblocks=sbs)}
+    assert not by_name["sdb1"].eligible and "md0's other copy" in (by_name["sdb1"].reason or "")
+    assert not by_name["sdc1"].eligible and "oldhost:backup" in (by_name["sdc1"].reason or "")
+    # going back into md0 itself, sdb1 is no carrier of anything else
+    back = {c.name: c for c in candidates(m, superblocks=sbs, joining="md0")}
+    assert all("copy" not in r for r in back["sdb1"].reasons)

@@ -18,6 +18,8 @@ from app.format import human_bytes
 from app.model import Disk, Machine, Partition
 from app.model.smart import SmartReading
 from app.plans.guards.in_use import system_disk_warning, write_refusals
+from app.plans.outcome.lost import carrier_refusals
+from app.plans.superblocks import Superblocks
 
 # ATA attributes whose raw count > 0 is worth a warning on a new member (smartctl names)
 WATCHED_ATTRIBUTES: dict[int, str] = {
@@ -98,9 +100,15 @@ def ineligible_reasons(
     *,
     smart: Mapping[str, SmartReading] | None = None,
     min_size_bytes: int | None = None,
+    superblocks: Superblocks | None = None,
+    joining: str | None = None,
 ) -> tuple[str, ...]:
-    """Every reason ``name`` cannot be a new member; () when it can."""
+    """Every reason ``name`` cannot be a new member; () when it can. A device carrying an md
+    superblock the kernel does not run from it is never free (``carrier_refusals``: an
+    array's copy, an unassembled array's carrier), unless it goes back into that very array
+    (``joining``)."""
     reasons = [i.brief for i in write_refusals(machine, name)]
+    reasons += [i.brief for i in carrier_refusals(machine, superblocks, (name,), joining)]
     dev = machine.device(name)
     size = dev.size_bytes if isinstance(dev, Disk | Partition) else None
     if min_size_bytes is not None and size is not None and size < min_size_bytes:
@@ -115,22 +123,26 @@ def candidates(
     *,
     smart: Mapping[str, SmartReading] | None = None,
     min_size_bytes: int | None = None,
+    superblocks: Superblocks | None = None,
+    joining: str | None = None,
 ) -> tuple[Candidate, ...]:
     """Every disk (not CD-ROMs) and partition, each with why it cannot be a member (or None).
 
     ``smart`` maps whole-disk kernel names to readings (a partition uses its disk's);
     ``min_size_bytes`` is what the array needs per member (add/replace/grow):
-    ``needed_member_bytes(machine, "md127")``.
+    ``needed_member_bytes(machine, "md127")``; ``superblocks`` (where read) marks the carriers
+    of md superblocks not running from them, but for ``joining``, the array a device goes into.
     Order: eligible first, then by name.
     """
     out: list[Candidate] = []
     for d in machine.disks:
         if d.kind == "rom":
             continue
-        out.append(_candidate(machine, d.name, d, "disk", smart, min_size_bytes))
+        more = (smart, min_size_bytes, superblocks, joining)
+        out.append(_candidate(machine, d.name, d, "disk", *more))
         for p in machine.partitions:
             if p.parent == d.name:
-                out.append(_candidate(machine, p.name, d, "partition", smart, min_size_bytes))
+                out.append(_candidate(machine, p.name, d, "partition", *more))
     out.sort(key=lambda c: (c.reason is not None, c.name))
     return tuple(out)
 
@@ -142,10 +154,19 @@ def _candidate(
     kind: str,
     smart: Mapping[str, SmartReading] | None,
     min_size_bytes: int | None,
+    superblocks: Superblocks | None = None,
+    joining: str | None = None,
 ) -> Candidate:
     dev = machine.device(name)
     size = dev.size_bytes if isinstance(dev, Disk | Partition) else 0
-    reasons = ineligible_reasons(machine, name, smart=smart, min_size_bytes=min_size_bytes)
+    reasons = ineligible_reasons(
+        machine,
+        name,
+        smart=smart,
+        min_size_bytes=min_size_bytes,
+        superblocks=superblocks,
+        joining=joining,
+    )
     notes = smart_warnings(smart.get(disk.name)) if smart is not None else ()
     system = None if reasons else system_disk_warning(machine, name)
     if system is not None:

@@ -125,7 +125,7 @@ class _WizardBase(Screen[ExecutionReport | None]):
         self.audit = audit
         self.last_plan: Plan | None = None
         self.smart: dict[str, SmartReading] | None = None
-        self._cands: tuple[object, int | None, tuple[Candidate, ...]] | None = None
+        self._cands: tuple[object, int | None, object, tuple[Candidate, ...]] | None = None
 
     def compose(self) -> ComposeResult:
         yield Label(self.TITLE_TEXT, classes="wz-title")
@@ -153,13 +153,27 @@ class _WizardBase(Screen[ExecutionReport | None]):
     def min_size_bytes(self) -> int | None:
         return None
 
+    def joining(self) -> str | None:
+        """The array the picked devices go into (its own former members are not "carriers")."""
+        return None
+
     def candidates(self) -> tuple[Candidate, ...]:
-        """Worked out once per SMART readings and size floor (1,000 disks on ``big``)."""
-        key = (self.smart, self.min_size_bytes())
-        if self._cands is None or self._cands[0] is not key[0] or self._cands[1] != key[1]:
-            found = candidates(self.machine, smart=self.smart, min_size_bytes=key[1])
-            self._cands = (key[0], key[1], found)
-        return self._cands[2]
+        """Worked out once per SMART readings, size floor and superblocks read (1,000 disks on
+        ``big``)."""
+        sbs = getattr(self.app, "superblocks", None)
+        joining = self.joining()
+        key = (self.smart, self.min_size_bytes(), (sbs, joining))
+        c = self._cands
+        if c is None or c[0] is not key[0] or c[1] != key[1] or c[2] != key[2]:
+            found = candidates(
+                self.machine,
+                smart=self.smart,
+                min_size_bytes=key[1],
+                superblocks=sbs,
+                joining=joining,
+            )
+            c = self._cands = (key[0], key[1], key[2], found)
+        return c[3]
 
     def refresh_pickers(self) -> None:
         cands = self.candidates()

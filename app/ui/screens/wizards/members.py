@@ -95,6 +95,9 @@ class MemberWizard(_WizardBase):
         sizes = [m.size_kib * 1024 for m in a.members if m.size_kib] if a is not None else []
         return max(sizes) if sizes else None
 
+    def joining(self) -> str | None:
+        return self._select("mb-array") if self.is_mounted else self.array
+
     def form(self) -> ComposeResult:
         arrays = array_choices(self.machine)
         a = self.machine.array(self.array) if self.array else None
