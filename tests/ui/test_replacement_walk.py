@@ -1,6 +1,7 @@
 """Issue 40: the replacement, end to end, driven in the TUI at 80x24 on the simulated ``spare``
 scenario (md0: RAID-1 of sda1 and sdb1, sdb counting reallocated sectors; sdc new and blank; the
-three in an enclosure): the palette opens each wizard, each preview runs what it shows.
+three in an enclosure): its key (D, a, t) opens each wizard on the tree's selection, each preview runs what it
+shows.
 
 qualify sdc (its verdict kept by serial) → locate sdb (its bay's LED) → fail sdb1 → replace
 sdb1 with sdc (the verdict in the plan; the old bay's fault LED lit) → the rebuild ends in
@@ -10,9 +11,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, SelectionList, Static
 
@@ -25,14 +26,18 @@ from backends.simulated import SimClock, SimulatedBackend
 from tests.ui.helpers import plain, preview_of, wait_for, wait_ready
 
 
-async def _palette(pilot: Pilot[None], app: RaidmanApp, words: str, screen: type) -> object:
-    await pilot.press("ctrl+p")
-    await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
-    await pilot.press(*words)
-    await pilot.pause(0.5)
-    await pilot.press("enter")
+async def _key(
+    pilot: Pilot[None], app: RaidmanApp, key: str, screen: type, field: str, action: str
+) -> Any:
+    """Open a wizard with its key on the tree's selection and choose its action (the palette's
+    entries open the same wizards on the same actions: tests/ui/test_palette_plans.py)."""
+    await pilot.press(key)
     await wait_for(pilot, lambda: isinstance(app.screen, screen))
-    return app.screen
+    wiz = app.screen
+    if wiz.query_one(field, Select).value != action:
+        wiz.query_one(field, Select).value = action
+        await pilot.pause()
+    return wiz
 
 
 async def _run(pilot: Pilot[None], app: RaidmanApp, typed: str | None) -> PlanPreviewScreen:
@@ -73,11 +78,11 @@ async def test_replacement_walk_in_the_tui_at_80x24(
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
 
-        # 1. qualify the new disk: the palette's "Qualify", on the tree's disk
+        # 1. qualify the new disk: D (disk actions) on the tree's disk
         app.go_to("sdc")
         await pilot.pause()
-        wiz = await _palette(pilot, app, "qualify", DiskWizard)
-        assert wiz.query_one("#dk-device", Select).value == "sdc"  # type: ignore[attr-defined]
+        wiz = await _key(pilot, app, "D", DiskWizard, "#dk-action", "qualify")
+        assert wiz.query_one("#dk-device", Select).value == "sdc"
         prev = await _run(pilot, app, "sdc")
         kinds = [s.op.KIND for s in prev.plan.steps]
         assert kinds[:3] == ["smart-report", "self-test-captive", "self-test-captive"]
@@ -91,7 +96,7 @@ async def test_replacement_walk_in_the_tui_at_80x24(
         # 2. locate the old disk: its bay's locate LED
         app.go_to("sdb")
         await pilot.pause()
-        await _palette(pilot, app, "locate", DiskWizard)
+        await _key(pilot, app, "D", DiskWizard, "#dk-action", "locate")
         prev = await _run(pilot, app, None)
         assert "bay 1 of enclosure 0:0:8:0" in prev.plan.title
         assert be.state.files["/sys/class/enclosure/0:0:8:0/Slot 01/locate"] == "1\n"
@@ -100,10 +105,8 @@ async def test_replacement_walk_in_the_tui_at_80x24(
         # 3. fail sdb1 (the member actions, key a)
         app.go_to("md0")
         await pilot.pause()
-        await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, MemberWizard))
-        app.screen.query_one("#mb-action", Select).value = "fail"
-        app.screen.query_one("#mb-device", Select).value = "sdb1"
+        wiz = await _key(pilot, app, "a", MemberWizard, "#mb-action", "fail")
+        wiz.query_one("#mb-device", Select).value = "sdb1"
         await pilot.pause()
         await _run(pilot, app, "md0")
         await _back_to_main(pilot, app)
@@ -111,11 +114,10 @@ async def test_replacement_walk_in_the_tui_at_80x24(
                        .member("sdb1").role == "faulty")  # fmt: skip
 
         # 4. replace the faulty sdb1 with the qualified sdc: a rebuild onto it, not --replace
-        wiz = await _palette(pilot, app, "replace a member", MemberWizard)
-        assert wiz.query_one("#mb-action", Select).value == "replace"  # type: ignore[attr-defined]
-        wiz.query_one("#mb-device", Select).value = "sdb1"  # type: ignore[attr-defined]
+        wiz = await _key(pilot, app, "a", MemberWizard, "#mb-action", "replace")
+        wiz.query_one("#mb-device", Select).value = "sdb1"
         await pilot.pause()
-        wiz.query_one("#mb-new", SelectionList).select("sdc")  # type: ignore[attr-defined]
+        wiz.query_one("#mb-new", SelectionList).select("sdc")
         await pilot.pause()
         prev = await _run(pilot, app, "sdc")
         argvs = [s.argv for s in prev.plan.steps]
@@ -138,23 +140,22 @@ async def test_replacement_walk_in_the_tui_at_80x24(
                        and not app.machine.array("md0").is_degraded)  # fmt: skip
         app.go_to("md0")
         await pilot.pause()
-        await pilot.press("t")
-        await wait_for(pilot, lambda: isinstance(app.screen, SyncWizard))
-        app.screen.query_one("#sy-action", Select).value = "check"
-        await pilot.pause()
+        await _key(pilot, app, "t", SyncWizard, "#sy-action", "check")
         await _run(pilot, app, None)
         await _back_to_main(pilot, app)
 
         # 7. retire the old disk: its serial typed
         app.go_to("sdb")
         await pilot.pause()
-        await _palette(pilot, app, "retire", DiskWizard)
+        await _key(pilot, app, "D", DiskWizard, "#dk-action", "retire")
         prev = await _run(pilot, app, "S2RBNX0J100001B")
         argvs = [s.argv for s in prev.plan.steps]
         assert ("mdadm", "--zero-superblock", "/dev/sdb1") in argvs
         assert ("wipefs", "-a", "/dev/sdb") in argvs
         assert "devices=/dev/sda1\n" in (be.state.mdadm_conf or "").replace(" ", "\n")
-        assert "sdb1" not in be.state.md_superblocks and be.state.disks["sdb"].partition_table is None
+        assert (
+            "sdb1" not in be.state.md_superblocks and be.state.disks["sdb"].partition_table is None
+        )
 
         # 8. every step of every plan is in the audit log
         entries = AuditLog(tmp_path / "state" / "audit.log").read_entries()
