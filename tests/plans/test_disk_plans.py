@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from app.backend import CommandResult
@@ -40,7 +42,7 @@ def test_qualify_on_blank_nvme_has_self_tests_a_surface_pass_and_a_forecast() ->
     assert len(zones) == 10
     # the zones cover the disk in whole MiB, end to end, without overlap
     assert zones[0].offset == 0
-    assert all(a.offset + a.size == b.offset for a, b in zip(zones, zones[1:], strict=False))
+    assert all(a.offset + a.size == b.offset for a, b in pairwise(zones))
     size = m.disk("nvme0n1").size_bytes  # type: ignore[union-attr]
     assert zones[-1].offset + zones[-1].size == size // MIB * MIB
     forecast = plan.notes[0]
@@ -59,7 +61,11 @@ def test_qualify_on_blank_nvme_has_self_tests_a_surface_pass_and_a_forecast() ->
     ("scenario", "disk", "why"),
     [
         ("raid6-wd", "sda", "sda1 is a member of the md array md0"),
-        ("retire", "sdc", "only carrier of array oldhost:backup"),  # a stray superblock: data that looks free
+        (
+            "retire",
+            "sdc",
+            "only carrier of array oldhost:backup",
+        ),  # a stray superblock: data that looks free
         ("raid10-evo", "sda", "is a member of the md array md127"),
     ],
 )
@@ -148,7 +154,7 @@ def test_retire_on_raid6_wd_removes_zeroes_wipes_and_types_the_serial() -> None:
 
 def test_retire_refuses_an_active_member() -> None:
     be = sim("spare")
-    with pytest.raises(PlanError, match="sdb1 is an active member of md0.*replace it first"):
+    with pytest.raises(PlanError, match=r"sdb1 is an active member of md0.*replace it first"):
         retire_plan(be.probe(), be, "sdb")
 
 
@@ -185,9 +191,9 @@ def test_retire_takes_the_old_device_out_of_mdadm_conf_as_a_checked_edit() -> No
     assert plan_step_problems(plan) == []
     # the guard takes only the old text less those paths: another change is refused
     bad = [
-        s if not isinstance(s.op, ops.WriteFile) else type(s)(
-            ops.WriteFile(s.op.path, s.op.text + "PROGRAM /tmp/x\n"), s.why
-        )
+        s
+        if not isinstance(s.op, ops.WriteFile)
+        else type(s)(ops.WriteFile(s.op.path, s.op.text + "PROGRAM /tmp/x\n"), s.why)
         for s in plan.steps
     ]
     from dataclasses import replace
@@ -200,7 +206,7 @@ def test_smart_test_is_refused_when_nothing_can_start() -> None:
     be = sim("blank")
     be.state.disks["nvme3n1"].smart.available = False
     be.state.disks["nvme3n1"].smart.reason = "simulated: SMART unreadable"
-    with pytest.raises(PlanError, match="SMART cannot be read .*no self-test can be started"):
+    with pytest.raises(PlanError, match=r"SMART cannot be read .*no self-test can be started"):
         smart_test_plan(be.probe(), be, "nvme3n1", "short")
     fb = FakeBackend(blank_machine())
     fb.smart_readings["nvme0n1"] = SmartReading(device="nvme0n1", available=True, protocol="NVMe")

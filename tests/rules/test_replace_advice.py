@@ -37,13 +37,8 @@ def test_the_advice_follows_the_member_s_state() -> None:
     assert "--device sdb1 --with NEW" in replace_advice(m, "sdb")
     a = m.array("md0")
     assert a is not None
-    faulty = replace(
-        m,
-        arrays=(
-            replace(a, members=tuple(replace(x, state=("faulty",)) if x.device == "sdb1" else x
-                                     for x in a.members)),  # fmt: skip
-        ),
-    )
+    members = tuple(replace(x, state=("faulty",)) if x.device == "sdb1" else x for x in a.members)
+    faulty = replace(m, arrays=(replace(a, members=members),))
     said = replace_advice(faulty, "sdb")
     assert "already faulty" in said and "adding a new disk" in said and "--replace needs" in said
     assert replace_advice(m, "sdc") == "Back up, and replace it."
