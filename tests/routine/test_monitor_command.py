@@ -80,7 +80,10 @@ def test_sighup_reloads_the_configuration(
             at = out.wait_for("configuration reloaded", at)
             assert "checks: every 604800 s, window 3600 s" in out.text
             # a demo: the file's program is not used (issue 41: nothing simulated leaves)
-            assert "alerts: the log only (--demo/--replay: nothing simulated leaves" in out.text[at - 200 :]
+            assert (
+                "alerts: the log only (--demo/--replay: nothing simulated leaves"
+                in out.text[at - 200 :]
+            )
             assert "program /usr/local/bin/md-alert" not in out.text
             conf.write_text('[checks]\nevery = "soon"\n')
             os.kill(os.getpid(), signal.SIGHUP)

@@ -173,8 +173,9 @@ def carrier_refusals(
                     dev,
                     f"{x.line}; to use {dev} anyway, wipe it first (raidman plan wipe "
                     f"--device {dev}): that plan names what is lost and asks for its name",
-                    f"{x.name}'s other copy: re-add it" if x.kind == "copy" else
-                    f"carries {x.name} (not assembled)",
+                    f"{x.name}'s other copy: re-add it"
+                    if x.kind == "copy"
+                    else f"carries {x.name} (not assembled)",
                 )
             )
     return out
