@@ -141,26 +141,33 @@ def mdstat_map(array: MdArray) -> str:
     return "[" + "".join(slots) + "]"
 
 
-def sync_summary(sync: SyncStatus | None) -> str:
-    """ "resync 16.3%", "recover 40.0% · 661.1 MiB/s · ETA 20m 06s", "" when idle."""
+def sync_summary(sync: SyncStatus | None, waits: tuple[str, ...] = ()) -> str:
+    """ "resync 16.3%", "recover 40.0% · 661.1 MiB/s · ETA 20m 06s", "" when idle; a sync md
+    holds back: "recover waits for md127" (``waits``: the arrays it waits for, when known),
+    "resync pending"."""
     if sync is None or not sync.active:
         return ""
+    if sync.action == "delayed":
+        what = sync.queued or "sync"
+        return f"{what} waits for {', '.join(waits)}" if waits else f"{what} waits its turn"
+    if sync.action == "pending":
+        return f"{sync.queued or 'resync'} pending"
     parts = [sync.action]
     if sync.fraction is not None:
         parts[0] += f" {percent(sync.fraction)}"
     return " · ".join(parts)
 
 
-def array_summary(array: MdArray) -> str:
+def array_summary(array: MdArray, waits: tuple[str, ...] = ()) -> str:
     """One line for a tree label, what matters first (a narrow pane cuts the end):
-    "raid10 [UUUU] · resync 16.3% · n2 · 32K"."""
+    "raid10 [UUUU] · resync 16.3% · n2 · 32K"; ``waits``: see :func:`sync_summary`."""
     parts = [array.level]
     smap = mdstat_map(array)
     if smap:
         parts[0] += f" {smap}"
     if array.is_degraded:
         parts.append(f"DEGRADED({array.degraded})")
-    s = sync_summary(array.sync)
+    s = sync_summary(array.sync, waits)
     if s:
         parts.append(s)
     elif array.is_container:

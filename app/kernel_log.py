@@ -169,3 +169,39 @@ def when(at: float | None, since_boot: float | None) -> str:
     if since_boot is not None:
         return f"[{since_boot:12.6f}]"
     return "?"
+
+
+# md_do_sync's word for each sync in its two lines (md.c: "md: %s of RAID array %s" as it
+# starts, "md: %s: %s %s." with "done" or "interrupted" as it ends)
+MD_SYNC_WORDS = {
+    "check": "data-check",
+    "repair": "requested-resync",
+    "resync": "resync",
+    "recover": "recovery",
+    "reshape": "reshape",
+}
+SPAN_SLACK_S = 2.0  # the kernel's clock and the looks' disagree by this much at most
+
+
+def md_sync_span(
+    log: KernelLog, array: str, action: str, lo: float, hi: float
+) -> tuple[float, float] | None:
+    """When md ran ``array``'s ``action`` between the looks at ``lo`` and ``hi``, by its own
+    lines ("md: recovery of RAID array md127" ... "md: md127: recovery done."): the last start
+    and the end after it within the looks; None when the log has no such pair with times."""
+    word = MD_SYNC_WORDS.get(action)
+    if word is None:
+        return None
+    began = f"md: {word} of RAID array {array}"
+    ended = re.compile(rf"md: {re.escape(array)}: {re.escape(word)} (?:done|interrupted)\.")
+    start: float | None = None
+    span: tuple[float, float] | None = None
+    for ln in log.lines:
+        if ln.at is None or not lo - SPAN_SLACK_S <= ln.at <= hi + SPAN_SLACK_S:
+            continue
+        if ln.text.endswith(began):
+            start = ln.at
+        elif start is not None and ended.search(ln.text):
+            span = (start, max(start, ln.at))
+            start = None
+    return span

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from app.backend import Backend
+from app.kernel_log import md_sync_span, read_kernel_log
 from app.plans.audit_log import AuditLog
 from app.plans.executor import execute
 from app.session import Effects, Session
@@ -100,12 +101,45 @@ class WearMonitor:
         if first:
             self.log(f"watching {len(sample.arrays)} array(s)")
         self._apply(eff)
+        self._times_after_the_fact(eff)
         if eff.reprobe:
             machine = self.backend.probe()
             with self._lock:
                 self._apply(self.session.probed(machine, self.backend.now()))
         with self._lock:
             self._apply(self.session.tick(now))
+
+    def _times_after_the_fact(self, eff: Effects) -> None:
+        """A sync that ran between two looks is recorded with the looks' times; md's own lines
+        in the kernel log say when it ran (app.kernel_log.md_sync_span): its record gets those
+        (the kernel log is read only then)."""
+        fins = [
+            e.sync
+            for e in eff.events
+            if e.kind == "sync-ended" and e.sync is not None and e.sync.after_fact
+        ]
+        if not fins:
+            return
+        log = read_kernel_log(self.backend)
+        for fin in fins:
+            span = md_sync_span(log, fin.array, fin.action, fin.started_at, fin.ended_at)
+            if span is None:
+                continue
+            with self._lock:
+                rec = next(
+                    (
+                        ev
+                        for ev in reversed(self.store.syncs_for(fin.array))
+                        if ev.action == fin.action and ev.ended_at == fin.ended_at
+                    ),
+                    None,
+                )
+                if rec is not None:
+                    self.store.set_sync_times(rec.id, *span)
+            self.log(
+                f"{fin.array}: the kernel log says the {fin.action} ran "
+                f"{span[1] - span[0]:.1f} s (md's own lines)"
+            )
 
     def retry_store(self, *, force: bool = False) -> None:
         """History held in memory (the database was locked or full at start) is written to the

@@ -20,7 +20,9 @@ Shape (every key always present; unknown values are ``null``)::
                  "outside": [superblock, ...]  (devices with its superblock it does not list),
                  "sync": {"action", "done_sectors", "total_sectors", "speed_kib_s", "eta_s",
                           "min_speed_kib_s", "max_speed_kib_s", "reshape_position",
-                          "mismatch_cnt", "targets", "at_ceiling"} | null,
+                          "mismatch_cnt", "targets", "at_ceiling", "queued",
+                          (delayed/pending:) "waits_for", "shares", "starts_in_s", "then_s",
+                          "waiting_text"} | null,
                  "size_bytes", "raid_disks", "previous_raid_disks", "metadata", "array_name",
                  "uuid", "degraded" (null for a container),
                  "stripe_cache_size", "container", "member_index", "consistency_policy",
@@ -97,6 +99,7 @@ from app.wear.check_findings import DEFAULT_MAX_AGE_DAYS, check_findings
 from app.wear.checks import checks_json
 from app.wear.report import smart_json, syncs_json, syncs_text
 from app.wear.snapshots import SnapshotStore
+from app.wear.waiting import sync_wait
 
 
 def _plain(obj: Any) -> dict[str, Any]:
@@ -126,6 +129,7 @@ def sync_to_json(sync: SyncStatus | None) -> dict[str, Any] | None:
         # the max limit holds the sync back (app.model.sync_model: md compares the progress
         # rate, sync_speed's own unit, with it); null when the speed or the limit is unknown
         "at_ceiling": sync_model.at_ceiling(sync.speed_kib_s, sync.max_speed_kib_s),
+        "queued": sync.queued,  # delayed/pending: the sync md runs when its turn comes
     }
 
 
@@ -171,6 +175,15 @@ def array_to_json(a: MdArray) -> dict[str, Any]:
     }
 
 
+def _with_wait(m: Machine, a: MdArray) -> dict[str, Any]:
+    """The array's JSON; a sync md holds back says what it waits for (app.wear.waiting)."""
+    j = array_to_json(a)
+    w = sync_wait(m, a.name) if j["sync"] is not None else None
+    if w is not None:
+        j["sync"].update(w.to_json())
+    return j
+
+
 def machine_to_json(machine: Machine, *, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The whole model in the shape documented above."""
     m = machine
@@ -181,7 +194,7 @@ def machine_to_json(machine: Machine, *, extra: dict[str, Any] | None = None) ->
         "is_root": m.is_root,
         "disks": [_plain(d) for d in m.disks],
         "partitions": [_plain(p) for p in m.partitions],
-        "arrays": [array_to_json(a) for a in m.arrays],
+        "arrays": [_with_wait(m, a) for a in m.arrays],
         "lvm": {
             "pvs": [_plain(pv) for pv in m.pvs],
             "vgs": [_plain(vg) for vg in m.vgs],
@@ -297,7 +310,10 @@ def machine_to_text(
                 role = "container member" if a.is_container else f"{mem.role} {member_marks(mem)}"
                 lines.append(f"    slot {slot:>2}  {mem.device:<12} {role}".rstrip())
             s = a.sync
-            if s is not None and s.active:
+            w = sync_wait(m, a.name)
+            if w is not None:  # held back by md: what for, never "? ETA ?"
+                lines.append(f"    {s.queued if s and s.queued else 'sync'} {w.text()}")
+            elif s is not None and s.active:
                 held = sync_model.at_ceiling(s.speed_kib_s, s.max_speed_kib_s)
                 lines.append(
                     f"    {s.action} {percent(s.fraction)}  speed {speed(s.speed_kib_s)}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from app.format import duration, percent, speed
+from app.format import duration, percent, speed, sync_summary
 from app.model.devices import Machine, MdArray
 
 DETAIL_UP_TO = 2  # this many arrays in trouble are listed one by one; more are counted
@@ -75,13 +75,21 @@ def sync_item(
     *,
     short: bool = False,
     initial: bool = False,
+    waits: Mapping[str, tuple[str, str]] | None = None,
 ) -> str:
     """ "md127 resync 16.3% @ 661 MiB/s, ETA 20m"; a sync whose position has not moved for a
     while (``stalled``: array -> seconds) says so instead of its speed and ETA. ``short`` (a
-    narrow banner) drops the words, never the numbers: "md127 resync 16.3% 661 MiB/s ETA 20m"."""
+    narrow banner) drops the words, never the numbers: "md127 resync 16.3% 661 MiB/s ETA 20m".
+    A sync md holds back says what it waits for (``waits``: array -> (its words, the narrow
+    ones), app.sync.waiting), never "stuck"."""
     s = a.sync
     if s is None:
         return a.name
+    if s.action in ("delayed", "pending"):
+        said = waits.get(a.name) if waits else None
+        if said is not None:
+            return f"{a.name} {said[1] if short else said[0]}"
+        return f"{a.name} {sync_summary(s)}"
     item = f"{a.name} {s.action} {percent(s.fraction)}"
     if initial:
         item = f"{a.name} initial build {percent(s.fraction)}"
@@ -110,13 +118,15 @@ def syncing_part(
     expanded: bool = False,
     stalled: Mapping[str, float] | None = None,
     short: bool = False,
+    waits: Mapping[str, tuple[str, str]] | None = None,
 ) -> str:
     """ "md127 resync 16.3% @ 661 MiB/s, ETA 20m" or "16 arrays, slowest md9 ETA 4h 10m"."""
     if not r.syncing:
         return ""
     if expanded or len(r.syncing) <= DETAIL_UP_TO:
         return ", ".join(
-            sync_item(a, stalled, short=short, initial=a.name in r.initial) for a in r.syncing
+            sync_item(a, stalled, short=short, initial=a.name in r.initial, waits=waits)
+            for a in r.syncing
         )
     last = r.syncing[0]
     eta = last.sync.eta_s if last.sync is not None else None

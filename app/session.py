@@ -33,6 +33,7 @@ from app.sync.tracker import ArrayEvent, FinishedSync, SyncTracker, SyncView
 from app.wear.recorder import WearRecorder
 from app.wear.smart_reads import SmartRead
 from app.wear.snapshots import SnapshotStore
+from app.wear.waiting import sync_wait
 
 AUDIT_EVERY_S = 60.0  # the audit runs tune2fs/xfs_info/...: not at every probe
 SMART_EVERY_S = 15 * 60.0  # periodic SMART snapshots of every disk
@@ -210,6 +211,8 @@ class SessionView:
     )
     probe_count: int = 0
     sample_count: int = 0
+    # what the tracker saw in the last sample (``live``): the alerts' syncs come from these
+    events: tuple[ArrayEvent, ...] = ()
 
 
 class Session:
@@ -283,7 +286,9 @@ class Session:
         events = tuple(self.tracker.update(sample))
         self._rates = self.meter.update(sample)
         machine = self._merger.merge(v.probed, sample) if v.probed is not None else v.machine
-        self._view = replace(v, live=sample, machine=machine, sample_count=v.sample_count + 1)
+        self._view = replace(
+            v, live=sample, machine=machine, sample_count=v.sample_count + 1, events=events
+        )
         reads: tuple[SmartRead, ...] = ()
         log: tuple[str, ...] = ()
         if self.recorder is not None:
@@ -410,6 +415,10 @@ class Session:
     def _refresh(self) -> None:
         v = self._view
         syncs = tuple(self.tracker.views()) if self._shows else ()
+        if any(s.waiting for s in syncs):  # what each waits for, from the machine
+            syncs = tuple(
+                replace(s, wait=sync_wait(v.machine, s.array)) if s.waiting else s for s in syncs
+            )
         slow: dict[str, tuple[str, ...]] = {}
         if v.machine is not None and syncs:  # slow members matter only in a running sync
             syncing = {s.array for s in syncs}

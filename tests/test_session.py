@@ -163,9 +163,9 @@ def test_a_check_stopped_part_way_is_interrupted_with_its_fraction(tmp_path: Pat
     eff = s.sampled(sample(4, w.add(), mismatch=0), 4.0)  # echo idle > sync_action
     (ev,) = store.syncs_for("md127", "aaaa:1111")
     assert ev.outcome == "interrupted" and ev.fraction == pytest.approx(0.1, abs=1e-4)
-    assert any("interrupted at 10%" in e.message for e in eff.events)
+    assert any("interrupted at 10.0%" in e.message for e in eff.events)
     (fin,) = s.view.finished
-    assert fin.outcome_text == "interrupted at 10%"
+    assert fin.outcome_text == "interrupted at 10.0%"
 
 
 def test_a_new_array_under_the_old_name_keeps_its_own_records(tmp_path: Path) -> None:
@@ -627,12 +627,12 @@ def test_a_short_sync_has_a_smart_pair_and_says_which_figure_is_whose(tmp_path: 
     (ev,) = store.syncs_for("md127", "aaaa:1111")
     lines = sync_wear(store, ev).lines()
     assert (
-        "SMART counter: this rebuild wrote 512 kB to nvme3n1 = 0.0 × its capacity (the device "
-        "counts in steps of 512,000 B, coarser than the 102 kB written: the kernel's figure is "
+        "SMART counter: this rebuild wrote 500.0 KiB to nvme3n1 = 0.0 × its capacity (the device "
+        "counts in steps of 512,000 B, coarser than the 100.0 KiB written: the kernel's figure is "
         "the exact one)"
     ) in lines, lines
     assert any(
-        ln.startswith("kernel counter: this rebuild wrote 102 kB to nvme3n1") for ln in lines
+        ln.startswith("kernel counter: this rebuild wrote 100.0 KiB to nvme3n1") for ln in lines
     )
 
 
@@ -737,9 +737,9 @@ def test_a_before_read_after_the_sync_began_is_corrected_by_the_kernel_and_says_
     assert t.corrected_bytes is not None and abs(t.corrected_bytes - 256 * MIB) < 512_000
     assert t.capacity_share is not None and 0.99 < t.capacity_share < 1.01
     line = sync_wear(store, ev).line(t)
-    assert line.startswith("this rebuild wrote about 268 MB to nvme3n1 = 1.0 × its capacity")
-    assert "SMART's before was read 2 s after the rebuild began: 201 MB counted by SMART" in line
-    assert "+ 67.1 MB the kernel counted before that reading" in line, line
+    assert line.startswith("this rebuild wrote about 255.9 MiB to nvme3n1 = 1.0 × its capacity")
+    assert "SMART's before was read 2 s after the rebuild began: 191.9 MiB counted by SMART" in line
+    assert "+ 64.0 MiB the kernel counted before that reading" in line, line
     other = sync_wear(store, ev).member("nvme0n1")
     assert other is not None and other.written_before_start == 0 and other.corrected_bytes == 0
     # read late, but the kernel counted nothing written to it before that: SMART's figure is
@@ -814,7 +814,7 @@ def test_a_late_before_without_the_kernels_count_is_a_lower_bound(tmp_path: Path
     assert m.start_late and m.written_before_start is None and m.corrected_bytes is None
     assert m.capacity_share is None
     assert sw.line(m) == (
-        "this rebuild wrote at least 256 MB to nvme3n1 (SMART's before was read 2 s after the "
+        "this rebuild wrote at least 244.1 MiB to nvme3n1 (SMART's before was read 2 s after the "
         "rebuild began; what it wrote before that is unknown)"
     )
 
@@ -904,3 +904,31 @@ def test_an_array_stopped_before_its_uuid_was_known_lends_it_no_new_arrays_uuid(
     assert store.syncs_for("md127", "dddd:4444") == []
     (ev,) = store.syncs_for("md127", None)
     assert ev.array_uuid is None
+
+
+def test_a_readd_over_between_two_looks_is_recorded_after_the_fact(tmp_path: Path) -> None:
+    """A bitmap re-add of 4 MiB (issue 38): md recovered it within a second and
+    last_sync_action already said "recovery" (the array's earlier rebuild). The looks saw the
+    member gone, then in sync with the array whole: one record, the member's own bytes, marked
+    as seen after the fact (report --json too)."""
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine(), 0.0)
+    gone = sample(1, w.add(), degraded=1, last="recovery")
+    gone = replace(
+        gone, arrays=(replace(gone.arrays[0], member_states=gone.arrays[0].member_states[:3]),)
+    )
+    s.sampled(gone, 1.0)
+    eff = s.sampled(sample(2, w.add(nvme3n1=4 * MIB), last="recovery"), 2.0)
+    assert [e.kind for e in eff.events if e.kind.startswith("sync")] == [
+        "sync-started",
+        "sync-ended",
+    ]
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert (ev.action, ev.outcome) == ("recover", "finished")
+    assert ev.kernel_written("nvme3n1") == 4 * MIB
+    assert ev.seen_after == "nvme3n1 in sync, md127 degraded 1 -> 0"
+    (j,) = syncs_json(store, "md127", "aaaa:1111")
+    assert j["seen_after_the_fact"] == ev.seen_after
+    assert s.sampled(sample(3, w.add(), last="recovery"), 3.0).events == ()

@@ -21,6 +21,7 @@ def banner_text(
     stalled: Mapping[str, float] | None = None,
     width: int | None = None,
     initial: Collection[str] = (),
+    waits: Mapping[str, tuple[str, str]] | None = None,
 ) -> Text | None:
     """Degraded arrays in red, then syncing arrays in yellow; None if calm. One line (a roll-up
     when more than a couple of arrays are in trouble) unless ``expanded``: one line per array.
@@ -32,11 +33,11 @@ def banner_text(
     if r.calm:
         return None
     if expanded:
-        return _banner(r, expanded=True, stalled=stalled, labels="long", short=False)
+        return _banner(r, expanded=True, stalled=stalled, labels="long", short=False, waits=waits)
     tiers = (("long", False), ("long", True), ("word", True), ("mark", True))
     t = Text()
     for labels, short in tiers:
-        t = _banner(r, expanded=False, stalled=stalled, labels=labels, short=short)
+        t = _banner(r, expanded=False, stalled=stalled, labels=labels, short=short, waits=waits)
         if width is None or t.cell_len <= width:
             break
     return t
@@ -49,6 +50,7 @@ def _banner(
     stalled: Mapping[str, float] | None,
     labels: str,
     short: bool,
+    waits: Mapping[str, tuple[str, str]] | None = None,
 ) -> Text:
     t = Text()
     gap = "  " if labels == "long" else " "
@@ -70,10 +72,12 @@ def _banner(
         t.append(syncing_label, "bold black on yellow")
         if expanded:
             for a in r.syncing:
-                item = sync_item(a, stalled, initial=a.name in r.initial)
+                item = sync_item(a, stalled, initial=a.name in r.initial, waits=waits)
                 t.append(f"\n   {item}", "bold yellow")
         else:
-            t.append(" " + syncing_part(r, stalled=stalled, short=short), "bold yellow")
+            t.append(
+                " " + syncing_part(r, stalled=stalled, short=short, waits=waits), "bold yellow"
+            )
     return t
 
 
@@ -104,11 +108,19 @@ class HeaderBanner(Static):
         self.fleet: str | None = None  # several hosts: the others' trouble (app.fleet)
         self.stalled: Mapping[str, float] = {}  # array -> seconds its sync has not moved
         self.initial: frozenset[str] = frozenset()  # arrays raidman created (initial builds)
+        # array -> (what its waiting sync waits for, the narrow words): app.sync.waiting
+        self.waits: Mapping[str, tuple[str, str]] = {}
 
     def set_stalled(self, stalled: Mapping[str, float]) -> None:
         """The syncs with no progress for a while (``SyncView.stalled``), said in the banner."""
         if dict(stalled) != dict(self.stalled):
             self.stalled = dict(stalled)
+            self._redraw()
+
+    def set_waits(self, waits: Mapping[str, tuple[str, str]]) -> None:
+        """The syncs md holds back and what they wait for (``SyncView.wait``)."""
+        if dict(waits) != dict(self.waits):
+            self.waits = dict(waits)
             self._redraw()
 
     def set_initial(self, names: frozenset[str]) -> None:
@@ -168,6 +180,7 @@ class HeaderBanner(Static):
             stalled=self.stalled,
             width=width,
             initial=self.initial,
+            waits=self.waits,
         )
         if b is not None:
             t.append("\n")

@@ -87,7 +87,13 @@ MEMBERS_WINDOW = "their rates: since the last sample"
 
 def progress_items(v: SyncView, eta_s: float | None = None) -> tuple[str, ...]:
     """Most important first, so a narrow terminal still shows percent, ETA and speed on the
-    first line. ``eta_s``: the sync model's ETA (app.sync.limits), else md's own."""
+    first line. ``eta_s``: the sync model's ETA (app.sync.limits), else md's own. A sync md
+    holds back says what it waits for and when it starts (never "no progress")."""
+    if v.waiting:
+        said = v.wait.text() if v.wait is not None else ACTION_TITLES.get(v.action, v.action)
+        waits = (f"[yellow]{escape(said)}[/]", f"waiting for {duration(v.elapsed_s)}")
+        # a pending resync's position (resync_start: where it stopped) is still md's figure
+        return waits if v.fraction is None else (percent(v.fraction), *waits)
     done = human_bytes(v.done_sectors * SECTOR) if v.done_sectors is not None else "?"
     total = human_bytes(v.total_sectors * SECTOR) if v.total_sectors is not None else "?"
     items = [
@@ -292,11 +298,14 @@ class SyncCard(Vertical):
             title.set_title(f"{v.array}: {word}{target}", note)
         self._set("bar", bar_markup(v.fraction, max(10, self.size.width - 4)))
         self._set_items("progress", progress_items(v, limits.eta_s))
+        if v.waiting:  # nothing runs: no speed, no limit state to report
+            self._set("speeds", "[bright_black]no speed: it has not started[/]")
         text, state = limits_lines(limits)
         self._set("limits", text)
         self._set("limit-state", state)
         self.query_one("#limit-state", WrapLine).display = bool(state)
-        self._set("speeds", spark_markup(v.speeds, max(10, self.size.width - 24)))
+        if not v.waiting:
+            self._set("speeds", spark_markup(v.speeds, max(10, self.size.width - 24)))
         self._set_items("members", members)
 
 

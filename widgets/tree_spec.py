@@ -34,6 +34,7 @@ from app.model.devices import (
     Partition,
     PhysicalVolume,
 )
+from app.model.sync_model import wait_of
 from app.rules.finding import Finding
 
 # kind of a node: section, disk, partition, array, container, member (link), pv-link, pv, vg,
@@ -97,12 +98,16 @@ def member_of_key(device: str, array: str) -> str:
 
 
 # ---- the labels that follow the live state (a sample changes only these) -----------------------
-def array_label(a: MdArray) -> Text:
+def array_label(a: MdArray, machine: Machine | None = None) -> Text:
     t = Text(a.name, style="bold")
     if a.is_container:
         t.append(f"  container {a.metadata or ''}".rstrip(), array_state_colour(a))
         return t
-    t.append(f"  {array_summary(a)}", array_state_colour(a))
+    waits: tuple[str, ...] = ()
+    if machine is not None and a.sync is not None and a.sync.action == "delayed":
+        # md_do_sync holds it behind a sync on a shared disk: say which (app.model.sync_model)
+        waits = wait_of(machine, a.name, [m.device for m in a.members]).arrays
+    t.append(f"  {array_summary(a, waits)}", array_state_colour(a))
     return t
 
 
@@ -194,7 +199,7 @@ def live_labels(old: Machine, new: Machine) -> dict[str, Text] | None:
             continue
         if a.name != b.name or [m.device for m in a.members] != [m.device for m in b.members]:
             return None
-        out[dev_key(b.name)] = array_label(b)
+        out[dev_key(b.name)] = array_label(b, new)
         for mem in b.members:
             out[member_key(b.name, mem.device)] = member_label(b, mem)
             out[member_of_key(mem.device, b.name)] = member_of_label(b, mem.device)
@@ -274,7 +279,7 @@ class _Builder:
         return t
 
     def array_label(self, a: MdArray) -> Text:
-        return array_label(a)
+        return array_label(a, self.m)
 
     # ---- structure -------------------------------------------------------------------
     def build(self) -> list[NodeSpec]:

@@ -208,6 +208,8 @@ class SyncStatus:
     reshape_position: int | None = None
     mismatch_cnt: int | None = None
     targets: tuple[str, ...] = ()  # members being rebuilt (recovery/replacement)
+    # delayed/pending: the sync md will run when its turn comes (md/sync_action's word)
+    queued: str | None = None
 
     @property
     def fraction(self) -> float | None:

@@ -36,7 +36,18 @@ Sources (kernel ``drivers/md``; mdadm ``Create.c``):
 - **One sync per disk.** ``md_do_sync()`` loops over every array and, if one
   ``match_mddev_units()`` (a member on the same whole disk) is already syncing, logs "delaying
   resync of mdX until mdY has finished (they share one or more physical units)" and waits;
-  mdstat shows ``resync=DELAYED``.
+  mdstat shows ``resync=DELAYED``. That wait is not a sync yet: it begins when md_do_sync
+  leaves the loop, and is recorded from then (:func:`wait_of` says for what and how long).
+- **A recover with no target is no sync.** ``md_sync_action()`` (``md.c``; ``action_show()``
+  before 6.11) says "recover" whenever ``MD_RECOVERY_NEEDED`` or ``MD_RECOVERY_RUNNING`` is set
+  and no other sync bit is ("no sync_action is specified"): ``md_error()`` sets NEEDED when a
+  member fails, ``mdadm --add`` of a spare to a whole array too. ``md_check_recovery()`` then
+  asks ``remove_and_add_spares()`` for a device to rebuild; with none (no spare, nothing being
+  rebuilt), no ``recovery_cp`` to resync and no sync requested it decides "nothing to be
+  done" and clears the bits (``goto not_running``): ``md_do_sync()`` never runs, so no
+  "md: recovery of RAID array" line, ``last_sync_action`` unchanged, no byte written.
+  A real recovery has its target slotted before ``md_do_sync()`` starts
+  (``remove_and_add_spares()`` → ``pers->hot_add_disk()``): :func:`md_sync` drops the rest.
 """
 
 from __future__ import annotations
@@ -48,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 from app.model import levels
 
 if TYPE_CHECKING:
-    from app.model.devices import Machine, MdArray
+    from app.model.devices import Machine, MdArray, SyncStatus
 
 SECTOR = 512
 ACTIONS = ("resync", "recover", "check", "repair", "reshape", "replace")
@@ -346,6 +357,21 @@ def forecast_sync(
     )
 
 
+# ---- what md runs ----------------------------------------------------------------------------
+
+WAITING_ACTIONS = ("pending", "delayed")  # a sync md holds back: nothing synced yet
+
+
+def md_sync(sync: SyncStatus | None) -> SyncStatus | None:
+    """``sync`` when md runs (or holds) a sync; None for idle, frozen and a "recover" with no
+    target (md_check_recovery found nothing to rebuild: see the module's notes)."""
+    if sync is None or sync.action in ("idle", "frozen"):
+        return None
+    if sync.action == "recover" and not sync.targets:
+        return None
+    return sync
+
+
 # ---- syncs that wait for each other ------------------------------------------------------
 
 
@@ -429,28 +455,48 @@ def boost_max_kib_s(
     )
 
 
-def waiting_for(
-    machine: Machine, array: str, members: Iterable[str]
-) -> tuple[tuple[str, ...], float | None]:
-    """The arrays whose running sync md lets finish before a sync of ``array`` (on
-    ``members``) starts — those sharing a whole disk (``match_mddev_units()``) — and about how
-    long that takes (the longest of their ETAs; None when one is unknown)."""
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """What a sync of one array waits for (md_do_sync's ``match_mddev_units()`` loop)."""
+
+    arrays: tuple[str, ...]  # the arrays syncing on a disk it shares, in the machine's order
+    disks: tuple[str, ...]  # the whole disks it shares with them, sorted
+    wait_s: float | None  # about how long until they end: the longest ETA (None: one unknown)
+
+
+def wait_of(machine: Machine, array: str, members: Iterable[str]) -> Wait:
+    """The arrays whose sync md lets finish before a sync of ``array`` (on ``members``) starts
+    — those sharing a whole disk (``match_mddev_units()``) — the disks shared, and about how
+    long that takes (the longest of their ETAs; None when one is unknown: one still waiting
+    itself has none)."""
     mine = list(members)
 
     def disk_of(dev: str) -> str | None:
         under = machine.disks_under(dev)
         return under[0] if len(under) == 1 else None
 
+    own = whole_disks(mine, disk_of)
     names: list[str] = []
+    shared: set[str] = set()
     etas: list[float | None] = []
     for other in machine.arrays:
         s = other.sync
         if other.name == array or s is None or s.action in ("idle", "frozen", "pending"):
             continue
-        if shares_disk(mine, (m.device for m in other.members), disk_of):
+        common = own & whole_disks((m.device for m in other.members), disk_of)
+        if common:
             names.append(other.name)
+            shared |= common
             etas.append(s.eta_s)
     if not names:
-        return (), None
+        return Wait((), (), None)
     wait = None if any(e is None for e in etas) else max(e for e in etas if e is not None)
-    return tuple(names), wait
+    return Wait(tuple(names), tuple(sorted(shared)), wait)
+
+
+def waiting_for(
+    machine: Machine, array: str, members: Iterable[str]
+) -> tuple[tuple[str, ...], float | None]:
+    """:func:`wait_of`'s arrays and time."""
+    w = wait_of(machine, array, members)
+    return w.arrays, w.wait_s

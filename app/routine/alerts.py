@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from app.backend import Backend
 from app.model.live import LiveSample
 from app.routine.config import ConfigError, RoutineConfig, parse_mailaddr, parse_program
-from app.routine.events import AlertEvent, array_events
+from app.routine.events import AlertEvent, array_events, sync_alerts
 from app.rules.alerts import alert_targets
+from app.sync.tracker import ArrayEvent
 
 Sender = Callable[[Sequence[str], Mapping[str, str], "str | None", float], tuple["int | None", str]]
 MDADM_CONFS = ("/etc/mdadm/mdadm.conf", "/etc/mdadm.conf")
@@ -177,11 +178,24 @@ class Alerter:
         self.targets, self.cooldown_s, self.timeout_s = targets, cooldown_s, timeout_s
 
     # ---- events in ---------------------------------------------------------------------------
-    def observe(self, sample: LiveSample | None) -> list[AlertEvent]:
-        """Compare with the last sample: mdadm's array events (sent, and returned)."""
+    def observe(
+        self, sample: LiveSample | None, tracked: Sequence[ArrayEvent] = ()
+    ) -> list[AlertEvent]:
+        """Compare with the last sample: mdadm's array events, and the syncs the session's
+        tracker saw begin and end in ``sample`` (``tracked``: its events); sent, and returned.
+        A sync already running at the first look or when its array appears sends no start, as
+        mdadm (Monitor.c: a new array's percent is RESYNC_UNKNOWN); one whose array stopped
+        ends in DeviceDisappeared alone."""
         if sample is None or sample is self._prev:
             return []
+        seen = {a.name for a in self._prev.arrays} if self._prev is not None else set()
         events = array_events(self._prev, sample)
+        events += sync_alerts(
+            e
+            for e in tracked
+            if (e.kind != "sync-started" or e.array in seen)
+            and not (e.sync is not None and e.sync.outcome == "array stopped")
+        )
         self._prev = sample
         for e in events:
             self.emit(e)

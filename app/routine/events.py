@@ -10,11 +10,18 @@ mdadm's events, as Monitor.c decides them from one poll to the next:
 * ``DegradedArray``: the array is degraded — at the first look, or when md's ``degraded``
   count rises (mdadm sends it for an array first seen degraded; raidman also when a member
   fails while it watches, so that a failure always says what it left);
-* ``RebuildStarted`` / ``RebuildFinished``: a sync (resync, recovery, check, repair, reshape)
-  began / ended;
+* ``RebuildStarted`` / ``RebuildFinished``: a resync, recovery or reshape began / ended (mdadm
+  sends them for every sync, checks included: raidman keeps them for what rebuilds);
 * ``TestMessage``: ``raidman monitor --test-alert``.
 
-raidman's: ``CheckMismatch`` (a check/repair ended with md/mismatch_cnt > 0), ``WearHigh`` (a
+Sync events come from the session's one sync tracker (app.sync.tracker), not from a second
+comparison of samples: a "recover" md never ran (no target: app.model.sync_model.md_sync) is
+no sync and sends nothing, a sync waiting its turn (resync=DELAYED) sends nothing until it
+runs, and a recovery over between two looks sends its pair once, said as seen after the fact.
+
+raidman's: ``CheckStarted`` / ``CheckFinished`` (a check or repair began or resumed / finished or
+stopped: a scheduled window is one of these pairs; ``extra["mdadm_event"]`` names what mdadm
+--monitor sends instead), ``CheckMismatch`` (a check/repair ended with md/mismatch_cnt > 0), ``WearHigh`` (a
 sync wrote more than N × a member's size to it), ``BoostNotRestored`` (a boost's sync is over
 and its raised limits are still in force), ``SmartFailing`` (a disk's SMART overall health is
 FAILED), ``SelfTestFailed`` (a disk's newest SMART self-test failed), ``FindingNew`` (a new
@@ -26,7 +33,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from app.format import percent
 from app.model.live import LiveSample, MdLive
+from app.sync.tracker import ArrayEvent, level_text
 
 MDADM_EVENTS = (
     "Fail",
@@ -40,6 +49,8 @@ MDADM_EVENTS = (
     "TestMessage",
 )
 RAIDMAN_EVENTS = (
+    "CheckStarted",
+    "CheckFinished",
     "CheckMismatch",
     "SmartFailing",
     "SelfTestFailed",
@@ -77,8 +88,9 @@ def _flags(a: MdLive) -> dict[str, tuple[str, ...]]:
 
 
 def array_events(prev: LiveSample | None, cur: LiveSample) -> list[AlertEvent]:
-    """What changed from ``prev`` to ``cur`` (``prev`` None: the first look, which reports
-    only arrays that are degraded, as mdadm does at start)."""
+    """What changed in the arrays and their members from ``prev`` to ``cur`` (``prev`` None: the
+    first look, which reports only arrays that are degraded, as mdadm does at start); the syncs
+    are :func:`sync_alerts`'."""
     out: list[AlertEvent] = []
     now = {a.name: a for a in cur.arrays}
     if prev is None:
@@ -92,7 +104,7 @@ def array_events(prev: LiveSample | None, cur: LiveSample) -> list[AlertEvent]:
     for name, a in now.items():
         p = was.get(name)
         if p is None:
-            out.append(AlertEvent("NewArray", name, detail=f"{name} ({a.level or '?'}) appeared"))
+            out.append(AlertEvent("NewArray", name, detail=f"{name} ({level_text(a)}) appeared"))
             if a.degraded > 0:
                 out.append(_degraded(a))
             continue
@@ -101,31 +113,6 @@ def array_events(prev: LiveSample | None, cur: LiveSample) -> list[AlertEvent]:
         out.extend(_member_events(p, a))
         if a.degraded > p.degraded:
             out.append(_degraded(a))
-        ps = p.sync.action if p.sync is not None and p.sync.active else None
-        cs = a.sync.action if a.sync is not None and a.sync.active else None
-        if cs in ("pending", "delayed"):
-            cs = None
-        if ps in ("pending", "delayed"):
-            ps = None
-        if cs is not None and ps != cs:
-            if ps is not None:
-                out.append(_finished(p, ps, a))
-            out.append(
-                AlertEvent(
-                    "RebuildStarted", name, detail=f"{cs} of {name} started", extra={"action": cs}
-                )
-            )
-        elif cs is None and ps is not None:
-            out.append(_finished(p, ps, a))
-            if ps in ("check", "repair") and a.mismatch_cnt:
-                out.append(
-                    AlertEvent(
-                        "CheckMismatch",
-                        name,
-                        detail=f"the {ps} of {name} found mismatch_cnt {a.mismatch_cnt}",
-                        extra={"action": ps, "mismatch_cnt": str(a.mismatch_cnt)},
-                    )
-                )
     return out
 
 
@@ -138,15 +125,51 @@ def _degraded(a: MdLive) -> AlertEvent:
     )
 
 
-def _finished(p: MdLive, action: str, a: MdLive) -> AlertEvent:
-    frac = p.sync.fraction if p.sync is not None else None
-    how = "" if frac is None else f" at {frac * 100:.1f}%"
-    return AlertEvent(
-        "RebuildFinished",
-        a.name,
-        detail=f"{action} of {a.name} ended{how}",
-        extra={"action": action, "mismatch_cnt": str(a.mismatch_cnt or 0)},
-    )
+CHECKS = ("check", "repair")
+
+
+def sync_alerts(tracked: Iterable[ArrayEvent]) -> list[AlertEvent]:
+    """The alert events of the syncs the session's tracker saw begin and end: a check or repair
+    as CheckStarted / CheckFinished, any other sync as mdadm's RebuildStarted /
+    RebuildFinished; the percentage is the tracker's (the one the log and the record say)."""
+    out: list[AlertEvent] = []
+    for e in tracked:
+        action = e.action or "sync"
+        check = action in CHECKS
+        if e.kind == "sync-started":
+            extra = {"action": action}
+            detail = f"{action} of {e.array} started"
+            if e.fraction:  # a check resumed where md stopped it (md/sync_min)
+                detail = f"{action} of {e.array} resumed at {percent(e.fraction)}"
+                extra["from_percent"] = percent(e.fraction)
+            if check:
+                extra["mdadm_event"] = "RebuildStarted"
+            name = "CheckStarted" if check else "RebuildStarted"
+            out.append(AlertEvent(name, e.array, detail=detail, extra=extra))
+        elif e.kind == "sync-ended" and e.sync is not None:
+            fin = e.sync
+            detail = f"{action} of {e.array} {fin.outcome_text}"
+            if fin.after_fact:
+                detail += f" (ran between two looks, seen after the fact: {fin.after_fact})"
+            extra = {"action": action, "outcome": fin.outcome}
+            f = fin.fraction
+            if f is not None:
+                extra["percent"] = percent(f)
+            if check:
+                extra["mdadm_event"] = "RebuildFinished"
+                extra["mismatch_cnt"] = str(fin.mismatch_cnt or 0)
+            name = "CheckFinished" if check else "RebuildFinished"
+            out.append(AlertEvent(name, e.array, detail=detail, extra=extra))
+            if check and fin.mismatch_cnt:
+                out.append(
+                    AlertEvent(
+                        "CheckMismatch",
+                        e.array,
+                        detail=f"the {action} of {e.array} found mismatch_cnt {fin.mismatch_cnt}",
+                        extra={"action": action, "mismatch_cnt": str(fin.mismatch_cnt)},
+                    )
+                )
+    return out
 
 
 def _member_events(p: MdLive, a: MdLive) -> Iterable[AlertEvent]:

@@ -69,7 +69,7 @@ class Routine:
         now = self.backend.now()
         live, machine = view.live, view.machine
         self.scheduler.tick(now, live, machine)
-        events = self.alerter.observe(live)
+        events = self.alerter.observe(live, getattr(view, "events", ()))
         for name in finished_arrays(events):
             a = machine.array(name) if machine is not None else None
             with self._lock:

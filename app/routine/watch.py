@@ -189,4 +189,4 @@ def _arrays_under(machine: Machine, disk: str) -> list[str]:
 
 
 def finished_arrays(events: Sequence[AlertEvent]) -> list[str]:
-    return [e.array for e in events if e.event == "RebuildFinished"]
+    return [e.array for e in events if e.event in ("RebuildFinished", "CheckFinished")]

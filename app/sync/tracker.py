@@ -5,16 +5,23 @@ Pure: feed it ``LiveSample``s (from any backend), read back views and events. No
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from app.format import percent
 from app.model.live import LiveSample, MdLive
+from app.model.md_names import level_name
+from app.model.sync_model import WAITING_ACTIONS, md_sync
 from app.sync.history import SpeedHistory
+from app.sync.md_evidence import resync_done, unseen_sync
+from app.sync.sync_view import STALL_S, SyncView, began_s, natural_key
+
+__all__ = ["STALL_S", "ArrayEvent", "FinishedSync", "SyncTracker", "SyncView", "natural_key"]
 
 EventKind = Literal[
     "sync-started",
     "sync-ended",
+    "sync-waiting",
     "degraded",
     "recovered",
     "member-faulty",
@@ -32,7 +39,13 @@ ALARMING: frozenset[str] = frozenset(
 )
 
 
-WAITING = ("pending", "delayed")  # a sync that waits: nothing synced yet
+WAITING = WAITING_ACTIONS  # a sync that waits: nothing synced yet
+
+
+def level_text(live: MdLive) -> str:
+    """The array's level as md's table names it ("raid10"; sysfs says "10" while md has no
+    personality yet: md.c level_show prints the number then)."""
+    return level_name(live.level) or live.level or "?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +60,10 @@ class ArrayEvent:
     message: str
     device: str | None = None
     action: str | None = None  # sync-started / sync-ended: the sync's action
+    # sync-ended: the sync as recorded (one fraction for the log, the alert and the record)
+    sync: FinishedSync | None = None
+    # sync-started: where it began, when past 0 (a check resumed at md/sync_min)
+    fraction: float | None = None
 
     @property
     def severity(self) -> str:
@@ -70,6 +87,9 @@ class FinishedSync:
     # "finished", "interrupted", "array stopped" or "became <action>"; the one word the TUI,
     # ``raidman monitor`` and the wear database use
     outcome: str = "finished"
+    # ran between two looks: what showed it had (a spare turned in_sync, md/last_sync_action);
+    # its times are those of the looks around it ("" : watched while it ran)
+    after_fact: str = ""
 
     @property
     def fraction(self) -> float | None:
@@ -84,7 +104,7 @@ class FinishedSync:
     def outcome_text(self) -> str:
         f = self.fraction
         if self.outcome == "interrupted" and f is not None:
-            return f"interrupted at {f:.0%}"
+            return f"interrupted at {percent(f)}"
         return self.outcome
 
     @property
@@ -102,52 +122,6 @@ class _Running:
     total: int | None
     history: SpeedHistory = field(default_factory=SpeedHistory)
     moved_at: float | None = None  # when the position last changed (None: not since it began)
-
-
-# The position read from sync_completed moves in steps of 1/16 of the sync (md.c md_do_sync:
-# curr_resync_completed is set once curr_resync is more than max_sectors >> 4 past it), and the
-# kernel's sync_speed falls to 0 within its marks window (SYNC_MARKS * SYNC_MARK_STEP, 30 s)
-# when nothing moves: "no progress" is a position unchanged for STALL_S while the speed is 0,
-# or for longer than the reported speed needs to cross one such step.
-STALL_S = 120.0
-
-
-@dataclass(frozen=True, slots=True)
-class SyncView:
-    """What the sync pane shows for one array right now."""
-
-    array: str
-    action: str
-    done_sectors: int | None
-    total_sectors: int | None
-    speed_kib_s: int | None
-    eta_s: float | None
-    elapsed_s: float
-    targets: tuple[str, ...]
-    speeds: tuple[float, ...]  # kernel speed history, oldest first (KiB/s)
-    # the limits in force (sync_speed_min/max): they bound the progress rate (app.sync.limits)
-    min_speed_kib_s: int | None
-    max_speed_kib_s: int | None
-    still_s: float = 0.0  # seconds the position has not moved (0: it moved at the last sample)
-    # seconds since the sync began by md's own figures (position / speed), when they allow it
-    began_s: float | None = None
-
-    @property
-    def fraction(self) -> float | None:
-        if self.done_sectors is None or not self.total_sectors:
-            return None
-        return min(1.0, self.done_sectors / self.total_sectors)
-
-    @property
-    def stalled(self) -> bool:
-        """No progress for ``STALL_S`` (see there): the position has not moved although the
-        kernel's speed says it should have crossed a step of sync_completed by now."""
-        if self.still_s < STALL_S:
-            return False
-        if not self.speed_kib_s or not self.total_sectors:
-            return True
-        step_s = (self.total_sectors / 16) / (2 * self.speed_kib_s)
-        return self.still_s > max(STALL_S, 2 * step_s)
 
 
 def _near_done(done: int | None, total: int | None) -> bool:
@@ -176,6 +150,7 @@ class SyncTracker:
         self._window = history_window_s
         self._keep = keep_finished
         self._running: dict[str, _Running] = {}
+        self._waiting: dict[str, tuple[str, float]] = {}  # array -> (pending/delayed, since)
         self._last: dict[str, MdLive] = {}  # by name, as last seen (kept in place)
         self._last_arrays: tuple[MdLive, ...] = ()  # the last sample's, in its order
         self._primed = False
@@ -203,7 +178,7 @@ class SyncTracker:
             last[name] = live
             if prev is None and self._primed:
                 new.append(
-                    ArrayEvent(t, "array-appeared", name, f"{name} appeared ({live.level or '?'})")
+                    ArrayEvent(t, "array-appeared", name, f"{name} appeared ({level_text(live)})")
                 )
             if prev is not None:
                 new.extend(self._member_events(t, prev, live))
@@ -247,14 +222,20 @@ class SyncTracker:
             for name in dict.fromkeys(a.name for a in self._last_arrays if a.name not in current):
                 del last[name]
                 new.append(ArrayEvent(t, "array-vanished", name, f"{name} is gone"))
+                self._waiting.pop(name, None)
                 run = self._running.pop(name, None)
                 if run is not None:
-                    self._finish(
+                    fin = self._finish(
                         name, run, t, completed=False, mismatch=None, outcome="array stopped"
                     )
                     new.append(
                         ArrayEvent(
-                            t, "sync-ended", name, f"{name}: {run.action} ended: array stopped"
+                            t,
+                            "sync-ended",
+                            name,
+                            f"{name}: {run.action} ended: array stopped",
+                            action=run.action,
+                            sync=fin,
                         )
                     )
         self._last_arrays = sample.arrays
@@ -267,11 +248,13 @@ class SyncTracker:
         self, t: float, name: str, live: MdLive, prev: MdLive | None
     ) -> list[ArrayEvent]:
         out: list[ArrayEvent] = []
-        sync = live.sync if live.sync is not None and live.sync.active else None
+        sync = md_sync(live.sync)
         run = self._running.get(name)
         if run is not None and (sync is None or sync.action != run.action):
-            completed = _near_done(_projected_done(run, t), run.total) or (
-                run.action == "recover" and live.degraded == 0
+            completed = (
+                _near_done(_projected_done(run, t), run.total)
+                or (run.action == "recover" and live.degraded == 0)
+                or resync_done(run.action, live)
             )
             if completed:
                 outcome = "finished"
@@ -282,20 +265,20 @@ class SyncTracker:
             fin = self._finish(
                 name, run, t, completed=completed, mismatch=live.mismatch_cnt, outcome=outcome
             )
-            word = fin.outcome_text
-            extra = ""
-            if fin.mismatch_cnt is not None and fin.action in ("check", "repair"):
-                extra = f", mismatch_cnt {fin.mismatch_cnt}"
-            out.append(
-                ArrayEvent(
-                    t,
-                    "sync-ended",
-                    name,
-                    f"{name}: {run.action} {word} after {_dur(fin.duration_s)}{extra}",
-                    action=run.action,
-                )
-            )
+            out.append(_ended_event(t, fin))
             run = None
+        if sync is not None and sync.action in WAITING:
+            # md holds it back (md_do_sync's wait for a sync on a shared disk; an auto-read-only
+            # array's resync until the first write): nothing runs, nothing is recorded yet
+            if self._waiting.get(name, ("", 0.0))[0] != sync.action:
+                self._waiting[name] = (sync.action, t)
+                if sync.action == "pending":
+                    msg = f"{name}: sync pending (auto-read-only: it starts at the first write)"
+                else:
+                    msg = f"{name}: sync waits for another array's sync on the same disks"
+                out.append(ArrayEvent(t, "sync-waiting", name, msg, action=sync.action))
+            return out
+        waited = self._waiting.pop(name, None)
         if sync is not None and run is None:
             seen_from_start = (
                 self._primed and (sync.done_sectors or 0) < (sync.total_sectors or 1) * 0.02
@@ -310,14 +293,25 @@ class SyncTracker:
                 history=SpeedHistory(self._window),
             )
             self._running[name] = run
-            if sync.action == "pending":
-                msg = f"{name}: sync pending (auto-read-only: it starts at the first write)"
-            elif sync.action == "delayed":
-                msg = f"{name}: sync delayed (waits for another array on the same disks)"
-            else:
-                what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
-                msg = f"{name}: {what} started"
-            out.append(ArrayEvent(t, "sync-started", name, msg, action=sync.action))
+            what = sync.action + (f" onto {', '.join(sync.targets)}" if sync.targets else "")
+            after = f" after waiting {_dur(t - waited[1])}" if waited is not None else ""
+            verb, frac = "started", None
+            if live.sync_min and sync.total_sectors:
+                # md begins a requested sync at resync_min (md.c md_do_sync): a check resumed
+                frac = live.sync_min / sync.total_sectors
+                verb = f"resumed at {percent(frac)}"
+            elif not seen_from_start and sync.fraction is not None:
+                verb = f"running, found at {percent(sync.fraction)}"
+            out.append(
+                ArrayEvent(
+                    t,
+                    "sync-started",
+                    name,
+                    f"{name}: {what} {verb}{after}",
+                    action=sync.action,
+                    fraction=frac,
+                )
+            )
         if sync is not None and run is not None:
             if run.moved_at is None or sync.done_sectors != run.last_done:
                 run.moved_at = t
@@ -329,53 +323,41 @@ class SyncTracker:
     def _unseen_sync(
         self, t: float, name: str, live: MdLive, prev: MdLive | None
     ) -> list[ArrayEvent]:
-        """A sync that began and ended between two samples: md's ``last_sync_action`` changed
-        while no sync was seen running. Recorded as started at the previous sample and ended
-        now; a recovery that left the array whole (or a resync) counts as finished, a check or
-        repair cannot be told from a stopped one (md keeps no record), so it is said as such."""
-        if name in self._running or (live.sync is not None and live.sync.active):
+        """A sync that began and ended between two looks (app.sync.md_evidence): recorded as
+        started at the previous look and ended now, marked as seen after the fact."""
+        if name in self._running or name in self._waiting:
             return []
-        if live.last_sync_action in (None, "none"):
+        seen = unseen_sync(name, live, prev)
+        if seen is None:
             return []
-        if prev is not None and prev.sync is not None and prev.sync.action in WAITING:
-            # seen only waiting (md_do_sync sets last_sync_action before it waits its turn):
-            # a recovery that then ran and ended unseen left the array whole
-            if not (live.last_sync_action == "recovery" and live.degraded == 0 < prev.degraded):
-                return []
-        elif prev is not None and (
-            (prev.sync is not None and prev.sync.active)
-            or live.last_sync_action == prev.last_sync_action
-        ):
-            return []
-        action = {"recovery": "recover"}.get(live.last_sync_action, live.last_sync_action)
-        if action == "recover" and live.degraded > 0:
-            # A recovery that stopped short while the array still misses a member is not over:
-            # md_check_recovery starts it again (remove_and_add_spares finds the spare again;
-            # 1.x metadata resumes from the member's recovery_offset), and that run is the one
-            # recorded. Seen in the VM: mdadm creating a RAID-5 let md start its recovery, stop
-            # it within the second and start it again; counting the first as a sync of its own
-            # made two records of one rebuild.
-            return []
-        if action in ("recover", "resync", "reshape") and live.degraded == 0:
-            outcome, completed = "finished", True
-        else:
-            outcome, completed = "ended between two looks", False
         started = self._last_t if self._last_t is not None else t
-        run = _Running(action, started, False, None, None, None, SpeedHistory(self._window))
+        run = _Running(seen.action, started, False, None, None, None, SpeedHistory(self._window))
         fin = self._finish(
-            name, run, t, completed=completed, mismatch=live.mismatch_cnt, outcome=outcome
+            name,
+            run,
+            t,
+            completed=seen.completed,
+            mismatch=live.mismatch_cnt,
+            outcome=seen.outcome,
+            after_fact=seen.evidence,
         )
         extra = f", mismatch_cnt {fin.mismatch_cnt}" if fin.mismatch_cnt is not None else ""
         return [
             ArrayEvent(
-                run.started_at, "sync-started", name, f"{name}: {action} started", action=action
+                run.started_at,
+                "sync-started",
+                name,
+                f"{name}: {seen.action} started",
+                action=seen.action,
             ),
             ArrayEvent(
                 t,
                 "sync-ended",
                 name,
-                f"{name}: {action} {outcome} (began and ended between two looks){extra}",
-                action=action,
+                f"{name}: {seen.action} {seen.outcome} between two looks (seen after the fact: "
+                f"{seen.evidence}){extra}",
+                action=seen.action,
+                sync=fin,
             ),
         ]
 
@@ -433,6 +415,7 @@ class SyncTracker:
         completed: bool,
         mismatch: int | None,
         outcome: str,
+        after_fact: str = "",
     ) -> FinishedSync:
         self._running.pop(name, None)
         avg = run.history.average_kib_s()
@@ -448,6 +431,7 @@ class SyncTracker:
             completed=completed,
             seen_from_start=run.seen_from_start,
             outcome=outcome,
+            after_fact=after_fact,
         )
         self.finished.append(fin)
         del self.finished[: -self._keep]
@@ -456,6 +440,10 @@ class SyncTracker:
     # ---- reading --------------------------------------------------------------------
     def running(self) -> tuple[str, ...]:
         return tuple(self._running)
+
+    def waiting(self) -> tuple[str, ...]:
+        """The arrays whose sync md holds back (delayed, pending)."""
+        return tuple(self._waiting)
 
     def history(self, array: str) -> SpeedHistory | None:
         run = self._running.get(array)
@@ -488,29 +476,43 @@ class SyncTracker:
                     min_speed_kib_s=sync.min_speed_kib_s,
                     max_speed_kib_s=sync.max_speed_kib_s,
                     still_s=max(0.0, last_t - moved_at),
-                    began_s=_began_s(sync.action, sync.done_sectors, run.history),
+                    began_s=began_s(sync.action, sync.done_sectors, run.history),
+                )
+            )
+        for name, (action, since) in self._waiting.items():
+            live = self._last.get(name)
+            sync = live.sync if live else None
+            t = self._last_t if self._last_t is not None else since
+            out.append(
+                SyncView(
+                    array=name,
+                    action=action,
+                    done_sectors=sync.done_sectors if sync else None,
+                    total_sectors=sync.total_sectors if sync else None,
+                    speed_kib_s=None,
+                    eta_s=None,
+                    elapsed_s=max(0.0, t - since),
+                    targets=(),
+                    speeds=(),
+                    min_speed_kib_s=sync.min_speed_kib_s if sync else None,
+                    max_speed_kib_s=sync.max_speed_kib_s if sync else None,
                 )
             )
         return sorted(out, key=natural_key)
 
 
-def natural_key(v: SyncView) -> tuple[object, ...]:
-    """md0, md1, md10 (not md0, md1, md10 by characters: md10 before md2)."""
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", v.array))
-
-
-def _began_s(action: str, done: int | None, history: SpeedHistory) -> float | None:
-    """How long ago the sync began, by md's figures: its position over its mean speed as
-    raidman watched it (a rebuild found at 60 % was not begun when raidman started). None
-    when the speed is not known yet or the sync is a reshape (its position is not its
-    progress from zero)."""
-    if done is None or action in ("reshape", "pending", "delayed", "frozen"):
-        return None
-    speeds = [s for s in history.kernel_speeds() if s > 0]
-    if not speeds:
-        return None
-    mean = sum(speeds) / len(speeds)
-    return done / 2 / mean
+def _ended_event(t: float, fin: FinishedSync) -> ArrayEvent:
+    extra = ""
+    if fin.mismatch_cnt is not None and fin.action in ("check", "repair"):
+        extra = f", mismatch_cnt {fin.mismatch_cnt}"
+    return ArrayEvent(
+        t,
+        "sync-ended",
+        fin.array,
+        f"{fin.array}: {fin.action} {fin.outcome_text} after {_dur(fin.duration_s)}{extra}",
+        action=fin.action,
+        sync=fin,
+    )
 
 
 def _dur(seconds: float) -> str:

@@ -190,6 +190,16 @@ def check_records(events: Sequence[SyncEvent]) -> list[CheckRecord]:
     return sorted(recs, key=lambda r: (r.start, r.id))
 
 
+def check_number(events: Sequence[SyncEvent], head: int) -> tuple[int, int] | None:
+    """Which check of the array the record ``head`` is (1 for its first check or repair,
+    whatever other syncs were recorded) and how many windows it has: what a resumed window
+    is called ("check #1, window 2"). None when ``head`` is not among ``events``."""
+    for n, rec in enumerate(check_records(events), start=1):
+        if rec.id == head:
+            return n, len(rec.windows)
+    return None
+
+
 def checks_of(store: SnapshotStore, array: str, uuid: str | None) -> list[CheckRecord]:
     return check_records(store.syncs_for(array, uuid))
 

@@ -12,8 +12,9 @@ from app import statefiles
 from app.wear.dbshape import check_ours
 
 # 2: sync_events gained array_uuid, fraction, kernel_writes; 3: forecast; 4: check_window
-# (a check/repair's window: app.wear.checks); all migrated
-SCHEMA_VERSION = 4
+# (a check/repair's window: app.wear.checks); 5: seen (a sync that ran between two looks: what
+# showed it, app.sync.tracker); all migrated
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -39,7 +40,8 @@ CREATE TABLE IF NOT EXISTS sync_events (
     fraction REAL,
     kernel_writes TEXT,
     forecast TEXT,
-    check_window TEXT
+    check_window TEXT,
+    seen TEXT
 );
 CREATE INDEX IF NOT EXISTS sync_events_array ON sync_events (array_name, started_at);
 CREATE TABLE IF NOT EXISTS benchmarks (
@@ -58,6 +60,8 @@ _MIGRATE_1_2 = (
 _MIGRATE_2_3 = ("ALTER TABLE sync_events ADD COLUMN forecast TEXT",)
 # schema 3 -> 4: where a check/repair window began and ended, its mismatch_cnt (old rows: NULL)
 _MIGRATE_3_4 = ("ALTER TABLE sync_events ADD COLUMN check_window TEXT",)
+# schema 4 -> 5: a sync seen only after the fact, and how (old rows: NULL, watched)
+_MIGRATE_4_5 = ("ALTER TABLE sync_events ADD COLUMN seen TEXT",)
 
 
 def connect(target: str, timeout: float) -> sqlite3.Connection:
@@ -80,9 +84,9 @@ def check_schema(conn: sqlite3.Connection) -> None:
     cur = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
     if cur is None:
         conn.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-    elif cur[0] in ("1", "2", "3"):
+    elif cur[0] in ("1", "2", "3", "4"):
         have = {r[1] for r in conn.execute("PRAGMA table_info(sync_events)")}
-        for stmt in (*_MIGRATE_1_2, *_MIGRATE_2_3, *_MIGRATE_3_4):
+        for stmt in (*_MIGRATE_1_2, *_MIGRATE_2_3, *_MIGRATE_3_4, *_MIGRATE_4_5):
             if stmt.split()[5] not in have:
                 conn.execute(stmt)
         conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))

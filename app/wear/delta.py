@@ -14,6 +14,7 @@ from app.format import duration, human_bytes
 from app.wear.records import Snapshot, SyncEvent, SyncMember
 from app.wear.snapshots import SnapshotStore
 
+MIB = 1 << 20
 ACTION_WORDS = {
     "recover": "rebuild",
     "resync": "resync",
@@ -115,7 +116,7 @@ class SyncWear:
             # (the kernel counted nothing between the sync's start and SMART's "before":
             # SMART's own figure is then the whole of it)
             return self._late_line(m, verb)
-        text = f"this {self.word} {verb} {human_bytes(m.bytes_written, decimal=True)} to {disk}"
+        text = f"this {self.word} {verb} {human_bytes(m.bytes_written)} to {disk}"
         share = m.capacity_share
         if share is not None:
             text += f" = {share:.1f} × its capacity"
@@ -124,28 +125,63 @@ class SyncWear:
         if self.smart_coarse(m):
             text += (
                 f" (the device counts in steps of {m.unit_bytes:,} B, coarser than the "
-                f"{human_bytes(self._written(m), decimal=True)} written: the kernel's figure is the exact one)"
+                f"{human_bytes(self._written(m))} written: the kernel's figure is the exact one)"
             )
+        else:
+            text += self._whole_disk_note(m)
         return text
+
+    def _whole_disk_note(self, m: MemberWear) -> str:
+        """Why SMART's whole-disk figure differs from the member's own count: the disk holds
+        other partitions (another array's sync may have written them meanwhile), and SMART's
+        figure below the kernel's count of the same disk is its unit and its read times."""
+        if m.member.device == m.member.disk or m.bytes_written is None:
+            return ""
+        disk_k = self.sync.kernel_written(m.member.disk)
+        own = self.sync.kernel_written(m.member.device)
+        notes = []
+        if disk_k is not None and own is not None and disk_k - own > max(MIB, disk_k // 100):
+            notes.append(
+                f"the kernel counted {human_bytes(disk_k)} to all of {m.member.disk}, "
+                f"{human_bytes(own)} of it to {m.member.device} (this array's member): "
+                f"the other {human_bytes(disk_k - own)} went to its other partitions"
+            )
+        n = m.corrected_bytes
+        if n is not None and disk_k is not None and n < disk_k:
+            why = []
+            if m.unit_bytes and m.unit_bytes > 4096:
+                why.append(f"SMART counts in steps of {m.unit_bytes:,} B")
+            s = self.sync
+            if m.start is not None and m.end is not None and s.ended_at is not None:
+                why.append(
+                    f"its readings were {_offset(m.start.ts - s.started_at)} from the sync's "
+                    f"start and {_offset(m.end.ts - s.ended_at)} from its end, the kernel's at "
+                    "the looks around them"
+                )
+            notes.append(
+                f"SMART's figure is below the kernel's {human_bytes(disk_k)} for {m.member.disk}"
+                + (f": {'; '.join(why)}" if why else "")
+            )
+        return f" ({'; '.join(notes)})" if notes else ""
 
     def _late_line(self, m: MemberWear, verb: str) -> str:
         """SMART's "before" was read after the sync began: say so, and what it is made of."""
         assert m.bytes_written is not None and m.start is not None
         after = m.start.ts - self.sync.started_at
         since = f"SMART's before was read {after:.0f} s after the {self.word} began"
-        counted = f"{human_bytes(m.bytes_written, decimal=True)} counted by SMART from then on"
+        counted = f"{human_bytes(m.bytes_written)} counted by SMART from then on"
         if m.written_before_start is None:
             return (
-                f"this {self.word} {verb} at least {human_bytes(m.bytes_written, decimal=True)} to "
+                f"this {self.word} {verb} at least {human_bytes(m.bytes_written)} to "
                 f"{self.disk_label(m)} ({since}; what it wrote before that is unknown)"
             )
         total = m.bytes_written + m.written_before_start
-        text = f"this {self.word} {verb} about {human_bytes(total, decimal=True)} to {self.disk_label(m)}"
+        text = f"this {self.word} {verb} about {human_bytes(total)} to {self.disk_label(m)}"
         share = m.capacity_share
         if share is not None:
             text += f" = {share:.1f} × its capacity"
         return (
-            f"{text} ({since}: {counted} + {human_bytes(m.written_before_start, decimal=True)} the kernel "
+            f"{text} ({since}: {counted} + {human_bytes(m.written_before_start)} the kernel "
             "counted before that reading)"
         )
 
@@ -185,7 +221,10 @@ class SyncWear:
         n = self.actual_bytes()
         b = human_bytes(n) if n is not None else "?"
         s = self.sync
-        if s.ended_at is not None:
+        if s.ended_at is not None and s.seen_after:
+            # its times are the looks around it, not its own: no duration to compare
+            text += f" · ran between two looks / {b} (seen after the fact: {s.seen_after})"
+        elif s.ended_at is not None:
             verb = "took" if s.outcome == "finished" else "ran"
             text += f" · {verb} {duration(s.ended_at - s.started_at)} / {b}"
             if s.outcome != "finished":
@@ -228,7 +267,7 @@ class SyncWear:
             else f"{m.member.disk} (whole disk, all its partitions: recorded before per-member "
             "counts)"
         )
-        text = f"kernel counter: this {self.word} {verb} {human_bytes(n, decimal=True)} to {where}"
+        text = f"kernel counter: this {self.word} {verb} {human_bytes(n)} to {where}"
         if m.running:
             text += " so far"
         if size:
@@ -248,6 +287,11 @@ class SyncWear:
                 out.append(k)
             out.append("SMART counter: " + self.line(m))
         return out
+
+
+def _offset(seconds: float) -> str:
+    """ "+12 s" (after), "-3 s" (before)."""
+    return f"{seconds:+.0f} s"
 
 
 def _during(sync: SyncEvent, s: Snapshot | None) -> Snapshot | None:

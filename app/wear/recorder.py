@@ -21,13 +21,20 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from app.format import percent
 from app.model import Machine
 from app.model.devices import SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.sync_model import SyncForecast
 from app.sync.tracker import ArrayEvent, FinishedSync
 from app.wear.check_window import CheckWindow
-from app.wear.checks import CHECK_ACTIONS, reached_before, window_at_start, window_seen
+from app.wear.checks import (
+    CHECK_ACTIONS,
+    check_number,
+    reached_before,
+    window_at_start,
+    window_seen,
+)
 from app.wear.expected import ExpectedForecasts, expires
 from app.wear.forecast import RecordedForecast, model_forecast
 from app.wear.records import SyncEvent as StoredSync
@@ -170,8 +177,9 @@ class WearRecorder:
             if not o.members:
                 o.members = members_of(machine, o.array)
                 o.capacities = self._capacities(o.members)
+                o.start = _mine(o, o.start)
                 self.store.set_sync_members(o.sync_id, o.members)
-                self.store.set_kernel_writes(o.sync_id, o.start, end, o.capacities)
+                self.store.set_kernel_writes(o.sync_id, o.start, _mine(o, end), o.capacities)
                 reads.extend(self._of(o.members, "sync-end", o.sync_id))
             if not o.forecast:
                 self._forecast(o)
@@ -189,6 +197,9 @@ class WearRecorder:
             if new:
                 o.members = (*o.members, *new)
                 o.capacities = self._capacities(o.members)
+                # the whole map was kept while the members were unknown: only theirs now (the
+                # record of one array's sync holds its members' and their disks' counts)
+                o.start = _mine(o, o.start)
                 self.store.set_sync_members(o.sync_id, o.members)
                 self.store.set_kernel_writes(o.sync_id, o.start, {}, o.capacities)
                 reads.extend(self._of(new, "sync-start", o.sync_id))
@@ -246,11 +257,13 @@ class WearRecorder:
         for e in events:
             if e.kind == "sync-ended" and e.array in self._open:
                 o = self._open.pop(e.array)
-                fin = next((f for f in reversed(finished) if f.array == e.array), None)
+                fin = e.sync or next((f for f in reversed(finished) if f.array == e.array), None)
                 outcome = fin.outcome if fin is not None else "interrupted"
                 fraction = fin.fraction if fin is not None else None
-                self.store.set_kernel_writes(o.sync_id, o.start, after(), o.capacities)
+                self.store.set_kernel_writes(o.sync_id, o.start, _mine(o, after()), o.capacities)
                 self.store.end_sync(o.sync_id, now, outcome, fraction)
+                if fin is not None and fin.after_fact:
+                    self.store.set_sync_seen(o.sync_id, fin.after_fact)
                 if o.window is not None:
                     live = next((x for x in sample.arrays if x.name == e.array), None)
                     o.window = window_seen(o.window, live, o.action, finished=outcome == "finished")
@@ -359,10 +372,28 @@ class WearRecorder:
             if raised is not None:  # the window it continues got further than last seen
                 self.store.set_check_window(*raised)
             if o.window.continues is not None:
-                log.append(
-                    f"{name}: {action} resumes at sector {o.window.from_sector} "
-                    f"(the check recorded as #{o.window.continues})"
-                )
+                at = o.window.from_sector
+                total = o.window.total_sectors
+                where = f"{percent(at / total)} (sector {at})" if at and total else f"sector {at}"
+                nth = check_number(earlier, o.window.continues)
+                which = f": {action} #{nth[0]}, window {nth[1] + 1}" if nth else ""
+                last = next((ev for ev in reversed(earlier) if ev.fraction is not None), None)
+                again = ""
+                if (
+                    last is not None
+                    and last.fraction
+                    and at
+                    and total
+                    and at / total < last.fraction
+                ):
+                    # md resumes at resync_min = curr_resync_completed, its last checkpoint
+                    # (md.c md_do_sync), which lags the position /proc/mdstat showed
+                    again = (
+                        f" (md's last checkpoint: the window before stopped at "
+                        f"{percent(last.fraction)}, {percent(last.fraction - at / total)} "
+                        "is checked again)"
+                    )
+                log.append(f"{name}: {action} resumes at {where}{which}{again}")
         o.sync0 = live.sync if live is not None else None
         o.initial = initial
         o.midway = midway
@@ -482,3 +513,11 @@ class WearRecorder:
     def open_sync_id(self, array: str) -> int | None:
         o = self._open.get(array)
         return o.sync_id if o is not None else None
+
+
+def _mine(o: _Open, counts: dict[str, int]) -> dict[str, int]:
+    """``counts`` of the sync's member devices and their disks only, once they are known."""
+    if not o.members:
+        return counts
+    names = counted(o.members)
+    return {d: n for d, n in counts.items() if d in names}

@@ -96,6 +96,9 @@ class SyncEvent:
     forecast: RecordedForecast | None = None
     # a check/repair's window (app.wear.checks.CheckWindow); None for other syncs
     window: CheckWindow | None = None
+    # ran between two looks: what showed it ("nvme3n1 in sync, md127 degraded 1 -> 0"); its
+    # times are the looks around it. None: watched while it ran
+    seen_after: str | None = None
 
     def kernel_written(self, device: str) -> int | None:
         """Bytes the kernel wrote to ``device`` (a member, or its whole disk: all its
@@ -171,4 +174,13 @@ def sync_event_from_row(r: sqlite3.Row) -> SyncEvent:
         capacities=cap,
         forecast=parse_forecast(r["forecast"]),
         window=parse_window(r["check_window"]),
+        seen_after=_seen(r),
     )
+
+
+def _seen(r: sqlite3.Row) -> str | None:
+    try:
+        v = r["seen"]
+    except IndexError:  # a row from before schema 5 read without migrating
+        return None
+    return v if isinstance(v, str) and v and len(v) <= MAX_TEXT else None

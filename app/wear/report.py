@@ -115,6 +115,8 @@ def syncs_json(
                 "end": ev.ended_at,
                 "outcome": ev.outcome,
                 "fraction": ev.fraction,
+                # ran between two looks: what showed it (its start and end are those looks)
+                "seen_after_the_fact": ev.seen_after,
                 "members": members,
                 # what the sync model (or the plan that started it) said as it began: null for
                 # a record made before forecasts were, or an array the probe never showed

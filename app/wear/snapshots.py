@@ -458,6 +458,17 @@ class SnapshotStore(HeldWriter):
         kw = {"start": dict(start), "end": dict(end), "capacity": dict(capacities or {})}
         self._update("kernel_writes=?", (json.dumps(kw),), sync_id)
 
+    def set_sync_seen(self, sync_id: int, how: str) -> None:
+        """The sync ran between two looks: ``how`` it was seen after the fact."""
+        self._conn.execute("UPDATE sync_events SET seen=? WHERE id=?", (how[:500], sync_id))
+
+    def set_sync_times(self, sync_id: int, started_at: float, ended_at: float) -> None:
+        """A sync seen after the fact gets the times md's own lines give (the kernel log)."""
+        self._conn.execute(
+            "UPDATE sync_events SET started_at=?, ended_at=? WHERE id=?",
+            (started_at, ended_at, sync_id),
+        )
+
     def set_sync_forecast(self, sync_id: int, forecast: RecordedForecast) -> None:
         """Keep the forecast made when the sync began (or the plan's, handed over later)."""
         self._update("forecast=?", (forecast.dumps(),), sync_id)

@@ -13,6 +13,7 @@ from typing import TypeVar
 from app.model import levels
 from app.model.devices import MdArray, MdMember, ProbeNote, SyncStatus
 from app.model.live import MdLive
+from app.model.md_names import level_name
 from app.parsers import md_sysfs
 from app.parsers.errors import ParseError
 from app.parsers.mdstat import MdstatProgress, parse_mdstat
@@ -64,7 +65,9 @@ class MdReader:
         done = completed.done if completed else None
         total = completed.total if completed else None
         word = completed.word if completed else None
+        queued = None
         if word in ("delayed", "pending"):
+            queued = action if action not in (None, "idle", "frozen") else None
             action = word
         action = action or "idle"
         if action == "idle" and self.raw("array_state") == "read-auto":
@@ -94,6 +97,7 @@ class MdReader:
             reshape_position=(self.int_attr("reshape_position") if action == "reshape" else None),
             mismatch_cnt=self.int_attr("mismatch_cnt"),
             targets=targets if action in ("recover", "reshape") else (),
+            queued=queued,
         )
 
     def _resync_total(self) -> int | None:
@@ -182,13 +186,22 @@ def dev_md_links(source: Source) -> dict[str, str]:
     return out
 
 
+def _level(raw: str | None) -> str | None:
+    """md/level as md's table names it: md.c level_show prints the personality's name
+    ("raid10"), but the bare number ("10") while the array has no personality yet (being
+    created, or inactive); names md does not number (container, multipath) stay as read."""
+    if not raw:
+        return raw
+    return level_name(raw) or raw
+
+
 def read_array(
     source: Source, name: str, dev_names: dict[str, str]
 ) -> tuple[MdArray | None, list[ProbeNote]]:
     """One array from sysfs; (None, notes) when it vanished or has no md directory."""
     r = MdReader(source, name)
     array_state = r.raw("array_state")
-    level = r.raw("level")
+    level = _level(r.raw("level"))
     if array_state is None and level is None:
         r.notes.append(
             ProbeNote(
@@ -266,7 +279,7 @@ def read_live(source: Source, name: str) -> tuple[MdLive | None, list[ProbeNote]
     """The cheap 1 Hz read of one array: sync files and member states only."""
     r = MdReader(source, name)
     array_state = r.raw("array_state")
-    level = r.raw("level")
+    level = _level(r.raw("level"))
     if array_state is None and level is None:
         return None, r.notes
     members = r.members(full=False)

@@ -184,6 +184,9 @@ class SimArray:
     # md/sync_min (mddev->resync_min): where a requested sync (check/repair) begins; md sets
     # it to how far one got when it is interrupted, to 0 when one finishes (md.c md_do_sync)
     sync_min: int = 0
+    # md_error() / a hot add set MD_RECOVERY_NEEDED: md/sync_action reads "recover" until the md
+    # thread's md_check_recovery() looks (speed.py note_recovery_needed); until when
+    recovery_needed_until: float | None = None
     size_override_kib: int | None = None  # containers
     creation_time: float = 0.0
     history: list[dict[str, object]] = field(default_factory=list)

@@ -54,9 +54,14 @@ def sync_status(st: SimState, a: SimArray) -> SyncStatus | None:
     job = a.job
     lo, hi = st.effective_limits(a)
     if job is None:
+        if a.recovery_needed_until is not None and st.t < a.recovery_needed_until:
+            # md_sync_action()'s "recover" before md_check_recovery() finds nothing to do
+            return SyncStatus(action="recover", min_speed_kib_s=lo, max_speed_kib_s=hi)
         return None
     if job.waiting:  # as the Linux probe reads sync_completed "delayed"
-        return SyncStatus(action="delayed", min_speed_kib_s=lo, max_speed_kib_s=hi)
+        return SyncStatus(
+            action="delayed", min_speed_kib_s=lo, max_speed_kib_s=hi, queued=job.action
+        )
     return SyncStatus(
         action="frozen" if job.frozen else job.action,
         done_sectors=int(job.pos),

@@ -48,6 +48,7 @@ STRIPE_CACHE_HALF = 457.6  # pages; seed 001: f(256)/f(8192) = 25/66
 MARK_STEP_S = 3.0  # SYNC_MARK_STEP
 SYNC_MARKS = 10
 SYNC_ACTIONS = ("resync", "recover", "check", "repair", "reshape")
+CHECK_RECOVERY_S = 0.2  # md_check_recovery's look after MD_RECOVERY_NEEDED: a moment
 
 PARITY_EFFICIENCY = Fraction(69686, SEQ_HDD)  # seed 001: base 69686 K/s for 150 MB/s disks
 
@@ -416,6 +417,16 @@ class SyncModel:
             targets.append(sp.device)
         if targets and a.degraded() > 0 and a.degraded() <= self.max_failures(a):
             self.start_sync(a, "recover", targets=tuple(targets))
+
+    def note_recovery_needed(self, a: SimArray) -> None:
+        """A member failed or a device was added: md sets MD_RECOVERY_NEEDED, and
+        md_sync_action() reads "recover" (no other sync bit set) until md_check_recovery()
+        runs on the md thread. When it finds nothing to rebuild (remove_and_add_spares: no
+        spare) it clears the bits and md_do_sync never runs: for ``CHECK_RECOVERY_S`` the
+        array shows a "recover" with no target, as the VM does after ``mdadm --fail`` on a
+        RAID-10 without spare (app.model.sync_model.md_sync)."""
+        if a.job is None and a.redundant() and a.level != "container":
+            a.recovery_needed_until = self.t + CHECK_RECOVERY_S
 
     @staticmethod
     def max_failures(a: SimArray) -> int:

@@ -58,7 +58,13 @@ def md_attr(st: SimState, a: SimArray, attr: str) -> str | None:
         "degraded": str(a.degraded()),
         "component_size": str(a.component_kib),
         "metadata_version": a.metadata,
-        "sync_action": "idle" if job is None else ("frozen" if job.frozen else job.action),
+        "sync_action": (
+            "recover"
+            if a.recovery_needed_until is not None and st.t < a.recovery_needed_until
+            else "idle"
+        )
+        if job is None
+        else ("frozen" if job.frozen else job.action),
         "last_sync_action": a.last_sync_action,
         "mismatch_cnt": str(a.mismatch_cnt),
         "sync_min": str(a.sync_min),

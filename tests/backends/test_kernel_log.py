@@ -165,3 +165,27 @@ def test_one_bad_timestamp_costs_that_timestamp_not_the_log(bad: str) -> None:
     for ln in lines:
         assert when(ln.at, ln.since_boot)  # never raises
     assert when(1e300, None) == "?" and when(1e300, 2.5) == "[    2.500000]"
+
+
+def test_md_sync_span_reads_md_do_sync_lines_between_two_looks() -> None:
+    """md.c md_do_sync: "md: %s of RAID array %s" as it starts, "md: %s: %s done." (or
+    "interrupted.") as it ends; a bitmap re-add's recovery ran 0.4 s between looks 100 and 105."""
+    from app.kernel_log import KernelLog, md_sync_span
+    from app.parsers.kernel_log import KernelLine
+
+    log = KernelLog(
+        "dmesg",
+        (
+            KernelLine("md: recovery of RAID array md127", at=40.0),  # an earlier one
+            KernelLine("md: md127: recovery done.", at=45.0),
+            KernelLine("md/raid10:md127: Disk failure on nvme3n1, disabling device.", at=90.0),
+            KernelLine("md: recovery of RAID array md127", at=101.2),
+            KernelLine("md: md127: recovery done.", at=101.6),
+            KernelLine("md: data-check of RAID array md126", at=102.0),
+            KernelLine("md: md126: data-check interrupted.", at=103.0),
+        ),
+    )
+    assert md_sync_span(log, "md127", "recover", 100.0, 105.0) == (101.2, 101.6)
+    assert md_sync_span(log, "md126", "check", 100.0, 105.0) == (102.0, 103.0)
+    assert md_sync_span(log, "md127", "recover", 60.0, 80.0) is None  # none between those looks
+    assert md_sync_span(log, "md12", "recover", 100.0, 105.0) is None  # not md127's

@@ -114,7 +114,7 @@ def test_rebuild_recorded_with_article_numbers(tmp_path: Path) -> None:
     # halfway: 50 minutes later, periodic snapshot taken (interval 600 s), sync still running
     be.t += 3000
     be.lbas["sdd"] += (3763859973 - 603302987) // 2
-    be.sync = SyncStatus("recover", total // 2, total, 500_000)
+    be.sync = SyncStatus("recover", total // 2, total, 500_000, targets=("sdd1",))
     mon.tick()
     running = sync_wear(store, store.syncs_for("md126")[0])
     sdd = running.member("sdd")
@@ -139,12 +139,12 @@ def test_rebuild_recorded_with_article_numbers(tmp_path: Path) -> None:
     assert d.wear_points == 1
     assert d.capacity_share is not None and round(d.capacity_share, 2) == 3.24
     assert sw.line(d) == (
-        "this rebuild wrote 1.62 TB to sdd (whole disk, all its partitions) = 3.2 × its "
+        "this rebuild wrote 1.5 TiB to sdd (whole disk, all its partitions) = 3.2 × its "
         "capacity, 1 wear point"
     )
     a = sw.member("sda")
     assert a is not None and a.bytes_written == 2048 * 512 and a.wear_points == 0
-    assert any("this rebuild wrote 1.62 TB to sdd" in ln for ln in lines)
+    assert any("this rebuild wrote 1.5 TiB to sdd" in ln for ln in lines)
 
     js = syncs_json(store, "md126")
     assert js[0]["action"] == "recover" and js[0]["start"] == 1005.0 and js[0]["end"] == 7005.0

@@ -42,10 +42,11 @@ def test_raid5_cable_recovery_wear_is_recorded(tmp_path: Path) -> None:
             assert m.bytes_written is not None and m.bytes_written < rebuilt.bytes_written / 1000
     (disk,) = machine.disks_under(target)
     # SMART counts the whole disk (the article's figure); the kernel the member partition alone
-    smart = f"this rebuild wrote 1.62 TB to {disk} (whole disk, all its partitions) = 3.2 × its"
+    smart = f"this rebuild wrote 1.5 TiB to {disk} (whole disk, all its partitions) = 3.2 × its"
     assert any(smart in ln for ln in lines), lines
     assert (
-        f"md127: kernel counter: this rebuild wrote 460 GB to {target} = 1.00 × its size" in lines
+        f"md127: kernel counter: this rebuild wrote 428.4 GiB to {target} = 1.00 × its size"
+        in lines
     )
 
     # the history survives a restart of raidman

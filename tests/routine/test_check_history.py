@@ -4,6 +4,7 @@ a window that resumes at md's sync_min continuing the same record, shown in repo
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from app.metrics import collect, gather_input, render
@@ -70,7 +71,10 @@ def test_interrupted_check_resumed_at_sync_min_is_one_record(tmp_path: Path) -> 
     # md counts mismatches per window (reset as each begins): the record sums them
     assert rec.mismatch_cnt == sum(w.window.mismatch_cnt or 0 for w in rec.windows) > 0
     assert rec.duration_s == sum((w.ended_at or 0) - w.started_at for w in rec.windows)
-    assert any("resumes at sector" in ln for ln in lines), lines
+    assert any(
+        re.search(r"check resumes at [0-9.]+% \(sector \d+\): check #1, window 2", ln)
+        for ln in lines
+    ), lines
 
     machine = b.probe()
     doc = full_report_json(b, machine, smart=False, findings=False, store=store)

@@ -181,7 +181,8 @@ def test_a_restored_boost_is_no_alert(tmp_path: Path) -> None:
 
 def test_check_mismatch_and_finding_new_when_mismatches_rise(tmp_path: Path) -> None:
     """raid5-cable's md127 after its rebuild: checked a month ago with 0 mismatches (in the
-    history), a check now finds 256: RebuildStarted / RebuildFinished for the check,
+    history), a check now finds 256: CheckStarted / CheckFinished for the check (never mdadm's
+    RebuildStarted / RebuildFinished: issue 38),
     CheckMismatch with the count, and the new error-level finding (mismatches rising on a parity
     level) as FindingNew, said once."""
     rig = Rig(tmp_path, "raid5-cable")
@@ -200,12 +201,13 @@ def test_check_mismatch_and_finding_new_when_mismatches_rise(tmp_path: Path) -> 
     r = rig.b.run(["tee", "/sys/block/md127/md/sync_action"], stdin="check\n")
     assert r.returncode == 0, r.stderr
     rig.run(10 * 86400, step=60, until=lambda: bool(rig.said("CheckMismatch")))
-    started = rig.delivered("RebuildStarted")
-    assert [e["RAIDMAN_ACTION"] for e in started] == ["check"]
-    assert [e["RAIDMAN_ACTION"] for e in rig.delivered("RebuildFinished", 2)] == [
-        "recover",
-        "check",
-    ]
+    (started,) = rig.delivered("CheckStarted")
+    assert started["RAIDMAN_ACTION"] == "check"
+    assert started["RAIDMAN_MDADM_EVENT"] == "RebuildStarted"
+    assert rig.said("RebuildStarted") == []  # the rebuild was running at the first look
+    assert [e["RAIDMAN_ACTION"] for e in rig.delivered("RebuildFinished")] == ["recover"]
+    (ended,) = rig.delivered("CheckFinished")
+    assert (ended["RAIDMAN_ACTION"], ended["RAIDMAN_PERCENT"]) == ("check", "100.0%")
     (mism,) = rig.delivered("CheckMismatch")
     assert (mism["RAIDMAN_ARRAY"], mism["RAIDMAN_MISMATCH_CNT"]) == ("/dev/md127", "256")
     rig.run(120, step=10, until=lambda: bool(rig.said("FindingNew")))

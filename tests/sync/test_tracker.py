@@ -185,9 +185,12 @@ def test_pending_then_resync_reads_as_waiting_then_started() -> None:
     assert [e.message for e in ev] == [
         "md127: sync pending (auto-read-only: it starts at the first write)"
     ]
+    assert [e.kind for e in ev] == ["sync-waiting"]
     ev = tr.update(sample(1, live(action="resync", done=2048, speed=1000)))
-    assert [e.kind for e in ev] == ["sync-ended", "sync-started"]
-    assert not tr.finished[0].completed  # the wait ended, nothing was synced
+    # the wait is no sync of its own: one sync, from when it really started (issue 38)
+    assert [e.kind for e in ev] == ["sync-started"]
+    assert ev[0].message == "md127: resync started after waiting 1s"
+    assert tr.finished == [] and tr.running() == ("md127",) and tr.waiting() == ()
 
 
 def test_end_hidden_by_coarse_sync_completed_counts_as_completed() -> None:
@@ -202,7 +205,7 @@ def test_end_hidden_by_coarse_sync_completed_counts_as_completed() -> None:
     tr.update(sample(3, live(action=None)))
     assert not tr.finished[-1].completed  # echo idle half way: stopped, not finished
     assert tr.finished[-1].outcome == "interrupted" and tr.finished[-1].fraction == 0.5
-    assert tr.finished[-1].outcome_text == "interrupted at 50%"
+    assert tr.finished[-1].outcome_text == "interrupted at 50.0%"
     tr.update(sample(4, live(action="check", done=total // 4, speed=0)))
     tr.update(sample(5, live(action="repair", done=0, speed=0)))
     assert tr.finished[-1].outcome == "became repair"
@@ -347,7 +350,9 @@ def test_a_recovery_stopped_between_two_looks_on_a_degraded_array_is_not_a_sync_
     tr.update(sample(0))
     ev = tr.update(sample(1, live(action=None, last="recovery", degraded=1)))
     assert [e.kind for e in ev] == ["array-appeared", "degraded"]
-    ev = tr.update(sample(2, live(action="recover", done=TOTAL // 2, degraded=1)))
+    ev = tr.update(
+        sample(2, live(action="recover", done=TOTAL // 2, degraded=1, targets=("sdc1",)))
+    )
     assert [e.kind for e in ev] == ["sync-started"]
     ev = tr.update(sample(3, live(action=None, last="recovery", degraded=0)))
     assert [e.kind for e in ev if e.kind.startswith("sync")] == ["sync-ended"]
@@ -366,9 +371,7 @@ def test_a_recovery_seen_only_waiting_that_ran_unseen_is_still_recorded() -> Non
     tr.update(sample(1, live(action="delayed", done=None, last="recovery", degraded=1)))
     ev = tr.update(sample(2, live(action=None, last="recovery", degraded=0)))
     kinds = [(e.kind, e.action) for e in ev if e.kind.startswith("sync")]
-    assert kinds == [
-        ("sync-ended", "delayed"),
-        ("sync-started", "recover"),
-        ("sync-ended", "recover"),
-    ]
-    assert tr.finished[-1].action == "recover" and tr.finished[-1].outcome == "finished"
+    # the wait was no sync: one record, the recovery (issue 38)
+    assert kinds == [("sync-started", "recover"), ("sync-ended", "recover")]
+    assert [(f.action, f.outcome) for f in tr.finished] == [("recover", "finished")]
+    assert tr.finished[-1].after_fact == "md's last_sync_action became recovery"

@@ -47,7 +47,7 @@ async def test_the_preview_forecasts_what_plan_json_does(scenario: str) -> None:
         await pilot.pause()
         shown = screen.plan.consequences
         # the CLI at the same moment: the same machine, the same two samples' rate
-        machine = app.view.machine if app.view is not None else backend.probe()
+        machine = screen.forecast_on
         assert machine is not None
         rates = progress_rates(*screen._lives[-2:])
         cli = current_consequences(plan, machine, backend, rates=rates).consequences

@@ -27,8 +27,10 @@ ARRAY_KEYS = {
 }  # fmt: skip
 SYNC_KEYS = {
     "action", "done_sectors", "total_sectors", "speed_kib_s", "eta_s", "min_speed_kib_s",
-    "max_speed_kib_s", "reshape_position", "mismatch_cnt", "targets", "at_ceiling",
+    "max_speed_kib_s", "reshape_position", "mismatch_cnt", "targets", "at_ceiling", "queued",
 }  # fmt: skip
+# a sync md holds back (delayed/pending) says what it waits for too (app.wear.waiting)
+WAIT_KEYS = {"waits_for", "shares", "starts_in_s", "then_s", "waiting_text"}
 
 
 def test_top_level_and_disk_shape() -> None:
@@ -179,7 +181,8 @@ def test_every_scenario_has_the_documented_shape(name: str) -> None:
         assert set(d) == DISK_KEYS
     for a in out["arrays"]:  # type: ignore[attr-defined]
         assert set(a) == ARRAY_KEYS
-        assert a["sync"] is None or set(a["sync"]) == SYNC_KEYS
+        waits = a["sync"] is not None and a["sync"]["action"] in ("delayed", "pending")
+        assert a["sync"] is None or set(a["sync"]) == SYNC_KEYS | (WAIT_KEYS if waits else set())
     json.loads(json.dumps(out))
 
 

@@ -149,7 +149,7 @@ MD0 = MdArray(
     raid_disks=4,
     members=tuple(MdMember(d, i, ("in_sync",)) for i, d in enumerate(["sda", "sdb", "sdc", "sdd"])),
 )
-REBUILD_LINE = "this rebuild wrote 1.62 TB to sdd = 3.2 × its capacity, 1 wear point"
+REBUILD_LINE = "this rebuild wrote 1.5 TiB to sdd = 3.2 × its capacity, 1 wear point"
 
 
 def hm(ts: float) -> str:
@@ -219,14 +219,14 @@ async def test_array_view_lists_syncs_newest_first_with_each_member(
         assert body.startswith("2 recorded syncs, newest first")
         assert body.index("recover md0") < body.index("check md0")
         assert REBUILD_LINE in body
-        # the others barely moved: 40,000 LBAs = 20.5 MB, no colour
+        # the others barely moved: 40,000 LBAs = 19.5 MiB, no colour
         for d in OTHERS:
-            line = f"this rebuild wrote 20.5 MB to {d} = 0.0 × its capacity"
+            line = f"this rebuild wrote 19.5 MiB to {d} = 0.0 × its capacity"
             assert line in body
             assert not {"red", "yellow"} & styles_of(pane, "wear-syncs", line)
         assert "red" in styles_of(pane, "wear-syncs", REBUILD_LINE)
-        # the check: (603,300,000 - 603,290,000) × 512 = 5.12 MB
-        assert "this check wrote 5.12 MB to sdd = 0.0 × its capacity" in body
+        # the check: (603,300,000 - 603,290,000) × 512 = 4.9 MiB
+        assert "this check wrote 4.9 MiB to sdd = 0.0 × its capacity" in body
 
         pane.show_array(MdArray("md1", "raid1"), [])
         await pilot.pause()
@@ -248,7 +248,7 @@ async def test_half_a_capacity_is_yellow(tmp_path: Path, monkeypatch: pytest.Mon
         pane = app.query_one(WearPane)
         pane.show_array(MdArray("md2", "raid1"), array_wear(s, "md2"))
         await pilot.pause()
-        line = "this resync wrote 250 GB to sde = 0.5 × its capacity"
+        line = "this resync wrote 232.9 GiB to sde = 0.5 × its capacity"
         assert line in text_of(pane, "wear-syncs")
         assert "yellow" in styles_of(pane, "wear-syncs", line)
     s.close()
@@ -398,13 +398,13 @@ async def test_array_view_shows_the_forecast_and_each_partition_members_own_coun
         await pilot.pause()
         body = text_of(pane, "wear-syncs")
         assert "forecast 1h 05m / 256.0 MiB · took 1h 02m / 255.0 MiB" in body
-        assert "kernel counter: this rebuild wrote 267 MB to sdd1 = 1.00 × its size" in body
+        assert "kernel counter: this rebuild wrote 255.0 MiB to sdd1 = 1.00 × its size" in body
         assert "to sdd (whole disk, all its partitions)" in body
         # the disk's view: its member's own count beside the disk's SMART figure
         pane.show_disk(Disk("sdd", CAP, serial="X"), None, [], array_wear(s, "md1"))
         await pilot.pause()
         legend = text_of(pane, "wear-legend")
-        assert "kernel counter: this rebuild wrote 267 MB to sdd1 = 1.00 × its size" in legend
+        assert "kernel counter: this rebuild wrote 255.0 MiB to sdd1 = 1.00 × its size" in legend
     s.close()
 
 

@@ -29,6 +29,10 @@ def records(state_dir: str) -> list[dict[str, Any]]:
                     "fraction": ev.fraction,
                     "ended": ev.ended_at is not None,
                     "members": sorted({m.disk for m in ev.members}),
+                    "devices": sorted({m.device for m in ev.members}),
+                    "started_at": ev.started_at,
+                    "ended_at": ev.ended_at,
+                    "seen_after": ev.seen_after,
                     "written": {d: ev.kernel_written(d) for d in disks},
                     "capacity": dict(ev.capacities),
                     # the device's own counter: a true pair is read before the sync began and

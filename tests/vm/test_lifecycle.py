@@ -26,7 +26,7 @@ from tests.vm.scenarios import FAST_KIB, create_array
 
 pytestmark = pytest.mark.vm
 STATE = "/tmp/raidman-lifecycle"
-MNT = "/tmp/raidman-lifecycle-mnt/data"
+MNT = "/mnt/raidman-lifecycle/data"  # below /mnt: plans never mount in /tmp (ops.storage.mountpoint_problem)
 FSTAB_START = "# raidman VM test: the guest's own fstab\n"
 SAVED = "/tmp/raidman-lifecycle-fstab.orig"
 

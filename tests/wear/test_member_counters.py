@@ -89,7 +89,7 @@ def test_a_sync_on_partitions_is_credited_with_its_own_members_writes(tmp_path: 
         )
     assert got["sdd1"]["disk_kernel_bytes_written"] > component
     text = "\n".join(lines)
-    assert "kernel counter: this resync wrote 536 MB to sdd1 = 1.00 × its size" in text, text
+    assert "kernel counter: this resync wrote 511.0 MiB to sdd1 = 1.00 × its size" in text, text
     assert "to sdb (whole disk, all its partitions)" in text
 
     # md127's RAID-10 n2 resync reads the first copy of each pair (sda2, sdc2) and writes the
@@ -151,6 +151,6 @@ def test_a_record_from_before_per_member_counts_is_read_as_the_whole_disks(tmp_p
     assert m["kernel_bytes_written"] == 250 * MIB and m["kernel_capacity_share"] == 0.25
     (sw,) = array_wear(store, "md0")
     assert sw.lines()[0] == (
-        "kernel counter: this rebuild wrote 262 MB to sdd (whole disk, all its partitions: "
+        "kernel counter: this rebuild wrote 250.0 MiB to sdd (whole disk, all its partitions: "
         "recorded before per-member counts) = 0.25 × its capacity"
     )

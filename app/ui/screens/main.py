@@ -321,8 +321,10 @@ class MainScreen(Screen[None]):
         self._show_selected(getattr(self.app, "selected", None))
 
     def _show_view(self, view: SessionView) -> None:
-        self.query_one(HeaderBanner).set_stalled(
-            {v.array: v.still_s for v in view.syncs if v.stalled}
+        banner = self.query_one(HeaderBanner)
+        banner.set_stalled({v.array: v.still_s for v in view.syncs if v.stalled})
+        banner.set_waits(
+            {v.array: (v.wait.text(), v.wait.short_text()) for v in view.syncs if v.wait}
         )
 
     def _show_findings(self, findings: tuple[Finding, ...]) -> None:

@@ -160,6 +160,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self._lives: list[LiveSample] = []  # the session's last two samples: the syncs' rates
         self.rated_from_samples = False  # the consequences use the rate of those two samples
         self._refresh_seq = 0
+        self.forecast_on: Machine | None = None
         self.saved_path: Path | None = None
         self.running = False
         self.after_lines: list[str] = []  # what a run leaves (a qualify's verdict, kept)
@@ -262,12 +263,15 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             plan = current_consequences(self.plan, machine, self.backend, sbs, rates)
         except Exception:  # a preview keeps what it has; Run recomputes on a fresh probe
             return
-        self.app.call_from_thread(self._consequences_ready, seq, plan, len(lives) == 2)
+        self.app.call_from_thread(self._consequences_ready, seq, plan, machine, len(lives) == 2)
 
-    def _consequences_ready(self, seq: int, plan: Plan, from_samples: bool) -> None:
+    def _consequences_ready(
+        self, seq: int, plan: Plan, machine: Machine, from_samples: bool
+    ) -> None:
         if self.running or self.report is not None or seq != self._refresh_seq:
             return
         self.plan = plan
+        self.forecast_on = machine  # the machine the consequences shown were worked out on
         self.rated_from_samples = from_samples
         self._show_consequences()
 

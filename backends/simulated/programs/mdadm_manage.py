@@ -81,6 +81,7 @@ def manage_one(st: SimState, a: SimArray, op: str, tok: str, replace_src: list[s
         a.array_state = "clean"
         st.touch()
         st.maybe_start_recovery(a)
+        st.note_recovery_needed(a)
         return 0, "", f"mdadm: set {tok} faulty in {md}\n"
     if op == "remove":
         if m is None:
@@ -126,6 +127,7 @@ def manage_one(st: SimState, a: SimArray, op: str, tok: str, replace_src: list[s
         st.touch()
         if op != "add-spare":
             st.maybe_start_recovery(a)
+        st.note_recovery_needed(a)
         return 0, "", f"mdadm: added {tok}\n"
     if op == "replace":
         if m is None or "in_sync" not in m.state:
