@@ -13,6 +13,7 @@ log holds every step of every plan, each ended with exit 0.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -40,7 +41,8 @@ def _plan(vm: VM, name: str, *args: str) -> dict[str, Any]:
 
 def _apply(vm: VM, plan: dict[str, Any], confirm: str | None = None) -> str:
     argv = ["apply", plan["_path"], "--yes"]
-    word = confirm or plan.get("target")
+    # what the preview asks typed: the array it leaves at risk, else its target
+    word = confirm or (plan.get("consequences") or {}).get("at_risk") or plan.get("target")
     if word:
         argv += ["--confirm", word]
     res, code = vm.call_result("app.cli:main", argv, env={"RAIDMAN_STATE_DIR": STATE}, timeout=900)
@@ -68,7 +70,8 @@ def test_qualify_fail_replace_check_retire_on_a_raid1_of_nvme(blank_vm: VM) -> N
     vm.note("qualify notes: " + " | ".join(qualify["notes"][:3]))
     with vm.timed("qualify apply"):
         out = _apply(vm, qualify)
-    assert "verdict:" in out and f"passed: {new}" in out, out[-2000:]
+    # passed, maybe with outliers: under TCG an emulated NVMe's write latency is no SSD's
+    assert "verdict:" in out and re.search(rf"^  passed[a-z ]*: {new} ", out, re.M), out[-2000:]
     vm.note("verdict: " + " | ".join(ln.strip() for ln in out.splitlines() if "zone" in ln))
     kept = json.loads(vm.read(f"{STATE}/qualified/{new_serial}.json"))
     assert kept[-1]["passed"] is True and len(kept[-1]["zones"]) == 2
