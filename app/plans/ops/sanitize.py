@@ -42,8 +42,25 @@ def _plain_disk(path: str, what: str) -> str:
     return path
 
 
+class _ErasesTheDisk(Op):
+    """An erase of the whole retired disk ``device``: it destroys and erases it; nothing is
+    overwritten to be used again (a retired disk is made no member: in use by nothing, its
+    SMART moot)."""
+
+    device: str
+
+    def destroys(self) -> str:
+        return self.device
+
+    def overwrites(self) -> tuple[str, ...]:
+        return ()
+
+    def erases(self) -> tuple[str, ...]:
+        return (self.device,)
+
+
 @dataclass(frozen=True, slots=True)
-class NvmeSanitize(Op):
+class NvmeSanitize(_ErasesTheDisk):
     KIND = "nvme-sanitize"
     device: str
     action: str = "block"
@@ -55,15 +72,6 @@ class NvmeSanitize(Op):
 
     def argv(self) -> tuple[str, ...]:
         return ("nvme", "sanitize", self.device, f"--sanact={SANACT[self.action]}")
-
-    def destroys(self) -> str:
-        return self.device
-
-    def overwrites(self) -> tuple[str, ...]:
-        return ()  # a retired disk is erased, not made a member: in use by nothing, SMART moot
-
-    def erases(self) -> tuple[str, ...]:
-        return (self.device,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +90,7 @@ class NvmeSanitizeLog(Op):
 
 
 @dataclass(frozen=True, slots=True)
-class NvmeFormat(Op):
+class NvmeFormat(_ErasesTheDisk):
     KIND = "nvme-format"
     device: str
     ses: str = "user-data"
@@ -94,15 +102,6 @@ class NvmeFormat(Op):
 
     def argv(self) -> tuple[str, ...]:
         return ("nvme", "format", self.device, f"--ses={SES[self.ses]}", "--force")
-
-    def destroys(self) -> str:
-        return self.device
-
-    def overwrites(self) -> tuple[str, ...]:
-        return ()  # a retired disk is erased, not made a member: in use by nothing, SMART moot
-
-    def erases(self) -> tuple[str, ...]:
-        return (self.device,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +120,7 @@ class HdparmSetPassword(Op):
 
 
 @dataclass(frozen=True, slots=True)
-class HdparmErase(Op):
+class HdparmErase(_ErasesTheDisk):
     KIND = "hdparm-erase"
     device: str
     enhanced: bool = False
@@ -134,15 +133,6 @@ class HdparmErase(Op):
     def argv(self) -> tuple[str, ...]:
         opt = "--security-erase-enhanced" if self.enhanced else "--security-erase"
         return ("hdparm", "--user-master", "u", opt, HDPARM_PASS, self.device)
-
-    def destroys(self) -> str:
-        return self.device
-
-    def overwrites(self) -> tuple[str, ...]:
-        return ()  # a retired disk is erased, not made a member: in use by nothing, SMART moot
-
-    def erases(self) -> tuple[str, ...]:
-        return (self.device,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +151,7 @@ class HdparmIdentify(Op):
 
 
 @dataclass(frozen=True, slots=True)
-class SgSanitize(Op):
+class SgSanitize(_ErasesTheDisk):
     KIND = "sg-sanitize"
     device: str
     action: str = "block"
@@ -173,15 +163,6 @@ class SgSanitize(Op):
 
     def argv(self) -> tuple[str, ...]:
         return ("sg_sanitize", f"--{self.action}", "--quick", self.device)
-
-    def destroys(self) -> str:
-        return self.device
-
-    def overwrites(self) -> tuple[str, ...]:
-        return ()  # a retired disk is erased, not made a member: in use by nothing, SMART moot
-
-    def erases(self) -> tuple[str, ...]:
-        return (self.device,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +181,7 @@ class SgRequests(Op):
 
 
 @dataclass(frozen=True, slots=True)
-class SecureDiscard(Op):
+class SecureDiscard(_ErasesTheDisk):
     KIND = "secure-discard"
     device: str
 
@@ -211,12 +192,3 @@ class SecureDiscard(Op):
 
     def argv(self) -> tuple[str, ...]:
         return ("blkdiscard", "--secure", self.device)
-
-    def destroys(self) -> str:
-        return self.device
-
-    def overwrites(self) -> tuple[str, ...]:
-        return ()  # a retired disk is erased, not made a member: in use by nothing, SMART moot
-
-    def erases(self) -> tuple[str, ...]:
-        return (self.device,)
