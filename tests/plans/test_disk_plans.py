@@ -231,3 +231,13 @@ def test_zone_spans_are_whole_mib_and_cover_what_is_whole() -> None:
     assert zone_spans(MIB, 10) == [(0, MIB)]
     with pytest.raises(PlanError):
         zone_spans(4096, 1)
+
+
+def test_a_small_disk_s_forecast_never_says_about_0s() -> None:
+    """The VM's 256 MiB NVMe forecast "about 0s in all" at 1000 MB/s: a pass takes time."""
+    be = sim("blank")
+    be.state.disks["nvme0n1"].size_bytes = 256 * MIB
+    be.state.touch()
+    plan = qualify_plan(be.probe(), be, "nvme0n1", zones=2)
+    assert not any("about 0s" in n for n in plan.notes), plan.notes
+    assert any(n.startswith("surface pass: about 1s (write 256.0 MiB") for n in plan.notes)

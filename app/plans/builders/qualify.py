@@ -108,13 +108,16 @@ def forecast(
 ) -> tuple[float, int, list[str]]:  # fmt: skip
     """(seconds, bytes written, lines) of the whole qualify."""
     written = sum(s for _, s in spans)
-    surface = written / (sp.write_mb_s * 1e6) + written / (sp.read_mb_s * 1e6)
+    # at least a second: a small disk's pass at a rated speed rounds to "about 0s" otherwise
+    surface = max(1.0, written / (sp.write_mb_s * 1e6) + written / (sp.read_mb_s * 1e6))
     secs = surface
     lines = []
     if "short" in tests:
         secs += SHORT_TEST_S
     if "long" in tests:
-        long_s = (support.extended_minutes or 0) * 60 or d.size_bytes / (sp.read_mb_s * 1e6)
+        long_s = (support.extended_minutes or 0) * 60 or max(
+            1.0, d.size_bytes / (sp.read_mb_s * 1e6)
+        )
         secs += long_s
         lines.append(f"extended self-test: about {duration(long_s)}")
     lines.append(
