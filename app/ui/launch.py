@@ -18,7 +18,9 @@ from app.ui.host_view import FixReady, HostView, WorkerWarning, post_result
 from app.ui.screens.main import MainScreen
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import (
+    ArrayWizard,
     CreateArrayWizard,
+    DiskWizard,
     FilesystemWizard,
     MemberWizard,
     SyncWizard,
@@ -139,7 +141,54 @@ class Launchers(App[None]):
                 self._after_run,
             )
 
-    def action_member_actions(self) -> None:
+    def selected_disk(self) -> str | None:
+        """The disk (or partition) under the cursor, as itself or as a member link."""
+        m, ref = self.machine, self.selected
+        if m is None or ref is None:
+            return None
+        for name in (ref.name, ref.via):
+            if name and (m.disk(name) is not None or m.partition(name) is not None):
+                return name
+        return None
+
+    def action_disk_actions(self, action: str = "") -> None:
+        """Qualify, locate, retire, self-test, wipe, prepare, benchmark: on the tree's disk."""
+        if (m := self._probed_or_say("disk actions")) is None:
+            return
+        disk = self.selected_disk()
+        part = m.partition(disk) if disk else None
+        self.push_screen(
+            DiskWizard(
+                m,
+                self.hostview.backend,
+                part.parent if part is not None and action != "wipe" else disk,
+                action=action or None,
+                audit=self.audit_log(),
+                host=self.hostview.host,
+            ),
+            self._after_run,
+        )
+
+    def action_array_actions(self, action: str = "") -> None:
+        """Stop, assemble, delete, mount, scheduled checks: on the tree's array."""
+        if (m := self._probed_or_say("array actions")) is None:
+            return
+        a = self._volume_or_say(self.selected_array(), "array actions")
+        self.push_screen(
+            ArrayWizard(
+                m,
+                self.hostview.backend,
+                a.name if a else None,
+                action=action or None,
+                audit=self.audit_log(),
+            ),
+            self._after_run,
+        )
+
+    def action_replace_member(self) -> None:
+        self.action_member_actions("replace")
+
+    def action_member_actions(self, action: str = "") -> None:
         if (m := self._probed_or_say("member actions")) is None:
             return
         if not any(not a.is_container for a in m.arrays):
@@ -154,7 +203,9 @@ class Launchers(App[None]):
                 self.hostview.backend,
                 array=a.name if a else None,
                 member=member,
+                action=action or None,
                 audit=self.audit_log(),
+                host=self.hostview.host,
             ),
             self._after_run,
         )
