@@ -257,7 +257,7 @@ def risk_line(r: RebuildRisk) -> str:
 
 def risk_member_lines(r: RebuildRisk, *, counted_only: bool = False) -> list[str]:
     """Each member's SMART evidence: "sdb1 (faulty, 21013 h): 5 Reallocated_Sector_Ct 1816 in
-    (1100, 4500]: 150.3 %/yr (126.8–176.8)", and where the rates come from. ``counted_only``:
+    (1100, 4500]: 150.3%/yr (126.8–176.8)", and where the rates come from. ``counted_only``:
     the members with a non-zero count only (the Details pane)."""
     out: list[str] = []
     sources: set[int] = set()

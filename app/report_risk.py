@@ -17,6 +17,7 @@ from app.format import risk_line, risk_member_lines
 from app.model.devices import Machine
 from app.model.live import DiskIO
 from app.model.risk import RebuildRisk, rebuild_risk
+from app.model.sizes import per_year, rated_per_year
 from app.model.smart import SmartReading
 from app.model.workload import Workload, workloads
 from app.plans.render import read_limits
@@ -79,29 +80,31 @@ def risk_text(found: Mapping[str, RebuildRisk]) -> list[str]:
 
 
 def _tb(x: float | None) -> str:
-    return "?" if x is None else f"{x:.1f} TB"
+    """A yearly volume, measured: IEC as every size the app says ("132.9 TiB/yr")."""
+    return per_year(x)
 
 
 def workload_line(w: Workload) -> str:
-    """ "sda: 29.1 TB/yr read + written of 180 TB/yr rated (16 %; WD Red datasheet) — the
-    kernel's /proc/diskstats since boot (9.0 days); a monthly check adds 12.0 TB/yr (6.7 %)"."""
+    """ "sda: 26.5 TiB/yr read + written — the kernel's /proc/diskstats since boot (9.0 days);
+    rated 180 TB/yr (163.7 TiB/yr) = 16% of it; a monthly check adds 10.9 TiB/yr = 7% of the
+    rating"."""
     c = w.counted
     if w.tb_per_year is None:
         head = f"{w.disk}: TB per year unknown ({w.note or 'no counters'})"
     elif c is not None and c.read_bytes is None:
-        head = f"{w.disk}: at least {_tb(w.tb_per_year)}/yr (writes only) — {c.source}"
+        head = f"{w.disk}: at least {_tb(w.tb_per_year)} (writes only) — {c.source}"
     else:
-        head = f"{w.disk}: {_tb(w.tb_per_year)}/yr read + written — {c.source if c else '?'}"
+        head = f"{w.disk}: {_tb(w.tb_per_year)} read + written — {c.source if c else '?'}"
     parts = [head]
     if w.kind == "hdd":
         if w.rated_tb_per_year is not None:
             share = f" = {w.rated_share:.0%} of it" if w.rated_share is not None else ""
-            parts.append(f"rated {w.rated_tb_per_year} TB/yr{share}")
+            parts.append(f"rated {rated_per_year(w.rated_tb_per_year)}{share}")
         else:
             parts.append("rated workload unknown (model not in the datasheet table)")
         if w.check_tb_per_year is not None:
             of = f" = {w.check_share:.0%} of the rating" if w.check_share is not None else ""
-            parts.append(f"a {w.check_schedule} check adds {_tb(w.check_tb_per_year)}/yr{of}")
+            parts.append(f"a {w.check_schedule} check adds {_tb(w.check_tb_per_year)}{of}")
     elif w.kind == "ssd":
         parts.append(ssd_wear_text(w))
     return "; ".join(parts)
@@ -122,7 +125,7 @@ def ssd_wear_text(w: Workload) -> str:
         used = f"{w.tbw_used_percent}% used" if w.tbw_used_percent is not None else "use unknown"
         tbw = f"host writes against the rated {w.rated_tbw} TBW: {used}"
         if w.years_to_tbw is not None:
-            tbw += f", about {w.years_to_tbw:.1f} years left at {_tb(w.written_tb_per_year)}/yr"
+            tbw += f", about {w.years_to_tbw:.1f} years left at {_tb(w.written_tb_per_year)}"
     return f"{own}; {tbw}"
 
 

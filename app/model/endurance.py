@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-TB = 10**12  # TBW counts decimal terabytes
+from app.model.sizes import TB  # a maker's terabyte (TBW, workload ratings)
 
 _SAMSUNG_WARRANTY = (
     "Samsung limited warranty table (semiconductor.samsung.com/us/consumer-storage/support/"

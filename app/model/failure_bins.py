@@ -134,11 +134,11 @@ class Evidence:
 
     @property
     def afr_text(self) -> str:
-        """ "150.3 %/yr (126.8–176.8)" or "unknown"."""
+        """ "150.3%/yr (126.8–176.8)" or "unknown"."""
         if self.afr is None:
             return "unknown"
         lo, hi = self.interval or (self.afr, self.afr)
-        return f"{self.afr * 100:.1f} %/yr ({lo * 100:.1f}–{hi * 100:.1f})"
+        return f"{self.afr * 100:.1f}%/yr ({lo * 100:.1f}–{hi * 100:.1f})"
 
     def to_json(self) -> dict[str, object]:
         return {

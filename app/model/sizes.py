@@ -24,3 +24,17 @@ def human_bytes(n: int | None, *, trim: bool = False, decimal: bool = False) -> 
             return f"{value:.1f} {unit}"
         value /= base
     raise AssertionError("unreachable")
+
+
+TB = 10**12  # a maker's terabyte: workload ratings and TBW are in these
+
+
+def per_year(tb: float | None) -> str:
+    """A measured yearly volume given in makers' TB, said in the app's units: "132.9 TiB/yr"."""
+    return "?" if tb is None else f"{human_bytes(round(tb * TB))}/yr"
+
+
+def rated_per_year(tb: float) -> str:
+    """A maker's workload rating as written on its datasheet, its IEC figure beside it (as a TBW
+    rating is): "180 TB/yr (163.7 TiB/yr)"."""
+    return f"{tb:g} TB/yr ({per_year(tb)})"

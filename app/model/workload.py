@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from app.model import levels, sync_model
 from app.model.drive_ratings import drive_rating
 from app.model.endurance import rated_tbw
+from app.model.sizes import TB  # a maker's terabyte (TBW, workload ratings)
 from app.model.smart_units import NVME_DATA_UNIT, bytes_written, tbw_used, wear_used_percent
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from app.model.live import DiskIO
     from app.model.smart import SmartReading
 
-TB = 10**12
 YEAR_S = 365.25 * 86400
 MIN_KERNEL_SPAN_S = 86400.0  # less uptime than a day says nothing about a year
 MONTHLY_PER_YEAR = 12.0

@@ -129,7 +129,7 @@ def test_a_scrutiny_attribute_table_replayed_through_the_bins() -> None:
     assert (ev[197].value, ev[197].low, ev[197].high) == (8, 6, 16)
     assert ev[197].afr == 0.6108100007493069
     assert (ev[198].value, ev[198].afr) == (0, 0.028675322159886437)
-    assert ev[5].bin_text == "bin 1101–4500" and ev[5].afr_text == "150.3 %/yr (126.8–176.8)"
+    assert ev[5].bin_text == "bin 1101–4500" and ev[5].afr_text == "150.3%/yr (126.8–176.8)"
     assert "ObservedThresholds of attribute 5" in ev[5].source
     healthy = reading_from_smartctl_json(
         corpus("scrutiny", "models-testdata", "smart-ata.json").read_text(), "sdx"

@@ -55,8 +55,10 @@ def test_a_monthly_check_of_a_20_tb_member_is_240_tb_a_year() -> None:
     assert w.tb_per_year == pytest.approx(12 * YEAR_S / (30 * DAY))
     assert w.counted is not None and w.counted.source.startswith("the kernel's /proc/diskstats")
     line = workload_line(w)
-    assert "146.1 TB/yr read + written" in line and "rated 300 TB/yr = 49% of it" in line
-    assert "a monthly check adds 240.0 TB/yr = 80% of the rating" in line
+    # 146.1 TB and 240 TB a year, said in IEC as every size; the rating as its datasheet writes it
+    assert "132.9 TiB/yr read + written" in line
+    assert "rated 300 TB/yr (272.8 TiB/yr) = 49% of it" in line
+    assert "a monthly check adds 218.3 TiB/yr = 80% of the rating" in line
     weekly = workload(m, d, None, DiskIO("sda", 10 * TB, 2 * TB), 30 * DAY, check_every="7d")
     assert weekly.check_tb_per_year == pytest.approx(240 * YEAR_S / (7 * DAY) / 12, rel=1e-3)
 

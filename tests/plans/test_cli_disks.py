@@ -42,7 +42,7 @@ def test_qualify_on_blank_has_a_long_self_test_a_surface_pass_and_a_forecast(
 
 def test_qualify_is_refused_on_a_member(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = _plan(capsys, "qualify", "--device", "sda", "--demo", "raid6-wd")
-    assert rc == 2 and out == ""
+    assert rc == 3 and out == ""  # a refusal: app/commands/refusal.py's one code
     assert "sda is in use" in err and "member of the md array md0" in err
 
 
@@ -59,17 +59,17 @@ def test_locate_and_retire_on_raid6_wd(capsys: pytest.CaptureFixture[str]) -> No
 def test_a_self_test_that_cannot_start_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     # the usb-bridge's SSD behind a JMicron bridge: smartctl reads nothing through it
     rc, out, err = _plan(capsys, "smart-test", "--device", "sdh", "--demo", "usb-bridge")
-    assert rc == 2 and out == "", out
+    assert rc == 3 and out == "", out
     assert "SMART cannot be read" in err and "no self-test can be started" in err
 
 
 def test_replace_needs_a_qualified_disk_or_its_serial(capsys: pytest.CaptureFixture[str]) -> None:
     args = ("member", "replace", "--array", "md0", "--device", "sdb1", "--with", "sdc")
     rc, _, err = _plan(capsys, *args, "--demo", "spare")
-    assert rc == 2 and "sdc (S3Z9NB0K400123W) was never qualified" in err
+    assert rc == 3 and "sdc (S3Z9NB0K400123W) was never qualified" in err
     assert "--unqualified S3Z9NB0K400123W" in err
     rc, out, _ = _plan(capsys, *args, "--unqualified", "sdc", "--demo", "spare")
-    assert rc == 2  # the kernel name is no override where the disk has a serial
+    assert rc == 3  # the kernel name is no override where the disk has a serial
     rc, out, _ = _plan(capsys, *args, "--unqualified", "S3Z9NB0K400123W", "--demo", "spare")
     assert rc == 0 and "mdadm /dev/md0 --replace /dev/sdb1 --with /dev/sdc" in out
     assert "warning: sdc (S3Z9NB0K400123W) was never qualified; used anyway" in out

@@ -53,7 +53,8 @@ def test_a_check_schedule_says_what_it_reads_a_year_before_it_is_enabled() -> No
     c = current_consequences(schedule_plan("7d", "6h"), m, b).consequences
     assert c is not None
     assert c.workload[0] == (
-        "checks every 7d read 52.2 TB a year from sda = 29% of its rated 180 TB/yr "
+        # 52.2 TB a year in the app's units; the datasheet's rating as written, IEC beside it
+        "checks every 7d read 47.5 TiB/yr from sda = 29% of its rated 180 TB/yr (163.7 TiB/yr) "
         "(WD Red datasheet)"
     )
     assert [w.split(" from ")[1].split(" ")[0] for w in c.workload] == [
@@ -64,5 +65,5 @@ def test_a_check_schedule_says_what_it_reads_a_year_before_it_is_enabled() -> No
         "sdf",
     ]
     monthly = current_consequences(schedule_plan("monthly", "6h"), m, b).consequences
-    assert monthly is not None and "read 12.0 TB a year from sda = 7% of its" in monthly.workload[0]
+    assert monthly is not None and "read 10.9 TiB/yr from sda = 7% of its" in monthly.workload[0]
     assert current_consequences(schedule_plan("off", "6h"), m, b).consequences.workload == ()  # type: ignore[union-attr]

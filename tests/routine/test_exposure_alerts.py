@@ -162,19 +162,20 @@ def test_urls_and_spans_out_of_shape_are_refused_in_one_line() -> None:
 
 
 def test_degraded_for_counts_from_mds_failure_line_and_reminds(tmp_path: Path) -> None:
-    """raid6-wd's sdb failed 2 h before the scenario opens (the kernel log says so): with
-    degraded_for 1h, the first look says 2 h at once, and 1 h later says 3 h."""
-    rig = Rig(tmp_path, "raid6-wd", RoutineConfig(check_every_s=0, degraded_for_s=3600.0))
+    """raid6-wd's sdb failed 53m 24s before the scenario opens (the kernel log says so; md
+    began the recovery onto the spare at once): with degraded_for 30m, the first look says
+    53m 24s at once, and 30 minutes later 1h 23m."""
+    rig = Rig(tmp_path, "raid6-wd", RoutineConfig(check_every_s=0, degraded_for_s=1800.0))
     rig.tick()
     (env,) = rig.delivered("DegradedFor")
     assert env["RAIDMAN_ARRAY"] == "/dev/md0"
     d = env["RAIDMAN_DETAIL"]
-    assert d.startswith("md0 has been degraded for 2h 00m (md: 'md/raid:md0: Disk failure on sdb1")
+    assert d.startswith("md0 has been degraded for 53m 24s (md: 'md/raid:md0: Disk failure on sdb1")
     assert "rebuilding onto sdf1" in d
-    rig.run(3540, step=60)
+    rig.run(1740, step=60)
     assert len(rig.said("DegradedFor")) == 1
     rig.run(60, step=60)
-    assert "degraded for 3h 00m" in rig.delivered("DegradedFor", 2)[-1]["RAIDMAN_DETAIL"]
+    assert "degraded for 1h 23m" in rig.delivered("DegradedFor", 2)[-1]["RAIDMAN_DETAIL"]
     rig.close()
 
 

@@ -219,7 +219,9 @@ def unit_problems(it: Instant) -> list[str]:
     """One unit system: sizes in IEC (a vendor's TBW rating said beside its IEC figure, a model
     name keeps its "500GB"), percents without a space, on the report and the findings."""
     report = it.report
-    si = re.findall(r"\b\d+(?:\.\d+)? (?:kB|MB|GB|TB|PB)\b", report)
+    # a maker's workload rating as its datasheet writes it, its IEC figure beside it
+    rated = re.sub(r"\b\d+ TB/yr \(\d+(?:\.\d+)? TiB/yr\)", "", report)
+    si = re.findall(r"\b\d+(?:\.\d+)? (?:kB|MB|GB|TB|PB)\b", rated)
     spaced = re.findall(r"\d %", report)
     return [f"{it.scenario} report: SI sizes {si}" for _ in si[:1]] + [
         f"{it.scenario} report: percent with a space {spaced}" for _ in spaced[:1]

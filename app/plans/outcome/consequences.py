@@ -26,6 +26,8 @@ from typing import Any
 from app.model import Machine, levels
 from app.model.drive_ratings import drive_rating
 from app.model.risk import Rebuild, RebuildRisk, compose
+from app.model.sizes import per_year as yearly
+from app.model.sizes import rated_per_year
 from app.model.sync_model import (
     MemberWrite,
     SyncForecast,
@@ -346,14 +348,14 @@ def schedule_workload(plan: Plan, machine: Machine) -> list[str]:
         rating = drive_rating(d.model) if d.rotational is not False else None
         rated = rating.workload_tb_per_year if rating else None
         of = (
-            f" = {tb / rated:.0%} of its rated {rated} TB/yr ({rating.family} datasheet)"
+            f" = {tb / rated:.0%} of its rated {rated_per_year(rated)} ({rating.family} datasheet)"
             if rated and rating
             else " (its rated workload is not known)"
             if d.rotational is not False
             else " (reads only: no flash wear)"
         )
         when = "monthly" if every == "monthly" else f"every {every}"
-        out.append(f"checks {when} read {tb:.1f} TB a year from {d.name}{of}")
+        out.append(f"checks {when} read {yearly(tb)} from {d.name}{of}")
     return out
 
 
