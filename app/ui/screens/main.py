@@ -355,6 +355,7 @@ class MainScreen(Screen[None]):
     def _show_superblocks(self, superblocks: Superblocks | None) -> None:
         if superblocks is not None:
             self.query_one(DeviceDetail).set_superblocks(superblocks)
+            self.query_one(StorageTree).set_superblocks(superblocks)  # carriers marked
 
     def _show_fleet(self, statuses: tuple[HostStatus, ...]) -> None:
         self.query_one(HeaderBanner).set_fleet(
