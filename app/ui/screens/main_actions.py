@@ -6,13 +6,14 @@ the App (``RaidmanApp.on_host_result``: a result for a host no longer shown is d
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from textual import work
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from app.model.devices import Machine, MdArray
+from app.plans.audit_log import AuditLog
 from app.plans.executor import ExecutionReport
 from app.plans.guards.identity import record_disks
 from app.plans.plan import Plan
@@ -28,9 +29,26 @@ from app.ui.screens.wizards import (
     SyncWizard,
 )
 from widgets.findings import FindingsPane
+from widgets.tree_spec import NodeRef
 
-if TYPE_CHECKING:
-    from app.ui.app import RaidmanApp
+
+class Watching(Protocol):
+    """What these actions read of the App (``app.ui.app.RaidmanApp``; not imported: it imports
+    the main screen)."""
+
+    hostview: HostView
+    machine: Machine | None
+    selected: NodeRef | None
+
+    def audit_log(self) -> AuditLog: ...
+
+    def go_to(self, name: str) -> bool: ...
+
+    def refresh_probe(self) -> None: ...
+
+    def refresh_sample(self, *, event: bool = False) -> None: ...
+
+    def audit_again(self) -> None: ...
 
 
 # MainScreen's keys for these, after its tab keys (a base class's BINDINGS would come first).
@@ -51,8 +69,8 @@ class MainActions(Screen[None]):
     """The main screen's wizards, boost and finding fixes (a base class of ``MainScreen``)."""
 
     @property
-    def raidman(self) -> RaidmanApp:
-        return cast("RaidmanApp", self.app)
+    def raidman(self) -> Watching:
+        return cast("Watching", self.app)
 
     def selected_array(self) -> MdArray | None:
         """The array under the cursor, or the one a selected member link / partition belongs to."""
