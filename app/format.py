@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from app.model import levels
 from app.model.devices import SECTOR, MdArray, MdMember, SyncStatus
+from app.model.drive_ratings import ure_words
+from app.model.risk import RebuildRisk
 from app.model.sizes import human_bytes as human_bytes  # the one formatter (app.model.sizes)
 
 # Semantic state names -> the colour every view uses (Rich colour names).
@@ -192,3 +194,101 @@ def array_summary(array: MdArray, waits: tuple[str, ...] = (), *, rate: bool = F
     if array.chunk_bytes:
         parts.append(short_size(array.chunk_bytes))
     return " · ".join(parts)
+
+
+# ---- an array's rebuild risk (app.model.risk), every term shown ------------------------------
+
+
+def expected_count(x: float | None) -> str:
+    """An expected count: "0.29", "0.0031", "2.4"; "unknown"."""
+    if x is None:
+        return "unknown"
+    return f"{x:.2f}" if x >= 0.01 or x == 0 else f"{x:.1e}"
+
+
+def _risk_scenario(r: RebuildRisk) -> str:
+    if r.scenario == "running":
+        return f"the recovery onto {', '.join(r.rebuilt)}, {percent(r.done_fraction)} done"
+    if r.scenario == "planned":
+        return f"the rebuild this plan starts onto {', '.join(r.rebuilt)}"
+    if r.scenario == "after-a-disk-is-added":
+        return f"the recovery of {', '.join(r.rebuilt)} once a disk is added"
+    return f"if {', '.join(r.rebuilt)} fails"
+
+
+def risk_line(r: RebuildRisk) -> str:
+    """One line, every term: "md0 rebuild risk (the recovery onto sdf1, 8.2% done): 4 survivors
+    still read 3.3 TiB × 8 bits × 1 per 10^14 bits (WD Red datasheet) = 0.29 unreadable sectors
+    expected; corrects one meanwhile: yes (RAID-6 with 1 failed survives 1 further failure);
+    window 9h 57m (md's ETA at its current speed)"."""
+    readers = [s for s in r.survivors if s.read_bytes]
+    still = "still read" if r.scenario == "running" else "read"
+    who = f"{len(readers)} survivor{'s' if len(readers) != 1 else ''}"
+    rate = r.ure_per_bit
+    if rate is not None:
+        fam = {s.family for s in readers}
+        src = f" ({fam.pop()} datasheet)" if len(fam) == 1 else ""
+        rate_text = f"{ure_words(rate).split(': ')[-1]}{src}"
+    elif r.unknown_rates:
+        rate_text = (
+            f"rate unknown for {', '.join(r.unknown_rates)} (model not in the datasheet table)"
+        )
+    else:
+        rate_text = "each survivor's own datasheet rate"
+    failed = r.level.replace("raid", "RAID-")
+    if r.corrects_one:
+        corrects = (
+            f"yes ({failed} survives {r.failures_left} further "
+            f"failure{'s' if r.failures_left != 1 else ''} while it rebuilds)"
+        )
+    else:
+        what = "block" if r.level in ("raid1", "raid10") else "stripe"
+        corrects = f"no ({failed} has no redundancy left while it rebuilds: that {what} is lost)"
+    expected = r.ure_expected
+    count = (
+        "unknown" if expected is None else f"{expected_count(expected)} unreadable sectors expected"
+    )
+    return (
+        f"{r.array} rebuild risk ({_risk_scenario(r)}): {who} {still} "
+        f"{human_bytes(r.read_bytes)} × 8 bits × {rate_text} = {count}; corrects one "
+        f"meanwhile: {corrects}; window {duration(r.window_s)} ({r.window_why})"
+    )
+
+
+def risk_member_lines(r: RebuildRisk, *, counted_only: bool = False) -> list[str]:
+    """Each member's SMART evidence: "sdb1 (faulty, 21013 h): 5 Reallocated_Sector_Ct 1816 in
+    (1100, 4500]: 150.3 %/yr (126.8–176.8)", and where the rates come from. ``counted_only``:
+    the members with a non-zero count only (the Details pane)."""
+    out: list[str] = []
+    sources: set[int] = set()
+    for m in r.members:
+        if counted_only and not any(e.value for e in m.evidence):
+            continue
+        hours = f", {m.power_on_hours} h" if m.power_on_hours is not None else ""
+        head = f"{m.device} ({m.role}{hours})"
+        if not m.smart_read:
+            out.append(f"{head}: SMART not read")
+            continue
+        if m.note:
+            out.append(f"{head}: {m.note}")
+            continue
+        if not m.evidence:
+            out.append(f"{head}: none of attributes 5, 187, 188, 197, 198, 199 reported")
+            continue
+        parts = [
+            f"{e.attribute} {e.name} {e.value} ({e.bin_text}): {e.afr_text}" for e in m.evidence
+        ]
+        sources.update(e.attribute for e in m.evidence)
+        fails = m.failures_in(r.window_s)
+        tail = (
+            f" — at its worst bin's rate, {expected_count(fails)} failures expected in the window"
+            if fails is not None
+            else ""
+        )
+        out.append(f"{head}: {'; '.join(parts)}{tail}")
+    if sources:
+        out.append(
+            "annual failure rates (failures per drive-year): Backblaze drive stats as Scrutiny "
+            "bins them (ata_attribute_metadata.go, ObservedThresholds)"
+        )
+    return out

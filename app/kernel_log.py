@@ -205,3 +205,28 @@ def md_sync_span(
             span = (start, max(start, ln.at))
             start = None
     return span
+
+
+# md's line as a member fails: raid1.c raid1_error(), raid10.c raid10_error(), raid5.c
+# raid5_error() print "md/raid1:md0: Disk failure on sdb1, disabling device."
+_FAILURE = re.compile(
+    r"md/raid\d*:(?P<array>md\w+): Disk failure on (?P<dev>[\w.-]+), disabling device"
+)
+
+
+def degraded_since(log: KernelLog, machine: Machine) -> dict[str, tuple[float, str]]:
+    """Each degraded array of ``machine`` -> when md said one of its members that is faulty or
+    gone now failed (the earliest such line of this boot still in the log) and that line."""
+    degraded = {a.name: a for a in machine.arrays if a.is_degraded}
+    out: dict[str, tuple[float, str]] = {}
+    for ln in log.lines:
+        m = _FAILURE.search(ln.text)
+        if m is None or ln.at is None:
+            continue
+        a = degraded.get(m.group("array"))
+        if a is None:
+            continue
+        mem = a.member(m.group("dev"))
+        if (mem is None or mem.role == "faulty") and a.name not in out:
+            out[a.name] = (ln.at, ln.text[m.start() :].strip())
+    return out

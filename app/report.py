@@ -62,7 +62,11 @@ Shape (every key always present; unknown values are ``null``)::
 
 ``raidman report`` adds to each disk ``smart`` (app.wear.report.smart_json: health, bytes written,
 wear, and app.model.smart_tables' ``attributes``, ``nvme_health``, ``self_tests``,
-``last_self_test``, ``error_count``, ``errors``); ``--io`` adds ``io`` to disks, arrays and
+``last_self_test``, ``error_count``, ``errors``) and ``workload`` (app.model.workload: ``tb_per_year``,
+``rated_tb_per_year`` or ``rated_tbw``, ``check_tb_per_year``, ... with their sources), and to
+each array ``risk`` (app.model.risk: ``read_bytes``, ``ure_rate``, ``ure_expected``,
+``corrects_one``, ``window_s``, ``survivors``, ``members``' SMART evidence; null without
+redundancy); ``--io`` adds ``io`` to disks, arrays and
 members (app/report_io.py), ``--log`` a top-level ``kernel_log`` (app/kernel_log.py).
 
 ``sync`` is ``null`` when the array is idle. ``extra`` (e.g. ``{"findings": [...]}`` or
@@ -86,12 +90,14 @@ from app.format import (
     percent,
     speed,
 )
+from app.kernel_log import degraded_since, read_kernel_log
 from app.model import sync_model
 from app.model.devices import Machine, MdArray, MdMember, SyncStatus
 from app.model.smart import SmartReading
 from app.model.smart_tables import self_test_text
 from app.model.smart_units import bytes_written, tbw_used, wear_used_percent
 from app.plans.superblocks import add_superblocks_json, read_superblocks, superblock_lines
+from app.report_risk import add_json, disk_workloads, risk_text, risks, workload_text
 from app.rules.engine import audit
 from app.rules.finding import Finding
 from app.rules.inputs import gather
@@ -231,12 +237,19 @@ def smart_line(reading: SmartReading | None) -> str:
     else:
         nand = ", flash writes" if w.kind == "nand" else ""
         parts.append(f"written {human_bytes(w.bytes)} ({_clean(w.source)}, {_clean(w.unit)}{nand})")
+    # the drive's own wear figure and the host writes against the rated TBW: two figures,
+    # each said for what it is (issue 41: "wear 64 % used" beside "150 TBW rated: 85 % used")
     wear = wear_used_percent(reading)
     if wear is not None:
-        parts.append(f"wear {wear.used_percent}% used ({_clean(wear.source)})")
+        parts.append(
+            f"wear reported by the drive: {wear.used_percent}% of its rated life used "
+            f"({_clean(wear.source)})"
+        )
     tbw = tbw_used(reading)
     if tbw is not None:
-        parts.append(f"{tbw.rating.tbw} TBW rated: {tbw.used_percent}% used")
+        parts.append(
+            f"host writes against the rated {tbw.rating.tbw} TBW: {tbw.used_percent}% used"
+        )
     if reading.temperature_c is not None:
         parts.append(f"{reading.temperature_c} °C")
     return "  ".join(parts)
@@ -263,6 +276,7 @@ def machine_to_text(
     findings: Sequence[Finding] | None = None,
     notes: Sequence[str] = (),
     recorded: Sequence[str] = (),
+    sections: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> str:
     """A compact human report: one line per device, grouped by layer. With ``smart``, each disk's
     SMART health, bytes written (and from which counter), wear and temperature; with
@@ -348,6 +362,9 @@ def machine_to_text(
         lines.append("")
         lines.append("Recorded syncs")
         lines.extend(f"  {_clean(ln)}" for ln in recorded)
+    for title, body in sections:  # app.report_risk: rebuild risk, workload
+        if body:
+            lines += ["", title, *(f"  {ln}" for ln in body)]
     if findings is not None:
         lines.append("")
         lines.append(f"Findings ({len(findings)})" if findings else "Findings: none")
@@ -421,6 +438,8 @@ def full_report_json(
         for d in out["disks"]:
             r = readings.get(d["name"])
             d["smart"] = None if r is None else smart_json(r)
+    # each array's rebuild risk and each disk's workload ledger (app.report_risk)
+    add_json(out, risks(backend, machine, readings), disk_workloads(backend, machine, readings))
     # the chunk benchmarks kept by `raidman apply` (app.plans.builders.benchmark), newest first
     out["benchmarks"] = store.benchmarks() if store is not None else []
     if store is not None:
@@ -459,11 +478,16 @@ def report_findings(
             speeds = recorded_sync_speeds(store, machine)
             history = check_findings(store, machine, backend.now(), max_age_days=check_max_age_days)
             crc = first_crc_counts(store, readings)
+    since: dict[str, tuple[float, str]] = {}
+    if machine.degraded_arrays:  # how long: md's failure line in this boot's kernel log
+        since = degraded_since(read_kernel_log(backend), machine)
     inputs = dataclasses.replace(
         gather(backend, machine),
         smart=dict(readings),
         sync_speed_kib_s=speeds,
         smart_crc_before=crc,
+        degraded_since=since,
+        now=backend.now(),
     )
     found = audit(machine, inputs)
     return tuple(sorted((*found, *history), key=lambda f: f.sort_key()))
@@ -482,9 +506,14 @@ def full_report_text(
     health and bytes written, the findings, and the wear database's notes. Blocking."""
     readings = read_smart(backend, machine) if smart else None
     sb_lines = superblock_lines(read_superblocks(machine, backend), machine)
+    sections = (
+        ("Rebuild risk", risk_text(risks(backend, machine, readings or {}))),
+        ("Workload", workload_text(disk_workloads(backend, machine, readings or {}))),
+    )
     return machine_to_text(
         machine,
         smart=readings,
+        sections=sections,
         findings=report_findings(
             backend, machine, readings or {}, store, check_max_age_days=check_max_age_days
         )

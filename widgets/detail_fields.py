@@ -14,8 +14,9 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from app.format import human_bytes, middle_ellipsis, percent, sectors, speed
-from app.model.devices import Disk, SyncStatus
+from app.format import human_bytes, middle_ellipsis, percent, risk_line, sectors, speed
+from app.model.devices import Disk, Machine, MdArray, SyncStatus
+from app.model.risk import limits_seen, rebuild_risk
 
 # fields holding a byte count that is a small "geometry" figure (shown as exact bytes first)
 _GEOMETRY = {
@@ -216,3 +217,13 @@ class LabelGrid:
             row.append_text(v)  # its style becomes a span: Text.render applies spans only
             yield from row.render(console)
             yield new_line
+
+
+def risk_block(m: Machine, a: MdArray) -> Text | None:
+    """The array's rebuild risk, every term (app.format.risk_line; the report adds each member's
+    SMART evidence): None for an array without redundancy."""
+    r = rebuild_risk(m, a, limits=limits_seen(m))
+    if r is None:
+        return None
+    colour = "yellow" if (r.ure_expected or 0) >= 0.1 and not r.corrects_one else ""
+    return Text(risk_line(r), colour)

@@ -41,6 +41,7 @@ from widgets.detail_fields import (
     fmt_value,
     is_compact,
     label_of,
+    risk_block,
 )
 from widgets.render_cache import CachedParts, LineDiffStatic
 from widgets.superblock_view import behind_any, member_events, outside_lines, stray_lines
@@ -163,6 +164,9 @@ def array_view(
     block each second."""
     volumes = tuple(v.name for v in m.arrays if v.container == a.name)
     sync = sync_block(a.sync, width=width) if a.sync is not None else Text("sync: idle", "green")
+    risk = risk_block(m, a)
+    if risk is not None:  # beside the sync: a running rebuild's window is md's ETA, each second
+        sync = Group(sync, risk)
     sb = _superblock_facts(m, a, superblocks)
     if cache is None:
         return Group(*_array_head(m, a, width, sb), sync, *_array_tail(m, a, volumes, width))

@@ -34,13 +34,14 @@ from app.routine.config import (
     parse_duration,
     parse_mailaddr,
     parse_program,
+    parse_url,
 )
 from app.routine.events import AlertEvent
 from app.routine.runner import Routine
 from app.sync.boost import BoostStore
 from app.wear.dbfile import is_transient
 from app.wear.snapshots import SnapshotStore
-from backends.linux.notify import run_notifier
+from backends.linux.notify import post_http, run_notifier
 
 POLL_S = 1.0  # how often md state is sampled (cheap sysfs + /proc/diskstats reads), as the TUI
 POLL_RANGE_S = (0.2, 3600.0)  # below: a core spent polling (--poll 0 held 99.8 %); above: blind
@@ -101,6 +102,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--alert-program", metavar="PATH", help="run PATH EVENT MD-DEVICE [COMPONENT]")
     p.add_argument("--mailaddr", metavar="ADDR", help="mail alerts to ADDR through sendmail")
+    p.add_argument("--webhook", metavar="URL", help="POST each alert to URL as JSON")
+    p.add_argument("--ntfy", metavar="URL", help="POST each alert to an ntfy topic URL")
     p.add_argument(
         "--test-alert",
         action="store_true",
@@ -117,7 +120,14 @@ def routine_config(args: argparse.Namespace) -> RoutineConfig:
     cfg = load_config(Path(args.config) if getattr(args, "config", None) else None)
     kw: dict[str, Any] = {}
     if getattr(args, "demo", None) or getattr(args, "replay", None):
-        kw.update(alert_program=None, mailaddr=None, mailfrom=None, simulated=True)
+        kw.update(
+            alert_program=None,
+            mailaddr=None,
+            mailfrom=None,
+            webhook=None,
+            ntfy=None,
+            simulated=True,
+        )
     # the schedule a plan installed (app.plans.builders.check_schedule's drop-in) under the flags
     every = getattr(args, "check_every", None) or os.environ.get("RAIDMAN_CHECK_EVERY")
     window = getattr(args, "check_window", None) or os.environ.get("RAIDMAN_CHECK_WINDOW")
@@ -144,6 +154,9 @@ def routine_config(args: argparse.Namespace) -> RoutineConfig:
         kw["alert_program"] = parse_program("--alert-program", args.alert_program)
     if getattr(args, "mailaddr", None):
         kw["mailaddr"] = parse_mailaddr("--mailaddr", args.mailaddr)
+    for key in ("webhook", "ntfy"):
+        if getattr(args, key, None):
+            kw[key] = parse_url(f"--{key}", "the URL", getattr(args, key))
     return dataclasses.replace(cfg, **kw) if kw else cfg
 
 
@@ -153,14 +166,21 @@ def _sender(
     return run_notifier(argv, env=env, stdin=stdin, timeout=timeout)
 
 
+def _poster(
+    url: str, body: bytes, headers: Mapping[str, str], timeout: float
+) -> tuple[int | None, str]:
+    return post_http(url, body, headers, timeout)
+
+
 def test_alert(backend: Backend, cfg: RoutineConfig, out: Callable[[str], None]) -> int:
     """``--test-alert``: TestMessage for every array through the program / mail, as ``mdadm
     --monitor --test`` does; 0 when every delivery worked."""
     targets = resolve_targets(cfg, backend)
     if not targets.any and not cfg.simulated:
         print(
-            "raidman monitor: no alert program and no mail address (raidman.toml [alerts], "
-            "--alert-program/--mailaddr, or mdadm.conf PROGRAM/MAILADDR)",
+            "raidman monitor: no alert program, mail address or webhook (raidman.toml "
+            "[alerts], --alert-program/--mailaddr/--webhook/--ntfy, or mdadm.conf "
+            "PROGRAM/MAILADDR)",
             file=sys.stderr,
         )
         return 1
@@ -180,6 +200,7 @@ def test_alert(backend: Backend, cfg: RoutineConfig, out: Callable[[str], None])
         cooldown_s=cfg.cooldown_s,
         timeout_s=cfg.timeout_s,
         host=socket.gethostname(),
+        poster=_poster,
     )
     out(f"alerts: {targets.text()}")
     jobs = []
@@ -272,6 +293,7 @@ def run(args: argparse.Namespace) -> int:
         view=lambda: mon.session.view,
         boosts=mon.session.boosts,
         host=socket.gethostname(),
+        poster=_poster,
     )
     # wake on md events (array/sync start and end, member changes) as mdadm --monitor does;
     # the poll interval is the fallback (and all there is on simulated/replay backends)

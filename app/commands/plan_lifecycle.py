@@ -2,7 +2,7 @@
 
 raidman plan prepare --devices sdb,sdc [--leave-free PCT]
 raidman plan stop --array md127
-raidman plan assemble (--array UUID|NAME | --scan)
+raidman plan assemble (--array md127|/dev/md/127|NAME|UUID | --scan)
 raidman plan delete --array md127
 raidman plan wipe --device sdb1
 raidman plan mount --device md127 --mountpoint /srv/data [--fstab] [--options OPTS]
@@ -15,10 +15,9 @@ from typing import Any
 
 from app.backend import Backend
 from app.model import Machine
+from app.plans.builders.assemble import StrayArray, build_assemble
 from app.plans.builders.file_edit import file_now
 from app.plans.builders.lifecycle import (
-    StrayArray,
-    build_assemble,
     build_delete,
     build_mount,
     build_prepare,
@@ -51,7 +50,10 @@ def add_parsers(wiz: Any, common: Any) -> None:
     common(s)
     a = wiz.add_parser("assemble", help="mdadm --assemble --scan, or one array by UUID/name")
     g = a.add_mutually_exclusive_group(required=True)
-    g.add_argument("--array", help="the UUID or name of an array not assembled")
+    g.add_argument(
+        "--array",
+        help="the array not assembled: md127, /dev/md/127, its name (host:name or name) or UUID",
+    )
     g.add_argument("--scan", action="store_true", help="every array mdadm finds")
     common(a)
     d = wiz.add_parser("delete", help="stop, zero every member's superblock, wipefs -a each")

@@ -52,6 +52,7 @@ class SmartReading:
     protocol: str | None = None  # "ATA", "NVMe", "SCSI"
     model: str | None = None
     serial: str | None = None
+    firmware: str | None = None  # smartctl's firmware_version (a cohort's key with the model)
     health: str | None = None  # "PASSED", "FAILED"
     temperature_c: int | None = None
     power_on_hours: int | None = None

@@ -218,6 +218,57 @@ def _compare_write_high(
     return member_bytes
 
 
+def recovery_reads(
+    level: str,
+    raid_disks: int,
+    layout: str | None,
+    survivors: Sequence[tuple[str, int]],
+    targets: Sequence[int],
+    component: int,
+    action: str = "recover",
+) -> dict[str, int]:
+    """What a recovery of the slots ``targets`` reads from each survivor (``survivors``: (device,
+    slot) of the members in sync; ``component``: each member's data, :func:`component_bytes`):
+
+    - RAID-4/5/6: every survivor reads its whole component — ``raid5.c`` ``handle_stripe()``
+      fetches every block of a stripe being synced (``s->syncing``: ``fetch_block()``) to
+      compute the missing ones;
+    - RAID-1: one mirror per block — ``raid1_sync_request()`` reads the first in-sync mirror
+      (``disk``; every mirror only for a requested check/repair) and writes the targets;
+    - RAID-10: one copy per target's block — ``raid10_sync_request()``'s recovery loop reads
+      the first in-sync copy of each chunk: the target's size, from the slots sharing a copy
+      set with it (``levels.raid10_copy_sets``), shared evenly here; a replace's member stays
+      in sync in its slot and is one of those copies (the loop skips only a copy not
+      ``In_sync``);
+    - a replace (``action``) of a RAID-4/5/6 member reads the member it replaces, still in sync
+      in the target slot (``raid5.c`` ``handle_stripe()``, ``s->replacing``: the block of the
+      device being replaced is read and written to its replacement; the others only where it
+      cannot be read).
+    """
+    reads = {d: 0 for d, _ in survivors}
+    if not survivors or not targets or component <= 0:
+        return reads
+    if level in levels.PARITY and action == "replace":
+        return {d: component if s in targets else 0 for d, s in survivors}
+    if level in levels.PARITY:
+        return {d: component for d, _ in survivors}
+    if level == "raid1":
+        first = min(survivors, key=lambda x: x[1])[0]
+        reads[first] = component
+        return reads
+    if level == "raid10":
+        sets = levels.raid10_copy_sets(raid_disks, layout)
+        for t in targets:
+            partners = {s for cs in sets if t in cs for s in cs}
+            if action != "replace":
+                partners -= {t}
+            src = [d for d, s in survivors if s in partners] or [d for d, _ in survivors]
+            for d in src:
+                reads[d] += component // len(src)
+        return reads
+    return reads
+
+
 def forecast_sync(
     *,
     array: str,

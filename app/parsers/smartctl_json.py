@@ -323,6 +323,9 @@ def _build(doc: Mapping[str, Any], device: str, now: float) -> SmartReading:
         protocol=protocol,
         model=_model(doc),
         serial=(doc.get("serial_number") if isinstance(doc.get("serial_number"), str) else None),
+        firmware=(
+            doc.get("firmware_version") if isinstance(doc.get("firmware_version"), str) else None
+        ),
         health=health,
         temperature_c=_temperature(doc, attrs),
         power_on_hours=_power_on_hours(doc, attrs),

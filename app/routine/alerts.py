@@ -8,7 +8,12 @@ them, so an admin without Prometheus hears of a failed disk:
 (b) mail through the system's sendmail interface (``sendmail -t -oi``, the message on stdin:
     mdadm's own way), to ``mailaddr`` from ``mailfrom``; the body plain text with the array's
     state (its /proc/mdstat lines) and the last kernel lines about it;
-(c) the log (the journal, under systemd): always.
+(c) a webhook (``webhook``, ``--webhook URL``): a JSON body POSTed per alert, and an ntfy topic
+    (``ntfy``, ``--ntfy URL``): app.routine.channels says what each receives;
+(d) the log (the journal, under systemd): always.
+
+Quiet hours and a digest (app.routine.digest) hold the events that are not critical and send
+them as one ``Digest``.
 
 Where raidman's configuration names no program and no address, mdadm.conf's ``PROGRAM``,
 ``MAILADDR`` and ``MAILFROM`` are used. The same event of the same array (and component) again
@@ -31,12 +36,17 @@ from dataclasses import dataclass, field
 
 from app.backend import Backend
 from app.model.live import LiveSample
+from app.routine.channels import json_headers, ntfy_request, webhook_body
 from app.routine.config import ConfigError, RoutineConfig, parse_mailaddr, parse_program
-from app.routine.events import AlertEvent, array_events, sync_alerts
+from app.routine.digest import Holder
+from app.routine.events import AlertEvent, CheckHistory, array_events, sync_alerts
 from app.rules.alerts import alert_targets
 from app.sync.tracker import ArrayEvent
 
 Sender = Callable[[Sequence[str], Mapping[str, str], "str | None", float], tuple["int | None", str]]
+# (url, body, headers, time limit) -> (0 delivered / None, why): backends.linux.notify.post_http
+Poster = Callable[[str, bytes, Mapping[str, str], float], tuple["int | None", str]]
+HTTP_CHANNELS = ("webhook", "ntfy")
 MDADM_CONFS = ("/etc/mdadm/mdadm.conf", "/etc/mdadm.conf")
 MAX_PENDING = 100
 WORKERS = 4  # deliveries run at once
@@ -55,10 +65,12 @@ class Targets:
     sendmail: str = "/usr/sbin/sendmail"
     source: str = "none"
     notes: tuple[str, ...] = ()
+    webhook: str | None = None
+    ntfy: str | None = None
 
     @property
     def any(self) -> bool:
-        return bool(self.program or self.mailaddr)
+        return bool(self.program or self.mailaddr or self.webhook or self.ntfy)
 
     def text(self) -> str:
         parts = []
@@ -66,13 +78,18 @@ class Targets:
             parts.append(f"program {self.program}")
         if self.mailaddr:
             parts.append(f"mail to {self.mailaddr} via {self.sendmail}")
+        if self.webhook:
+            parts.append(f"webhook {self.webhook}")
+        if self.ntfy:
+            parts.append(f"ntfy {self.ntfy}")
         return (", ".join(parts) or "the log only") + f" ({self.source})"
 
 
 DEMO_SOURCE = "--demo/--replay: nothing simulated leaves this machine"
 SIMULATED_NOTE = (
-    "a demo or a replay: alerts go to this log and to --alert-program/--mailaddr only, never "
-    "to a program or address of raidman.toml or of the simulated or captured mdadm.conf"
+    "a demo or a replay: alerts go to this log and to --alert-program/--mailaddr/--webhook/"
+    "--ntfy only, never to a program, address or URL of raidman.toml or of the simulated or "
+    "captured mdadm.conf"
 )
 
 
@@ -82,13 +99,31 @@ def resolve_targets(cfg: RoutineConfig, backend: Backend) -> Targets:
     (``cfg.simulated``): the command line's only, mdadm.conf never read (issue 41: a demo's
     simulated ``MAILADDR root`` went out through the real sendmail; issue 37: a capture's
     PROGRAM ran as root)."""
+    # the HTTP channels are raidman's own: from its configuration or the command line only
+    http = {"webhook": cfg.webhook, "ntfy": cfg.ntfy}
     if cfg.simulated:
-        source = "the command line" if cfg.alert_program or cfg.mailaddr else DEMO_SOURCE
+        named = cfg.alert_program or cfg.mailaddr or cfg.webhook or cfg.ntfy
+        source = "the command line" if named else DEMO_SOURCE
         return Targets(
-            cfg.alert_program, cfg.mailaddr, cfg.mailfrom, cfg.sendmail, source, (SIMULATED_NOTE,)
+            cfg.alert_program,
+            cfg.mailaddr,
+            cfg.mailfrom,
+            cfg.sendmail,
+            source,
+            (SIMULATED_NOTE,),
+            webhook=cfg.webhook,
+            ntfy=cfg.ntfy,
         )
     if cfg.alert_program or cfg.mailaddr:
-        return Targets(cfg.alert_program, cfg.mailaddr, cfg.mailfrom, cfg.sendmail, cfg.source)
+        return Targets(
+            cfg.alert_program,
+            cfg.mailaddr,
+            cfg.mailfrom,
+            cfg.sendmail,
+            cfg.source,
+            webhook=cfg.webhook,
+            ntfy=cfg.ntfy,
+        )
     for path in MDADM_CONFS:
         try:
             text = backend.read_text(path)
@@ -108,8 +143,22 @@ def resolve_targets(cfg: RoutineConfig, backend: Backend) -> Targets:
             mfrom = parse_mailaddr(path, found["MAILFROM"]) if "MAILFROM" in found else None
         except ConfigError as e:
             notes.append(str(e))
-        return Targets(program, mail, mfrom or cfg.mailfrom, cfg.sendmail, path, tuple(notes))
-    return Targets(sendmail=cfg.sendmail)
+        return Targets(
+            program,
+            mail,
+            mfrom or cfg.mailfrom,
+            cfg.sendmail,
+            path,
+            tuple(notes),
+            webhook=cfg.webhook,
+            ntfy=cfg.ntfy,
+        )
+    return Targets(
+        sendmail=cfg.sendmail,
+        source=cfg.source if any(http.values()) else "none",
+        webhook=cfg.webhook,
+        ntfy=cfg.ntfy,
+    )
 
 
 def _clean(text: str, limit: int = 2000) -> str:
@@ -125,8 +174,8 @@ class _Fold:
 
 @dataclass
 class _Job:
-    channel: str  # program, mail
-    argv: tuple[str, ...]
+    channel: str  # program, mail, webhook, ntfy
+    argv: tuple[str, ...]  # a program's argv; the URL of an HTTP channel
     env: dict[str, str]
     stdin: str | None
     event: AlertEvent
@@ -148,10 +197,15 @@ class Alerter:
         timeout_s: float = 30.0,
         host: str = "",
         clock: Callable[[], float] = time.time,
+        poster: Poster | None = None,
+        holder: Holder | None = None,
     ) -> None:
         self.backend = backend
         self.targets = targets
         self._send = sender
+        self._post = poster
+        self.check_history: CheckHistory | None = None  # the wear database's, set by Routine
+        self.holder = holder if holder is not None else Holder(now=clock())
         self._log = log
         self.cooldown_s = cooldown_s
         self.timeout_s = timeout_s
@@ -191,10 +245,13 @@ class Alerter:
         seen = {a.name for a in self._prev.arrays} if self._prev is not None else set()
         events = array_events(self._prev, sample)
         events += sync_alerts(
-            e
-            for e in tracked
-            if (e.kind != "sync-started" or e.array in seen)
-            and not (e.sync is not None and e.sync.outcome == "array stopped")
+            (
+                e
+                for e in tracked
+                if (e.kind != "sync-started" or e.array in seen)
+                and not (e.sync is not None and e.sync.outcome == "array stopped")
+            ),
+            self.check_history,
         )
         self._prev = sample
         for e in events:
@@ -215,11 +272,19 @@ class Alerter:
                 f.last = e
             return []
         self._last[e.key] = now
+        if not self.holder.admit(e, now):
+            self._log(f"alert: {e.event} {where}: held for the digest".replace("  ", " "))
+            return []
         return self._deliver(e, "")
 
     def tick(self) -> None:
-        """Folded events whose cool-down is over go out as one; failed deliveries are retried."""
+        """Folded events whose cool-down is over go out as one; what quiet hours or the digest
+        held goes out as one Digest when due; failed deliveries are retried."""
         now = self._clock()
+        digest = self.holder.due(now)
+        if digest is not None:
+            self._log(f"alert: Digest: {digest.detail.splitlines()[0]}")
+            self._deliver(digest, "")
         for key, f in list(self._folds.items()):
             if now - self._last.get(key, 0.0) >= self.cooldown_s:
                 del self._folds[key]
@@ -262,6 +327,12 @@ class Alerter:
         if t.mailaddr:
             msg = self.message(e, note)
             jobs.append(_Job("mail", (t.sendmail, "-t", "-oi"), {"PATH": PATH}, msg, e))
+        if t.webhook:
+            body = webhook_body(e, self.host, note, folded, self._clock())
+            jobs.append(_Job("webhook", (t.webhook,), json_headers(), body, e))
+        if t.ntfy:
+            text, headers = ntfy_request(e, self.host, note)
+            jobs.append(_Job("ntfy", (t.ntfy,), headers, text, e))
         for j in jobs:
             self._jobs.put(j)
         return jobs
@@ -279,7 +350,9 @@ class Alerter:
             "This is an automatically generated mail message from raidman monitor",
             f"running on {self.host}",
             "",
-            f"A {e.event} event had been detected on md device {e.md_device or '(none)'}.",
+            f"A {e.event} event had been detected on md device {e.md_device or '(none)'}."
+            if e.array
+            else f"A {e.event} event from raidman monitor.",
         ]
         if e.component_path:
             lines.append(f"It could be related to component device {e.component_path}.")
@@ -331,7 +404,14 @@ class Alerter:
             if j is None:
                 return
             try:
-                rc, why = self._send(j.argv, j.env, j.stdin, self.timeout_s)
+                if j.channel in HTTP_CHANNELS:
+                    if self._post is None:
+                        rc, why = None, "no HTTP client in this monitor"
+                    else:
+                        body = (j.stdin or "").encode("utf-8", errors="replace")
+                        rc, why = self._post(j.argv[0], body, j.env, self.timeout_s)
+                else:
+                    rc, why = self._send(j.argv, j.env, j.stdin, self.timeout_s)
             except Exception as ex:  # keep the thread alive
                 rc, why = None, f"{ex.__class__.__name__}: {ex}"
             j.tries += 1

@@ -19,8 +19,16 @@
     mailfrom = "raidman@host"
     sendmail = "/usr/sbin/sendmail"
     cooldown = "10m"         # the same event of the same array again within it: folded
-    timeout = "30s"          # the program's and sendmail's time limit
+    timeout = "30s"          # the program's, sendmail's and a POST's time limit
     wear_high = 1.5          # WearHigh: a sync wrote more than this × a member
+    webhook = "https://hooks.example.org/raid"  # POST, a JSON body per alert
+    ntfy = "https://ntfy.sh/my-raid-topic"      # POST to an ntfy topic (title, priority, tags)
+    quiet = "22:00-07:00"    # events that are not critical wait, and go out as one digest after
+    digest = "24h"           # events that are not critical go out as one digest this often
+    heartbeat = "24h"        # a Heartbeat this often: the channels work and the monitor runs
+    degraded_for = "6h"      # DegradedFor: an array degraded this long (and again as long after)
+    rebuild_slow = 30        # RebuildSlow: a rebuild this many % below its forecast
+    member_latency = 3.0     # MemberLatency: a member's latency this × its peers' during a sync
 
 The file decides what root runs (``program``), so it is read as a trusted file (root's or the
 running user's, not writable by group or others, bounded) and checked key by key: anything out
@@ -35,6 +43,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from app import statefiles
 from app.parsers.safe import TomlError, toml_loads
@@ -51,6 +60,10 @@ DEFAULT_AT = (1, 0)
 DEFAULT_COOLDOWN_S = 600.0
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_WEAR_HIGH = 1.5
+DEFAULT_DEGRADED_FOR_S = 6 * 3600.0
+DEFAULT_REBUILD_SLOW = 0.30
+DEFAULT_LATENCY_FACTOR = 3.0
+MAX_URL = 2048
 MIN_EVERY_S = 60.0
 MAX_DURATION_S = 400 * 86400.0
 
@@ -91,6 +104,14 @@ class RoutineConfig:
     cooldown_s: float = DEFAULT_COOLDOWN_S
     timeout_s: float = DEFAULT_TIMEOUT_S
     wear_high: float = DEFAULT_WEAR_HIGH
+    webhook: str | None = None  # a URL: POST a JSON body per alert
+    ntfy: str | None = None  # an ntfy topic URL
+    quiet: tuple[tuple[int, int], tuple[int, int]] | None = None  # (start, end) local H:M
+    digest_s: float | None = None  # events that are not critical, as one digest this often
+    heartbeat_s: float | None = None
+    degraded_for_s: float = DEFAULT_DEGRADED_FOR_S
+    rebuild_slow: float = DEFAULT_REBUILD_SLOW  # a share: 0.3 = 30 % below the forecast
+    latency_factor: float = DEFAULT_LATENCY_FACTOR
     source: str = "defaults"
     # where a schedule that overrides Debian's AUTOCHECK came from ("--check-every"); "" none
     schedule_from: str = ""
@@ -147,6 +168,45 @@ def parse_mailaddr(where: str, v: Any) -> str:
     if not _ADDR.fullmatch(a.replace(" ", "")):
         raise ConfigError(f"{where}: mailaddr is not a mail address list")
     return a.replace(" ", "")
+
+
+def parse_url(where: str, key: str, v: Any) -> str:
+    """A webhook's or an ntfy topic's URL: http or https, a host, no blanks or control
+    characters, at most 2,048 characters."""
+    u = _text(where, key, v, MAX_URL)
+    try:
+        parts = urlsplit(u)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # "http://[::1", a port out of range
+        ok = False
+    if not ok or any(c.isspace() for c in u):
+        raise ConfigError(f"{where}: {key} is not an http:// or https:// URL")
+    return u
+
+
+def _hhmm(where: str, key: str, text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"([01]?[0-9]|2[0-3]):([0-5][0-9])", text.strip())
+    if m is None:
+        raise ConfigError(f"{where}: {key} is not a time of day (HH:MM)")
+    return int(m.group(1)), int(m.group(2))
+
+
+def parse_quiet(where: str, v: Any) -> tuple[tuple[int, int], tuple[int, int]]:
+    """ "22:00-07:00" -> ((22, 0), (7, 0)): the hours (local time) when events that are not
+    critical wait for the digest."""
+    text = _text(where, "alerts.quiet", v, 20)
+    start, sep, end = text.partition("-")
+    if not sep:
+        raise ConfigError(f"{where}: alerts.quiet is not a span of the day (22:00-07:00)")
+    a, b = _hhmm(where, "alerts.quiet", start), _hhmm(where, "alerts.quiet", end)
+    if a == b:
+        raise ConfigError(f"{where}: alerts.quiet starts and ends at the same time")
+    return a, b
+
+
+def _off_or_duration(where: str, key: str, v: Any) -> float | None:
+    text = _text(where, key, v, 40)
+    return None if text == "off" else parse_duration(text, f"{where}: {key}")
 
 
 def _schedule(where: str, t: dict[str, Any], kw: dict[str, Any], table: str = "checks") -> None:
@@ -210,6 +270,8 @@ def _alerts(where: str, t: Any, kw: dict[str, Any]) -> None:
     if not isinstance(t, dict):
         raise ConfigError(f"{where}: [alerts] is not a table")
     known = {"program", "mailaddr", "mailfrom", "sendmail", "cooldown", "timeout", "wear_high"}
+    known |= {"webhook", "ntfy", "quiet", "digest", "heartbeat", "degraded_for"}
+    known |= {"rebuild_slow", "member_latency"}
     unknown = set(t) - known
     if unknown:
         raise ConfigError(f"{where}: [alerts] has an unknown key {sorted(unknown)[0]!r}")
@@ -235,6 +297,25 @@ def _alerts(where: str, t: Any, kw: dict[str, Any]) -> None:
         kw["timeout_s"] = v
     if "wear_high" in t:
         kw["wear_high"] = _number(where, "alerts.wear_high", t["wear_high"], 1.0, 100.0)
+    for key in ("webhook", "ntfy"):
+        if key in t:
+            kw[key] = parse_url(where, f"alerts.{key}", t[key])
+    if "quiet" in t:
+        kw["quiet"] = parse_quiet(where, t["quiet"])
+    if "digest" in t:
+        kw["digest_s"] = _off_or_duration(where, "alerts.digest", t["digest"])
+    if "heartbeat" in t:
+        kw["heartbeat_s"] = _off_or_duration(where, "alerts.heartbeat", t["heartbeat"])
+    if "degraded_for" in t:
+        text = _text(where, "alerts.degraded_for", t["degraded_for"], 40)
+        kw["degraded_for_s"] = parse_duration(text, f"{where}: alerts.degraded_for")
+    if "rebuild_slow" in t:
+        pct = _number(where, "alerts.rebuild_slow", t["rebuild_slow"], 1.0, 99.0)
+        kw["rebuild_slow"] = pct / 100
+    if "member_latency" in t:
+        kw["latency_factor"] = _number(
+            where, "alerts.member_latency", t["member_latency"], 1.5, 100.0
+        )
 
 
 def parse_config(text: str, where: str = CONFIG_NAME) -> RoutineConfig:

@@ -25,17 +25,22 @@ stopped: a scheduled window is one of these pairs; ``extra["mdadm_event"]`` name
 sync wrote more than N × a member's size to it), ``BoostNotRestored`` (a boost's sync is over
 and its raised limits are still in force), ``SmartFailing`` (a disk's SMART overall health is
 FAILED), ``SelfTestFailed`` (a disk's newest SMART self-test failed), ``FindingNew`` (a new
-error-level finding of the check history); app.routine.watch decides those.
+error-level finding of the check history); app.routine.watch decides those. ``DegradedFor`` (an
+array degraded N hours, and again every N hours it stays so), ``RebuildSlow`` (a rebuild more
+than X % below its forecast), ``MemberLatency`` (one member's latency an outlier among its
+peers during a sync) and ``Heartbeat`` (the monitor runs, every N hours): app.routine.exposure;
+``Digest`` (the events quiet hours or the digest interval held): app.routine.digest.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import statistics
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from app.format import percent
+from app.format import duration, percent, speed
 from app.model.live import LiveSample, MdLive
-from app.sync.tracker import ArrayEvent, level_text
+from app.sync.tracker import ArrayEvent, FinishedSync, level_text
 
 MDADM_EVENTS = (
     "Fail",
@@ -57,6 +62,11 @@ RAIDMAN_EVENTS = (
     "WearHigh",
     "BoostNotRestored",
     "FindingNew",
+    "DegradedFor",
+    "RebuildSlow",
+    "MemberLatency",
+    "Heartbeat",
+    "Digest",
 )
 EVENTS = MDADM_EVENTS + RAIDMAN_EVENTS
 CRITICAL = frozenset({"Fail", "FailSpare", "DegradedArray", "DeviceDisappeared", "SmartFailing"})
@@ -69,6 +79,7 @@ class AlertEvent:
     component: str = ""  # a member (sdb1) or a disk
     detail: str = ""  # one line of plain English
     extra: dict[str, str] = field(default_factory=dict, compare=False)
+    items: tuple[AlertEvent, ...] = field(default=(), compare=False)  # a Digest's events
 
     @property
     def md_device(self) -> str:
@@ -128,10 +139,36 @@ def _degraded(a: MdLive) -> AlertEvent:
 CHECKS = ("check", "repair")
 
 
-def sync_alerts(tracked: Iterable[ArrayEvent]) -> list[AlertEvent]:
+# array, when its check began -> the average speeds (KiB/s) of its earlier finished checks
+CheckHistory = Callable[[str, float], list[float]]
+
+
+def _check_times(e: ArrayEvent, fin: FinishedSync, history: CheckHistory | None) -> str:
+    """A finished check's duration and speed, against its earlier checks where known; the
+    extras go in ``fin``'s event."""
+    words = f"; took {duration(fin.duration_s)}"
+    if fin.average_kib_s:
+        words += f" at {speed(fin.average_kib_s)}"
+    earlier = history(e.array, fin.started_at) if history is not None else []
+    if earlier and fin.average_kib_s:
+        med = statistics.median(earlier)
+        change = fin.average_kib_s / med - 1 if med else 0.0
+        n = len(earlier)
+        words += (
+            f" (its {n} earlier check{'s' if n != 1 else ''}: {speed(med)} median, this one "
+            f"{abs(change):.0%} {'slower' if change < 0 else 'faster'})"
+        )
+    return words
+
+
+def sync_alerts(
+    tracked: Iterable[ArrayEvent], history: CheckHistory | None = None
+) -> list[AlertEvent]:
     """The alert events of the syncs the session's tracker saw begin and end: a check or repair
     as CheckStarted / CheckFinished, any other sync as mdadm's RebuildStarted /
-    RebuildFinished; the percentage is the tracker's (the one the log and the record say)."""
+    RebuildFinished; the percentage is the tracker's (the one the log and the record say). A
+    finished check says how long it took and how fast, against ``history`` (its array's earlier
+    checks) where given."""
     out: list[AlertEvent] = []
     for e in tracked:
         action = e.action or "sync"
@@ -158,6 +195,14 @@ def sync_alerts(tracked: Iterable[ArrayEvent]) -> list[AlertEvent]:
             if check:
                 extra["mdadm_event"] = "RebuildFinished"
                 extra["mismatch_cnt"] = str(fin.mismatch_cnt or 0)
+                extra["duration_s"] = str(round(fin.duration_s))
+                if fin.average_kib_s:
+                    extra["speed_kib_s"] = str(round(fin.average_kib_s))
+                earlier = history(e.array, fin.started_at) if history is not None else []
+                if earlier:
+                    extra["earlier_median_kib_s"] = str(round(statistics.median(earlier)))
+                detail += f"; mismatch_cnt {fin.mismatch_cnt or 0}"
+                detail += _check_times(e, fin, history)
             name = "CheckFinished" if check else "RebuildFinished"
             out.append(AlertEvent(name, e.array, detail=detail, extra=extra))
             if check and fin.mismatch_cnt:

@@ -8,6 +8,8 @@ from app.model.devices import Machine
 from app.rules import (
     alerts,
     alignment,
+    array_health,
+    cohort,
     crypt,
     discard,
     fs_geometry,
@@ -27,6 +29,8 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("alignment", alignment.check),
     ("optimal I/O", alignment.check_arrays),
     ("md", md.check),
+    ("array health", array_health.check),
+    ("cohorts", cohort.check),
     ("alerts", alerts.check),
     ("fs_geometry", fs_geometry.check),
     ("discard", discard.check),

@@ -107,6 +107,10 @@ class AuditInputs:
     # raidman's own boot-time settings files (app.plans.builders.persist) -> their text, where present
     persisted: dict[str, str] = field(default_factory=dict, hash=False)
     unknown: dict[str, str] = field(default_factory=dict, hash=False)  # what -> why not read
+    # a degraded array -> when md said a member of it failed (the kernel log's "Disk failure
+    # on ..." line of this boot) and that line; absent: not in the log (app.kernel_log)
+    degraded_since: dict[str, tuple[float, str]] = field(default_factory=dict, hash=False)
+    now: float | None = None  # the backend's clock when the inputs were read
 
     def scheduler(self, device: str) -> SchedulerState | None:
         return self.schedulers.get(device)

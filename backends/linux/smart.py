@@ -212,6 +212,7 @@ def _from_pysmart(
         protocol=protocol,
         model=dev.model,
         serial=dev.serial or None,
+        firmware=fw if isinstance(fw := getattr(dev, "firmware", None), str) and fw else None,
         health=health,
         temperature_c=_int(dev.temperature),
         power_on_hours=poh,

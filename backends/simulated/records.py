@@ -110,6 +110,7 @@ class SimDisk:
     seq_kib_s: int = SEQ_SATA_SSD
     removable: bool = False
     smart: SimSmart = field(default_factory=lambda: SimSmart("ATA"))
+    firmware: str | None = None  # smartctl's firmware_version
     signatures: list[tuple[str, int, str]] = field(default_factory=list)  # (type, offset, hex)
     smart_written_bytes: int = 0  # host bytes written by the simulation (for SMART)
     smart_read_bytes: int = 0

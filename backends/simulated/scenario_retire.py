@@ -69,4 +69,13 @@ def retire(t: float) -> SimState:
     st.stopped_arrays[old.uuid] = old
     st.md_superblocks["sdc1"] = (old.uuid, old.array_name or "")
     st.events.clear()
+    # what md said as sdb1 was failed and removed (raid1.c raid1_error(); md.c unbind_rdev)
+    st.kernel_lines.extend(
+        [
+            (t - REMOVED_S, "md/raid1:md0: Disk failure on sdb1, disabling device."),
+            (t - REMOVED_S, "md/raid1:md0: Operation continuing on 1 devices."),
+            (t - REMOVED_S + 20, "md: unbind<sdb1>"),
+            (t - REMOVED_S + 20, "md: export_rdev(sdb1)"),
+        ]
+    )
     return finalize(st)

@@ -7,7 +7,15 @@ from fractions import Fraction
 
 from app.model import md_names
 from backends.simulated.programs.kernel_log import BOOTED_S
-from backends.simulated.records import SEQ_USB, SimArray, SimDisk, SimFS, SimMember, SimSmart
+from backends.simulated.records import (
+    SEQ_USB,
+    SimArray,
+    SimDisk,
+    SimFS,
+    SimIO,
+    SimMember,
+    SimSmart,
+)
 from backends.simulated.scenario_parts import (
     GIB,
     GPT_BIOS,
@@ -251,7 +259,8 @@ def raid6_wd(t: float) -> SimState:
     st.maybe_start_recovery(a)
     job = a.job
     assert job is not None
-    running_since(st, a, int(job.total * 0.082), t)  # 8.2 % done when the scenario opens
+    done = int(job.total * 0.082)  # 8.2 % done when the scenario opens
+    running_since(st, a, done, t)
     mem[0].failed_at = job.started_at - 1.0  # sdb1 failed, and md took the spare at once
     a.failures.append(mem[0].failed_at)
     st.filesystems["md0"] = SimFS(
@@ -268,7 +277,25 @@ def raid6_wd(t: float) -> SimState:
     # sdb1 failed and md began the recovery onto the spare at once: when 8.2 % at this rate
     # implies (the Sync card's "began ~53m ago"), not two hours before (that would be 19 %)
     st.kernel_lines.extend(_sdb_failing(job.started_at - 1.0))
+    _since_boot(st, names, done * 512, "sdf")
     return finalize(st)
+
+
+# what a home NAS moves in the nine days since boot (/proc/uptime), per disk: the share's
+# reads and writes, before the rebuild's own
+RAID6_WD_BOOT_READ = 540 * 10**9
+RAID6_WD_BOOT_WRITE = 95 * 10**9
+
+
+def _since_boot(st: SimState, names: list[str], rebuilt: int, target: str) -> None:
+    """The kernel's counters of raid6-wd's disks and members at the scenario's start: the
+    nine days since boot, and the part of the rebuild already done (every survivor read it,
+    the target wrote it; the failed sdb was read until it failed)."""
+    for dn in names:
+        read = RAID6_WD_BOOT_READ + (rebuilt if dn not in (target, "sdb") else 0)
+        write = RAID6_WD_BOOT_WRITE + (rebuilt if dn == target else 0)
+        for dev in (dn, f"{dn}1"):
+            st.io[dev] = SimIO(read, write, read // 131072, write // 131072)
 
 
 def _sdb_failing(t: float) -> list[tuple[float, str]]:

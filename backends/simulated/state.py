@@ -43,6 +43,9 @@ class SimState(SyncModel):
     speed_limit_max: int = DEFAULT_SPEED_MAX
     mdadm_conf: str | None = None
     files: dict[str, str] = field(default_factory=dict)  # other writable files
+    # files with something bind-mounted on them (virtme-ng's and containers' /etc/fstab): listed
+    # in /proc/self/mountinfo; renaming over or removing one fails with EBUSY
+    bind_mounts: set[str] = field(default_factory=set)
     md_superblocks: dict[str, tuple[str, str]] = field(default_factory=dict)  # stale: uuid, name
     stopped_arrays: dict[str, SimArray] = field(default_factory=dict)  # uuid -> what stopped
     generation: int = 0  # bumped on every structural change (cache key for probe())
@@ -58,6 +61,9 @@ class SimState(SyncModel):
     # ``events`` (backends/simulated/programs/kernel_log.py)
     kernel_lines: list[tuple[float, str]] = field(default_factory=list)
     uuid_counter: int = 0
+    # the machine booted this long before the scenario opens (/proc/uptime: the kernel's
+    # /proc/diskstats counters are since then)
+    uptime_at_t0: float = 9 * 86400.0
 
     # ---- helpers ------------------------------------------------------------------------
     def next_sync_order(self) -> int:

@@ -83,6 +83,18 @@ def md_attr(st: SimState, a: SimArray, attr: str) -> str | None:
     return values.get(attr)
 
 
+def render_bind_mounts(st: SimState) -> str:
+    """/proc/self/mountinfo's lines for the files bind-mounted from a tmpfs, as virtme-ng
+    mounts /etc/fstab (``45 23 0:40 /fstab /etc/fstab rw,relatime - tmpfs tmpfs rw``), after
+    the root's. Only these: the simulated filesystems' mounts reach the model through
+    ``backends.simulated.usage``, and nothing reads them from here."""
+    lines = ["22 1 254:0 / / rw,relatime - ext4 /dev/vda rw"]
+    for i, p in enumerate(sorted(st.bind_mounts)):
+        name = p.rsplit("/", 1)[-1]
+        lines.append(f"{45 + i} 22 0:40 /{name} {p} rw,relatime - tmpfs tmpfs rw")
+    return "".join(x + "\n" for x in lines)
+
+
 def read_path(st: SimState, path: str) -> str | None:
     if path == "/proc/mdstat":
         return render_mdstat(st)
@@ -92,6 +104,9 @@ def read_path(st: SimState, path: str) -> str | None:
         return f"{st.speed_limit_min}\n"
     if path == "/proc/sys/dev/raid/speed_limit_max":
         return f"{st.speed_limit_max}\n"
+    if path == "/proc/uptime":  # seconds since boot, and idle seconds summed over CPUs
+        up = st.t - st.t0 + st.uptime_at_t0
+        return f"{up:.2f} {up * 1.8:.2f}\n"
     if path == "/proc/meminfo":
         return (
             f"MemTotal:       {st.mem_total_kib} kB\n"
@@ -100,6 +115,8 @@ def read_path(st: SimState, path: str) -> str | None:
         )
     if path in st.files:
         return st.files[path]
+    if path == "/proc/self/mountinfo" and st.bind_mounts:
+        return render_bind_mounts(st)
     if not path.startswith("/sys/block/") and not path.startswith("/sys/class/block/"):
         return None
     rest = path.split("/", 3)[3] if path.startswith("/sys/block/") else path.split("/", 4)[4]

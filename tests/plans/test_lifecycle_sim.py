@@ -11,11 +11,10 @@ import pytest
 
 from app.backend import Backend
 from app.plans.audit_log import AuditLog
+from app.plans.builders.assemble import StrayArray, build_assemble
 from app.plans.builders.create_array import CreateArrayParams, build_create_array
 from app.plans.builders.filesystem import FilesystemParams, build_filesystem
 from app.plans.builders.lifecycle import (
-    StrayArray,
-    build_assemble,
     build_delete,
     build_mount,
     build_prepare,

@@ -213,3 +213,20 @@ def test_the_pickers_mark_superblock_carriers_with_the_reason() -> None:
     # going back into md0 itself, sdb1 is no carrier of anything else
     back = {c.name: c for c in candidates(m, superblocks=sbs, joining="md0")}
     assert all("copy" not in r for r in back["sdb1"].reasons)
+
+
+def test_putting_a_former_member_back_into_its_own_array_loses_nothing() -> None:
+    """VM (tests/vm/test_wizards.py, fail → remove → re-add of a RAID-10 without a bitmap): the
+    re-add is an ``--add`` (mdadm refuses --re-add without a bitmap), whose step overwrites the
+    device; staging called that the loss of "md127's other copy", so Run asked for md127 where
+    the preview had asked for the device, and nothing ran. A former member going back into its
+    own array loses nothing: its copy is rebuilt where it was (``lost.lost_on``'s joining)."""
+    from app.plans.builders.members import build_add, build_re_add
+
+    be, m = _scenario("retire")
+    sbs = read_superblocks(m, be)
+    assert "sdb1" in {sb.device for sb in sbs.outside.get("md0", ())}  # md0's stale copy
+    for plan in (build_re_add(m, "md0", "sdb1"), build_add(m, "md0", "sdb1")):
+        c = current_consequences(plan, m, be, sbs).consequences
+        assert c is not None
+        assert [x.name for x in c.lost if x.kind == "copy"] == [], c.lost

@@ -27,7 +27,12 @@ def test_usb_bridge_machine() -> None:
 
 def test_raid10_evo_machine_is_quiet() -> None:
     fs = audit(_machine("raid10-evo"))
-    assert [f for f in fs if f.severity != "advice"] == []
+    # its four 850 EVO are one production run (serials S2RBNX0H512…): a cohort in a RAID-10
+    # that survives one failure (issue 41) is its only warning
+    assert [(f.severity, f.code) for f in fs if f.severity != "advice"] == [
+        ("warning", "md-cohort")
+    ]
+    fs = tuple(f for f in fs if f.code != "md-cohort")
     # md-no-bitmap: the scenario follows article 000 (--bitmap=none on SSD RAID-10); the advice
     # shows that trade-off
     assert {f.code for f in fs} <= {"audit-incomplete", "lvm-issue-discards-off", "md-no-bitmap"}

@@ -40,7 +40,8 @@ def test_raid10_evo_scenario_has_no_false_alarm() -> None:
     m = b.probe()
     inputs = gather(b, m)
     fs = audit(m, inputs)
-    loud = [(f.code, f.device, f.detail) for f in fs if f.severity in ("error", "warning")]
-    assert loud == []
+    loud = [(f.code, f.device) for f in fs if f.severity in ("error", "warning")]
+    # the one warning: four 850 EVO of one production run in a RAID-10 surviving one failure
+    assert loud == [("md-cohort", "md127")]
     assert not [f for f in fs if f.code == "audit-rule-failed"]
     assert "dm-0" in inputs.ext4 or any(k.startswith("tune2fs") for k in inputs.unknown)

@@ -151,7 +151,12 @@ def test_imsm_demo_has_one_worn_ssd_in_report_json_text_and_metrics(
     assert disks["sda"]["rated_tbw_used_percent"] == 0
     main(["--demo", "imsm", "report"])
     text = capsys.readouterr().out
-    assert "150 TBW rated: 85% used" in text
+    # the drive's own wear figure and host writes against the rated TBW, each said for what it
+    # is (issue 41: "wear 64 % used" and "150 TBW rated: 85 % used" said neither)
+    assert (
+        "wear reported by the drive: 64% of its rated life used (177 Wear_Leveling_Count)" in text
+    )
+    assert "host writes against the rated 150 TBW: 85% used" in text
     # issue 39: one unit system on one report (the disk line says "written 116.4 TiB")
     assert "written 116.4 TiB" in text
     assert "[warning] sdb: 116.4 TiB written of 150 TBW rated (136.4 TiB) = 85%" in text

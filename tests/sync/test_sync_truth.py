@@ -101,7 +101,7 @@ def test_a_delayed_sync_waits_then_is_recorded_once_from_when_it_ran() -> None:
     running = SyncStatus("resync", 100, 10_000, 5000)
     ev = tr.update(LiveSample(200, (md(two, sync=running, name="md126"),)))
     assert [(e.kind, e.message) for e in ev] == [
-        ("sync-started", "md126: resync started after waiting 3m19s")
+        ("sync-started", "md126: resync started after waiting 3m 19s")
     ]
     ev = tr.update(LiveSample(203, (md(two, name="md126"),)))
     (fin,) = tr.finished

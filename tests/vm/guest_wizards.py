@@ -249,7 +249,14 @@ async def _preview_and_run(
         await pilot.click("#pp-run")
         await pilot.pause()
         if prev.running or prev.report is not None:
-            await _until(pilot, lambda: prev.report is not None, "the plan run", timeout=600)
+            # a run that stops before its first step (pre-flight or the typed word asked again
+            # at Run) has no report: it is over when the preview no longer runs
+            await _until(
+                pilot,
+                lambda: prev.report is not None or not prev.running,
+                "the plan run",
+                timeout=540,
+            )
             await pilot.pause()
         out.update(_after_run(prev))
     out["audit"] = _audit()

@@ -258,7 +258,7 @@ def test_raid5_tuning_fixes_make_their_findings_disappear(blank_vm: VM, etc_mdad
     # no bitmap: warning with mdadm --grow --bitmap=internal; the kernel then has one
     f = one(found, "md-no-bitmap", MD)
     assert f["severity"] == "warning"
-    assert f["fix"] == [["mdadm", "--grow", "--bitmap=internal", f"/dev/{MD}"]]
+    assert f["fix"] == [["mdadm", "--grow", f"/dev/{MD}", "--bitmap=internal"]]  # ops.SetBitmap
     run_fix(vm, "md-no-bitmap", MD)
     loc = vm.read(f"/sys/block/{MD}/md/bitmap/location").strip()
     assert loc.startswith("+"), loc  # internal bitmap, offset from the superblock

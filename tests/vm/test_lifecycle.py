@@ -20,13 +20,16 @@ from typing import Any
 import pytest
 
 from app.parsers.mdadm_superblock import parse_superblock
+from app.plans.ops.system_files import backup_name
 from tests.vm.etc_mdadm import guest_mount_of
 from tests.vm.machine import VM
 from tests.vm.scenarios import FAST_KIB, create_array
 
 pytestmark = pytest.mark.vm
 STATE = "/tmp/raidman-lifecycle"
-MNT = "/tmp/raidman-lifecycle-mnt/data"
+# below /mnt, where a plan may mount (ops.storage.mountpoint_problem: never in /tmp); the
+# guest's / is the host's, read-only, so the test puts a tmpfs on /mnt for the mount point
+MNT = "/mnt/raidman-lifecycle/data"
 FSTAB_START = "# raidman VM test: the guest's own fstab\n"
 SAVED = "/tmp/raidman-lifecycle-fstab.orig"
 
@@ -82,6 +85,10 @@ def test_prepare_create_mount_stop_assemble_delete_leaves_the_disks_as_they_star
     if fstype not in ("overlay", "tmpfs"):
         pytest.fail(f"/etc in the guest is {fstype}: writing /etc/fstab would reach the host")
     vm.write("/etc/fstab", FSTAB_START)
+    if guest_mount_of(vm, "/mnt")[0] != "/mnt":
+        vm.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1m,mode=755", "raidman-mnt", "/mnt"], check=True
+        )
     vm.set_speed_limits(FAST_KIB, FAST_KIB)
     disks = vm.disks(4)
     parts = [f"{d}p1" for d in disks]
@@ -110,7 +117,7 @@ def test_prepare_create_mount_stop_assemble_delete_leaves_the_disks_as_they_star
         vm.note(f"fstab line: {line}")
         assert line.startswith(f"UUID={uuid.strip()} {MNT} ext4 ")
         assert "nofail" in line.split()[3].split(",")
-        assert vm.read("/etc/fstab.raidman-backup") == FSTAB_START
+        assert vm.read(backup_name("/etc/fstab", FSTAB_START)) == FSTAB_START
         verify = vm.run(["findmnt", "--verify", "--tab-file", "/etc/fstab"])
         vm.note(f"findmnt --verify: rc {verify.returncode}: {verify.stdout.strip()[-200:]}")
         assert verify.returncode == 0, verify
@@ -136,9 +143,9 @@ def test_prepare_create_mount_stop_assemble_delete_leaves_the_disks_as_they_star
         assert _disks_now(vm, disks) == start
         entries = [json.loads(x) for x in vm.read(f"{STATE}/audit.log").splitlines()]
         ran = [e for e in entries if e.get("event") == "executed"]
-        # prepare 4 + create 1 (+ nothing else asked) + mkfs 1 + mount 7 + stop 1 + assemble 1
-        # + delete 9 + wipe 4
-        assert len(ran) == 4 + 1 + 1 + 7 + 1 + 1 + 9 + 4, [e.get("argv") for e in ran]
+        # prepare 4 + create 1 (+ nothing else asked) + mkfs 1 + mount 8 (mkdir, mount, cmp,
+        # backup, copy, tee, findmnt, mv) + stop 1 + assemble 1 + delete 9 + wipe 4
+        assert len(ran) == 4 + 1 + 1 + 8 + 1 + 1 + 9 + 4, [e.get("argv") for e in ran]
         assert all(e.get("exit_code") == 0 for e in ran)
         assert not [e for e in entries if e.get("event") == "refused"]
     finally:
@@ -150,7 +157,9 @@ def test_prepare_create_mount_stop_assemble_delete_leaves_the_disks_as_they_star
         if bound and fstab_before is not None:
             vm.write(SAVED, fstab_before)
             vm.run(["mount", "--bind", SAVED, "/etc/fstab"], check=True)
-        vm.run(["rm", "-f", "/etc/fstab.raidman-backup", "/etc/fstab.raidman-new"])
+        vm.sh("rm -f /etc/fstab.raidman-backup-* /etc/fstab.raidman-new")
+        if guest_mount_of(vm, "/mnt")[0] == "/mnt":
+            vm.run(["umount", "/mnt"])
 
 
 def test_a_removed_member_shows_its_events_behind_the_array(blank_vm: VM) -> None:

@@ -76,7 +76,8 @@ def _re_add(vm: VM, bitmap: list[str], write_mib: int, name: str) -> tuple[int, 
     vm.write(path, res.stdout)
     vm.sh(f"chmod 600 {path}")
     before = sectors_written(vm, out)[out]
-    res, code = vm.call_result("app.cli:main", ["apply", path, "--yes", "--confirm", out], env=env)
+    word = plan["consequences"].get("at_risk") or plan["target"]  # what the preview asks typed
+    res, code = vm.call_result("app.cli:main", ["apply", path, "--yes", "--confirm", word], env=env)
     assert code == 0, res
     vm.wait_idle(MD, timeout=600)
     assert read_md(vm, MD).degraded == 0

@@ -11,22 +11,22 @@ kernel would refuse or what would lose data in use. What each plan does:
   distribution raidman runs on (sgdisk is gdisk's, often not installed).
 * stop: ``mdadm --stop`` (md.c ``do_md_stop`` refuses an array still open: mounted, an active
   VG's PV, held by dm/md).
-* assemble: ``mdadm --assemble --scan`` (every array mdadm.conf or the superblocks describe),
-  or one array by its UUID: ``mdadm --assemble /dev/md/NAME --uuid=UUID``.
+* assemble (app.plans.builders.assemble): ``mdadm --assemble --scan`` (every array mdadm.conf
+  or the superblocks describe), or one array by any name an admin knows it by: ``mdadm
+  --assemble /dev/md/NAME --uuid=UUID``.
 * delete: stop, then ``mdadm --zero-superblock`` and ``wipefs -a`` on each member: the members
   carry nothing afterwards (typed confirmation: it destroys the array).
 * wipe: ``wipefs -a`` on one device (a retired member, or a disk back to blank).
 * mount: ``mkdir -p DIR``, ``mount -o OPTS DEV DIR``; with ``fstab``, the line ``UUID=<fs>
   DIR FSTYPE OPTS,nofail 0 2`` written atomically: the current /etc/fstab copied, the line
   appended to the copy, ``findmnt --verify`` on the copy, a backup of the current file, and the
-  copy renamed over it (a rename: never a half-written fstab). ``nofail``: a missing array
+  copy renamed over it (a rename: never a half-written fstab) — or, where /etc/fstab is a mount
+  point (bind-mounted: containers, virtme-ng), the checked copy written into it in place after
+  the backup (app.plans.builders.file_edit). ``nofail``: a missing array
   (degraded beyond assembly, a disk gone) does not stop the boot.
 """
 
 from __future__ import annotations
-
-import re
-from dataclasses import dataclass
 
 from app.format import human_bytes
 from app.model import Disk, Machine, MdArray
@@ -37,21 +37,11 @@ from app.plans.builders.mdconf_edit import initramfs_step, without_uuids
 from app.plans.geometry import PlanError
 from app.plans.guards.lifecycle_checks import stop_refusals
 from app.plans.guards.preflight import strip_dev
-from app.plans.ops.base import MD_DEV
 from app.plans.ops.storage import LEAVE_FREE_MAX, mountpoint_problem, options_problem
 from app.plans.ops.system_files import FSTAB
 from app.plans.outcome.consequences import with_consequences
 from app.plans.plan import Plan, Step
 from app.plans.superblocks import Superblocks
-
-
-@dataclass(frozen=True, slots=True)
-class StrayArray:
-    """An array whose superblocks are on disks but which is not running (what assemble needs)."""
-
-    uuid: str
-    name: str | None = None  # "host:0" from the superblock (untrusted: validated before use)
-    devices: tuple[str, ...] = ()
 
 
 def partition_name(disk: str, number: int = 1) -> str:
@@ -130,84 +120,6 @@ def build_stop(machine: Machine, array: str) -> Plan:
             target=a.name,
             kind="array-stop",
             params={"array": a.name},
-        ),
-    )
-
-
-_SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}")
-
-
-def md_path_for(stray: StrayArray) -> str:
-    """/dev/md/NAME from the superblock's name (the part after "host:"), when it is a plain name;
-    else /dev/md/ + the UUID's first 8 hex digits."""
-    short = (stray.name or "").rsplit(":", 1)[-1]
-    if not _SAFE_NAME.fullmatch(short):
-        short = "".join(c for c in stray.uuid.lower() if c in "0123456789abcdef")[:8]
-    path = f"/dev/md/{short}"
-    if not MD_DEV.fullmatch(path):  # pragma: no cover - the two spellings above always match
-        raise PlanError(f"cannot name an md device for {stray.uuid}")
-    return path
-
-
-def _hex(u: str) -> str:
-    return "".join(c for c in u.lower() if c in "0123456789abcdef")
-
-
-def build_assemble(
-    machine: Machine, strays: tuple[StrayArray, ...], array: str | None = None
-) -> Plan:
-    """``mdadm --assemble --scan`` (``array`` None) or one stray array by UUID or name."""
-    if array is None:
-        listed = ", ".join(s.name or s.uuid for s in strays) or "none found now"
-        return _finish(
-            machine,
-            Plan(
-                title="assemble every array mdadm finds",
-                steps=(
-                    Step(
-                        ops.Assemble(),
-                        f"start every array mdadm.conf or the superblocks describe ({listed})",
-                    ),
-                ),
-                kind="array-assemble",
-                params={"scan": True},
-            ),
-        )
-    want = array.strip()
-    for a in machine.arrays:
-        if want in (a.name, a.path) or (a.uuid and _hex(a.uuid) == _hex(want)):
-            raise PlanError(f"{a.name} is running already")
-    hit = [
-        s
-        for s in strays
-        if (_hex(want) and _hex(s.uuid) == _hex(want) and len(_hex(want)) == 32)
-        or want == (s.name or "")
-        or want == (s.name or "").rsplit(":", 1)[-1]
-        or want == md_path_for(s)
-    ]
-    if len(hit) != 1:
-        known = ", ".join(f"{s.name or '?'} ({s.uuid})" for s in strays) or "none"
-        raise PlanError(
-            f"no array {want!r} among the superblocks not assembled (found: {known})"
-            if not hit
-            else f"{want!r} names {len(hit)} arrays: give its UUID"
-        )
-    s = hit[0]
-    path = md_path_for(s)
-    uuid = ":".join(_hex(s.uuid)[i : i + 8] for i in range(0, 32, 8))
-    on = f" from {', '.join(s.devices)}" if s.devices else ""
-    return _finish(
-        machine,
-        Plan(
-            title=f"assemble {path} ({uuid})",
-            steps=(
-                Step(
-                    ops.Assemble(path, uuid),
-                    f"start the array {s.name or uuid}{on}",
-                ),
-            ),
-            kind="array-assemble",
-            params={"uuid": uuid, "devices": list(s.devices)},
         ),
     )
 
@@ -321,7 +233,8 @@ def build_mount(
 ) -> Plan:
     """Mount the filesystem on ``device`` at ``mountpoint``; with ``fstab`` also its line, as an
     edit of the whole file (``fstab_text``: /etc/fstab as read now; ``fstab_in_place``: the
-    file is a mount point, so it is written in place after its backup: app.plans.builders.file_edit)."""
+    file is a mount point, so the checked copy is written into it instead of renamed over it:
+    app.plans.builders.file_edit)."""
     d = _lv(machine, device) or strip_dev(device)
     if machine.device(d) is None:
         raise PlanError(f"no block device {d!r} on this machine")

@@ -5,7 +5,8 @@ operations: for each file a plan writes (/etc/fstab, mdadm.conf),
    plan run twice, stops there: nothing written, no backup overwritten);
 2. ``cp -p FILE BACKUP`` (a name of this edit's own) before anything is written;
 3. the new text: written to the copy (``cp -p`` then ``tee``), for fstab verified by ``findmnt``,
-   then renamed over the file; or written in place (the file is a mount point);
+   then renamed over the file (``mv``), or, where the file is a mount point, the checked copy
+   written into it in place (``cp COPY FILE``: ``ops.OverwriteFile``) -- once, last;
 4. the new text is the compared text changed the way raidman changes that file: /etc/fstab with
    one line of raidman's shape appended; mdadm.conf less whole ARRAY entries.
 
@@ -57,35 +58,31 @@ def file_edit_problems(plan: Plan) -> list[str]:
                 where.setdefault("backup", i)
             elif isinstance(op, ops.CopyFile) and op.path == path:
                 where.setdefault("copy", i)
-            elif isinstance(op, ops.WriteFile) and op.path in (path, new_name(path)):
+            elif isinstance(op, ops.WriteFile) and op.path == new_name(path):
                 if "write" in where:
                     out.append(f"{path}: written twice")
                 where["write"] = i
-                where["in_place"] = int(op.path == path)
                 new = op.text
             elif isinstance(op, ops.VerifyFstab) and path == FSTAB:
                 where.setdefault("verify", i)
-            elif isinstance(op, ops.ReplaceFile) and op.path == path:
-                where.setdefault("replace", i)
+            elif isinstance(op, (ops.ReplaceFile, ops.OverwriteFile)) and op.path == path:
+                if "keep" in where:
+                    out.append(f"{path}: kept twice (renamed over, or written in place, once)")
+                where["keep"] = i
         if not where:
             continue
         if "write" not in where:
             if set(where) - {"cmp"}:
                 out.append(f"{path}: steps of an edit without the new text")
             continue
-        order = ["cmp", "backup"]
-        order += [] if where["in_place"] else ["copy", "write"]
-        if where["in_place"]:
-            order.append("write")
-        elif path == FSTAB:
-            order += ["verify", "replace"]
-        else:
-            order.append("replace")
+        # the same order whether the copy is renamed over the file or written into it in place
+        order = ["cmp", "backup", "copy", "write", *(["verify"] if path == FSTAB else []), "keep"]
         at = [where.get(k) for k in order]
         if any(x is None for x in at) or at != sorted(at):  # type: ignore[type-var]
             out.append(
-                f"{path}: compared first, then backed up, then written"
-                + ("" if where["in_place"] else " to a copy and renamed into place")
+                f"{path}: compared first, then backed up, then written to a copy"
+                + (", checked" if path == FSTAB else "")
+                + " and renamed over it or written into it in place"
             )
             continue
         bad = _content_problem(path, old or "", new or "")
@@ -114,7 +111,7 @@ def live_entry_refusals(
             op = s.op
             if isinstance(op, ops.CompareFile) and op.path == path and old is None:
                 old = op.text
-            elif isinstance(op, ops.WriteFile) and op.path in (path, new_name(path)):
+            elif isinstance(op, ops.WriteFile) and op.path == new_name(path):
                 new = op.text
         if old is None or new is None:
             continue

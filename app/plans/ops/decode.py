@@ -297,7 +297,12 @@ def _cp(a: Argv) -> Op:
         if a[2] == new_name(a[1]):
             return files.CopyFile(a[1])
         return files.BackupFile(a[1], a[2])
-    raise OpError("cp: raidman only copies a file it edits to its new copy or its backup")
+    if len(a) == 2 and a[1] in EDITED and a[0] == new_name(a[1]):
+        return files.OverwriteFile(a[1])
+    raise OpError(
+        "cp: raidman only copies a file it edits to its new copy or its backup, "
+        "or its checked copy into it"
+    )
 
 
 def _mv(a: Argv) -> Op:

@@ -97,8 +97,8 @@ class CopyFile(Op):
 @dataclass(frozen=True, slots=True)
 class WriteFile(Op):
     """``tee PATH`` with the whole text: a copy being edited, a settings file's temporary name,
-    the check schedule's drop-in (or an edited file itself, in place, where it cannot be
-    renamed over: /etc/fstab bind-mounted into a container)."""
+    the check schedule's drop-in. Never an edited file itself: its new text goes to the copy
+    (``ReplaceFile`` renames it over the file, ``OverwriteFile`` copies it into it)."""
 
     KIND = "file-write"
     path: str
@@ -150,6 +150,24 @@ class ReplaceFile(Op):
 
     def argv(self) -> tuple[str, ...]:
         return ("mv", *(("-f",) if self.force else ()), self.temp, self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class OverwriteFile(Op):
+    """``cp PATH.raidman-new PATH``: the checked copy written into the file itself, for a file
+    that is a mount point (a container's or virtme-ng's bind-mounted /etc/fstab): rename(2)
+    onto a mount point fails with EBUSY (fs/namei.c ``vfs_rename``: ``is_local_mountpoint``
+    of either dentry). cp opens the file it exists as (O_TRUNC), so the file keeps its inode,
+    owner and mode; a reader may see it half-written, which is why the backup comes first."""
+
+    KIND = "file-overwrite"
+    path: str
+
+    def __post_init__(self) -> None:
+        _edited(self.path, "cp")
+
+    def argv(self) -> tuple[str, ...]:
+        return ("cp", new_name(self.path), self.path)
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,6 +137,8 @@ def write_target_problem(path: str, text: str | None) -> str | None:
         if text is not None and DROPIN_TEXT.fullmatch(text):
             return None
         return "the check schedule's drop-in: only the two Environment= lines raidman writes"
-    if path in EDITED or path in {new_name(p) for p in EDITED}:
+    if path in {new_name(p) for p in EDITED}:
         return text_problem(text, f"tee {path}")  # its shape: app.plans.guards.file_edits
+    if path in EDITED:
+        return f"tee {path}: an edit writes its copy ({new_name(path)}), never the file itself"
     return f"tee writes only md tunables and the files raidman keeps, not {path!r}"

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.format import duration, human_bytes, speed
+from app.format import duration, human_bytes, risk_line, speed
+from app.model.risk import RebuildRisk
 from app.model.sync_model import MemberWrite, SyncForecast
 from app.plans.outcome.lost import Lost
 
@@ -69,6 +70,10 @@ class Consequences:
     stops: tuple[SyncStop, ...] = ()  # running syncs the plan stops
     lost: tuple[Lost, ...] = ()  # data the plan destroys, by name (app.plans.outcome.lost)
     at_risk: str | None = None  # the name typed to confirm: the thing at risk
+    # each rebuild the plan starts, its risk term by term (app.model.risk)
+    risks: tuple[RebuildRisk, ...] = ()
+    # a check schedule: what its checks read from each disk a year, against its rating
+    workload: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -82,6 +87,10 @@ class Consequences:
             d["offline"] = list(self.offline)
         if self.at_risk is not None:
             d["at_risk"] = self.at_risk
+        if self.risks:
+            d["risks"] = [r.to_json() for r in self.risks]
+        if self.workload:
+            d["workload"] = list(self.workload)
         return d
 
     def lines(self) -> list[str]:
@@ -90,12 +99,13 @@ class Consequences:
         out = [f"LOST: {x.line}" for x in self.lost]
         out += [f"STOPS: {s.line}" for s in self.stops]
         out += [sync_line(s) for s in self.syncs]
+        out += [risk_line(r) for r in self.risks]
         by_array = {s.array: s for s in self.syncs}
         for r in self.redundancy:
             line = redundancy_line(r, by_array.get(r.array))
             if line:
                 out.append(line)
-        return out + list(self.offline)
+        return out + list(self.offline) + list(self.workload)
 
 
 @dataclass(frozen=True, slots=True)

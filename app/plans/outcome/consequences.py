@@ -24,6 +24,8 @@ from dataclasses import replace
 from typing import Any
 
 from app.model import Machine, levels
+from app.model.drive_ratings import drive_rating
+from app.model.risk import Rebuild, RebuildRisk, compose
 from app.model.sync_model import (
     MemberWrite,
     SyncForecast,
@@ -33,6 +35,7 @@ from app.model.sync_model import (
     progress_per_member,
     waiting_for,
 )
+from app.model.workload import TB, check_bytes_per_check, checks_per_year
 from app.plans.guards.lifecycle_checks import offline_lines
 from app.plans.outcome.arrays import PlannedArray
 from app.plans.outcome.consequence_types import Consequences, Limits, Redundancy, SyncStop
@@ -272,6 +275,7 @@ def consequences_of(
     syncs: list[SyncForecast] = []
     stops: list[SyncStop] = []
     out: list[Redundancy] = []
+    risks: list[RebuildRisk] = []
     for a in st.arrays.values():
         if a.level not in levels.LEVELS:
             continue
@@ -287,7 +291,11 @@ def consequences_of(
             syncs.append(running)
         for action, targets in planned:
             dirty = (bitmap_dirty or {}).get(a.name)
-            syncs.append(_forecast(machine, a, action, targets, st.limits, dirty_bytes=dirty))
+            f = _forecast(machine, a, action, targets, st.limits, dirty_bytes=dirty)
+            syncs.append(f)
+            r = _risk(machine, a, action, targets, f)
+            if r is not None:
+                risks.append(r)
         st._low(a)
         during, lost_if = seen.lowest
         now = seen.survives
@@ -317,7 +325,68 @@ def consequences_of(
         tuple(stops),
         lost,
         at_risk,
+        tuple(risks),
+        tuple(schedule_workload(plan, machine)),
     )
+
+
+def schedule_workload(plan: Plan, machine: Machine) -> list[str]:
+    """A check schedule's cost before it is enabled: what its checks read from each member disk
+    a year, against the disk's rated workload where known (app.model.workload)."""
+    every = plan.params.get("every") if plan.kind == "check-schedule" else None
+    per_year = checks_per_year(every) if isinstance(every, str) else None
+    if not per_year:
+        return []
+    out = []
+    for d in machine.disks:
+        per_check = check_bytes_per_check(machine, d.name)
+        if not per_check:
+            continue
+        tb = per_check * per_year / TB
+        rating = drive_rating(d.model) if d.rotational is not False else None
+        rated = rating.workload_tb_per_year if rating else None
+        of = (
+            f" = {tb / rated:.0%} of its rated {rated} TB/yr ({rating.family} datasheet)"
+            if rated and rating
+            else " (its rated workload is not known)"
+            if d.rotational is not False
+            else " (reads only: no flash wear)"
+        )
+        when = "monthly" if every == "monthly" else f"every {every}"
+        out.append(f"checks {when} read {tb:.1f} TB a year from {d.name}{of}")
+    return out
+
+
+REBUILDS = {"recover": "recover", "re-add": "recover", "replace": "replace"}
+
+
+def _risk(
+    machine: Machine, a: PlannedArray, action: str, targets: tuple[str, ...], f: SyncForecast
+) -> RebuildRisk | None:
+    """The risk of a rebuild the plan starts on an array that holds data (app.model.risk): its
+    survivors as the plan leaves them, the forecast's window; a re-add reads only its dirty
+    share."""
+    kind = REBUILDS.get(action)
+    if a.new or kind is None or a.level not in levels.REDUNDANT or not targets:
+        return None
+    tgt = [m for m in a.members if m.device in targets]
+    slots = [m.slot for m in tgt if m.slot is not None]
+    survivors = [
+        (m.device, m.slot)
+        for m in a.members
+        if m.role == "in_sync" and m.slot is not None and m.device not in targets
+    ]
+    writes = [w for w in f.members if w.device in targets]
+    comp = max((w.member_bytes for w in writes), default=0)
+    if not comp or not slots:
+        return None
+    share = min(1.0, sum(w.bytes_high for w in writes) / (comp * len(writes)))
+    window = f.duration_s_high if f.duration_s_high is not None else f.duration_s_low
+    why = f"forecast at {f.speed_why}" if f.speed_why else "forecast"
+    rb = Rebuild(
+        a.name, a.level, a.raid_disks, a.layout, "planned", targets, survivors, slots, comp, kind
+    )
+    return compose(machine, rb, window, why, left=share)
 
 
 def _weaker(r: Redundancy, lost_now: tuple[str, ...]) -> bool:

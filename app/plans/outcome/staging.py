@@ -139,7 +139,8 @@ class Staging:
                 and a is not None
                 and a.member(strip_dev(op.device)) is None
             ):
-                self._destroy(op.device)
+                # a former member put back into its own array loses nothing (lost_on)
+                self._destroy(op.device, joining=a.name)
             if a is not None:
                 manage_member(self.machine, a, op, strip_dev(op.device))
         elif isinstance(op, ops.ReplaceMember):

@@ -37,6 +37,9 @@ def mv(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
     if len(paths) != 2 or not all(_etc(p) for p in paths):
         return 1, "", "mv: the simulation renames files under /etc only\n"
     src, dst = paths
+    busy = next((p for p in paths if p in st.bind_mounts), None)
+    if busy is not None:  # fs/namei.c vfs_rename: -EBUSY when either is a mount point
+        return 1, "", f"mv: cannot move '{src}' to '{dst}': Device or resource busy\n"
     text = read_file(st, src)
     if text is None:
         return 1, "", f"mv: cannot stat '{src}': No such file or directory\n"
@@ -68,6 +71,8 @@ def rm(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
     for p in (a for a in args if not a.startswith("-")):
         if not _etc(p):
             return 1, "", f"rm: the simulation removes files under /etc only: {p}\n"
+        if p in st.bind_mounts:
+            return 1, "", f"rm: cannot remove '{p}': Device or resource busy\n"
         if st.files.pop(p, None) is None and not force:
             return 1, "", f"rm: cannot remove '{p}': No such file or directory\n"
     return 0, "", ""
