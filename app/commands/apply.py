@@ -51,7 +51,7 @@ from app.plans.audit_log import AuditLog
 from app.plans.executor import StepEvent, execute
 from app.plans.guards.identity import identity_problems
 from app.plans.guards.plan_devices import plan_problems
-from app.plans.ops import Fio
+from app.plans.ops import Fio, LocateBlink, NvmeSanitizeLog, SmartReport, SurfaceTest
 from app.plans.outcome.sync_steps import sync_starting_steps
 from app.plans.plan import (
     MAX_FILE_BYTES,
@@ -221,6 +221,17 @@ def keep_benchmark(plan: Plan, report: Any, backend: Backend, args: argparse.Nam
         store.close()
 
 
+JSON_OUTPUT = (SurfaceTest, LocateBlink, SmartReport, NvmeSanitizeLog)
+
+
+def keep_qualification(plan: Plan, report: Any, backend: Backend, host: str | None) -> None:
+    """Print a qualify plan's verdict and keep it by the disk's serial (issue 40)."""
+    from app.plans.qualify_store import keep_run
+
+    for line in keep_run(plan, report, backend, host):
+        print(escape_controls(line))
+
+
 def made_on_backend(data: bytes) -> str | None:
     """The backend a plan file says it was made on ("linux", "demo: raid6-wd"); None for a
     file from before raidman recorded it. ``data``: the file's bytes, which passed
@@ -343,8 +354,8 @@ def run(args: argparse.Namespace) -> int:
                 eta = (_time.monotonic() - t0) / done * left if done else None
                 when = f", about {eta:.0f} s left" if eta is not None else ""
                 print(f"      benchmark run {done + 1} of {fio_left[0]}{when}", flush=True)
-        elif ev.kind == "output" and fio:
-            return  # fio's JSON is parsed at the end, not shown line by line
+        elif ev.kind == "output" and (fio or isinstance(ev.step.op, JSON_OUTPUT)):
+            return  # fio's and smartctl's JSON is parsed at the end, not shown line by line
         elif ev.kind == "output":
             streamed.add(ev.index)
             print(f"      | {escape_controls(ev.line)}", flush=True)
@@ -362,6 +373,8 @@ def run(args: argparse.Namespace) -> int:
     report = execute(plan, backend, audit=audit, forced=used, on_event=on_event)
     if plan.kind == "benchmark" and report.ok:
         keep_benchmark(plan, report, backend, args)
+    if plan.kind == "qualify":
+        keep_qualification(plan, report, backend, host)
     for o in report.outcomes:
         if o.status == "not-run":
             print(f"[{o.index + 1}/{len(plan.steps)}] not run: {o.step.escaped().shell()}")

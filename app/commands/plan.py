@@ -17,6 +17,7 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
   raidman plan check-schedule [--every monthly|off|7d] [--window 6h] | --remove
   raidman plan smart-test --device nvme0n1 --test short|long
   raidman plan prepare|stop|assemble|delete|wipe|mount ... (app/commands/plan_lifecycle.py)
+  raidman plan qualify|locate|retire --device D ... (app/commands/plan_disks.py)
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
 ``--json`` prints ``Plan.to_json()`` (with the ``digest`` of its steps) plus a ``preflight`` object; save it and run it with
@@ -33,7 +34,7 @@ from typing import Any
 
 from app import statefiles
 from app.backend import Backend
-from app.commands import plan_lifecycle
+from app.commands import plan_disks, plan_lifecycle
 from app.commands.backend_options import add_backend_options, make_backend
 from app.commands.refusal import refuse
 from app.model import Machine
@@ -46,22 +47,16 @@ from app.plans.builders.create_array import (
     read_conf_and_scan,
 )
 from app.plans.builders.filesystem import FilesystemParams, build_filesystem
-from app.plans.builders.members import (
-    REPLACE_METHODS,
-    build_add,
-    build_fail,
-    build_grow,
-    build_re_add,
-    build_remove,
-    build_replace,
-)
-from app.plans.builders.smart_test import SMART_TESTS, build_smart_test, progress_argv
+from app.plans.builders.members import build_add, build_fail, build_grow, build_re_add, build_remove
+from app.plans.builders.replace import REPLACE_METHODS
+from app.plans.builders.smart_test import SMART_TESTS
 from app.plans.builders.sync_actions import (
     build_bitmap,
     build_speed_limits,
     build_stripe_cache,
     build_sync_action,
 )
+from app.plans.disk_plans import replace_plan, smart_test_plan
 from app.plans.geometry import PlanError, parse_size
 from app.plans.guards.allowlist import plan_step_problems
 from app.plans.guards.identity import record_disks
@@ -153,6 +148,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="replace: hot (--replace, keeps redundancy), fail-remove-add, or auto (hot while "
         "the member works)",
     )
+    m.add_argument(
+        "--unqualified",
+        metavar="SERIAL",
+        help="replace: use a new disk without a passing qualify verdict (type its serial)",
+    )
     m.add_argument("--raid-devices", type=int, help="grow: the new number of raid devices")
     m.add_argument("--add", type=_csv, default=(), help="grow: devices to add first")
     m.add_argument("--backup-file", help="grow: reshape backup file (outside the array)")
@@ -197,6 +197,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     t.add_argument("--test", choices=SMART_TESTS, default="short")
     _common(t)
     plan_lifecycle.add_parsers(wiz, _common)
+    plan_disks.add_parsers(wiz, _common)
 
     k = wiz.add_parser(
         "check-schedule", help="raidman monitor's scheduled checks: install or remove"
@@ -260,6 +261,8 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
     w = args.wizard
     if w in plan_lifecycle.WIZARDS:
         return plan_lifecycle.build(args, machine, backend)
+    if w in plan_disks.WIZARDS:
+        return plan_disks.build(args, machine, backend)
     if w == "create-array":
         conf = scan = None
         if args.conf:
@@ -309,12 +312,15 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
         if act == "re-add":
             return build_re_add(machine, a, _need(args.device, "--device"))
         if act == "replace":
-            return build_replace(
+            return replace_plan(
                 machine,
+                backend,
                 a,
                 _need(args.device, "--device"),
                 _need(args.with_, "--with"),
                 method=args.method,
+                override=args.unqualified,
+                host=_host(args),
             )
         return build_grow(
             machine,
@@ -370,26 +376,8 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
     if w == "check-schedule":
         return unschedule_plan() if args.remove else schedule_plan(args.every, args.window)
     if w == "smart-test":
-        return build_smart_test(
-            machine, args.device, args.test, supported=_self_test_supported(backend, args.device)
-        )
+        return smart_test_plan(machine, backend, args.device, args.test)
     raise PlanError(f"unknown wizard {w!r}")  # pragma: no cover - argparse restricts it
-
-
-def _self_test_supported(backend: Backend, device: str) -> bool | None:
-    """What the drive's capabilities say about self-tests (read-only ``smartctl -j -c``)."""
-    from app.parsers.smartctl_logs import self_test_supported, self_test_supported_text
-
-    name = device.removeprefix("/dev/")
-    try:
-        res = backend.run(list(progress_argv(name)), timeout=60)
-        said = self_test_supported(res.stdout) if res.stdout else None
-        if said is None:  # smartctl 7.3 says NVMe's optional admin commands only as text
-            res = backend.run(["smartctl", "-c", f"/dev/{name}"], timeout=60)
-            said = self_test_supported_text(res.stdout)
-    except Exception:
-        return None
-    return said
 
 
 def _host(args: argparse.Namespace) -> str | None:

@@ -24,12 +24,12 @@ from app.plans.builders.lifecycle import (
     build_stop,
     build_wipe,
 )
+from app.plans.builders.mdconf_edit import read_mdadm_conf
 from app.plans.geometry import PlanError
-from app.plans.ops.system_files import FSTAB, MDADM_CONF
+from app.plans.ops.system_files import FSTAB
 from app.plans.plan import Plan
 from app.plans.superblocks import read_superblocks
-from app.rules.fstab import recommended_mount_options
-from app.rules.inputs import FSTRIM_ARGV
+from app.rules.fstab import mount_options_now
 
 WIZARDS = ("prepare", "stop", "assemble", "delete", "wipe", "mount")
 
@@ -70,40 +70,9 @@ def add_parsers(wiz: Any, common: Any) -> None:
     common(m)
 
 
-def _mdadm_conf(backend: Backend) -> tuple[str, str] | None:
-    """mdadm.conf's path and text, where one is read (Debian's path first)."""
-    for path in MDADM_CONF:
-        try:
-            text = backend.read_text(path)
-        except Exception:
-            text = None
-        if text is not None:
-            return path, text
-    return None
-
-
 def strays_of(machine: Machine, backend: Backend) -> tuple[StrayArray, ...]:
     sbs = read_superblocks(machine, backend)
     return tuple(StrayArray(s.uuid, s.name, tuple(x.device for x in s.devices)) for s in sbs.strays)
-
-
-def _discard_passes(backend: Backend, device: str) -> bool:
-    """The device's queue passes discards (md/dm stack the limits of every layer below)."""
-    try:
-        t = backend.read_text(f"/sys/block/{device}/queue/discard_max_bytes")
-    except Exception:
-        return False
-    t = (t or "").strip()
-    return t.isdigit() and int(t) > 0
-
-
-def _fstrim(backend: Backend) -> str | None:
-    try:
-        res = backend.run(list(FSTRIM_ARGV), timeout=10)
-    except Exception:
-        return None
-    word = res.stdout.strip().split("\n", 1)[0] if res.returncode in (0, 3) else ""
-    return word or None
 
 
 def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
@@ -118,7 +87,7 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
         )
     if w == "delete":
         return build_delete(
-            machine, args.array, read_superblocks(machine, backend), _mdadm_conf(backend)
+            machine, args.array, read_superblocks(machine, backend), read_mdadm_conf(backend)
         )
     if w == "wipe":
         return build_wipe(machine, args.device)
@@ -127,9 +96,7 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
         if args.options:
             opts, why = args.options, ""
         else:
-            opts, why = recommended_mount_options(
-                machine, dev, _fstrim(backend), _discard_passes(backend, dev)
-            )
+            opts, why = mount_options_now(machine, backend, dev)
         text, in_place = file_now(backend, FSTAB) if args.fstab else (None, False)
         return build_mount(
             machine,

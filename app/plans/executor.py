@@ -19,7 +19,9 @@ Rules:
   (``backend.run_streaming``; a backend without it runs the step with ``run``, no lines);
 * a piped input is checked like a literal one before the step gets it
   (``allowlist.piped_input_problem``: what mdadm --detail --brief prints must be ARRAY lines);
-* a step whose program is missing (exit 127) is a failure with a clear message;
+* a step whose program is missing (exit 127) is a failure with a clear message; a step ends
+  well when its operation accepts the exit status (``Op.accepts``: 0, or for smartctl the bits
+  that say the command ran, its others being the disk's state);
 * after a failure the remaining steps are reported "not-run".
 """
 
@@ -246,7 +248,7 @@ def execute(
                 stdin = prod.stdout
         if result is None:
             result = _run(backend, step.argv, stdin, lines())
-            if not result.ok:
+            if not step.op.accepts(result.returncode):
                 message = _failure_message(step, result)
         if not audit.record_finish(
             plan=plan.title,

@@ -43,6 +43,9 @@ KNOWN_KINDS = frozenset(
         "array-delete",
         "wipe",
         "mount",
+        "qualify",
+        "locate",
+        "retire",
     }
 )
 
@@ -64,6 +67,7 @@ NEVER_DESTROY = frozenset(
         "array-stop",
         "array-assemble",
         "mount",
+        "locate",
         *(k for k in KNOWN_KINDS if k.startswith("audit-")),
     }
 )

@@ -328,7 +328,12 @@ class Plan:
     @property
     def confirm_word(self) -> str:
         """What the user types to confirm: the thing at risk (data the plan loses, an array whose
-        sync it stops or that it leaves weaker: ``Consequences.at_risk``), else the target."""
+        sync it stops or that it leaves weaker: ``Consequences.at_risk``), else the target. A
+        retire erases one whole disk: its serial is typed, read off the disk's label."""
+        if self.kind == "retire":
+            serial = retired_serial(self)
+            if serial:
+                return serial
         c = self.consequences
         return c.at_risk if c is not None and c.at_risk else self.target
 
@@ -433,6 +438,16 @@ class Plan:
             notes=_str_list(d.get("notes", []), "'notes'", limit=MAX_LIST, newlines=True),
             disks=disks,
         )
+
+
+def retired_serial(plan: Plan) -> str | None:
+    """The serial (else WWN) of the one disk a retire plan erases, as recorded for it."""
+    if plan.disks is not None and len(plan.disks) == 1:
+        d = plan.disks[0]
+        return d.serial or d.wwn
+    p = plan.params
+    v = p.get("serial") or p.get("wwn")
+    return v if isinstance(v, str) and v else None
 
 
 def confirm_name(path: str) -> str:

@@ -35,7 +35,9 @@ def format_plan(plan: Plan, preflight: Preflight | None = None) -> str:
     if c is not None and (c.syncs or c.lines()):
         out += [f"consequences: {line}" for line in map(escape_controls, c.lines())]
     word = escape_controls(plan.confirm_word)
-    if c is not None and c.lost:
+    if plan.kind == "retire" and plan.destructive:
+        out.append(f"ERASES THE DISK — to confirm, type its serial: {word}")
+    elif c is not None and c.lost:
         out.append(f"LOSES DATA — to confirm, type the name of what is lost: {word}")
     elif plan.destructive:
         out.append(f"DESTROYS DATA — to confirm, type the target's name: {word}")
@@ -177,7 +179,7 @@ def preflight_for(
     dev = argv_devices(plan, machine)
     # an array or member the steps name that is not on this machine (a plan saved elsewhere)
     busy = missing_targets(plan, machine) + check_busy(machine, (s.op for s in plan.steps))
-    busy += lifecycle_refusals(machine, dev.stopped, dev.erased)
+    busy += lifecycle_refusals(machine, dev.stopped, dev.erased, dev.removed)
     if superblocks is None and backend is not None:
         superblocks = read_superblocks(machine, backend)
     busy += carrier_refusals(machine, superblocks, dev.overwrites, dev.array)

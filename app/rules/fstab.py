@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from app.backend import Backend
 from app.model.devices import Machine
 from app.rules.finding import Finding
-from app.rules.inputs import AuditInputs
+from app.rules.inputs import FSTRIM_ARGV, AuditInputs
 from app.rules.stack import ssds_under
 
 _MD_NAME = re.compile(r"/dev/md(\d+)(p\d+)?|/dev/md/[^/\s]+")
@@ -94,3 +95,30 @@ def recommended_mount_options(
         elif fstrim_timer == "active":
             why.append("no discard: fstrim.timer trims weekly")
     return ",".join(opts), "; ".join(why)
+
+
+def _discard_passes(backend: Backend, device: str) -> bool:
+    """The device's queue passes discards (md/dm stack the limits of every layer below)."""
+    try:
+        t = backend.read_text(f"/sys/block/{device}/queue/discard_max_bytes")
+    except Exception:
+        return False
+    t = (t or "").strip()
+    return t.isdigit() and int(t) > 0
+
+
+def _fstrim(backend: Backend) -> str | None:
+    try:
+        res = backend.run(list(FSTRIM_ARGV), timeout=10)
+    except Exception:
+        return None
+    word = res.stdout.strip().split("\n", 1)[0] if res.returncode in (0, 3) else ""
+    return word or None
+
+
+def mount_options_now(machine: Machine, backend: Backend, device: str) -> tuple[str, str]:
+    """``recommended_mount_options`` with the fstrim timer and the discard limit read through
+    ``backend`` now (``raidman plan mount`` and the TUI's mount wizard)."""
+    return recommended_mount_options(
+        machine, device, _fstrim(backend), _discard_passes(backend, device)
+    )

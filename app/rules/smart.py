@@ -33,6 +33,37 @@ TBW_LEVELS: tuple[tuple[int, FindingSeverity], ...] = (
 )
 
 
+def replace_advice(machine: Machine, disk: str) -> str:
+    """How to replace ``disk`` as its members stand: mdadm --replace copies from a working
+    member (mdadm(8) --replace; md.c state_store sets want_replacement only on a working rdev),
+    so a member already faulty (or gone) is replaced by a recovery onto a new disk instead."""
+    found = [
+        (a, m)
+        for a in machine.arrays
+        for m in a.members
+        if m.device == disk or disk in machine.disks_under(m.device)
+    ]
+    if not found:
+        return "Back up, and replace it."
+    a, m = found[0]
+    cmd = f"raidman plan member replace --array {a.name} --device {m.device} --with NEW"
+    busy = [x.device for x in a.members if x.role == "rebuilding"]
+    if not m.working and busy:
+        return (
+            f"Its member {m.device} of {a.name} is already {m.role} and {a.name} rebuilds onto "
+            f"{busy[0]}: once that ends, retire this disk (raidman plan retire --device {disk}) "
+            f"and give {a.name} a new spare (raidman plan member spare --array {a.name} "
+            "--device NEW)."
+        )
+    if not m.working:
+        return (
+            f"Its member {m.device} of {a.name} is already {m.role}: nothing can be copied from "
+            f"it, so replace it by adding a new disk — the rebuild goes onto it ({cmd}; "
+            "mdadm --replace needs a working member)."
+        )
+    return f"Replace it ({cmd}): mdadm --replace keeps redundancy while copying."
+
+
 def _role(machine: Machine, disk: str) -> str:
     arrays = machine.arrays_of_disk(disk)
     return f" (member of {', '.join(a.name for a in arrays)})" if arrays else ""
@@ -48,7 +79,7 @@ def _reading(machine: Machine, r: SmartReading) -> Iterator[Finding]:
             d,
             f"{d}: SMART health check FAILED",
             f"{d}{role} reports its overall SMART health as FAILED: the drive itself predicts "
-            "failure. Back up, and replace it (mdadm --replace keeps redundancy while copying).",
+            f"failure. {replace_advice(machine, d)}",
         )
     for a in r.attributes:
         if a.failing:

@@ -17,7 +17,7 @@ from app.plans.builders.smart_test import build_smart_test
 from app.plans.geometry import PlanError
 from app.rules.finding import Finding
 from app.rules.inputs import AuditInputs
-from app.rules.smart import CRC_ERRORS
+from app.rules.smart import CRC_ERRORS, replace_advice
 
 
 def _role(machine: Machine, disk: str) -> str:
@@ -39,8 +39,8 @@ def _self_tests(machine: Machine, r: SmartReading) -> Iterator[Finding]:
             d,
             f"{d}: last SMART self-test failed{lba}",
             f"{d}{_role(machine, d)}: its last {last.kind} self-test ended "
-            f"'{last.status}'{lba}{when}. The drive found a sector it cannot read: back up, "
-            "and plan its replacement (mdadm --replace keeps redundancy while copying).",
+            f"'{last.status}'{lba}{when}. The drive found a sector it cannot read. "
+            f"{replace_advice(machine, d)}",
         )
     elif not r.self_tests:
         try:

@@ -86,6 +86,31 @@ _ACTIONS = (
     ("Sync actions and tuning", "sync_actions", "t: check/repair, speed limits, stripe cache"),
     ("Filesystem / LVM", "filesystem", "v: LVM and ext4/XFS on an existing array, aligned"),
     ("Boost sync", "boost", "b: raise the sync limits until the sync ends"),
+    (
+        "Replace a member",
+        "replace_member",
+        "a: --replace while it works, else a rebuild onto a new disk",
+    ),
+    ("Qualify a new disk", "disk_actions('qualify')", "D: self-tests, write + verify every block"),
+    (
+        "Locate a disk (light its bay)",
+        "disk_actions('locate')",
+        "D: enclosure LED, ledctl or a blink",
+    ),
+    (
+        "Retire an old disk",
+        "disk_actions('retire')",
+        "D: out of its array, superblock and signatures erased",
+    ),
+    ("SMART self-test", "disk_actions('smart-test')", "D: the drive's short or long self-test"),
+    ("Wipe a device", "disk_actions('wipe')", "D: wipefs -a (every signature)"),
+    ("Prepare disks", "disk_actions('prepare')", "D: GPT and one RAID partition per disk"),
+    ("Benchmark chunk sizes", "disk_actions('benchmark')", "D: fio on empty disks"),
+    ("Stop array", "array_actions('stop')", "A: mdadm --stop"),
+    ("Assemble arrays", "array_actions('assemble-scan')", "A: mdadm --assemble --scan"),
+    ("Delete array", "array_actions('delete')", "A: stop and erase every member"),
+    ("Mount a filesystem", "array_actions('mount')", "A: mount, and its fstab line"),
+    ("Check schedule", "array_actions('check-schedule')", "A: raidman monitor's scheduled checks"),
     ("Audit log", "app.audit_log", "L: what raidman ran, newest first"),
     ("Refresh", "app.refresh", "r: probe the machine again now"),
     ("Help: keys", "app.help", "?: the keys of the current screen"),
@@ -105,6 +130,9 @@ class ActionsProvider(Provider):
                 "sync_actions",
                 "filesystem",
                 "boost",
+                "array_actions('stop')",
+                "array_actions('delete')",
+                "replace_member",
             ):
                 title = f"{title} on {array.name}"
             out.append((title, action, help_text))

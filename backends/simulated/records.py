@@ -114,6 +114,14 @@ class SimDisk:
     signatures: list[tuple[str, int, str]] = field(default_factory=list)  # (type, offset, hex)
     smart_written_bytes: int = 0  # host bytes written by the simulation (for SMART)
     smart_read_bytes: int = 0
+    # issue 40: where it sits and how it is erased
+    enclosure: tuple[str, str, int] | None = None  # (enclosure, component, slot number)
+    ata_frozen: bool = False  # hdparm -I: security "frozen" (refuses set-pass and erase)
+    ata_password: str | None = None  # a user password set (security "enabled")
+    nvme_sanicap: int = 0b011  # NVMe Identify Controller SANICAP: crypto and block erase
+    nvme_fna: int = 0b100  # FNA bit 2: crypto erase as part of Format NVM's secure erase
+    write_latency_ms: float | None = None  # a disk slower than its kind (fio's latencies)
+    bad_region: tuple[int, int] | None = None  # bytes whose verify fails (fio --verify)
 
 
 @dataclass

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from app.model import md_names
+from backends.simulated.programs.disk_tools import add_enclosure
 from backends.simulated.programs.kernel_log import BOOTED_S
 from backends.simulated.records import (
     SEQ_USB,
@@ -40,6 +41,7 @@ from backends.simulated.scenario_parts import (
     wd_red,
 )
 from backends.simulated.scenario_retire import retire
+from backends.simulated.scenario_spare import spare
 from backends.simulated.state import SimState
 
 # ---- (a) raid10-evo -------------------------------------------------------------------------
@@ -273,6 +275,8 @@ def raid6_wd(t: float) -> SimState:
         stride=256,
         stripe_width=768,
     )
+    # a six-bay SAS backplane: the admin finds sdb by its bay (raidman plan locate)
+    add_enclosure(st, "0:0:6:0", {dn: (f"Slot {i:02d}", i) for i, dn in enumerate(names)})
     st.events.clear()
     # sdb1 failed and md began the recovery onto the spare at once: when 8.2 % at this rate
     # implies (the Sync card's "began ~53m ago"), not two hours before (that would be 19 %)
@@ -544,5 +548,6 @@ SCENARIOS: dict[str, Callable[[float], SimState]] = {
     "imsm": imsm,
     "blank": blank,
     "retire": retire,
+    "spare": spare,
     "big": big,
 }

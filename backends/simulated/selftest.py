@@ -67,6 +67,20 @@ def start(st: SimState, d: SimDisk, test: str, hours_now: int) -> str | None:
     return None
 
 
+def run_to_end(st: SimState, d: SimDisk, test: str, hours_now: int) -> str | None:
+    """A test the caller waits for (smartctl's captive mode, ``nvme device-self-test --wait``):
+    started and, in simulated time, ended at once, logged with its result; the message when it
+    cannot start."""
+    why = start(st, d, test, hours_now)
+    if why is not None:
+        return why
+    run = d.smart.running_test
+    if run is not None:
+        d.smart.running_test = (run[0], st.t - run[2], run[2])  # its whole duration is behind
+    settle(st, d, hours_now)
+    return None
+
+
 def remaining(st: SimState, d: SimDisk) -> int | None:
     run = d.smart.running_test
     if run is None:

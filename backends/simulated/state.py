@@ -64,6 +64,7 @@ class SimState(SyncModel):
     # the machine booted this long before the scenario opens (/proc/uptime: the kernel's
     # /proc/diskstats counters are since then)
     uptime_at_t0: float = 9 * 86400.0
+    ledctl: bool = False  # ledmon's ledctl installed (locate through SGPIO/NPEM/VMD)
 
     # ---- helpers ------------------------------------------------------------------------
     def next_sync_order(self) -> int:

@@ -224,6 +224,13 @@ def write_path(st: SimState, path: str, value: str) -> None:
     if path.startswith("/etc/") or path.startswith("/tmp/"):
         st.files[path] = value
         return
+    if path.startswith("/sys/class/enclosure/") and path.endswith(("/locate", "/fault")):
+        if path not in st.files:
+            raise WriteError("No such file or directory")
+        if v not in ("0", "1"):  # enclosure.c set_component_locate/fault: kstrtoint, on/off
+            raise WriteError("Invalid argument")
+        st.files[path] = f"{v}\n"
+        return
     raise WriteError("No such file or directory")
 
 

@@ -114,6 +114,28 @@ def _level_collections(tree: ast.Module) -> list[ast.AST]:
     return out
 
 
+def _program_names(tree: ast.Module) -> set[int]:
+    """String constants that name a program, not a layout ("ls" is both): an argv's first
+    element followed by an option (``["ls", "-1", path]``), or a handler registry's key naming
+    the function it maps to (``{"ls": ls}``)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.List | ast.Tuple) and len(node.elts) >= 2:
+            first, second = node.elts[0], node.elts[1]
+            if (
+                isinstance(first, ast.Constant)
+                and isinstance(second, ast.Constant)
+                and isinstance(second.value, str)
+                and second.value.startswith("-")
+            ):
+                out.add(id(first))
+        elif isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values, strict=True):
+                if isinstance(k, ast.Constant) and isinstance(v, ast.Name) and v.id == k.value:
+                    out.add(id(k))
+    return out
+
+
 def _offences(tree: ast.Module) -> list[tuple[int, str]]:
     """Layout names written out; tuples/lists/sets of strings used as a table (see above)
     holding three or more md level spellings; dicts from three or more level spellings to
@@ -130,9 +152,11 @@ def _offences(tree: ast.Module) -> list[tuple[int, str]]:
             strings = all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elts)
             if strings and sum(map(_is_level_word, elts)) >= 3:
                 out.append((node.lineno, "a literal collection of md levels"))
+    programs = _program_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and node.value in _LAYOUT_NAMES:
-            out.append((node.lineno, f"layout name {node.value!r}"))
+            if id(node) not in programs:
+                out.append((node.lineno, f"layout name {node.value!r}"))
         elif isinstance(node, ast.Dict):
             names = sum(map(_is_level_word, node.keys))
             values_are_names = all(
@@ -155,6 +179,11 @@ def test_offence_finder_finds_the_copies_it_is_meant_to_find() -> None:
     ]
     for src in copies:
         assert _offences(ast.parse(src)), src
+    # "ls" the program (an argv, a handler registry) is no layout name; a table of them still is
+    assert not _offences(ast.parse('run(["ls", "-1", "/sys/block/sdb/device"])'))
+    assert not _offences(ast.parse('HANDLERS = {"ls": ls, "readlink": readlink}'))
+    assert _offences(ast.parse('NAMES = {"ls": left, "rs": right}'))
+    assert _offences(ast.parse('LAYOUTS = ["ls", "-x", "rs"]'))
     # a module-level (label, value) list like the wizard's old one
     assert _offences(ast.parse('LEVELS = [("RAID-1", "1"), ("RAID-5", "5"), ("RAID-6", "6")]'))
     assert _offences(ast.parse('VALUES = ("10", "1", "5", "6")'))

@@ -16,7 +16,8 @@ from app.plans.builders.benchmark import (
 from app.plans.builders.create_array import CreateArrayParams, build_create_array
 from app.plans.builders.create_guidance import PARITY_DISCARD
 from app.plans.builders.expectations import expectations
-from app.plans.builders.members import REBUILD_LOAD, build_add, build_re_add, build_replace
+from app.plans.builders.members import REBUILD_LOAD, build_add, build_re_add
+from app.plans.builders.replace import build_replace
 from app.rules import AuditInputs, audit, gather
 from app.rules.inputs import SchedulerState
 from backends.simulated import SimClock, SimulatedBackend

@@ -214,13 +214,23 @@ def fake_arrays(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeBackend:
         ),
         # replace this member by fail + remove + add, when asked for
         (
-            ["replace", "--device", "nvme2n1", "--with", "nvme4n1", "--method", "fail-remove-add"],
+            [
+                "replace",
+                "--device",
+                "nvme2n1",
+                "--with",
+                "nvme4n1",
+                "--method",
+                "fail-remove-add",
+                "--unqualified",
+                "nvme4n1",
+            ],
             "nvme4n1",
             [("--fail", "/dev/nvme2n1"), ("--remove", "/dev/nvme2n1"), ("--add", "/dev/nvme4n1")],
         ),
         # replace a working member: hot (--replace keeps the redundancy)
         (
-            ["replace", "--device", "nvme2n1", "--with", "nvme4n1"],
+            ["replace", "--device", "nvme2n1", "--with", "nvme4n1", "--unqualified", "nvme4n1"],
             "nvme4n1",
             [
                 ("--add-spare", "/dev/nvme4n1"),

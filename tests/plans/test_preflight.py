@@ -9,7 +9,8 @@ from app.backend import CommandResult
 from app.model import Machine, MdMember, Partition, SyncStatus
 from app.model.smart import SmartAttribute, SmartReading
 from app.model.usage import MOUNTS, KernelUsage
-from app.plans.builders.members import build_add, build_re_add, build_replace
+from app.plans.builders.members import build_add, build_re_add
+from app.plans.builders.replace import build_replace
 from app.plans.guards.plan_devices import plan_problems
 from app.plans.guards.preflight import Issue, check
 from app.plans.plan import Plan, Step

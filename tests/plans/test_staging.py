@@ -12,7 +12,8 @@ import pytest
 
 from app.model import Machine
 from app.plans.builders.lifecycle import build_delete
-from app.plans.builders.members import build_fail, build_replace
+from app.plans.builders.members import build_fail
+from app.plans.builders.replace import build_replace
 from app.plans.builders.sync_actions import build_stripe_cache, build_sync_action
 from app.plans.plan import Plan
 from app.plans.render import confirmation_matches, current_consequences, format_plan

@@ -9,13 +9,8 @@ import pytest
 from app.model import Filesystem, Machine
 from app.plans.builders.create_array import CreateArrayParams, build_create_array, conf_diff
 from app.plans.builders.filesystem import FilesystemParams, array_refusals, build_filesystem
-from app.plans.builders.members import (
-    build_fail,
-    build_grow,
-    build_re_add,
-    build_remove,
-    build_replace,
-)
+from app.plans.builders.members import build_fail, build_grow, build_re_add, build_remove
+from app.plans.builders.replace import build_replace
 from app.plans.builders.sync_actions import build_stripe_cache, build_sync_action
 from app.plans.geometry import KIB, MIB, Geometry, PlanError, data_disks, parse_size
 from app.plans.guards.plan_devices import plan_problems

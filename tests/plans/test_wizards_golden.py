@@ -16,14 +16,8 @@ import pytest
 
 from app.plans.builders.create_array import CreateArrayParams, build_create_array
 from app.plans.builders.filesystem import FilesystemParams, build_filesystem
-from app.plans.builders.members import (
-    build_add,
-    build_fail,
-    build_grow,
-    build_re_add,
-    build_remove,
-    build_replace,
-)
+from app.plans.builders.members import build_add, build_fail, build_grow, build_re_add, build_remove
+from app.plans.builders.replace import build_replace
 from app.plans.builders.sync_actions import (
     build_bitmap,
     build_speed_limits,

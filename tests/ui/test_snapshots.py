@@ -21,7 +21,16 @@ from tests.ui.fake_backend import FakeBackend
 from tests.ui.helpers import wait_ready
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
-SCENARIOS = ("raid10-evo", "raid5-cable", "raid6-wd", "usb-bridge", "imsm", "blank", "retire")
+SCENARIOS = (
+    "raid10-evo",
+    "raid5-cable",
+    "raid6-wd",
+    "usb-bridge",
+    "imsm",
+    "blank",
+    "retire",
+    "spare",
+)
 SIZES = ((80, 24), (200, 60))
 SCENARIO_SIZES = ((80, 24), (120, 40), (200, 60))  # issue 16: every scenario at all three
 

@@ -166,10 +166,13 @@ async def test_a_replace_a_working_member_previews_a_hot_replace() -> None:
         picker = wiz.query_one("#mb-new", SelectionList)
         await wait_for(pilot, lambda: wiz.smart is not None)
         picker.select("nvme2n1")
+        # nvme2n1 was never qualified (issue 40): its serial typed is the override
+        wiz.query_one("#mb-unqualified", Input).value = b.state.disks["nvme2n1"].serial or ""
         await pilot.pause()
         await pilot.press("ctrl+r")
         prev = await preview_of(pilot, app)
         assert isinstance(prev, PlanPreviewScreen)
+        assert any("was never qualified; used anyway" in w for w in prev.plan.warnings)
         assert [s.argv[2:] for s in prev.plan.steps] == [
             ("--add-spare", "/dev/nvme2n1"),
             ("--replace", "/dev/nvme0n1", "--with", "/dev/nvme2n1"),

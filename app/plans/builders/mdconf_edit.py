@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from app.backend import Backend
 from app.plans import ops
 from app.plans.builders.file_edit import edit_steps
 from app.plans.ops.system_files import MAX_TEXT, backup_name
@@ -23,6 +24,18 @@ from app.plans.plan import Plan, Step
 from app.plans.shapes import MDADM_CONF
 
 DEBIAN_CONF = "/etc/mdadm/mdadm.conf"
+
+
+def read_mdadm_conf(backend: Backend) -> tuple[str, str] | None:
+    """mdadm.conf's path and text, where one is read (Debian's path first)."""
+    for path in MDADM_CONF:
+        try:
+            text = backend.read_text(path)
+        except Exception:
+            text = None
+        if text is not None:
+            return path, text
+    return None
 
 
 def norm_uuid(uuid: str | None) -> str | None:
@@ -118,12 +131,85 @@ def build_remove_stale(conf_path: str, text: str, uuids: Iterable[str]) -> Plan:
     )
 
 
-def new_text_problem(old: str, new: str) -> str | None:
-    """None when ``new`` is ``old`` less whole ARRAY entries (at least one), else why not."""
-    gone = {u for _, u in array_entries(old) if u} - {u for _, u in array_entries(new) if u}
-    if not gone or without_uuids(old, gone)[0] != new:
-        return "the new text must be the old one less whole ARRAY entries"
+def _device_words(line: str) -> tuple[str, list[str]] | None:
+    """(kind, device paths) a physical line names: an ARRAY line's ``devices=`` list, or a
+    DEVICE line's words (None: it names none)."""
+    body = line.split("#", 1)[0]
+    words = body.split()
+    if not words:
+        return None
+    if words[0].upper() == "DEVICE":
+        return "device", [w for w in words[1:] if w.startswith("/dev/")]
+    for w in words:
+        k, eq, v = w.partition("=")
+        if eq and k.lower() == "devices":
+            return "array", [x for x in v.split(",") if x]
     return None
+
+
+def named_devices(text: str) -> set[str]:
+    """Every device path mdadm.conf names in ``devices=`` lists and DEVICE lines."""
+    out: set[str] = set()
+    for line in text.splitlines():
+        found = _device_words(line)
+        if found is not None:
+            out.update(found[1])
+    return out
+
+
+def without_devices(text: str, devices: Iterable[str]) -> tuple[str, list[str]]:
+    """``text`` with the paths ``devices`` taken out of every ``devices=`` list (the key dropped
+    when it names nothing else) and every DEVICE line (the line dropped when it names nothing
+    else); and the lines changed, as they were. A glob (``/dev/sd*``) is left alone."""
+    gone = set(devices)
+    out: list[str] = []
+    changed: list[str] = []
+    for raw in text.splitlines(keepends=True):
+        line = raw.rstrip("\n")
+        found = _device_words(line)
+        if found is None or not gone & set(found[1]):
+            out.append(raw)
+            continue
+        changed.append(line)
+        body, hash_, comment = line.partition("#")
+        lead = body[: len(body) - len(body.lstrip())]
+        words = body.split()
+        if found[0] == "device":
+            kept = [w for w in words[1:] if w not in gone]
+            if not kept:
+                continue
+            words = [words[0], *kept]
+        else:
+            new_words = []
+            for w in words:
+                k, eq, v = w.partition("=")
+                if eq and k.lower() == "devices":
+                    left = [x for x in v.split(",") if x and x not in gone]
+                    if left:
+                        new_words.append(f"{k}={','.join(left)}")
+                    continue
+                new_words.append(w)
+            words = new_words
+            if not words and not hash_:
+                continue  # a continuation line that held only the list
+        rebuilt = lead + " ".join(words) + (f" {hash_}{comment}" if hash_ else "")
+        out.append(rebuilt + ("\n" if raw.endswith("\n") else ""))
+    return "".join(out), changed
+
+
+def new_text_problem(old: str, new: str) -> str | None:
+    """None when ``new`` is ``old`` less whole ARRAY entries (at least one), or ``old`` less the
+    device paths a retired disk had (``without_devices``), else why not."""
+    gone = {u for _, u in array_entries(old) if u} - {u for _, u in array_entries(new) if u}
+    if gone and without_uuids(old, gone)[0] == new:
+        return None
+    devs = named_devices(old) - named_devices(new)
+    if not gone and devs and without_devices(old, devs)[0] == new:
+        return None
+    return (
+        "the new text must be the old one less whole ARRAY entries, or less the device paths "
+        "of a retired disk"
+    )
 
 
 def removed_uuids(old: str, new: str) -> set[str]:

@@ -1,4 +1,4 @@
-"""Member wizard: add, add spare, fail, remove, re-add, replace, grow raid-devices.
+"""Member wizard: add, add spare, fail, remove, re-add, grow (replace: app.plans.builders.replace).raid-devices.
 
 All act on an existing array (kernel name, e.g. "md127") found in the Machine. "Replace this
 member" and "re-add this member" are one plan each (issue 16): the fail and remove they need are
@@ -18,7 +18,6 @@ from app.plans.guards.eligibility import needed_member_bytes
 from app.plans.guards.preflight import strip_dev
 from app.plans.outcome.arrays import survives_without
 from app.plans.outcome.consequences import with_consequences
-from app.plans.outcome.staging import Staging
 from app.plans.plan import Plan, Step
 from app.plans.shapes import created_file_problem
 
@@ -319,109 +318,6 @@ def build_re_add(machine: Machine, array: str, device: str) -> Plan:
         notes=notes,
         warnings=warnings,
         method="re-add" if a.bitmap else "add",
-    )
-
-
-REPLACE_METHODS = ("auto", "hot", "fail-remove-add")
-
-
-def build_replace(
-    machine: Machine, array: str, old: str, new: str, *, method: str = "auto"
-) -> Plan:
-    """Replace this member, in one plan.
-
-    * the member still works (in sync) and the level has redundancy: ``mdadm --replace OLD --with
-      NEW`` (NEW added as a spare first): md copies OLD onto NEW while OLD stays active, so the
-      array keeps its redundancy during the copy; OLD is marked faulty when done.
-    * the member is faulty or rebuilding (or ``method="fail-remove-add"``): fail (unless faulty
-      already) + remove + ``--add NEW``: a recovery onto NEW.
-    Pre-flight checks NEW (in use, big enough, SMART)."""
-    if method not in REPLACE_METHODS:
-        raise PlanError(f"unknown replace method {method!r}; choose {', '.join(REPLACE_METHODS)}")
-    a = _array(machine, array)
-    o, n = strip_dev(old), strip_dev(new)
-    if o == n:
-        raise PlanError(f"replace {o} with itself? pick another device (re-add puts it back)")
-    mo = a.member(o)
-    if mo is None:
-        raise PlanError(f"{o} is not a member of {a.name}")
-    _refuse_role(a, o, mo, "replace")
-    if not a.has_redundancy:
-        raise PlanError(f"{a.level} has no redundancy: a member cannot be replaced in place")
-    mn = a.member(n)
-    if mn is not None and mn.role != "spare":
-        raise PlanError(f"{n} is already an active member of {a.name}")
-    working = mo.role == "in_sync"
-    if method == "hot" and not working:
-        raise PlanError(f"{o} is {mo.role}: --replace copies from a working member")
-    hot = working and method != "fail-remove-add"
-    steps: list[Step] = []
-    warnings: list[str] = []
-    notes: list[str] = []
-    if hot:
-        if mn is None:
-            steps.append(
-                Step(
-                    ops.AddMember(a.path, f"/dev/{n}", spare=True),
-                    f"add /dev/{n} as a spare: --replace needs the new device in the array first",
-                )
-            )
-        steps.append(
-            Step(
-                ops.ReplaceMember(a.path, f"/dev/{o}", f"/dev/{n}"),
-                f"copy /dev/{o} onto /dev/{n} while {o} stays active (redundancy is kept); "
-                f"{o} is marked faulty when done",
-            )
-        )
-        notes.append(rebuild_cost(machine, a, o, how="replace", onto=n))
-        notes.append(
-            f"when the copy finishes, remove the old device: mdadm {a.path} --remove /dev/{o}"
-        )
-    else:
-        if mn is not None:
-            raise PlanError(
-                f"{n} is already a spare of {a.name}: md rebuilds onto a spare by itself once "
-                f"{o} fails; use fail and remove"
-            )
-        steps, warnings = _take_out(a, o, mo, "replace")
-        add = ops.AddMember(a.path, f"/dev/{n}")
-        staged = Staging.of([*(s.op for s in steps), add], machine).arrays.get(a.name)
-        placed = staged.member(n) if staged is not None else None
-        if placed is not None and placed.role == "spare":
-            busy = [m.device for m in staged.members if m.role == "rebuilding"] if staged else []
-            why = f"add /dev/{n} to {a.path}: it becomes a spare"
-            if busy:
-                why += f" ({', '.join(busy)} is already being rebuilt into the vacant slot)"
-                notes.append(
-                    f"{', '.join(busy)} is already being rebuilt into {o}'s slot: /dev/{n} waits "
-                    "as a spare and takes over if another member fails"
-                )
-        else:
-            why = f"add /dev/{n} to {a.path}: recovery onto it starts at once"
-        steps.append(Step(add, why))
-        if working:
-            notes.append(
-                f"fail + remove + add by request: mdadm --replace would keep {a.name}'s "
-                "redundancy during the copy"
-            )
-        else:
-            notes.append(
-                f"{o} is {mo.role}: nothing to copy from it, so the plan is fail/remove + add "
-                "(a recovery from the other members), not --replace"
-            )
-        notes.append(rebuild_cost(machine, a, o, how="recover", onto=n))
-    return _plan(
-        machine,
-        a,
-        "replace",
-        steps,
-        old=o,
-        new=n,
-        method="hot" if hot else "fail-remove-add",
-        target=n,
-        what=f"/dev/{o} with /dev/{n}",
-        notes=notes,
-        warnings=warnings,
     )
 
 

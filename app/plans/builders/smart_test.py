@@ -30,9 +30,17 @@ def progress_argv(disk: str) -> tuple[str, ...]:
 
 
 def build_smart_test(
-    machine: Machine, device: str, test: str, *, supported: bool | None = None
+    machine: Machine,
+    device: str,
+    test: str,
+    *,
+    supported: bool | None = None,
+    unreadable: str | None = None,
 ) -> Plan:
-    """``supported``: what the drive's capabilities say (``smartctl -j -c``), None unread."""
+    """``supported``: what the drive's capabilities say (``smartctl -j -c``), None unread;
+    ``unreadable``: why the drive's SMART cannot be read (None: it can). A test that cannot
+    start is refused with the reason, not planned: a drive without self-tests takes the command
+    and starts none (smartctl 7.3 even exits 0 on NVMe)."""
     name = strip_dev(device)
     if test not in SMART_TESTS:
         raise PlanError(f"self-test {test!r}: choose short or long")
@@ -43,12 +51,16 @@ def build_smart_test(
         raise PlanError(f"no disk {name!r} on this machine{hint}")
     if disk.kind != "disk":
         raise PlanError(f"{name} is a {disk.kind}, not a drive with SMART self-tests")
-    warnings: list[str] = []
-    if supported is False:
-        warnings.append(
-            f"{name} says it does not support self-tests (its SMART capabilities): "
-            "smartctl -t starts none (smartctl 7.3 even exits 0 without a word on NVMe)"
+    if unreadable is not None:
+        raise PlanError(
+            f"{name}'s SMART cannot be read ({unreadable}): no self-test can be started"
         )
+    if supported is False:
+        raise PlanError(
+            f"{name} does not support SMART self-tests (its capabilities say so): smartctl -t "
+            "would start none (smartctl 7.3 even exits 0 without a word on NVMe)"
+        )
+    warnings: list[str] = []
     notes = [
         "the test runs inside the drive and does not change data; the array keeps working "
         "(reads may be slower while it runs)",

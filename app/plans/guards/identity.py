@@ -17,16 +17,19 @@ from dataclasses import replace
 from app.model import Machine
 from app.plans.guards.eligibility import disk_of
 from app.plans.guards.plan_devices import argv_devices
+from app.plans.guards.preflight import strip_dev
 from app.plans.plan import DiskIdentity, Plan, escape_controls
 
 
 def disks_written(plan: Plan, machine: Machine) -> tuple[str, ...]:
     """The whole disks (kernel names on ``machine``) the plan's steps overwrite, write or erase
     the signatures of (a saved wipe plan must erase the disk it was made for, not whatever disk
-    has that name later: issue 37)."""
+    has that name later: issue 37), and those a step tests or lights (``Op.identifies``: a
+    self-test or a locate blink must reach the disk it was planned for too)."""
     dev = argv_devices(plan, machine)
     out: dict[str, None] = {}
-    for name in (*dev.overwrites, *dev.written, *dev.erased):
+    shown = [strip_dev(d) for s in plan.steps for d in s.op.identifies()]
+    for name in (*dev.overwrites, *dev.written, *dev.erased, *shown):
         disk = disk_of(machine, name)
         if machine.disk(disk) is not None:
             out[disk] = None

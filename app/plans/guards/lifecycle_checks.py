@@ -44,25 +44,48 @@ def stop_refusals(machine: Machine, array: str) -> list[Issue]:
     return out
 
 
-def after_stops(machine: Machine, stopped: Iterable[str]) -> Machine:
-    """``machine`` as it is once the arrays ``stopped`` are stopped."""
+def after_stops(
+    machine: Machine, stopped: Iterable[str], removed: Iterable[tuple[str, str]] = ()
+) -> Machine:
+    """``machine`` as it is once the arrays ``stopped`` are stopped and the members ``removed``
+    ((array, device): ``mdadm --remove``, which unbinds the member: md.c ``unbind_rdev_from_array``
+    drops its holder link) are out of their arrays."""
     gone = set(stopped)
-    if not gone:
+    out = set(removed)
+    if not gone and not out:
         return machine
     usage = machine.usage
     if usage is not None:
-        usage = replace(usage, holders=tuple((d, h) for d, h in usage.holders if h not in gone))
+        usage = replace(
+            usage,
+            holders=tuple((d, h) for d, h in usage.holders if h not in gone and (h, d) not in out),
+        )
+    arrays = tuple(
+        replace(a, members=tuple(m for m in a.members if (a.name, m.device) not in out))
+        for a in machine.arrays
+        if a.name not in gone
+    )
     return replace(
         machine,
-        arrays=tuple(a for a in machine.arrays if a.name not in gone),
-        edges=tuple((p, c) for p, c in machine.edges if c not in gone and p not in gone),
+        arrays=arrays,
+        edges=tuple(
+            (p, c)
+            for p, c in machine.edges
+            if c not in gone and p not in gone and (c, p) not in out
+        ),
         usage=usage,
     )
 
 
-def erase_refusals(machine: Machine, devices: Iterable[str], stopped: Iterable[str]) -> list[Issue]:
-    """Why the signatures of ``devices`` must not be erased now (after ``stopped`` stop)."""
-    after = after_stops(machine, stopped)
+def erase_refusals(
+    machine: Machine,
+    devices: Iterable[str],
+    stopped: Iterable[str],
+    removed: Iterable[tuple[str, str]] = (),
+) -> list[Issue]:
+    """Why the signatures of ``devices`` must not be erased now (after ``stopped`` stop and the
+    members ``removed`` are out of their arrays)."""
+    after = after_stops(machine, stopped, removed)
     out: list[Issue] = []
     for d in dict.fromkeys(devices):
         out += write_refusals(after, d)
@@ -70,12 +93,16 @@ def erase_refusals(machine: Machine, devices: Iterable[str], stopped: Iterable[s
 
 
 def lifecycle_refusals(
-    machine: Machine, stopped: Iterable[str], erased: Iterable[str]
+    machine: Machine,
+    stopped: Iterable[str],
+    erased: Iterable[str],
+    removed: Iterable[tuple[str, str]] = (),
 ) -> list[Issue]:
-    """The refusals of a plan's stops and erasures (``ArgvDevices.stopped``/``erased``)."""
+    """The refusals of a plan's stops and erasures (``ArgvDevices.stopped``/``erased``/
+    ``removed``)."""
     stops = list(stopped)
     out = [i for a in stops for i in stop_refusals(machine, a)]
-    return out + erase_refusals(machine, erased, stops)
+    return out + erase_refusals(machine, erased, stops, removed)
 
 
 def offline_lines(machine: Machine, steps: Sequence[Op]) -> list[str]:

@@ -36,6 +36,8 @@ class ArgvDevices:
     # devices whose signatures a step erases (zero-superblock, wipefs -a): in use by nothing
     # but the arrays stopped before them
     erased: tuple[str, ...] = ()
+    # (array, device) a step takes out with mdadm --remove (a retire: then its superblock goes)
+    removed: tuple[tuple[str, str], ...] = ()
 
 
 def _resolve(machine: Machine | None, path: str) -> str:
@@ -129,6 +131,7 @@ def argv_devices(plan: Plan, machine: Machine | None = None) -> ArgvDevices:
         array,
         tuple(dict.fromkeys(stopped)),
         tuple(dict.fromkeys(erased)),
+        tuple(sorted(removed)),
     )
 
 

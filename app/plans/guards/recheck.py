@@ -51,8 +51,16 @@ def step_refusals(plan: Plan, i: int, backend: Backend) -> list[str]:
         if refused:
             return [escape_controls(f"{issue} [{issue.code}]") for issue in refused]
     over, written, erased = _new(plan, i, None)
+    shown = [strip_dev(d) for d in op.identifies()]  # a test or a light: still the same disk?
     if not over and not written and not erased and not step.op.grows():
-        return []
+        if not shown or plan.disks is None:
+            return []
+        try:
+            machine = backend.probe()
+        except Exception as e:
+            return [f"cannot read the machine's current state: {escape_controls(str(e))[:200]}"]
+        named = [disk_of(machine, d) for d in shown]
+        return [escape_controls(x) for x in identity_problems(plan, machine, named)]
     try:
         machine = backend.probe()
         over, written, erased = _new(plan, i, machine)

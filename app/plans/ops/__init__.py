@@ -1,11 +1,21 @@
 """A plan's steps as typed operations (see ``base``): md's own (``md``), kernel tunables
-(``tunables``), storage on devices (``storage``), system files and services (``files``), and
-the decoder of a plan file's argv (``decode``)."""
+(``tunables``), storage on devices (``storage``), a disk's tests and lights (``disk_tests``),
+erasing a retired disk (``sanitize``), system files and services (``files``), and the decoder
+of a plan file's argv (``decode``)."""
 
 from __future__ import annotations
 
 from app.plans.ops.base import Op, OpError
 from app.plans.ops.decode import decode
+from app.plans.ops.disk_tests import (
+    CaptiveSelfTest,
+    EnclosureLed,
+    Ledctl,
+    LocateBlink,
+    NvmeSelfTest,
+    SmartReport,
+    SurfaceTest,
+)
 from app.plans.ops.files import (
     AppendArrayFromDetail,
     AppendConfLine,
@@ -34,6 +44,17 @@ from app.plans.ops.md import (
     StopArray,
     TestAlerts,
     ZeroSuperblock,
+)
+from app.plans.ops.sanitize import (
+    HdparmErase,
+    HdparmIdentify,
+    HdparmSetPassword,
+    NvmeFormat,
+    NvmeSanitize,
+    NvmeSanitizeLog,
+    SecureDiscard,
+    SgRequests,
+    SgSanitize,
 )
 from app.plans.ops.storage import (
     Discard,
@@ -65,19 +86,30 @@ __all__ = [
     "AppendConfLine",
     "Assemble",
     "BackupFile",
+    "CaptiveSelfTest",
     "CompareFile",
     "CopyFile",
     "CreateArray",
     "Discard",
+    "EnclosureLed",
     "FailMember",
     "Fio",
     "GrowDevices",
+    "HdparmErase",
+    "HdparmIdentify",
+    "HdparmSetPassword",
+    "Ledctl",
+    "LocateBlink",
     "LvCreate",
     "MakeDropinDir",
     "MakeExt4",
     "MakeMountPoint",
     "MakeXfs",
     "Mount",
+    "NvmeFormat",
+    "NvmeSanitize",
+    "NvmeSanitizeLog",
+    "NvmeSelfTest",
     "Op",
     "OpError",
     "OverwriteFile",
@@ -88,6 +120,7 @@ __all__ = [
     "RemoveMember",
     "ReplaceFile",
     "ReplaceMember",
+    "SecureDiscard",
     "SetArraySpeed",
     "SetBitmap",
     "SetScheduler",
@@ -95,8 +128,12 @@ __all__ = [
     "SetSyncAction",
     "SetSyncMin",
     "SetSystemSpeed",
+    "SgRequests",
+    "SgSanitize",
+    "SmartReport",
     "SmartTest",
     "StopArray",
+    "SurfaceTest",
     "Systemd",
     "TestAlerts",
     "TuneExt4Stride",

@@ -14,7 +14,9 @@ executor) reads the operation's fields and the answers below, never the argv:
 * ``array()``: the md array the step works on; ``stops()``: the array it stops;
   ``erases()``: devices whose signatures it erases; ``creates()``: what it makes (an array, an
   LV: nothing on it to lose); ``grows()``: an ``mdadm --grow`` (md answers EBUSY while a sync
-  runs); ``names()``: every device path it names.
+  runs); ``identifies()``: disks it reads or lights but does not write (a self-test, a blink):
+  they must still be the disks the plan was made for (serial/WWN); ``names()``: every device
+  path it names.
 
 Paths are as the argv names them (``/dev/md/127``, ``/dev/sdb1``); resolving them to kernel
 names on a machine is the guards' and the staging's work.
@@ -123,9 +125,16 @@ class Op:
     def grows(self) -> bool:
         return False
 
+    def identifies(self) -> tuple[str, ...]:
+        return ()
+
+    def accepts(self, returncode: int) -> bool:
+        """Whether the program ended well: exit status 0, unless the operation knows better."""
+        return returncode == 0
+
     def names(self) -> tuple[str, ...]:
         """Every device path (and sysfs kernel name) the step names."""
-        out = [*self.overwrites(), *self.writes(), *self.erases()]
+        out = [*self.overwrites(), *self.writes(), *self.erases(), *self.identifies()]
         for x in (self.array(), self.stops(), self.creates()):
             if x is not None:
                 out.append(x)

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from app.escape import escape_controls
-from app.plans.ops import files, md, storage, tunables
+from app.plans.ops import disk_tests, files, md, sanitize, storage, tunables
 from app.plans.ops.base import Op, OpError, shown
 from app.plans.ops.system_files import (
     DROPIN_DIR,
@@ -182,6 +182,12 @@ def _tee(a: Argv, stdin: str | None, stdin_from: Argv | None) -> Op:
     m = _SCHED_SYSFS.fullmatch(a[0])
     if m is not None:
         return tunables.SetScheduler(m.group(1), _value(stdin, "scheduler"))
+    m = disk_tests.ENCLOSURE_LED.fullmatch(a[0])
+    if m is not None:
+        v = _value(stdin, m.group(3))
+        if v not in ("0", "1"):
+            raise OpError(f"tee: an enclosure LED takes 1 or 0, not {shown(v)}")
+        return disk_tests.EnclosureLed(m.group(1), m.group(2), m.group(3), v == "1")
     if stdin is None:
         raise OpError(f"tee {shown(a[0])}: needs the whole file on stdin")
     return files.WriteFile(a[0], stdin)
@@ -266,6 +272,14 @@ def _fio(a: Argv) -> Op:
         if not k.startswith("--") or k[2:] in opts:
             raise OpError("fio: not the benchmark run raidman plans")
         opts[k[2:]] = v
+    if opts.get("name") == "raidman-qualify":
+        return _fio_surface(opts)
+    if opts.get("name") == "raidman-locate":
+        return disk_tests.LocateBlink(
+            opts.get("filename", ""),
+            _int(opts.get("runtime", ""), "fio --runtime"),
+            _int(opts.get("thinktime_blocks", ""), "fio --thinktime_blocks"),
+        )
     fixed = {"name": "raidman", "direct": "1", "ioengine": "psync", "group_reporting": ""}
     fixed["output-format"] = "json"
     wanted = {*fixed, "filename", "rw", "bs", "numjobs", "size"}
@@ -281,6 +295,48 @@ def _fio(a: Argv) -> Op:
     if op.argv()[1:] != a:
         raise OpError("fio: not the benchmark run raidman plans (its options in raidman's order)")
     return op
+
+
+def _fio_surface(opts: dict[str, str]) -> Op:
+    """The qualify's zone: ``--offset=BYTES --size=BYTES``."""
+    return disk_tests.SurfaceTest(
+        opts.get("filename", ""),
+        _int(opts.get("offset", ""), "fio --offset"),
+        _int(opts.get("size", ""), "fio --size"),
+    )
+
+
+def _nvme(a: Argv) -> Op:
+    if len(a) == 4 and a[0] == "device-self-test" and a[3] == "--wait":
+        code = {"--self-test-code=1": "short", "--self-test-code=2": "long"}.get(a[2])
+        if code is None:
+            raise OpError("nvme device-self-test: a short (1) or extended (2) test")
+        return disk_tests.NvmeSelfTest(a[1], code)
+    if len(a) == 3 and a[0] == "sanitize" and a[2].startswith("--sanact="):
+        act = {v: k for k, v in sanitize.SANACT.items()}
+        n = _int(a[2].removeprefix("--sanact="), "nvme sanitize --sanact")
+        if n not in act:
+            raise OpError("nvme sanitize: a block (2) or crypto (4) erase")
+        return sanitize.NvmeSanitize(a[1], act[n])
+    if a[:1] == ("sanitize-log",) and a[2:] == ("--output-format=json",):
+        return sanitize.NvmeSanitizeLog(a[1])
+    if len(a) == 4 and a[0] == "format" and a[2].startswith("--ses=") and a[3] == "--force":
+        ses = {str(v): k for k, v in sanitize.SES.items()}.get(a[2].removeprefix("--ses="))
+        if ses is None:
+            raise OpError("nvme format: --ses=1 or --ses=2")
+        return sanitize.NvmeFormat(a[1], ses)
+    raise OpError("nvme: not a command raidman plans")
+
+
+def _hdparm(a: Argv) -> Op:
+    if len(a) == 2 and a[0] == "-I":
+        return sanitize.HdparmIdentify(a[1])
+    if len(a) == 5 and a[:2] == ("--user-master", "u") and a[3] == sanitize.HDPARM_PASS:
+        if a[2] == "--security-set-pass":
+            return sanitize.HdparmSetPassword(a[4])
+        if a[2] in ("--security-erase", "--security-erase-enhanced"):
+            return sanitize.HdparmErase(a[4], a[2].endswith("enhanced"))
+    raise OpError("hdparm: not a command raidman plans")
 
 
 def _parted(a: Argv) -> Op:
@@ -338,6 +394,15 @@ def _simple(prog: str, a: Argv) -> Op:
         raise OpError("wipefs: raidman only erases every signature of one device (-a DEV)")
     if prog == "blkdiscard" and len(a) == 1:
         return storage.Discard(a[0])
+    if prog == "blkdiscard" and len(a) == 2 and a[0] == "--secure":
+        return sanitize.SecureDiscard(a[1])
+    if prog == "ledctl" and len(a) == 1 and a[0].startswith(("locate=", "locate_off=")):
+        word, _, dev = a[0].partition("=")
+        return disk_tests.Ledctl(dev, word == "locate")
+    if prog == "sg_sanitize" and len(a) == 3 and a[1] == "--quick" and a[0].startswith("--"):
+        return sanitize.SgSanitize(a[2], a[0][2:])
+    if prog == "sg_requests" and len(a) == 2 and a[0] == "--progress":
+        return sanitize.SgRequests(a[1])
     if prog == "tune2fs" and len(a) == 3 and a[0] == "-E":
         stride, width = _stride(a[1], "tune2fs")
         return storage.TuneExt4Stride(a[2], stride, width)
@@ -345,6 +410,10 @@ def _simple(prog: str, a: Argv) -> Op:
         return storage.VgCreate(a[0], a[1])
     if prog == "smartctl" and len(a) == 3 and a[0] == "-t":
         return storage.SmartTest(a[2], a[1])
+    if prog == "smartctl" and len(a) == 3 and a[:2] == ("-j", "-a"):
+        return disk_tests.SmartReport(a[2])
+    if prog == "smartctl" and len(a) == 4 and a[0] == "-t" and a[2] == "-C":
+        return disk_tests.CaptiveSelfTest(a[3], a[1])
     if prog == "mount" and len(a) == 4 and a[0] == "-o":
         return storage.Mount(a[2], a[3], a[1])
     if prog == "cmp" and len(a) == 2 and a[1] == "-":
@@ -373,8 +442,11 @@ _PROGRAMS: dict[str, Callable[[Argv], Op]] = {
     "mv": _mv,
     "mkdir": _mkdir,
     "systemctl": _systemctl,
+    "nvme": _nvme,
+    "hdparm": _hdparm,
 }
-_OTHERS = ("tee", "wipefs", "blkdiscard", "tune2fs", "vgcreate", "smartctl", "mount", "cmp")
+_OTHERS: tuple[str, ...] = ("tee", "wipefs", "blkdiscard", "tune2fs", "vgcreate", "smartctl")
+_OTHERS += ("mount", "cmp", "ledctl", "sg_sanitize", "sg_requests")
 PROGRAMS = frozenset((*_PROGRAMS, *_OTHERS, "findmnt", "rm", "update-initramfs", "dracut"))
 
 

@@ -23,7 +23,9 @@ from app.sync.boost import BoostRecord, plan_boost_for
 from app.ui.host_view import BoostPlanned, FixReady, HostView, WorkerWarning, post_result
 from app.ui.screens.plan_preview import PlanPreviewScreen
 from app.ui.screens.wizards import (
+    ArrayWizard,
     CreateArrayWizard,
+    DiskWizard,
     FilesystemWizard,
     MemberWizard,
     SyncWizard,
@@ -61,6 +63,8 @@ ACTION_BINDINGS: list[BindingType] = [
     Binding("a", "member_actions", "Members"),
     Binding("t", "sync_actions", "Sync/tune"),
     Binding("v", "filesystem", "FS/LVM"),
+    Binding("D", "disk_actions", "Disk: qualify, locate, retire, test", show=False),
+    Binding("A", "array_actions", "Array: stop, assemble, delete, mount", show=False),
     Binding("b", "boost", "Boost sync"),
 ]
 
@@ -171,7 +175,56 @@ class MainActions(Screen[None]):
                 self._after_run,
             )
 
-    def action_member_actions(self) -> None:
+    def selected_disk(self) -> str | None:
+        """The disk (or partition) under the cursor, as itself or as a member link."""
+        app = self.raidman
+        m, ref = app.machine, app.selected
+        if m is None or ref is None:
+            return None
+        for name in (ref.name, ref.via):
+            if name and (m.disk(name) is not None or m.partition(name) is not None):
+                return name
+        return None
+
+    def action_disk_actions(self, action: str = "") -> None:
+        """Qualify, locate, retire, self-test, wipe, prepare, benchmark: on the tree's disk."""
+        if (m := self._probed_or_say("disk actions")) is None:
+            return
+        disk = self.selected_disk()
+        part = m.partition(disk) if disk else None
+        view = self.raidman.hostview
+        self.app.push_screen(
+            DiskWizard(
+                m,
+                view.backend,
+                part.parent if part is not None and action != "wipe" else disk,
+                action=action or None,
+                audit=self.raidman.audit_log(),
+                host=view.host,
+            ),
+            self._after_run,
+        )
+
+    def action_array_actions(self, action: str = "") -> None:
+        """Stop, assemble, delete, mount, scheduled checks: on the tree's array."""
+        if (m := self._probed_or_say("array actions")) is None:
+            return
+        a = self._volume_or_say(self.selected_array(), "array actions")
+        self.app.push_screen(
+            ArrayWizard(
+                m,
+                self.raidman.hostview.backend,
+                a.name if a else None,
+                action=action or None,
+                audit=self.raidman.audit_log(),
+            ),
+            self._after_run,
+        )
+
+    def action_replace_member(self) -> None:
+        self.action_member_actions("replace")
+
+    def action_member_actions(self, action: str = "") -> None:
         if (m := self._probed_or_say("member actions")) is None:
             return
         if not any(not a.is_container for a in m.arrays):
@@ -186,7 +239,9 @@ class MainActions(Screen[None]):
                 self.raidman.hostview.backend,
                 array=a.name if a else None,
                 member=member,
+                action=action or None,
                 audit=self.raidman.audit_log(),
+                host=self.raidman.hostview.host,
             ),
             self._after_run,
         )

@@ -60,6 +60,7 @@ from app.plans.outcome.rates import progress_rates
 from app.plans.outcome.sync_steps import sync_starting_steps
 from app.plans.plan import Plan, escape_controls
 from app.plans.progress import result_lines
+from app.plans.qualify_store import keep_run
 from app.plans.render import (
     confirmation_matches,
     current_consequences,
@@ -163,6 +164,7 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
         self.forecast_on: Machine | None = None
         self.saved_path: Path | None = None
         self.running = False
+        self.after_lines: list[str] = []  # what a run leaves (a qualify's verdict, kept)
 
     def compose(self) -> ComposeResult:
         p = self.plan.escaped()  # for display only: Run executes self.plan
@@ -430,6 +432,10 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             audit=self.audit,
             forced=self.forced,
         )
+        try:
+            self.after_lines = keep_run(self.plan, report, self.backend, self.host)
+        except Exception as e:  # the run is done; keeping its verdict is a bonus that says why
+            self.after_lines = [f"the verdict is not kept: {e}"]
         self.post_message(PlanFinished(report))
 
     def _hand_over(self, ev: StepEvent, starts: dict[int, tuple[Any, ...]]) -> None:
@@ -521,7 +527,8 @@ class PlanPreviewScreen(Screen[ExecutionReport | None]):
             if o.status == "not-run":
                 view.set_status(o.index, "not-run")
         result = self.query_one("#pp-result", Static)
-        result.update(Text("\n".join(result_lines(report)) + "\n"))
+        lines = [*result_lines(report), *self.after_lines]
+        result.update(Text(escape_controls("\n".join(lines), keep_newlines=True) + "\n"))
         result.display = True
         self.query_one("#pp-body", VerticalScroll).scroll_home(animate=False)
         text = report.summary()

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from backends.simulated.programs import (
     blkid,
+    disk_tools,
     files,
     fio,
     fs,
@@ -57,6 +58,7 @@ HANDLERS: dict[str, Handler] = {
     "sync": system.noop(),
     **files.HANDLERS,  # mv, rm (under /etc)
     **fio.HANDLERS,  # fio, blkdiscard
+    **disk_tools.HANDLERS,  # ls, readlink, ledctl, hdparm, nvme, sg_sanitize, sg_requests
 }
 
 

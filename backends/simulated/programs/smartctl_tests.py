@@ -43,9 +43,18 @@ def smartctl(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
     if test is not None:
         if test not in selftest.KINDS:
             return 1, "", f"smartctl: unknown self-test {test!r} (short, long)\n"
-        why = selftest.start(st, d, test, hours)
+        captive = "-C" in args or "--captive" in args
+        why = (selftest.run_to_end if captive else selftest.start)(st, d, test, hours)
         if why is not None:
             return EXIT_COMMAND_FAILED, f"{why}\n", ""
+        if captive:  # smartctl waits in captive mode; atacmds.cpp prints the same lines
+            words = "Short" if test == "short" else "Extended"
+            return 0, (
+                f"=== START OF OFFLINE IMMEDIATE AND SELF-TEST SECTION ===\n"
+                f"Sending command: \"Execute SMART {words} self-test routine immediately in captive mode\".\n"
+                f"Drive command \"Execute SMART {words} self-test routine immediately in captive mode\" successful.\n"
+                f"Testing has begun.\n"
+            ), ""  # fmt: skip
         minutes = max(1, round(selftest.duration_s(d, test) / 60))
         words = "Short" if test == "short" else "Extended"
         return 0, (

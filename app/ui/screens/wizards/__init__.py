@@ -9,11 +9,16 @@ pre-flight → PlanPreviewScreen (confirm, run with live status). One module per
 * ``SyncWizard(machine, backend, array=None)``: check/repair/idle/frozen, speed limits, stripe cache.
 * ``FilesystemWizard(machine, backend, array=None)``: optional LVM (PV, VG, LV) and ext4/XFS on an
   existing array, aligned to its geometry; arrays already carrying something are shown with why.
+* ``DiskWizard(machine, backend, device=None, action=None)``: qualify, locate, retire, SMART
+  self-test, wipe, prepare, benchmark.
+* ``ArrayWizard(machine, backend, array=None, action=None)``: stop, assemble, delete, mount, the
+  scheduled checks.
 
 Each dismisses with the ExecutionReport of the preview (None when cancelled) so the App can
 re-probe after a run.
 """
 
+from app.ui.screens.wizards.arrays import ARRAY_ACTIONS, ArrayWizard
 from app.ui.screens.wizards.base import (
     DevicePicker,
     array_choices,
@@ -23,6 +28,7 @@ from app.ui.screens.wizards.base import (
     media,
 )
 from app.ui.screens.wizards.create_array import LEVELS, CreateArrayWizard
+from app.ui.screens.wizards.disks import DISK_ACTIONS, DiskWizard
 from app.ui.screens.wizards.filesystem import (
     FilesystemWizard,
     filesystem_array_choices,
@@ -32,11 +38,15 @@ from app.ui.screens.wizards.members import MEMBER_ACTIONS, MemberWizard
 from app.ui.screens.wizards.sync_actions import SYNC_ACTIONS, SyncWizard
 
 __all__ = [
+    "ARRAY_ACTIONS",
+    "DISK_ACTIONS",
     "LEVELS",
     "MEMBER_ACTIONS",
     "SYNC_ACTIONS",
+    "ArrayWizard",
     "CreateArrayWizard",
     "DevicePicker",
+    "DiskWizard",
     "FilesystemWizard",
     "MemberWizard",
     "SyncWizard",

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -12,14 +14,9 @@ from textual.widgets import Input, Label, Select
 from app.backend import Backend
 from app.model import Machine, MdArray
 from app.plans.audit_log import AuditLog
-from app.plans.builders.members import (
-    build_add,
-    build_fail,
-    build_grow,
-    build_re_add,
-    build_remove,
-    build_replace,
-)
+from app.plans.builders.members import build_add, build_fail, build_grow, build_re_add, build_remove
+from app.plans.builders.replace import build_replace
+from app.plans.disk_plans import replace_plan
 from app.plans.geometry import PlanError
 from app.plans.plan import Plan
 from app.ui.screens.wizards.base import DevicePicker, _WizardBase, array_choices, default_array
@@ -37,7 +34,8 @@ MEMBER_ACTIONS = [
 # re-add: a member of the array (the plan fails and removes it first: mdadm --re-add refuses a
 # device still in it), or a device that already dropped out, picked from the device picker
 _USES = {
-    "add": {"new"}, "spare": {"new"}, "re-add": {"member", "new"}, "replace": {"member", "new"},
+    "add": {"new"}, "spare": {"new"}, "re-add": {"member", "new"},
+    "replace": {"member", "new", "override"},
     "grow": {"new", "count"}, "fail": {"member"}, "remove": {"member"},
 }  # fmt: skip
 
@@ -56,11 +54,15 @@ class MemberWizard(_WizardBase):
         array: str | None = None,
         *,
         member: str | None = None,
+        action: str | None = None,
         audit: AuditLog | None = None,
+        host: str | None = None,
     ) -> None:
         super().__init__(machine, backend, audit=audit)
         self.array = default_array(machine, array)
         self.member = member
+        self.action = action if action in _USES else None
+        self.host = host
 
     def _array_obj(self) -> MdArray | None:
         try:
@@ -105,7 +107,8 @@ class MemberWizard(_WizardBase):
         yield Select(arrays, value=self.array or Select.NULL, allow_blank=not arrays,
                      prompt="no md arrays on this machine", id="mb-array")  # fmt: skip
         yield Label("Action")
-        yield Select(MEMBER_ACTIONS, prompt="choose an action", id="mb-action")
+        yield Select(MEMBER_ACTIONS, value=self.action or Select.NULL,
+                     prompt="choose an action", id="mb-action")  # fmt: skip
         with Vertical(classes="wz-field", id="mb-f-member"):
             yield Label("Member of the array")
             yield Select(members, value=member or Select.NULL, prompt="choose a member",
@@ -113,6 +116,9 @@ class MemberWizard(_WizardBase):
         with Vertical(classes="wz-field", id="mb-f-new"):
             yield Label("Device not in the array (add, spare, re-add, replace --with, grow)")
             yield DevicePicker(self.candidates(), id="mb-new")
+        with Vertical(classes="wz-field", id="mb-f-override"):
+            yield Label("replace: the new disk has no passing qualify verdict? type its serial")
+            yield Input(placeholder="empty: only a qualified disk", id="mb-unqualified")
         with Vertical(classes="wz-field", id="mb-f-count"):
             yield Label("grow: new number of raid devices")
             n = len([m for m in a.members if m.slot is not None]) if a is not None else 0
@@ -126,7 +132,7 @@ class MemberWizard(_WizardBase):
     def _show_fields(self) -> None:
         act = self._select("mb-action")
         uses = _USES.get(act or "", {"member", "new", "count"})
-        for field in ("member", "new", "count"):
+        for field in ("member", "new", "override", "count"):
             self.query_one(f"#mb-f-{field}").display = field in uses
 
     @on(Select.Changed, "#mb-array")
@@ -174,3 +180,17 @@ class MemberWizard(_WizardBase):
         if act == "remove":
             return build_remove(m, array, dev)
         return build_replace(m, array, dev, self._one_new("replace"))
+
+    def plan_maker(self) -> Callable[[], Plan]:
+        """A replace reads the new disk's kept verdict and the old disk's enclosure slot
+        through the backend: in the worker, as ``raidman plan member replace`` does."""
+        if self._select("mb-action") != "replace":
+            return super().plan_maker()
+        array = self._select("mb-array")
+        dev = self._select("mb-device")
+        if not array or not dev:
+            raise PlanError("replace: choose the array and the member")
+        new = self._one_new("replace")
+        typed = self._value("mb-unqualified") or None
+        m, be, host = self.machine, self.backend, self.host
+        return lambda: replace_plan(m, be, array, dev, new, override=typed, host=host)
