@@ -27,6 +27,31 @@ def _cut(label: Text, pattern: re.Pattern[str], keep: int) -> Text:
     return out
 
 
+# a carrier's mark (widgets.tree_spec.carrier_mark: "carries md0, 12 events behind", "carries
+# oldhost:backup, not assembled"), then what a narrow pane can spare of it and around it
+CARRIER_END = re.compile(r"(?:(?<=behind)|(?<=assembled)|(?<=unknown))(?=  | ·|$)")
+CARRIER_WORDS = re.compile(r"carries |(?<=\d) events?(?= behind)")
+SIZE_BEFORE_CARRIER = re.compile(r"(?<= )\S+ (?=\S+, (?:\d+ behind|not assembled|events unknown))")
+
+
+def _squeeze_carrier(label: Text, room: int) -> Text | None:
+    """A disk or partition that carries a superblock keeps the array and how far behind (or
+    "not assembled"): what follows the mark goes (the type, a disk's tags and model), then the
+    words "carries" and "events", then the size. None when the label has no mark."""
+    plain = label.plain
+    if "carries " not in plain:
+        return None
+    end = CARRIER_END.search(plain, plain.index("carries "))
+    if end is not None:
+        label = label[: end.start()]
+    label = _cut(label, GAPS, 1)
+    for step in (CARRIER_WORDS, SIZE_BEFORE_CARRIER):
+        if label.cell_len <= room:
+            break
+        label = _cut(label, step, 0)
+    return label
+
+
 PART = " · "
 # the parts of a label that are the live facts: a sync's percent, speed and ETA
 FACT = re.compile(r"\d%|/s$|^ETA ")
@@ -37,8 +62,9 @@ def squeeze_label(label: Text, room: int) -> Text:
     "DEGRADED(n)" goes when its state map shows the hole; its last " · " parts that are no
     live fact go whole (chunk, layout: never a part cut mid-word, "recover 8.2% l"); gaps
     ("  ", " · ") become one space; then the facts from the end (ETA, speed). The first two
-    parts stay (name and state map, then the sync % or state); a label that still does not
-    fit is cut at the end by the tree (a disk's model comes last)."""
+    parts stay (name and state map, then the sync % or state); a superblock carrier keeps
+    its mark (``_squeeze_carrier``); a label that still does not fit is cut at the end by the
+    tree (a disk's model comes last)."""
     if MAP_WITH_HOLE.search(label.plain):
         label = _cut(label, DEGRADED_AFTER_MAP, 0)
     plain = label.plain
@@ -55,5 +81,5 @@ def squeeze_label(label: Text, room: int) -> Text:
     for end in ends:
         cand = _cut(label if end is None else label[:end], GAPS, 1)
         if cand.cell_len <= room:
-            break
-    return cand
+            return cand
+    return _squeeze_carrier(label, room) or cand

@@ -22,17 +22,16 @@ from textual.widgets.tree import TreeNode
 from app.model.devices import (
     Machine,
 )
+from app.plans.superblocks import Superblocks
 from widgets.label_fit import squeeze_label
+from widgets.tree_filter import filter_label, filter_specs, spec_matches
 from widgets.tree_spec import (
     BADGES,
     NodeRef,
     NodeSpec,
     build_tree_spec,
     dev_key,
-    filter_label,
-    filter_specs,
     live_labels,
-    spec_matches,
 )
 
 # a NodeSelected this soon after a click came from the click (Tree posts it from _on_click)
@@ -94,6 +93,7 @@ class StorageTree(Tree[NodeRef]):
         self._filled: set[str] = set()  # materialised nodes whose children are added too
         self._badges: dict[str, str] = {}
         self._marks: dict[str, str] = {}  # disk -> a tree_spec.MARKS code (set_marks)
+        self._superblocks: Superblocks | None = None  # the audit's read (set_superblocks)
         self._machine: Machine | None = None
         self._lazy = False  # big machine: disks start collapsed
         # expanded state the user chose where it differs from the default (kept by key
@@ -148,7 +148,7 @@ class StorageTree(Tree[NodeRef]):
                     if node.label != decorated:
                         self._relabel(node, decorated)
             return
-        specs = build_tree_spec(machine, self._marks)
+        specs = build_tree_spec(machine, self._marks, self._superblocks)
         if self._filter:
             specs, n = filter_specs(specs, self._filter, machine, self._badges)
             head = NodeSpec(NodeRef("filter", "section", ""), None, filter_label(self._filter, n))
@@ -191,6 +191,18 @@ class StorageTree(Tree[NodeRef]):
         self._marks = dict(mapping)
         if self._machine is not None:
             self.update_machine(self._machine)  # the same machine: labels made again in place
+
+    def set_superblocks(self, superblocks: Superblocks) -> None:
+        """The md superblocks the audit read: a disk or partition carrying one of an array it
+        is no member of says which, how far behind or "not assembled" (``carrier_mark``).
+        Each audit reads them again: the tree is made again only when what it shows changed."""
+        old = self._superblocks
+        self._superblocks = superblocks
+        if self._machine is None:
+            return
+        if old is not None and old.carriers(self._machine) == superblocks.carriers(self._machine):
+            return
+        self.update_machine(self._machine)  # the same machine: labels made again in place
 
     def set_badges(self, mapping: Mapping[str, str]) -> None:
         """Badges per device kernel name (or VG name): severity "error" / "warning" / "advice".

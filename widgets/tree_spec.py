@@ -1,6 +1,7 @@
 """The storage stack as a tree, without any Textual object: Disks, Arrays, Volume groups (and
 Other) as a flat list of ``NodeSpec`` (parents before children) from ``build_tree_spec(machine)``;
-labels, badges, live relabels and the ``/`` filter. ``widgets.storage_tree.StorageTree`` shows it.
+labels, badges and live relabels (the ``/`` filter: ``widgets.tree_filter``).
+``widgets.storage_tree.StorageTree`` shows it.
 
 Every device appears exactly once as a full node; every other mention of it is a *link* leaf
 (``NodeRef.target`` set) that ``g``/``enter``/a click jumps to. Keys are stable (``dev:md127``,
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field, fields
 
 from rich.text import Text
 
+from app.escape import escape_controls
 from app.format import (
     array_state_colour,
     array_summary,
@@ -34,6 +36,7 @@ from app.model.devices import (
     PhysicalVolume,
 )
 from app.model.sync_model import wait_of
+from app.plans.superblocks import Carried, Superblocks
 from app.rules.finding import Finding
 
 # kind of a node: section, disk, partition, array, container, member (link), pv-link, pv, vg,
@@ -94,6 +97,22 @@ def member_key(array: str, device: str) -> str:
 
 def member_of_key(device: str, array: str) -> str:
     return f"memberof:{device}>{array}"
+
+
+def carrier_mark(carried: Iterable[Carried]) -> Text:
+    """What a disk or partition carries of arrays it is no active member of (the superblocks'
+    ``Superblocks.carriers``): ``carries md0, 12 events behind``, ``carries oldhost:backup, not
+    assembled``. Never free: a wizard refuses it and a plan that overwrites it names the loss."""
+    words: list[str] = []
+    for c in carried:
+        if not c.assembled:
+            state = "not assembled"
+        elif c.behind is None:
+            state = "events unknown"
+        else:
+            state = f"{c.behind} event{'s' if c.behind != 1 else ''} behind"
+        words.append(f"carries {escape_controls(c.array)}, {state}")  # a stray's name: from disk
+    return Text("; ".join(words), "bold yellow")
 
 
 # ---- the labels that follow the live state (a sample changes only these) -----------------------
@@ -179,6 +198,8 @@ def live_labels(old: Machine, new: Machine) -> dict[str, Text] | None:
 class _Builder:
     m: Machine
     marks: Mapping[str, str] = field(default_factory=dict)  # disk -> a MARKS code
+    # device -> the superblocks it carries of arrays it is no member of (Superblocks.carriers)
+    carried: Mapping[str, tuple[Carried, ...]] = field(default_factory=dict)
     specs: list[NodeSpec] = field(default_factory=list)
     placed: set[str] = field(default_factory=set)
     by_key: dict[str, NodeSpec] = field(default_factory=dict)
@@ -231,6 +252,7 @@ class _Builder:
         mark = MARKS.get(self.marks.get(d.name, ""))
         if mark is not None:  # before the tags and the model: what a narrow pane cuts first
             t.append(f"  {mark[0]}", mark[1])
+        self.carrier(t, d.name)
         kind = {True: "hdd", False: "ssd"}.get(d.rotational) if d.rotational is not None else None
         tags = " ".join(x for x in (kind, d.transport) if x)
         if tags:
@@ -242,10 +264,19 @@ class _Builder:
     def part_label(self, p: Partition) -> Text:
         t = self._name(p.name)
         t.append(f"  {short_size(p.size_bytes)}", "cyan")
+        self.carrier(t, p.name)
         desc = p.type_name or p.label
         if desc:
             t.append(f"  {desc}", "bright_black")
         return t
+
+    def carrier(self, t: Text, name: str) -> None:
+        """The superblocks ``name`` carries, after its size: before the type and the model, what
+        a narrow pane cuts first."""
+        carried = self.carried.get(name)
+        if carried:
+            t.append("  ")
+            t.append_text(carrier_mark(carried))
 
     def array_label(self, a: MdArray) -> Text:
         return array_label(a, self.m)
@@ -482,69 +513,13 @@ class _Builder:
                 self.fs_node(dev, "section:other")
 
 
-def build_tree_spec(machine: Machine, marks: Mapping[str, str] | None = None) -> list[NodeSpec]:
+def build_tree_spec(
+    machine: Machine,
+    marks: Mapping[str, str] | None = None,
+    superblocks: Superblocks | None = None,
+) -> list[NodeSpec]:
     """The tree as a flat list (parents before children), without any Textual object;
-    ``marks``: disk -> a ``MARKS`` code (``disk_marks`` of the findings)."""
-    return _Builder(machine, dict(marks or {})).build()
-
-
-def filter_label(text: str, matches: int) -> Text:
-    t = Text("⌕ ", "bold magenta")
-    t.append(text, "bold")
-    t.append(f"  {matches} match{'es' if matches != 1 else ''}", "magenta")
-    t.append("  (/ change · esc clear)", "bright_black")
-    return t
-
-
-# words of a tree filter that select by state rather than by text
-FILTER_KEYWORDS = ("degraded", "syncing", "finding", "findings")
-
-
-def spec_matches(
-    s: NodeSpec, words: list[str], machine: Machine | None, badges: Mapping[str, str]
-) -> bool:
-    """Every word matches the node: its label, kernel name, a disk's model or serial, or a
-    keyword (``degraded``, ``syncing``, ``finding``)."""
-    if s.ref.kind in ("section", "empty"):
-        return False
-    hay = f"{s.label.plain} {s.ref.name}".lower()
-    obj = machine.device(s.ref.name) if machine is not None and s.ref.name else None
-    if isinstance(obj, Disk):
-        hay += f" {obj.model or ''} {obj.serial or ''}".lower()
-    for w in words:
-        if w == "degraded":
-            if not (s.ref.kind == "array" and isinstance(obj, MdArray) and obj.is_degraded):
-                return False
-        elif w == "syncing":
-            ok = isinstance(obj, MdArray) and obj.sync is not None and obj.sync.active
-            if not ok or s.ref.kind != "array":
-                return False
-        elif w in ("finding", "findings"):
-            if s.ref.is_link or s.ref.name not in badges:
-                return False
-        elif w not in hay:
-            return False
-    return True
-
-
-def filter_specs(
-    specs: list[NodeSpec], text: str, machine: Machine | None, badges: Mapping[str, str]
-) -> tuple[list[NodeSpec], int]:
-    """The nodes that match ``text``, with their ancestors (the path to them) and their
-    descendants (an array's members, a disk's partitions); and how many matched."""
-    words = text.lower().split()
-    if not words:
-        return specs, 0
-    by_key = {sp.ref.key: sp for sp in specs}
-    matched = {sp.ref.key for sp in specs if spec_matches(sp, words, machine, badges)}
-    below: set[str] = set(matched)  # the matches and everything under them
-    for sp in specs:  # parents come before children
-        if sp.parent is not None and sp.parent in below:
-            below.add(sp.ref.key)
-    keep = set(below)
-    for key in matched:  # the path down to each match
-        parent = by_key[key].parent
-        while parent is not None and parent not in keep:
-            keep.add(parent)
-            parent = by_key[parent].parent
-    return [sp for sp in specs if sp.ref.key in keep], len(matched)
+    ``marks``: disk -> a ``MARKS`` code (``disk_marks`` of the findings); ``superblocks``: the
+    audit's read, whose carriers (``Superblocks.carriers``) each disk or partition names."""
+    carried = superblocks.carriers(machine) if superblocks is not None else {}
+    return _Builder(machine, dict(marks or {}), carried).build()

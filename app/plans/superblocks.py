@@ -49,6 +49,24 @@ class StrayArray:
 
 
 @dataclass(frozen=True, slots=True)
+class Carried:
+    """A device carrying the md superblock of an array the kernel does not run from it: a
+    running array's copy outside it (``Superblocks.outside``) or a carrier of an array that is
+    not assembled (``Superblocks.strays``). Never free: the tree marks it, the wizards refuse
+    it, and a plan that overwrites it names what is lost (app.plans.outcome.lost)."""
+
+    device: str  # kernel name
+    array: str  # the running array's name ("md0"), else the superblock's ("oldhost:backup") or UUID
+    sb: Superblock
+    stray: StrayArray | None = None  # the array not assembled; None: ``array`` is running
+    behind: int | None = None  # events behind the running array's members (None: unknown/stray)
+
+    @property
+    def assembled(self) -> bool:
+        return self.stray is None
+
+
+@dataclass(frozen=True, slots=True)
 class Superblocks:
     members: dict[str, Superblock] = field(default_factory=dict)  # kernel name -> its superblock
     outside: dict[str, tuple[Superblock, ...]] = field(default_factory=dict)  # array -> sbs
@@ -61,6 +79,30 @@ class Superblocks:
         if a is None:
             return None
         return array_events([self.members[m.device] for m in a.members if m.device in self.members])
+
+    def carried(self, machine: Machine, device: str) -> tuple[Carried, ...]:
+        """What ``device`` carries of arrays the kernel does not run from it (``Carried``)."""
+        return self.carriers(machine).get(device, ())
+
+    def carriers(self, machine: Machine) -> dict[str, tuple[Carried, ...]]:
+        """Every device carrying an md superblock of an array it is no active member of:
+        kernel name -> what it carries (running arrays first, then those not assembled). A
+        device the kernel has made a member since this read is left out."""
+        out: dict[str, list[Carried]] = {}
+        for array, sbs in self.outside.items():
+            a = machine.array(array)
+            ev = self.array_events(machine, array)
+            for sb in sbs:
+                if a is None or a.member(sb.device) is None:
+                    out.setdefault(sb.device, []).append(
+                        Carried(sb.device, array, sb, behind=sb.behind(ev))
+                    )
+        for stray in self.strays:
+            for sb in stray.devices:
+                out.setdefault(sb.device, []).append(
+                    Carried(sb.device, stray.name or stray.uuid, sb, stray)
+                )
+        return {k: tuple(v) for k, v in out.items()}
 
 
 def hex_uuid(uuid: str | None) -> str:

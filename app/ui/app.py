@@ -27,8 +27,10 @@ Data flow
   pushes into no pane. ``MainScreen`` binds the header, notes, tree (badges), mdstat and
   Details; the Sync, Findings, Wear and Events panes bind themselves; the Wear pane loads its
   data in its own worker.
-* Beside this module: ``fleet.py`` (several hosts), ``workers.py``, ``boost.py``,
-  ``launch.py`` (wizards, a finding's fix), ``wear.py`` (the Wear tab's request).
+* Beside this module: ``fleet.py`` (several hosts), ``workers.py`` (with a boost's restore),
+  ``shown_host.py`` (the shown host's fields), ``wear.py`` (the Wear tab's request). What the
+  main screen's keys open (wizards, boost, a finding's fix) is the screen's:
+  ``app.ui.screens.main_actions``.
 
 Extension points
 ----------------
@@ -76,7 +78,6 @@ from app.rules.finding import Finding
 from app.session import Effects, Session, SessionView
 from app.sync.boost import BoostStore
 from app.sync.tracker import ArrayEvent
-from app.ui.boost import BoostActions
 from app.ui.commands import ActionsProvider, GoToDeviceProvider
 from app.ui.fleet import HOST_TIMEOUT_S, HostProbed, HostsWatch, initial_statuses
 from app.ui.gc_policy import settle_after_start
@@ -96,7 +97,6 @@ from app.ui.host_view import (
     WearStores,
     WorkerWarning,
 )
-from app.ui.launch import Launchers
 from app.ui.screens.audit_log import AuditLogScreen
 from app.ui.screens.help import HELP_EXTRA, HelpScreen, key_rows
 from app.ui.screens.hosts import HostsScreen
@@ -115,22 +115,14 @@ CLOCK_EVERY_S = 10.0  # the session's clock tick (periodic SMART snapshots, audi
 INTERRUPT_AGAIN_S = 5.0
 
 
-class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, App[None]):
+class RaidmanApp(ShownHost, HostWorkers, WearFollow, App[None]):
     """The storage stack of one machine, as a live tree with details."""
 
     CSS_PATH = "app.tcss"
     TITLE = "raidman"
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {ActionsProvider, GoToDeviceProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit"),
-        Binding("r", "refresh", "Refresh"),
-        Binding("n", "create_array", "New array"),
-        Binding("a", "member_actions", "Members"),
-        Binding("t", "sync_actions", "Sync/tune"),
-        Binding("v", "filesystem", "FS/LVM"),
-        Binding("D", "disk_actions", "Disk: qualify, locate, retire, test", show=False),
-        Binding("A", "array_actions", "Array: stop, assemble, delete, mount", show=False),
-        Binding("b", "boost", "Boost sync"),
+        Binding("q", "quit", "Quit"),  # r and the wizards' keys: MainScreen (main_actions)
         Binding("L", "audit_log", "Audit log"),
         Binding("H", "hosts", "Hosts"),
         Binding("question_mark", "help", "Help"),
@@ -139,22 +131,9 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
     ]
     # app-wide letters that belong to the main screen: inside a wizard, preview, dialog or the
-    # help they must not fire (no quitting from a half-filled form, no second wizard on top)
+    # help they must not fire (no quitting from a half-filled form, no audit log over a plan)
     MAIN_SCREEN_ACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {
-            "quit",
-            "refresh",
-            "create_array",
-            "member_actions",
-            "disk_actions",
-            "array_actions",
-            "replace_member",
-            "sync_actions",
-            "filesystem",
-            "boost",
-            "audit_log",
-            "hosts",
-        }
+        {"quit", "refresh", "audit_log", "hosts"}
     )
 
     # State, not paint: repaint=False, or each set (every sample) repaints the whole screen
@@ -342,11 +321,13 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
             elif isinstance(result, AuditDone):
                 self._audit_landed(view, result)
             elif isinstance(result, SmartChanged):
-                self._audit_again()
-            elif isinstance(result, BoostPlanned):
-                self._boost_planned(view, result)
-            elif isinstance(result, FixReady):
-                self._fix_ready(view, result)
+                self.audit_again()
+            elif isinstance(result, BoostPlanned | FixReady):
+                with contextlib.suppress(LookupError):  # no main screen: nothing to open over
+                    if isinstance(result, BoostPlanned):
+                        self.main.boost_planned(view, result)
+                    else:
+                        self.main.fix_ready(view, result)
         except Exception as e:  # never a crash from a result: a visible notification instead
             self.log.error(f"{message!r} failed: {e!r}")
             self.notify(f"internal error: {e}", title="raidman", severity="error", timeout=10)
@@ -402,19 +383,19 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
     def _clock_tick(self) -> None:
         if self.idle:
             return
-        with self._store_lock:
+        with self.stores.lock:
             effects = self.session.tick(self.backend.now())
         self._run(effects)
 
     def expect_forecasts(self, forecasts: tuple[SyncForecast, ...]) -> None:
         """A plan's run worker is about to run the step that starts these syncs (asked on the
         UI thread, through ``call_from_thread``): the session's records keep them."""
-        with self._store_lock:
+        with self.stores.lock:
             self.session.expect_forecasts(forecasts, self.backend.now())
 
     def withdraw_forecasts(self, arrays: tuple[str, ...]) -> None:
         """The step that was to start those syncs failed: their forecasts are dropped."""
-        with self._store_lock:
+        with self.stores.lock:
             self.session.withdraw_forecasts(arrays)
 
     def _run(self, effects: Effects) -> None:
@@ -431,7 +412,7 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
                 self._restore_worker(view, rec, self.audit_log())
 
     # ---- audit -----------------------------------------------------------------------------
-    def _audit_again(self) -> None:
+    def audit_again(self) -> None:
         """After a plan ran, or new SMART readings: audit now rather than at the next cadence."""
         if self.probed is not None and self.session.audit_now(self.backend.now()):
             self._audit_worker(self.hostview)
@@ -534,8 +515,8 @@ class RaidmanApp(ShownHost, HostWorkers, BoostActions, Launchers, WearFollow, Ap
         stamp = time.strftime("%H:%M:%S", time.localtime(t)) if t > 1e9 else f"t+{t:,.0f}s"
         self.event_log = (*self.event_log, *((stamp, e) for e in events))  # the Events pane
         if (
-            self.tracker.events
-            and len(self.tracker.events) == len(events)
+            self.session.tracker.events
+            and len(self.session.tracker.events) == len(events)
             and self.sample_count == 1
         ):
             # the first sample's "degraded" is the state at start: the banner shows it already

@@ -78,7 +78,8 @@ class GoToDeviceProvider(Provider):
                 yield Hit(score, matcher.highlight(text), partial(self._go, key), help=help_text)
 
 
-# (title, action, help): the main screen's actions, as its keys run them
+# (title, action, help): the main screen's actions, as its keys run them (the screen's own, or
+# the App's: "app.")
 _ACTIONS = (
     ("New array", "create_array", "n: create an md array (devices picked from a list)"),
     ("Member actions", "member_actions", "a: add, re-add, replace, grow, fail, remove"),
@@ -110,9 +111,9 @@ _ACTIONS = (
     ("Delete array", "array_actions('delete')", "A: stop and erase every member"),
     ("Mount a filesystem", "array_actions('mount')", "A: mount, and its fstab line"),
     ("Check schedule", "array_actions('check-schedule')", "A: raidman monitor's scheduled checks"),
-    ("Audit log", "audit_log", "L: what raidman ran, newest first"),
-    ("Refresh", "refresh", "r: probe the machine again now"),
-    ("Help: keys", "help", "?: the keys of the current screen"),
+    ("Audit log", "app.audit_log", "L: what raidman ran, newest first"),
+    ("Refresh", "app.refresh", "r: probe the machine again now"),
+    ("Help: keys", "app.help", "?: the keys of the current screen"),
 )
 
 
@@ -120,8 +121,7 @@ class ActionsProvider(Provider):
     """The main screen's actions (new array, member actions on the selected array, boost…)."""
 
     def _actions(self) -> list[tuple[str, str, str]]:
-        app = self.app
-        selected = getattr(app, "selected_array", None)
+        selected = getattr(self.screen, "selected_array", None)  # the main screen's
         array = selected() if callable(selected) else None
         out = []
         for title, action, help_text in _ACTIONS:
@@ -139,7 +139,7 @@ class ActionsProvider(Provider):
         return out
 
     def _run(self, action: str) -> None:
-        self.app.call_later(self.app.run_action, action)
+        self.app.call_later(self.app.run_action, action, self.screen)
 
     async def discover(self) -> Hits:
         for title, action, help_text in self._actions():

@@ -159,3 +159,19 @@ class HostWorkers(App[None]):
         plan = restore_plan(rec, view.boosts)
         report = execute(plan, view.backend, audit=audit)  # restores are logged too
         post_result(self, view, BoostRestored(rec, plan, report))
+
+    def _restored(self, view: HostView, restored: BoostRestored) -> None:
+        """A boost's restore ran (its sync ended): the session forgets the boost, a toast says
+        what was put back or why not (the host need not be the one shown)."""
+        rec, plan, report = restored.record, restored.plan, restored.report
+        view.session.restored(rec, report.ok)
+        if report.ok:
+            lines = "; ".join(s.shell() for s in plan.steps) or "nothing to change"
+            self.notify(f"{rec.array}: {rec.action} ended, limits restored: {lines}", title="boost")
+        else:
+            self.notify(
+                f"{rec.array}: could not restore the limits: {report.summary()}",
+                title="boost",
+                severity="error",
+                timeout=15,
+            )

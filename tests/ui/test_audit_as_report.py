@@ -52,9 +52,9 @@ async def test_tui_findings_use_the_recorded_sync_speed_of_this_array() -> None:
         [f] = [f for f in app.findings if f.code == "md-raid5-large-hdds"]
         assert "the average of its last sync raidman recorded" in f.detail, f.detail
         assert "about 22 h" in f.detail  # 4 TB at 50,000 KiB/s, not 200,000 KiB/s's 5 h
-        seen = {n: r for n, (_, r) in app._smart_seen.items()}
-        with app._store_lock:
-            report = report_findings(backend, machine, seen, app._open_store())
+        seen = {n: r for n, (_, r) in app.hostview.smart_seen.items()}
+        with app.stores.lock:
+            report = report_findings(backend, machine, seen, app.stores.open(app.host))
         assert sorted(x.to_json()["code"] for x in app.findings) == sorted(
             x.to_json()["code"] for x in report
         )

@@ -305,7 +305,7 @@ async def test_a_host_is_never_probed_twice_at_once_by_the_view_and_the_hosts_vi
         await wait_for(pilot, lambda: isinstance(app.screen, HostsScreen))
         app.open_host("slow")
         app.refresh_fleet()  # the open host is left to its own view
-        await wait_for(pilot, lambda: "slow" not in app._fleet_busy)
+        await wait_for(pilot, lambda: "slow" not in app.hosts_watch.busy)
         assert slow.most == 1
 
 

@@ -57,7 +57,7 @@ async def test_wear_tab_shows_the_table_and_the_failed_self_test() -> None:
     app = RaidmanApp(backend, probe_interval=0, sample_interval=0.05)
     async with app.run_test(size=(200, 60)) as pilot:
         await wait_ready(pilot)
-        await wait_for(pilot, lambda: "sdb" in app._smart_seen, timeout=10)
+        await wait_for(pilot, lambda: "sdb" in app.hostview.smart_seen, timeout=10)
         app.go_to("sdb")
         await pilot.press("w")
         smart = app.main.query_one("#wear-smart", Static)

@@ -16,7 +16,7 @@ async def test_smart_failed_disk_has_its_finding_and_an_error_badge() -> None:
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_ready(pilot)
         # the session reads SMART of every disk when first seen; the audit follows the readings
-        await wait_for(pilot, lambda: "sdb" in app._smart_seen, timeout=10)
+        await wait_for(pilot, lambda: "sdb" in app.hostview.smart_seen, timeout=10)
         await wait_for(
             pilot,
             lambda: any(f.code == "smart-failed" and f.device == "sdb" for f in app.findings),

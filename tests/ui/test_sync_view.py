@@ -44,7 +44,7 @@ async def test_sync_card_shows_progress_speed_eta_and_history() -> None:
         await wait_for(pilot, lambda: bool(app.main.query("#sync-md127")))
         await _tick(pilot, app, clock)
         text = _card_text(app, "md127")
-        (view,) = app.tracker.views()
+        (view,) = app.session.tracker.views()
         assert "md127: resync" in text
         assert f"{speed(view.speed_kib_s)} progress" in text  # md's window still ramping
         assert "ETA" in text and "watched for" in text
@@ -90,7 +90,7 @@ async def test_boost_key_previews_raises_and_app_restores_at_the_end() -> None:
         assert backend.read_text("/proc/sys/dev/raid/speed_limit_min") == "200000\n"
         log = app.main.query_one(EventLog)
         assert any("resync finished" in line for line in log.entries)
-        (fin,) = app.tracker.finished
+        (fin,) = app.session.tracker.finished
         assert fin.completed and fin.action == "resync"
 
 
@@ -140,7 +140,7 @@ async def test_member_failure_is_announced() -> None:
         result = backend.run(["mdadm", "/dev/md127", "--fail", "/dev/sdb2"])
         assert result.ok, result.stderr
         await _tick(pilot, app, clock)
-        kinds = [e.kind for e in app.tracker.events]
+        kinds = [e.kind for e in app.session.tracker.events]
         assert "member-faulty" in kinds and "degraded" in kinds
         log = app.main.query_one(EventLog)
         assert any("sdb2 in md127 is faulty" in line for line in log.entries)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from app.ui.app import RaidmanApp
 from backends.simulated import SimClock, SimulatedBackend
 from tests.ui.helpers import wait_for, wait_ready
-from widgets.tree_filter import TreeFilterScreen
-from widgets.tree_spec import build_tree_spec, filter_specs
+from widgets.tree_filter import TreeFilterScreen, filter_specs
+from widgets.tree_spec import build_tree_spec
 
 
 def _keys(app: RaidmanApp) -> list[str]:

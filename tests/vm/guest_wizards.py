@@ -49,7 +49,7 @@ async def _until(pilot: Any, pred: Any, what: str, timeout: float = 120.0) -> No
 async def _probed(pilot: Any, app: RaidmanApp, after: int = 0) -> None:
     await _until(
         pilot,
-        lambda: app.probe_count > after and app.machine is not None and not app._probe_busy,
+        lambda: app.probe_count > after and app.machine is not None and not app.hostview.probe_busy,
         "the probe",
     )
     await pilot.pause()

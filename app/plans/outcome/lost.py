@@ -82,57 +82,51 @@ def lost_on(
     and ``stopped`` the arrays it stopped; ``joining``: the array the device goes into (a former
     member put back into its own array loses nothing: its copy is rebuilt where it was)."""
     out: list[Lost] = []
-    if sbs is not None:
-        for array, carriers in sbs.outside.items():
-            if array == joining:
+    for c in sbs.carried(machine, device) if sbs is not None else ():
+        if c.stray is None:  # a running array's copy outside it
+            if c.array == joining:
                 continue
-            for sb in carriers:
-                if sb.device != device:
-                    continue
-                a = machine.array(array)
-                behind = sb.behind(sbs.array_events(machine, array))
-                when = f", {behind} events behind" if behind else ""
-                only = ""
-                if a is not None and a.is_degraded:
-                    only = f" ({array} is degraded: this is the only other copy of its data)"
-                out.append(
-                    Lost(
-                        array,
-                        device,
-                        f"{device} is {array}'s other copy{when}{only}: re-add it instead "
-                        f"(raidman plan member re-add --array {array} --device {device})",
-                        "copy",
-                    )
+            a = machine.array(c.array)
+            when = f", {c.behind} events behind" if c.behind else ""
+            only = ""
+            if a is not None and a.is_degraded:
+                only = f" ({c.array} is degraded: this is the only other copy of its data)"
+            out.append(
+                Lost(
+                    c.array,
+                    device,
+                    f"{device} is {c.array}'s other copy{when}{only}: re-add it instead "
+                    f"(raidman plan member re-add --array {c.array} --device {device})",
+                    "copy",
                 )
-        for stray in sbs.strays:
-            if not any(sb.device == device for sb in stray.devices):
-                continue
-            name = stray.name or stray.uuid
-            left = [sb for sb in stray.devices if sb.device != device and sb.device not in gone]
-            lvl = f"{level_name(stray.level) or stray.level}, " if stray.level else ""
-            what = f"array {name} ({lvl}not assembled)"
-            if _stray_survives(stray, left):
-                others = ", ".join(sb.device for sb in left)
-                out.append(
-                    Lost(
-                        name,
-                        device,
-                        f"{device} carries {what}: it loses this copy ({others} still carry it)",
-                    )
+            )
+            continue
+        stray = c.stray
+        left = [sb for sb in stray.devices if sb.device != device and sb.device not in gone]
+        lvl = f"{level_name(stray.level) or stray.level}, " if stray.level else ""
+        what = f"array {c.array} ({lvl}not assembled)"
+        if _stray_survives(stray, left):
+            others = ", ".join(sb.device for sb in left)
+            out.append(
+                Lost(
+                    c.array,
+                    device,
+                    f"{device} carries {what}: it loses this copy ({others} still carry it)",
                 )
-            elif not left and len(stray.devices) == 1:
-                out.append(
-                    Lost(name, device, f"{device} is the only carrier of {what}: its data is lost")
+            )
+        elif not left and len(stray.devices) == 1:
+            out.append(
+                Lost(c.array, device, f"{device} is the only carrier of {what}: its data is lost")
+            )
+        else:
+            out.append(
+                Lost(
+                    c.array,
+                    device,
+                    f"{device} carries {what}: too few carriers are left to assemble it, "
+                    "so its data is lost",
                 )
-            else:
-                out.append(
-                    Lost(
-                        name,
-                        device,
-                        f"{device} carries {what}: too few carriers are left to assemble it, "
-                        "so its data is lost",
-                    )
-                )
+            )
     fs = machine.filesystem(device)
     if fs is not None and fs.fstype and not fs.mounted:
         label = f" labelled {fs.label!r}" if fs.label else ""

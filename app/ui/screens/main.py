@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Log, TabbedContent, TabPane, Tabs
 
@@ -23,6 +22,7 @@ from app.plans.superblocks import Superblocks
 from app.rollup import is_initial_build
 from app.rules.finding import Finding, badges
 from app.session import SessionView
+from app.ui.screens.main_actions import ACTION_BINDINGS, MainActions
 from widgets.banded_compositor import BandedCompositor
 from widgets.device_detail import DeviceDetail
 from widgets.findings import FindingsPane, FindingsView
@@ -198,7 +198,7 @@ def _named(a: MdArray, name: str) -> bool:
     return a.name == name or (a.array_name or "").rsplit(":", 1)[-1] == name
 
 
-class MainScreen(Screen[None]):
+class MainScreen(MainActions):
     # Screen declares it "ClassVar[...] | None" (an instance variable to mypy): no ClassVar here
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_WIDTH, "-wide")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -210,6 +210,7 @@ class MainScreen(Screen[None]):
         Binding("m", "show_tab('mdstat')", "mdstat"),
         Binding("l", "show_tab('live')", "Live I/O and kernel log", show=False),
         Binding("escape", "show_tree", "Tree"),
+        *ACTION_BINDINGS,  # n a t v b (and q, r): what this screen opens (main_actions)
     ]
     # the admin asked for the tree (focused it, or chose a tab that shows it) since the last
     # switch to a full-width tab
@@ -355,6 +356,7 @@ class MainScreen(Screen[None]):
     def _show_superblocks(self, superblocks: Superblocks | None) -> None:
         if superblocks is not None:
             self.query_one(DeviceDetail).set_superblocks(superblocks)
+            self.query_one(StorageTree).set_superblocks(superblocks)  # carriers marked
 
     def _show_fleet(self, statuses: tuple[HostStatus, ...]) -> None:
         self.query_one(HeaderBanner).set_fleet(
