@@ -90,12 +90,25 @@ def report_io_with_marks() -> dict[str, Any]:
                 out[x[2]] = (int(x[5]), int(x[9]))  # sectors read, sectors written
         return out
 
+    import app.commands.report as report_command
+
     marks: list[dict[str, Any]] = []
     original = linux.LinuxBackend.sample
+    original_rates = report_command.io_rates
+    in_io: list[bool] = []  # the report samples for --io's rates, and once for the workload
+
+    def io_rates(*a: Any, **k: Any) -> Any:
+        in_io.append(True)
+        try:
+            return original_rates(*a, **k)
+        finally:
+            in_io.clear()
 
     def sample(self: linux.LinuxBackend) -> Any:
         t0 = time.monotonic()
         s = original(self)  # reads /proc/diskstats last
+        if not in_io:
+            return s
         marks.append(
             {
                 "taken_at": s.taken_at,
@@ -107,6 +120,7 @@ def report_io_with_marks() -> dict[str, Any]:
         return s
 
     linux.LinuxBackend.sample = sample  # type: ignore[method-assign]
+    report_command.io_rates = io_rates  # type: ignore[assignment]
     buf = io.StringIO()
     with redirect_stdout(buf):
         code = main(["report", "--json", "--io", "--no-smart", "--no-audit"])

@@ -117,6 +117,18 @@ def reset() -> dict[str, Any]:
             _run(["udevadm", "settle", "--timeout=30"], log)
         if not _names("/sys/block/md*") and not any(_partitions(d) for d in _disks()):
             break
+    for disk in _disks():  # a test's scheduler fix stays with the disk: back to the kernel's
+        # default for a multi-queue NVMe device ("none"), where the disk offers it
+        path = f"/sys/block/{disk}/queue/scheduler"
+        try:
+            with open(path) as f:
+                now = f.read()
+            if "[none]" not in now and "none" in now.split():
+                with open(path, "w") as w:
+                    w.write("none")
+                log.append(f"{disk}: scheduler back to none")
+        except OSError as e:
+            log.append(f"{disk}: scheduler not reset: {e}")
     remaining = _names("/sys/block/md*") + [p for d in _disks() for p in _partitions(d)]
     if remaining:
         raise RuntimeError(f"reset left {remaining}:\n" + "\n".join(log[-60:]))

@@ -124,7 +124,7 @@ def test_prepare_create_mount_stop_assemble_delete_leaves_the_disks_as_they_star
         assert MNT in vm.read("/proc/mounts")
 
         res, code = vm.call_result("app.cli:main", ["plan", "stop", "--array", "md127"], env=env)
-        assert code == 2 and f"mounted on {MNT}" in res.stderr, res  # refused while mounted
+        assert code == 3 and f"mounted on {MNT}" in res.stderr, res  # refused while mounted
         vm.run(["umount", MNT], check=True)
         report = vm.report()
         (md,) = [a for a in report["arrays"] if a["name"] == "md127"]

@@ -80,7 +80,7 @@ def test_qualify_fail_replace_check_retire_on_a_raid1_of_nvme(blank_vm: VM) -> N
     res, code = vm.call_result(
         "app.cli:main", ["plan", "qualify", "--device", old], env={"RAIDMAN_STATE_DIR": STATE}
     )
-    assert code == 2 and "member of the md array md0" in res.stderr, res
+    assert code == 3 and "member of the md array md0" in res.stderr, res  # a refusal's code
 
     # 2. locate the member to replace: a bounded read, nothing written
     written = vm.read(f"/sys/block/{old}/stat").split()[6]

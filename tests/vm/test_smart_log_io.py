@@ -25,29 +25,26 @@ def _state(vm: VM, name: str) -> dict[str, str]:
 
 def test_short_self_test_plan_on_nvme(blank_vm: VM) -> None:
     """QEMU 7.2's NVMe controller does not offer Device Self-test (Identify OACS 0x010a: bit 4
-    clear): the plan says so before anything runs; run anyway, smartctl 7.3 exits 0 without a
-    word and no self-test runs or is logged (measured).
+    clear): the plan is refused with the reason before anything runs (issue 40: a plan that can
+    do nothing is refused, not planned); run anyway, smartctl 7.3 exits 0 without a word and no
+    self-test runs or is logged (measured).
     A controller that offers it: the plan is applied and the result reaches report --json."""
     vm = blank_vm
     disk = vm.nvme["N0"]
     env = _state(vm, "selftest")
+    caps = vm.run(["smartctl", "-c", f"/dev/{disk}"])
+    oacs = next((ln for ln in caps.stdout.splitlines() if "Optional Admin Commands" in ln), "")
+    vm.note(f"smartctl -c {disk}: {oacs.strip()}")
+    supported = "Self_Test" in oacs
     res, code = vm.call_result(
         "app.cli:main",
         ["plan", "smart-test", "--device", disk, "--test", "short", "--json"],
         env=env,
     )
-    assert res.ok and code in (0, None), res
-    plan = json.loads(res.stdout)
-    assert plan["steps"][0]["argv"] == ["smartctl", "-t", "short", f"/dev/{disk}"]
-    caps = vm.run(["smartctl", "-c", f"/dev/{disk}"])
-    oacs = next((ln for ln in caps.stdout.splitlines() if "Optional Admin Commands" in ln), "")
-    vm.note(f"smartctl -c {disk}: {oacs.strip()}")
-    supported = "Self_Test" in oacs
-    path = f"{env['RAIDMAN_STATE_DIR']}/plan.json"
-    vm.write(path, res.stdout)
-    vm.sh(f"chmod 600 {path}")
     if not supported:
-        assert any("does not support self-tests" in w for w in plan["warnings"]), plan
+        assert code == 3 and res.stdout == "", res  # refused: app/commands/refusal.py
+        assert "does not support SMART self-tests" in res.stderr, res
+        assert "nothing was run" in res.stderr, res
         direct = vm.run(["smartctl", "-t", "short", f"/dev/{disk}"])
         after = vm.run(["smartctl", "-j", "-c", "-l", "selftest", f"/dev/{disk}"])
         tail = " | ".join(ln for ln in direct.stdout.splitlines()[3:] if ln.strip())
@@ -56,6 +53,12 @@ def test_short_self_test_plan_on_nvme(blank_vm: VM) -> None:
         # measured: smartctl 7.3 says nothing and exits 0, and no self-test runs or is logged
         assert "nvme_self_test_log" not in doc, doc
         return
+    assert res.ok and code in (0, None), res
+    plan = json.loads(res.stdout)
+    assert plan["steps"][0]["argv"] == ["smartctl", "-t", "short", f"/dev/{disk}"]
+    path = f"{env['RAIDMAN_STATE_DIR']}/plan.json"
+    vm.write(path, res.stdout)
+    vm.sh(f"chmod 600 {path}")
     res, code = vm.call_result("app.cli:main", ["apply", path, "--yes"], env=env)
     assert code == 0, res
 
