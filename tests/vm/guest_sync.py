@@ -76,6 +76,19 @@ def track(
     from backends.linux import LinuxBackend
 
     backend = LinuxBackend()
+    # what the sample itself read of md's progress: a value between the two brackets may be
+    # one the kernel printed only for that instant ("none" while md restarts its sync thread)
+    seen: dict[str, str | None] = {}
+    watched = {f"/sys/block/{md}/md/sync_completed", f"/sys/block/{md}/md/sync_action"}
+    read_text = backend.source.read_text
+
+    def recording_read(path: str) -> str | None:
+        text = read_text(path)
+        if path in watched:
+            seen[path] = text
+        return text
+
+    backend.source.read_text = recording_read  # type: ignore[method-assign]
     tracker = SyncTracker()
     rows: list[dict[str, Any]] = []
     t_end = time.monotonic() + until_s
@@ -83,6 +96,7 @@ def track(
     while time.monotonic() < t_end:
         t0 = time.monotonic()
         before = _md(specs)
+        seen.clear()
         sample = backend.sample()
         after = _md(specs)
         events = tracker.update(sample)
@@ -90,6 +104,7 @@ def track(
             {
                 "before": before,
                 "after": after,
+                "read": dict(seen),
                 "views": [dataclasses.asdict(v) for v in tracker.views() if v.array == md],
                 "events": [dataclasses.asdict(e) for e in events],
             }

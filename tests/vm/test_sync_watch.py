@@ -130,6 +130,12 @@ def assert_views_match(rows: list[dict[str, Any]], action: str) -> int:
             continue  # ended, sync_action not yet "idle": md clears the speed first
         views = row["views"]
         assert len(views) == 1, views
+        if views[0]["done_sectors"] is None:
+            # raidman's own read of sync_completed, between the brackets, had no count: the
+            # kernel printed none then (seen once in a loaded CI run), else raidman lost it
+            mid = row["read"].get(f"/sys/block/{MD}/md/sync_completed")
+            assert mid is not None and "/" not in mid, (mid, views[0])
+            continue
         assert_sync_matches(views[0], kb, ka)
         assert set(views[0]["targets"]) in (rebuilding(kb), rebuilding(ka)), views[0]
         n += 1
