@@ -129,7 +129,7 @@ ignore_autocheck = true
 program = "{OUT}/alert"
 mailaddr = "root@localhost"
 sendmail = "{OUT}/sendmail"
-cooldown = "1m"
+cooldown = "1s"
 timeout = "20s"
 EOF
         chmod 600 {CFG}/raidman/raidman.toml
@@ -231,6 +231,29 @@ def test_scheduled_windows_resume_and_alerts_arrive(blank_vm: VM) -> None:
         assert {m["device"] for m in c["members"]} == {f"{d}p1" for d in disks}
         codes = {(f["code"], f["device"]) for f in rep["findings"]}
         assert ("md-never-checked", MD5) not in codes and ("md-never-checked", MD1) not in codes
+
+        # ---- what the windows sent (issue 38): check events only, one percentage ----------
+        # a window that ends is no rebuild: CheckStarted/CheckFinished, never Rebuild*; the
+        # second window's start says it resumed; the first's end gives the same percentage in
+        # the alert, the monitor's log and the record
+        ours = [a for a in _alerts(vm) if a["argv"][1:2] == [f"/dev/{MD5}"]]
+        vm.note(f"md127 alerts of the windows: {ours}")
+        assert not [a for a in ours if a["argv"][0] in ("RebuildStarted", "RebuildFinished")]
+        started = [a for a in ours if a["argv"][0] == "CheckStarted"]
+        ended = [a for a in ours if a["argv"][0] == "CheckFinished"]
+        assert len(started) >= 2 and len(ended) >= 1, ours
+        assert started[1]["env"]["RAIDMAN_DETAIL"].startswith(f"check of {MD5} resumed at "), ours
+        first = ended[0]["env"]
+        assert first["RAIDMAN_OUTCOME"] == "interrupted", first
+        pct = first["RAIDMAN_PERCENT"]
+        log = mon.poll().get("stdout") or ""
+        assert f"{MD5}: check interrupted at {pct}" in log, log[-3000:]
+        recs = vm.call("tests.vm.guest_session:records", STATE)
+        rec = next(r for r in recs if r["action"] == "check" and r["array"] == MD5)
+        assert f"{rec['fraction'] * 100:.1f}%" == pct, recs
+        assert re.search(
+            rf"{MD5}: check resumes at [0-9.]+% \(sector \d+\): check #1, window 2", log
+        )
 
         # ---- alerts ---------------------------------------------------------------------
         t = vm.raidman("monitor", "--test-alert", env=ENV, timeout=120)
