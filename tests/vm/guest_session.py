@@ -55,3 +55,10 @@ def records(state_dir: str) -> list[dict[str, Any]]:
         return out
     finally:
         store.close()
+
+
+def executed(audit_log: str) -> list[list[Any]]:
+    """[argv, exit code] of every step the audit log says was executed, in order."""
+    from app.plans.audit_log import read_entries
+
+    return [[list(e.argv), e.exit_code] for e in read_entries(audit_log) if e.event == "executed"]

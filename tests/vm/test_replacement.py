@@ -124,13 +124,7 @@ def test_qualify_fail_replace_check_retire_on_a_raid1_of_nvme(blank_vm: VM) -> N
 
     # 8. the audit log holds every step of every plan, each ended with exit 0
     plans = {"qualify": qualify, "locate": locate, "replace": replace, "retire": retire}
-    ran = json.loads(
-        vm.python(
-            "import json; from app.plans.audit_log import read_entries; print(json.dumps("
-            f"[[list(e.argv), e.exit_code] for e in read_entries({STATE + '/audit.log'!r}) "
-            "if e.event == 'executed']))"
-        )
-    )
+    ran = vm.call("tests.vm.guest_session:executed", STATE + "/audit.log")
     for name, plan in plans.items():
         for s in plan["steps"]:
             assert [s["argv"], 0] in ran, (name, s["argv"])

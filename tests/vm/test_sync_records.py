@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import time
 from typing import Any
 
 import pytest
 
 from tests.vm.kernel import sectors_written
-from tests.vm.machine import REPO, VM, GuestProcess
+from tests.vm.machine import VM, GuestProcess
 from tests.vm.scenarios import FAST_KIB, HOLD_KIB, create_array
 
 pytestmark = pytest.mark.vm
@@ -37,8 +36,7 @@ OUT = "/tmp/raidman-syncrec-out"
 MIB = 1 << 20
 
 
-def _env() -> list[str]:
-    return ["env", f"RAIDMAN_STATE_DIR={STATE}", f"XDG_CONFIG_HOME={CFG}", sys.executable]
+ENV = {"RAIDMAN_STATE_DIR": STATE, "XDG_CONFIG_HOME": CFG}
 
 
 def _monitor(vm: VM, checks: str) -> GuestProcess:
@@ -68,7 +66,7 @@ EOF
         chmod 600 {CFG}/raidman/raidman.toml
         """
     )
-    mon = vm.spawn([*_env(), "-m", "app.cli", "monitor"], cwd=str(REPO))
+    mon = vm.spawn_raidman("monitor", env=ENV)  # a fork of the agent: no interpreter start
 
     def watching() -> bool:
         st = mon.poll()
@@ -194,8 +192,7 @@ def test_a_delayed_sync_waits_and_each_array_keeps_its_own_bytes(blank_vm: VM) -
             lambda: "DELAYED" in (vm.read("/proc/mdstat") or ""), 30, "md126 resync=DELAYED"
         )
         time.sleep(3)  # looks of the wait
-        res = vm.run([*_env(), "-m", "app.cli", "report", "--json", "--no-smart", "--no-audit"],
-                     cwd=str(REPO), check=True)  # fmt: skip
+        res = vm.raidman("report", "--json", "--no-smart", "--no-audit", env=ENV, check=True)
         arrays = {a["name"]: a for a in json.loads(res.stdout)["arrays"]}
         vm.note(f"md126 sync while it waits: {arrays['md126']['sync']}")
         s126 = arrays["md126"]["sync"]

@@ -139,3 +139,21 @@ class Op:
             if x is not None:
                 out.append(x)
         return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True, slots=True)
+class ErasesDevice(Op):
+    """An operation that erases the whole of ``device`` (its signatures, or every block): it
+    destroys and erases it and overwrites nothing it then uses (``wipefs -a``, a retired
+    disk's sanitize or secure erase)."""
+
+    device: str
+
+    def destroys(self) -> str:
+        return self.device
+
+    def overwrites(self) -> tuple[str, ...]:
+        return ()
+
+    def erases(self) -> tuple[str, ...]:
+        return (self.device,)

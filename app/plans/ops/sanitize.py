@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.plans.ops.base import Op, OpError, device, shown
+from app.plans.ops.base import ErasesDevice, Op, OpError, device, shown
 
 NVME_NAMESPACE = re.compile(r"/dev/nvme[0-9]{1,4}n[0-9]{1,4}")
 SANACT = {"block": 2, "crypto": 4}  # nvme-sanitize(1) --sanact: 2 block erase, 4 crypto erase
@@ -42,25 +42,8 @@ def _plain_disk(path: str, what: str) -> str:
     return path
 
 
-class _ErasesTheDisk(Op):
-    """An erase of the whole retired disk ``device``: it destroys and erases it; nothing is
-    overwritten to be used again (a retired disk is made no member: in use by nothing, its
-    SMART moot)."""
-
-    device: str
-
-    def destroys(self) -> str:
-        return self.device
-
-    def overwrites(self) -> tuple[str, ...]:
-        return ()
-
-    def erases(self) -> tuple[str, ...]:
-        return (self.device,)
-
-
 @dataclass(frozen=True, slots=True)
-class NvmeSanitize(_ErasesTheDisk):
+class NvmeSanitize(ErasesDevice):
     KIND = "nvme-sanitize"
     device: str
     action: str = "block"
@@ -90,7 +73,7 @@ class NvmeSanitizeLog(Op):
 
 
 @dataclass(frozen=True, slots=True)
-class NvmeFormat(_ErasesTheDisk):
+class NvmeFormat(ErasesDevice):
     KIND = "nvme-format"
     device: str
     ses: str = "user-data"
@@ -120,7 +103,7 @@ class HdparmSetPassword(Op):
 
 
 @dataclass(frozen=True, slots=True)
-class HdparmErase(_ErasesTheDisk):
+class HdparmErase(ErasesDevice):
     KIND = "hdparm-erase"
     device: str
     enhanced: bool = False
@@ -151,7 +134,7 @@ class HdparmIdentify(Op):
 
 
 @dataclass(frozen=True, slots=True)
-class SgSanitize(_ErasesTheDisk):
+class SgSanitize(ErasesDevice):
     KIND = "sg-sanitize"
     device: str
     action: str = "block"
@@ -181,7 +164,7 @@ class SgRequests(Op):
 
 
 @dataclass(frozen=True, slots=True)
-class SecureDiscard(_ErasesTheDisk):
+class SecureDiscard(ErasesDevice):
     KIND = "secure-discard"
     device: str
 

@@ -6,7 +6,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.plans.ops.base import LVM_NAME, MD_DEV, Op, OpError, device, number, shown, token
+from app.plans.ops.base import (
+    LVM_NAME,
+    MD_DEV,
+    ErasesDevice,
+    Op,
+    OpError,
+    device,
+    number,
+    shown,
+    token,
+)
 from app.plans.shapes import SYSTEM_TREES
 
 LEAVE_FREE_MAX = 50  # percent: more is not over-provisioning, it is a smaller disk
@@ -42,7 +52,7 @@ class PartitionDisk(Op):
 
 
 @dataclass(frozen=True, slots=True)
-class Wipe(Op):
+class Wipe(ErasesDevice):
     """``wipefs -a DEV``: every signature erased (md superblock, filesystem, LVM label,
     partition table)."""
 
@@ -54,15 +64,6 @@ class Wipe(Op):
 
     def argv(self) -> tuple[str, ...]:
         return ("wipefs", "-a", self.device)
-
-    def destroys(self) -> str:
-        return self.device
-
-    def overwrites(self) -> tuple[str, ...]:
-        return ()
-
-    def erases(self) -> tuple[str, ...]:
-        return (self.device,)
 
 
 @dataclass(frozen=True, slots=True)
