@@ -69,11 +69,15 @@ def test_a_bind_mounted_fstab_is_written_in_place_after_its_backup(tmp_path: Pat
         "file-write",
         "fstab-verify",
         "file-overwrite",
+        "file-copy-remove",
     ]
-    last = plan.steps[-1]
-    assert last.argv == ("cp", "/etc/fstab.raidman-new", "/etc/fstab")
-    assert "in place: /etc/fstab is a mount point here" in last.why
+    keep, clean = plan.steps[-2:]
+    assert keep.argv == ("cp", "/etc/fstab.raidman-new", "/etc/fstab")
+    assert "in place: /etc/fstab is a mount point here" in keep.why
+    assert clean.argv == ("rm", "-f", "/etc/fstab.raidman-new")
     assert _run(plan, be, audit)
+    # nothing left behind but the backup (issue 39: the copy stayed after an in-place write)
+    assert be.read_text("/etc/fstab.raidman-new") is None
     fs = be.probe().filesystem("md9")
     assert fs is not None and fs.uuid
     assert be.read_text(FSTAB) == OLD + f"UUID={fs.uuid} /srv/data ext4 defaults,nofail 0 2\n"
@@ -128,6 +132,11 @@ def test_the_guard_holds_the_in_place_write_to_the_renames_rules() -> None:
     assert file_edit_problems(Plan("t", tuple(early), kind="mount")) == [
         "/etc/fstab: compared first, then backed up, then written to a copy, checked and "
         "renamed over it or written into it in place"
+    ]
+    # the copy removed before it was written into the file
+    gone = [*steps[:5], steps[6], steps[5]]
+    assert file_edit_problems(Plan("t", tuple(gone), kind="mount")) == [
+        "/etc/fstab: its copy removed before the new text was kept"
     ]
     # without the backup
     nobackup = [steps[0], *steps[2:]]

@@ -93,6 +93,8 @@ EVERY_KIND: list[Op] = [
     ops.ReplaceFile("/etc/fstab"),
     ops.OverwriteFile("/etc/fstab"),
     ops.OverwriteFile("/etc/mdadm.conf"),
+    ops.RemoveCopy("/etc/fstab"),
+    ops.RemoveCopy("/etc/mdadm/mdadm.conf"),
     ops.ReplaceFile(SPEED.path, force=True),
     ops.RemoveFile(SPEED.path),
     ops.MakeDropinDir(),

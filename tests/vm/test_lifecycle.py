@@ -118,6 +118,7 @@ def test_prepare_create_mount_stop_assemble_delete_leaves_the_disks_as_they_star
         assert line.startswith(f"UUID={uuid.strip()} {MNT} ext4 ")
         assert "nofail" in line.split()[3].split(",")
         assert vm.read(backup_name("/etc/fstab", FSTAB_START)) == FSTAB_START
+        assert vm.try_read("/etc/fstab.raidman-new") is None  # the copy is not left behind
         verify = vm.run(["findmnt", "--verify", "--tab-file", "/etc/fstab"])
         vm.note(f"findmnt --verify: rc {verify.returncode}: {verify.stdout.strip()[-200:]}")
         assert verify.returncode == 0, verify

@@ -46,13 +46,12 @@ def edit_steps(
             )
         )
     if in_place:
-        steps.append(
-            Step(
-                ops.OverwriteFile(path),
-                f"write the checked copy into {path} in place: {path} is a mount point here "
-                f"(bind-mounted), and a rename over a mount point fails (the backup is {backup})",
-            )
+        keep = Step(
+            ops.OverwriteFile(path),
+            f"write the checked copy into {path} in place: {path} is a mount point here "
+            f"(bind-mounted), and a rename over a mount point fails (the backup is {backup})",
         )
+        steps += [keep, Step(ops.RemoveCopy(path), f"remove the copy: its text is in {path} now")]
         return steps
     steps.append(
         Step(

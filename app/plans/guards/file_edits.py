@@ -6,7 +6,8 @@ operations: for each file a plan writes (/etc/fstab, mdadm.conf),
 2. ``cp -p FILE BACKUP`` (a name of this edit's own) before anything is written;
 3. the new text: written to the copy (``cp -p`` then ``tee``), for fstab verified by ``findmnt``,
    then renamed over the file (``mv``), or, where the file is a mount point, the checked copy
-   written into it in place (``cp COPY FILE``: ``ops.OverwriteFile``) -- once, last;
+   written into it in place (``cp COPY FILE``: ``ops.OverwriteFile``, then the copy removed:
+   ``ops.RemoveCopy``) -- once, last;
 4. the new text is the compared text changed the way raidman changes that file: /etc/fstab with
    one line of raidman's shape appended; mdadm.conf less whole ARRAY entries.
 
@@ -69,6 +70,8 @@ def file_edit_problems(plan: Plan) -> list[str]:
                 if "keep" in where:
                     out.append(f"{path}: kept twice (renamed over, or written in place, once)")
                 where["keep"] = i
+            elif isinstance(op, ops.RemoveCopy) and op.path == path:
+                where.setdefault("clean", i)
         if not where:
             continue
         if "write" not in where:
@@ -84,6 +87,9 @@ def file_edit_problems(plan: Plan) -> list[str]:
                 + (", checked" if path == FSTAB else "")
                 + " and renamed over it or written into it in place"
             )
+            continue
+        if where.get("clean", where["keep"] + 1) <= where["keep"]:
+            out.append(f"{path}: its copy removed before the new text was kept")
             continue
         bad = _content_problem(path, old or "", new or "")
         if bad is not None:

@@ -421,7 +421,8 @@ def _simple(prog: str, a: Argv) -> Op:
     if prog == "findmnt" and a == ("--verify", "--tab-file", new_name(FSTAB)):
         return files.VerifyFstab()
     if prog == "rm" and len(a) == 2 and a[0] == "-f":
-        return files.RemoveFile(a[1])
+        edited = next((p for p in EDITED if new_name(p) == a[1]), None)
+        return files.RemoveCopy(edited) if edited is not None else files.RemoveFile(a[1])
     if prog == "update-initramfs" and a == ("-u",):
         return files.UpdateInitramfs("update-initramfs")
     if prog == "dracut" and a == ("-f",):

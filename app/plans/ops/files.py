@@ -171,6 +171,21 @@ class OverwriteFile(Op):
 
 
 @dataclass(frozen=True, slots=True)
+class RemoveCopy(Op):
+    """``rm -f PATH.raidman-new``: the checked copy removed once ``OverwriteFile`` has written
+    it into the file (a rename leaves no copy behind; a copy written in place would stay)."""
+
+    KIND = "file-copy-remove"
+    path: str
+
+    def __post_init__(self) -> None:
+        _edited(self.path, "rm")
+
+    def argv(self) -> tuple[str, ...]:
+        return ("rm", "-f", new_name(self.path))
+
+
+@dataclass(frozen=True, slots=True)
 class RemoveFile(Op):
     """``rm -f PATH``: a settings file or the check schedule's drop-in."""
 
