@@ -247,6 +247,22 @@ def _wait(session: str, text: str | tuple[str, ...], timeout: float = 30.0) -> s
     raise AssertionError(f"{text!r} not on screen:\n{screen}")
 
 
+def _settle(session: str, quiet: float = 0.3, limit: float = 5.0) -> None:
+    """After a key: until the screen has not changed for ``quiet`` seconds (at most ``limit``).
+    A loaded machine paints late; the next key must reach what this one opened (a Select's
+    list, a new screen), not the widget that had focus before it was painted (seen in CI
+    under a load of 10: Down and Enter landed before the list opened)."""
+    time.sleep(quiet)
+    end = time.monotonic() + limit
+    last = _screen(session)
+    while time.monotonic() < end:
+        time.sleep(quiet)
+        now = _screen(session)
+        if now == last:
+            return
+        last = now
+
+
 def _missing(screen: str, pins: list[str]) -> list[str]:
     have = {ln.strip() for ln in screen.splitlines()}
     flat = " ".join(screen.split())
@@ -277,7 +293,7 @@ def run_walk(walk: Walk, pins: list[str] | None = None, settle: float = 15.0) ->
                 _wait(session, key.removeprefix("wait:"))
             else:
                 _tmux(session, "send-keys", "-t", session, key)
-                time.sleep(0.4)
+                _settle(session)
         time.sleep(0.8)
         screen = _screen(session)
         end = time.monotonic() + settle
