@@ -80,7 +80,11 @@ def raid_lines(lv: LogicalVolume, syncs: Mapping[str, SyncStatus]) -> list[str]:
         )
     if raid.max_rate_kib_s or raid.min_rate_kib_s:
         lines.append(
-            f"      recovery rate per device: min {speed(raid.min_rate_kib_s)}"
-            f"  max {speed(raid.max_rate_kib_s)}"
+            f"      recovery rate per device: min {_rate(raid.min_rate_kib_s)}"
+            f"  max {_rate(raid.max_rate_kib_s)}"
         )
     return lines
+
+
+def _rate(kib_s: int | None) -> str:
+    return speed(kib_s) if kib_s else "not set"
