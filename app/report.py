@@ -50,7 +50,14 @@ Shape (every key always present; unknown values are ``null``)::
                       "free_count", "uuid", "pv_count", "lv_count"}],
              "lvs": [{"name", "vg", "size_bytes", "segtype", "attr", "kernel_name", "uuid",
                       "active", "hidden", "pool", "origin", "stripes", "stripe_size",
-                      "data_percent", "devices"}]},
+                      "data_percent", "devices",
+                      "raid": {"sync_percent", "sync_action", "mismatches", "min_rate_kib_s",
+                               "max_rate_kib_s", "health_status", "health_bit",
+                               "integrity_mismatches", "images": [{"index", "image", "meta",
+                               "pvs", "health"}], "dm": {"raid_type", "devices", "health",
+                               "done_sectors", "total_sectors", "sync_action", "mismatch_cnt",
+                               "data_offset", "journal"} | null} | null,
+                      "sync": (as arrays[].sync; speed from report's second look) | null}]},
      "crypts": [{"name", "kernel_name", "backing", "type"}],
      "filesystems": [{"device", "fstype", "uuid", "label", "mountpoints", "size_bytes",
                       "used_bytes", "avail_bytes", "block_size", "stride", "stripe_width",
@@ -92,15 +99,17 @@ from app.format import (
 )
 from app.kernel_log import degraded_since, read_kernel_log
 from app.model import sync_model
-from app.model.devices import Machine, MdArray, MdMember, SyncStatus
+from app.model.devices import LogicalVolume, Machine, MdArray, MdMember, SyncStatus
 from app.model.smart import SmartReading
 from app.model.smart_tables import self_test_text
 from app.model.smart_units import bytes_written, tbw_used, wear_used_percent
 from app.plans.superblocks import add_superblocks_json, read_superblocks, superblock_lines
+from app.report_lvm import raid_lines, raid_syncs
 from app.report_risk import add_json, disk_workloads, risk_text, risks, workload_text
 from app.rules.engine import audit
 from app.rules.finding import Finding
 from app.rules.inputs import gather
+from app.sync.dm_raid import raid_sync
 from app.wear.check_findings import DEFAULT_MAX_AGE_DAYS, check_findings
 from app.wear.checks import checks_json
 from app.wear.report import smart_json, syncs_json, syncs_text
@@ -134,7 +143,9 @@ def sync_to_json(sync: SyncStatus | None) -> dict[str, Any] | None:
         "targets": list(sync.targets),
         # the max limit holds the sync back (app.model.sync_model: md compares the progress
         # rate, sync_speed's own unit, with it); null when the speed or the limit is unknown
-        "at_ceiling": sync_model.at_ceiling(sync.speed_kib_s, sync.max_speed_kib_s),
+        "at_ceiling": sync_model.at_ceiling(
+            sync.speed_kib_s, sync.max_speed_kib_s, sync.min_speed_kib_s
+        ),
         "queued": sync.queued,  # delayed/pending: the sync md runs when its turn comes
     }
 
@@ -181,6 +192,15 @@ def array_to_json(a: MdArray) -> dict[str, Any]:
     }
 
 
+def lv_to_json(lv: LogicalVolume, sync: SyncStatus | None = None) -> dict[str, Any]:
+    """An LV's JSON; a raid LV's images, health and dm-raid status under "raid", its running
+    sync in the arrays' shape under "sync" (speed and ETA from report's second look)."""
+    j = _plain(lv)
+    j["raid"] = lv.raid.to_json() if lv.raid is not None else None
+    j["sync"] = sync_to_json(sync or raid_sync(lv))
+    return j
+
+
 def _with_wait(m: Machine, a: MdArray) -> dict[str, Any]:
     """The array's JSON; a sync md holds back says what it waits for (app.wear.waiting)."""
     j = array_to_json(a)
@@ -204,7 +224,7 @@ def machine_to_json(machine: Machine, *, extra: dict[str, Any] | None = None) ->
         "lvm": {
             "pvs": [_plain(pv) for pv in m.pvs],
             "vgs": [_plain(vg) for vg in m.vgs],
-            "lvs": [_plain(lv) for lv in m.lvs],
+            "lvs": [lv_to_json(lv) for lv in m.lvs],
         },
         "crypts": [_plain(c) for c in m.crypts],
         "filesystems": [_plain(f) for f in m.filesystems],
@@ -277,6 +297,7 @@ def machine_to_text(
     notes: Sequence[str] = (),
     recorded: Sequence[str] = (),
     sections: Sequence[tuple[str, Sequence[str]]] = (),
+    lv_syncs: Mapping[str, SyncStatus] | None = None,
 ) -> str:
     """A compact human report: one line per device, grouped by layer. With ``smart``, each disk's
     SMART health, bytes written (and from which counter), wear and temperature; with
@@ -348,6 +369,7 @@ def machine_to_text(
                         f"    LV {lv.name:<12} {human_bytes(lv.size_bytes):>10}  {lv.segtype}"
                         f"  {lv.kernel_name or 'inactive'}"
                     )
+                    lines.extend(raid_lines(lv, lv_syncs or {}))
     if m.filesystems:
         lines.append("")
         lines.append("Filesystems")
@@ -440,6 +462,9 @@ def full_report_json(
             d["smart"] = None if r is None else smart_json(r)
     # each array's rebuild risk and each disk's workload ledger (app.report_risk)
     add_json(out, risks(backend, machine, readings), disk_workloads(backend, machine, readings))
+    # a syncing raid LV's speed and ETA: a second look at its dm-raid target (app.report_lvm)
+    lv_syncs = raid_syncs(backend, machine)
+    out["lvm"]["lvs"] = [lv_to_json(lv, lv_syncs.get(lv.dm_name)) for lv in machine.lvs]
     # the chunk benchmarks kept by `raidman apply` (app.plans.builders.benchmark), newest first
     out["benchmarks"] = store.benchmarks() if store is not None else []
     if store is not None:
@@ -514,6 +539,7 @@ def full_report_text(
         machine,
         smart=readings,
         sections=sections,
+        lv_syncs=raid_syncs(backend, machine),
         findings=report_findings(
             backend, machine, readings or {}, store, check_max_age_days=check_max_age_days
         )

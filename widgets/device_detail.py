@@ -43,6 +43,7 @@ from widgets.detail_fields import (
     label_of,
     risk_block,
 )
+from widgets.raid_lv_detail import raid_detail
 from widgets.render_cache import CachedParts, LineDiffStatic
 from widgets.superblock_view import behind_any, member_events, outside_lines, stray_lines
 from widgets.tree_spec import NodeRef
@@ -345,7 +346,8 @@ def vg_view(m: Machine, name: str, *, width: int = 0) -> RenderableType:
 def lv_view(m: Machine, lv: LogicalVolume, *, width: int = 0) -> RenderableType:
     parts: list[RenderableType] = [
         Text(f"{lv.path}  ({lv.dm_name})", "bold"),
-        field_table(lv, width=width),
+        field_table(lv, skip=("raid",), width=width),
+        *raid_detail(lv),
     ]
     if lv.kernel_name:
         parts.extend(_on_top(m, lv.kernel_name, width=width))

@@ -38,6 +38,7 @@ from app.model.devices import (
 from app.model.sync_model import wait_of
 from app.plans.superblocks import Carried, Superblocks
 from app.rules.finding import Finding
+from widgets.tree_raid_lv import image_label, raid_label_parts
 
 # kind of a node: section, disk, partition, array, container, member (link), pv-link, pv, vg,
 # lv, fs, crypt, dev (unknown block device), link (any other link), empty
@@ -426,6 +427,7 @@ class _Builder:
         t.append(f"  {seg}", "magenta" if seg.startswith(("raid", "thin", "mirror")) else "")
         if lv.data_percent is not None:
             t.append(f" {lv.data_percent:.1f}%", "yellow" if lv.data_percent >= 80 else "")
+        raid_label_parts(lv, t)
         if lv.kernel_name:
             t.append(f"  ({lv.kernel_name})", "bright_black")
         elif not lv.active:
@@ -482,6 +484,19 @@ class _Builder:
                 parent_key,
                 self.lv_label(lv),
             )
+            for image in lv.raid.images if lv.raid is not None else ():
+                pv = image.pvs[0] if len(image.pvs) == 1 else None
+                present = pv is not None and m.device(pv) is not None
+                self.add(
+                    NodeRef(
+                        f"rimage:{lv.vg}/{lv.name}:{image.index}",
+                        "pv",
+                        pv or image.image,
+                        dev_key(pv) if present and pv is not None else None,
+                    ),
+                    k,
+                    image_label(image, present or pv is None),
+                )
             for sub in lvs:
                 if sub.name not in placed_lv and parent_of(sub) is lv:
                     add_lv(sub, k)

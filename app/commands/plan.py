@@ -18,6 +18,7 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
   raidman plan smart-test --device nvme0n1 --test short|long
   raidman plan prepare|stop|assemble|delete|wipe|mount ... (app/commands/plan_lifecycle.py)
   raidman plan qualify|locate|retire --device D ... (app/commands/plan_disks.py)
+  raidman plan lv-sync check|repair --lv VG/LV, lv-repair --lv VG/LV [--pvs PV...] (plan_lvm.py)
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
 ``--json`` prints ``Plan.to_json()`` (with the ``digest`` of its steps) plus a ``preflight`` object; save it and run it with
@@ -34,7 +35,7 @@ from typing import Any
 
 from app import statefiles
 from app.backend import Backend
-from app.commands import plan_disks, plan_lifecycle
+from app.commands import plan_disks, plan_lifecycle, plan_lvm
 from app.commands.backend_options import add_backend_options, make_backend
 from app.commands.refusal import refuse
 from app.model import Machine
@@ -198,6 +199,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     _common(t)
     plan_lifecycle.add_parsers(wiz, _common)
     plan_disks.add_parsers(wiz, _common)
+    plan_lvm.add_parsers(wiz, _common)
 
     k = wiz.add_parser(
         "check-schedule", help="raidman monitor's scheduled checks: install or remove"
@@ -263,6 +265,8 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
         return plan_lifecycle.build(args, machine, backend)
     if w in plan_disks.WIZARDS:
         return plan_disks.build(args, machine, backend)
+    if w in plan_lvm.WIZARDS:
+        return plan_lvm.build(args, machine, backend)
     if w == "create-array":
         conf = scan = None
         if args.conf:

@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import Literal
 
 from app.model import levels
+from app.model.lvm_raid import RaidLv
 from app.model.usage import KernelUsage
 
 SECTOR = 512
@@ -356,6 +357,7 @@ class LogicalVolume:
     stripe_size: int | None = None
     data_percent: float | None = None
     devices: tuple[str, ...] = ()  # where its segments live: PV kernel names or sub-LV names
+    raid: RaidLv | None = None  # a raid0..raid10 LV's images, sync and health (app.model.lvm_raid)
 
     @property
     def dm_name(self) -> str:

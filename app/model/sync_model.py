@@ -154,12 +154,17 @@ def held_rate(limit_max_kib_s: int) -> float:
     return limit_max_kib_s * HELD_RATIO
 
 
-def at_ceiling(speed_kib_s: int | float | None, max_kib_s: int | None) -> bool | None:
+def at_ceiling(
+    speed_kib_s: int | float | None, max_kib_s: int | None, min_kib_s: int | None = None
+) -> bool | None:
     """Whether a sync's ``sync_speed`` is at (within 5 % of, or above) the max limit in force:
-    the limit, not the disks, holds it back. None when either figure is unknown."""
+    the limit, not the disks, holds it back. None when either figure is unknown. md's throttle
+    sleeps only while ``currspeed > speed_min`` too (``md_do_sync()``), so a max below the min
+    in force binds at the min (an LV's ``--maxrecoveryrate 256K`` under the system's 1000 KiB/s
+    min synced at ~1,660 KiB/s, VM, issue 42)."""
     if speed_kib_s is None or not max_kib_s:
         return None
-    return speed_kib_s >= AT_CEILING * max_kib_s
+    return speed_kib_s >= AT_CEILING * max(max_kib_s, min_kib_s or 0)
 
 
 def effective_limits(

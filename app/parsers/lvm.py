@@ -24,6 +24,7 @@ from typing import Any
 
 from app.model.devices import LogicalVolume, PhysicalVolume, VolumeGroup
 from app.parsers.errors import ParseError
+from app.parsers.lvm_raid import link_images, raid_of_row
 from app.parsers.safe import (
     MAX_INT,
     ascii_float,
@@ -336,6 +337,7 @@ def _build_lv(row: Row, vg: str, segs: list[LvmSegment]) -> LogicalVolume:
         stripe_size=sizes_set.pop() if len(sizes_set) == 1 else None,
         data_percent=_float(row.get("data_percent"), "data_percent"),
         devices=tuple(devices),
+        raid=raid_of_row(row, segtype, attr),
     )
 
 
@@ -378,7 +380,7 @@ def _lvs_from_rows(
         if seg is not None:
             segs[key].append(seg)
             all_segs.append(seg)
-    lvs = [_build_lv(first[k], k[0], segs[k]) for k in order]
+    lvs = list(link_images(_build_lv(first[k], k[0], segs[k]) for k in order))
     return lvs, all_segs
 
 

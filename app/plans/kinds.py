@@ -46,6 +46,8 @@ KNOWN_KINDS = frozenset(
         "qualify",
         "locate",
         "retire",
+        "lv-sync",
+        "lv-repair",
     }
 )
 
@@ -68,6 +70,8 @@ NEVER_DESTROY = frozenset(
         "array-assemble",
         "mount",
         "locate",
+        "lv-sync",
+        "lv-repair",
         *(k for k in KNOWN_KINDS if k.startswith("audit-")),
     }
 )

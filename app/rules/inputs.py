@@ -38,6 +38,8 @@ LVM_KEYS = (
     "devices/data_alignment_detection",
     "devices/data_alignment_offset_detection",
     "devices/data_alignment",
+    "activation/raid_fault_policy",
+    "activation/monitoring",
 )
 LVM_CONF = "/etc/lvm/lvm.conf"
 LVMCONFIG_ARGV = ("lvmconfig", "--type", "full", *LVM_KEYS)

@@ -37,6 +37,7 @@ from app.parsers.errors import ParseError
 from app.parsers.fsinfo import FsInfo, fs_info_argv, parse_fs_info, with_geometry
 from app.parsers.lsblk import LSBLK_COLUMNS, NOT_FILESYSTEMS, LsblkNode, parse_lsblk
 from backends.base import CommandResult
+from backends.linux.dm_raid import with_raid_details
 from backends.linux.md import (
     SYS_BLOCK,
     dev_md_links,
@@ -487,7 +488,12 @@ def probe_with_fs_info(source: Source) -> tuple[Machine, dict[str, FsInfo | Comm
                 kname = lv.kernel_name or dm_by_name.get(lv.dm_name)
                 devices = tuple(_remap_device(d, known, dm_by_name, md_links) for d in lv.devices)
                 out_lvs.append(replace(lv, kernel_name=kname, devices=devices))
-            lvs = tuple(out_lvs)
+            lvs = with_raid_details(
+                source,
+                tuple(out_lvs),
+                notes,
+                lambda d: _remap_device(d, known, dm_by_name, md_links),
+            )
             if not vgs:
                 notes.append(ProbeNote("lvm", "no LVM volume groups", "info"))
     else:

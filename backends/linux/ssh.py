@@ -365,6 +365,8 @@ class SshSource(_Notes):
         )
 
         audit_when = {LVMCONFIG_ARGV: "lvm", MDADM_SCAN_ARGV: "md", MDMONITOR_ARGV: "md"}
+        from backends.linux.dm_raid import DMSETUP_RAID_ARGV, LVS_SUB_ARGV
+        from backends.linux.dm_raid import TIMEOUT as DM_RAID_TIMEOUT
         from backends.linux.probe import LSBLK_TIMEOUT, LVM_FULLREPORT_ARGV, LVM_TIMEOUT, lsblk_argv
 
         per_disk: tuple[tuple[str, ...], ...] = ()
@@ -380,6 +382,8 @@ class SshSource(_Notes):
             commands=(
                 (lsblk_argv(LSBLK_COLUMNS), None, LSBLK_TIMEOUT, "lsblk"),
                 (LVM_FULLREPORT_ARGV, None, LVM_TIMEOUT, "lvm"),
+                (LVS_SUB_ARGV, None, DM_RAID_TIMEOUT, "lvm"),
+                (DMSETUP_RAID_ARGV, None, DM_RAID_TIMEOUT, "lvm"),
                 *((a, None, 20.0, audit_when.get(a, "")) for a in audit_argvs()),
             ),
             udev_md=True,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from app.model import levels
+from backends.simulated.lvm_raid import SimRaid
 
 # sequential throughput (KiB/s) by kind of device, used for created arrays
 SEQ_SATA_SSD = 537000  # SATA 6 Gb/s practical maximum, seed 000's 525478 fits under it
@@ -312,6 +313,7 @@ class SimLV:
     segtype: str = "linear"
     stripes: int | None = None
     stripe_size: int | None = None
+    raid: SimRaid | None = None  # a raid LV's images and sync (backends.simulated.lvm_raid)
 
 
 @dataclass

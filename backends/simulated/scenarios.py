@@ -17,6 +17,7 @@ from backends.simulated.records import (
     SimMember,
     SimSmart,
 )
+from backends.simulated.scenario_lvm_raid import lvm_raid
 from backends.simulated.scenario_parts import (
     GIB,
     GPT_BIOS,
@@ -549,5 +550,6 @@ SCENARIOS: dict[str, Callable[[float], SimState]] = {
     "blank": blank,
     "retire": retire,
     "spare": spare,
+    "lvm-raid": lvm_raid,
     "big": big,
 }

@@ -18,6 +18,8 @@ from app.model.devices import (
     SyncStatus,
     VolumeGroup,
 )
+from backends.simulated.lvm_raid import attr as raid_attr
+from backends.simulated.lvm_raid import raid_model
 from backends.simulated.mdstat import render_mdstat
 from backends.simulated.records import SimArray, SimDisk
 from backends.simulated.state import SimState
@@ -194,6 +196,8 @@ def refresh_static(st: SimState, cache: StaticCache) -> None:
     used_by_pv: dict[str, int] = {}
     for lv in st.lvs.values():
         share = lv.size_bytes // max(1, len(lv.devices))
+        if lv.raid is not None:  # each image whole on its PV, and its one-extent rmeta
+            share = lv.raid.image_bytes + st.vgs[lv.vg].extent_size
         for dev in lv.devices:
             used_by_pv[dev] = used_by_pv.get(dev, 0) + share
             edges.append((dev, lv.kernel_name))
@@ -274,9 +278,23 @@ def refresh_static(st: SimState, cache: StaticCache) -> None:
     cache.generation = st.generation
 
 
+def with_raid(st: SimState, lvs: tuple[LogicalVolume, ...]) -> tuple[LogicalVolume, ...]:
+    """The raid LVs' state now (their sync moves with the clock: never cached)."""
+    out = []
+    for lv in lvs:
+        sim = st.lvs.get(f"{lv.vg}/{lv.name}")
+        if sim is None or sim.raid is None:
+            out.append(lv)
+            continue
+        raid = raid_model(lv, sim.raid, st.t)
+        out.append(replace(lv, raid=raid, attr=raid_attr(sim.raid)))
+    return tuple(out)
+
+
 def build_machine(st: SimState, cache: StaticCache) -> Machine:
     refresh_static(st, cache)
     pvs, vgs, lvs = cache.lvm
+    lvs = with_raid(st, lvs)
     m = Machine(
         host=st.host,
         kernel=st.kernel,

@@ -179,6 +179,15 @@ def test_at_ceiling_compares_progress_with_the_limit() -> None:
     assert at_ceiling(3000, None) is None
 
 
+def test_a_max_below_the_min_binds_at_the_min() -> None:
+    # md.c md_do_sync: it sleeps only while currspeed > speed_min AND > speed_max; the VM's
+    # raid1 LV with --maxrecoveryrate 256 under speed_limit_min 1000 synced at 1,664 KiB/s
+    assert at_ceiling(1664, 256) is True  # without the min: "above its max"
+    assert at_ceiling(1664, 256, 1000) is True  # held at the min
+    assert at_ceiling(600, 256, 1000) is False  # below the min: the disks hold it
+    assert at_ceiling(600, 256) is True
+
+
 def test_arrays_on_partitions_of_one_disk_share_it() -> None:
     def disk_of(d: str) -> str:
         return d.rstrip("0123456789") if d.startswith("sd") else d

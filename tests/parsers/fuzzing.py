@@ -67,6 +67,7 @@ def _files(kind: str) -> tuple[str, ...]:
         paths += sorted((TESTS / "parsers" / "samples").glob("*lsblk*.json"))
     elif kind == "lvm":
         paths += sorted((TESTS / "parsers" / "samples").glob("lvm*.json"))
+        paths += sorted((TESTS / "parsers" / "samples" / "lvm_raid").glob("*.json"))
         paths += sorted((c / "libstorage-ng").rglob("*s.json"))
     elif kind == "smartctl":
         paths += sorted((c / "smartctl_exporter").rglob("*.json"))[:40]
@@ -81,6 +82,8 @@ def _files(kind: str) -> tuple[str, ...]:
         return SWAPS_SEEDS
     elif kind == "dmsetup":
         return DMSETUP_SEEDS
+    elif kind == "dmsetup-raid":  # captured in the VM (samples/lvm_raid)
+        paths += sorted((TESTS / "parsers" / "samples" / "lvm_raid").glob("*.dmstatus*"))
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in paths if p.is_file()]
     if kind in ("tune2fs", "xfs_info", "lvmconfig"):
         texts = [t for t in texts if t.strip()]

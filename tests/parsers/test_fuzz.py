@@ -22,6 +22,7 @@ from app.parsers import (
     dmsetup,
     lsblk,
     lvm,
+    lvm_raid,
     lvmconfig,
     md_sysfs,
     mdadm,
@@ -85,6 +86,7 @@ TEXT_PARSERS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "lvmconfig": ("lvmconfig", lvmconfig.parse_lvmconfig),
     "/proc/swaps": ("swaps", swaps.parse_swaps),
     "dmsetup table": ("dmsetup", dmsetup.parse_crypt_table),
+    "dmsetup status --target raid": ("dmsetup-raid", lvm_raid.parse_raid_status),
 }
 
 JSON_PARSERS: dict[str, tuple[str, Callable[[str], Any]]] = {

@@ -78,6 +78,10 @@ EVERY_KIND: list[Op] = [
     ops.VgCreate("vg0", "/dev/md/127"),
     ops.LvCreate("vg0", "data", extents="100%FREE"),
     ops.LvCreate("vg0", "data", size="10G"),
+    ops.LvSyncAction("vgr", "r1", "check"),
+    ops.LvSyncAction("vgr", "r1", "repair"),
+    ops.LvRepair("vgr", "r1"),
+    ops.LvRepair("vgr", "r1", ("/dev/nvme2n1", "/dev/nvme3n1")),
     ops.Fio("/dev/md120", "randwrite", "64k", 4, "8M"),
     ops.SmartTest("/dev/sda", "long"),
     ops.MakeMountPoint("/srv/data"),
@@ -198,6 +202,14 @@ HOSTILE = {
     "an ATA password of the file's": (("hdparm", "--user-master", "u", "--security-erase",
                                        "hunter2", "/dev/sdb"), None, None),
     "ledctl on every disk": (("ledctl", "locate=/dev/sd[a-z]"), None, None),
+    "an LV sync action never planned": (("lvchange", "--syncaction", "idle", "vgr/r1"), None, None),
+    "an lvchange of another kind": (("lvchange", "--activate", "n", "vgr/r1"), None, None),
+    "an LV name with a dash first": (("lvchange", "--syncaction", "check", "vgr/-r1"), None, None),
+    "an LV name of a path": (("lvchange", "--syncaction", "check", "vgr/r1/../x"), None, None),
+    "a repair without --yes": (("lvconvert", "--repair", "vgr/r1"), None, None),
+    "a repair onto a file": (("lvconvert", "--yes", "--repair", "vgr/r1", "/etc/passwd"), None,
+                             None),
+    "lvconvert of another kind": (("lvconvert", "--yes", "--merge", "vgr/snap"), None, None),
 }  # fmt: skip
 
 

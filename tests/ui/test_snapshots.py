@@ -30,6 +30,7 @@ SCENARIOS = (
     "blank",
     "retire",
     "spare",
+    "lvm-raid",
 )
 SIZES = ((80, 24), (200, 60))
 SCENARIO_SIZES = ((80, 24), (120, 40), (200, 60))  # issue 16: every scenario at all three

@@ -32,6 +32,7 @@ from app.plans.ops.files import (
     VerifyFstab,
     WriteFile,
 )
+from app.plans.ops.lvm_raid import LvRepair, LvSyncAction
 from app.plans.ops.md import (
     AddMember,
     Assemble,
@@ -102,6 +103,8 @@ __all__ = [
     "Ledctl",
     "LocateBlink",
     "LvCreate",
+    "LvRepair",
+    "LvSyncAction",
     "MakeDropinDir",
     "MakeExt4",
     "MakeMountPoint",

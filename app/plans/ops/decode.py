@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from app.escape import escape_controls
-from app.plans.ops import disk_tests, files, md, sanitize, storage, tunables
+from app.plans.ops import disk_tests, files, lvm_raid, md, sanitize, storage, tunables
 from app.plans.ops.base import Op, OpError, shown
 from app.plans.ops.system_files import (
     DROPIN_DIR,
@@ -265,6 +265,20 @@ def _lvcreate(a: Argv) -> Op:
     raise OpError("lvcreate: not the shape raidman plans (--yes --name LV --extents|--size N VG)")
 
 
+def _lvchange(a: Argv) -> Op:
+    if len(a) == 3 and a[0] == "--syncaction":
+        vg, lv = lvm_raid.split_lv(a[2], "lvchange --syncaction")
+        return lvm_raid.LvSyncAction(vg, lv, a[1])
+    raise OpError("lvchange: not the shape raidman plans (--syncaction check|repair VG/LV)")
+
+
+def _lvconvert(a: Argv) -> Op:
+    if len(a) >= 3 and a[:2] == ("--yes", "--repair"):
+        vg, lv = lvm_raid.split_lv(a[2], "lvconvert --repair")
+        return lvm_raid.LvRepair(vg, lv, tuple(a[3:]))
+    raise OpError("lvconvert: not the shape raidman plans (--yes --repair VG/LV [PV...])")
+
+
 def _fio(a: Argv) -> Op:
     opts: dict[str, str] = {}
     for x in a:
@@ -437,6 +451,8 @@ _PROGRAMS: dict[str, Callable[[Argv], Op]] = {
     "mkfs.xfs": _xfs,
     "pvcreate": _pvcreate,
     "lvcreate": _lvcreate,
+    "lvchange": _lvchange,
+    "lvconvert": _lvconvert,
     "fio": _fio,
     "parted": _parted,
     "cp": _cp,

@@ -41,6 +41,7 @@ from app.model.workload import TB, check_bytes_per_check, checks_per_year
 from app.plans.guards.lifecycle_checks import offline_lines
 from app.plans.outcome.arrays import PlannedArray
 from app.plans.outcome.consequence_types import Consequences, Limits, Redundancy, SyncStop
+from app.plans.outcome.lv_syncs import lv_consequences
 from app.plans.outcome.staging import Staging
 from app.plans.plan import Plan
 from app.plans.superblocks import Superblocks
@@ -308,6 +309,9 @@ def consequences_of(
             during = min(during, after)
         out.append(Redundancy(a.name, now, min(during, after), after, lost_if))
     weaker = [r for r in out if _weaker(r, st.seen[r.array].lost_if)]
+    lv_syncs, lv_redundancy = lv_consequences([s.op for s in plan.steps], machine, st.limits)
+    syncs += lv_syncs
+    out += lv_redundancy
     stopped_degraded = [s for s in stops if s.degraded]
     offline = tuple(offline_lines(machine, [s.op for s in plan.steps]))
     lost = tuple(dict.fromkeys(st.lost))

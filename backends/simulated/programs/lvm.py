@@ -200,7 +200,8 @@ def lvm_config(st: SimState, args: Sequence[str], stdin: str | None) -> Result:
         "devices/data_alignment_detection": "1", "devices/data_alignment": "0",
         "devices/data_alignment_offset_detection": "1", "devices/issue_discards": "0",
         "allocation/raid_stripe_all_devices": "0", "activation/raid_region_size": "2048",
-        "devices/default_data_alignment": "1",
+        "devices/default_data_alignment": "1", "activation/raid_fault_policy": '"warn"',
+        "activation/monitoring": "1",
     }  # fmt: skip
     if not args or args[0] not in ("config", "dumpconfig"):
         return 3, "", f"  lvm: unsupported command in the simulation: {' '.join(args)}\n"

@@ -1,0 +1,146 @@
+"""LVM RAID plans: a scrub of a raid LV (``lvchange --syncaction check|repair``) and the repair
+of its failed images (``lvconvert --repair``), each with its consequences from the staged
+machine and the one sync model (app.plans.outcome.lv_syncs).
+
+A repair needs room for each failed image (its data, rounded up to extents, and its one-extent
+metadata sub-LV, lvm2 ``lv_raid.c``) on PVs of the VG that hold no image that survives: lvm
+puts no two images of one LV on one PV (that would be no redundancy). Refused with the numbers
+otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.format import human_bytes
+from app.model import Machine
+from app.model.devices import LogicalVolume, PhysicalVolume
+from app.plans import ops
+from app.plans.geometry import PlanError
+from app.plans.guards.preflight import strip_dev
+from app.plans.ops.lvm_raid import LV_SYNC_ACTIONS, split_lv
+from app.plans.outcome.consequences import with_consequences
+from app.plans.outcome.lv_syncs import image_bytes
+from app.plans.plan import Plan, Step
+
+_WHY = {
+    "check": "read every image and count the regions that differ (raid_mismatch_count); "
+    "nothing is rewritten",
+    "repair": "read every image and rewrite the regions that differ",
+}
+REPAIR_NOTE = (
+    "run a check first and look at raid_mismatch_count; a repair makes the images agree, and md "
+    "cannot tell which copy was right (RAID-1: the first readable image wins; RAID-4/5/6: the "
+    "parity is recomputed from the data)"
+)
+
+
+def raid_lv(machine: Machine, name: str) -> LogicalVolume:
+    """The raid LV ``VG/LV`` (also ``/dev/VG/LV``) of this machine, or PlanError saying why."""
+    vg, lv_name = split_lv(name.removeprefix("/dev/"), "--lv")
+    lv = machine.lv(vg, lv_name)
+    if lv is None:
+        raise PlanError(f"no logical volume {vg}/{lv_name} on this machine")
+    if lv.raid is None:
+        raise PlanError(f"{vg}/{lv_name} is a {lv.segtype} LV, not a RAID LV (raid1, raid5, ...)")
+    if lv.segtype.startswith("raid0"):
+        raise PlanError(f"{vg}/{lv_name} is raid0: no redundancy, nothing to compare or repair")
+    return lv
+
+
+def build_lv_sync(machine: Machine, name: str, action: str) -> Plan:
+    if action not in LV_SYNC_ACTIONS:
+        raise PlanError(f"lv-sync {action!r}: choose check or repair")
+    lv = raid_lv(machine, name)
+    full = f"{lv.vg}/{lv.name}"
+    raid = lv.raid
+    assert raid is not None
+    if not lv.active:
+        raise PlanError(f"{full} is not active: activate it first (lvchange -ay {full})")
+    if raid.syncing:
+        running = raid.dm.sync_action if raid.dm is not None else raid.sync_action
+        raise PlanError(f"{full} is running a {running}: md refuses a {action} until it ends")
+    if raid.partial or raid.failed_images:
+        failed = ", ".join(str(i.index) for i in raid.failed_images) or "?"
+        raise PlanError(
+            f"{full} has a failed image ({failed}): a {action} cannot compare what is lost; "
+            f"repair it first (raidman plan lv-repair --lv {full})"
+        )
+    notes = (REPAIR_NOTE,) if action == "repair" else ()
+    plan = Plan(
+        title=f"{action} {full}",
+        steps=(Step(ops.LvSyncAction(lv.vg, lv.name, action), f"{full}: {_WHY[action]}"),),
+        target=full,
+        kind="lv-sync",
+        params={"lv": full, "action": action},
+        notes=notes,
+    )
+    return with_consequences(plan, machine)
+
+
+def _extents(n: int, extent: int) -> int:
+    return -(-n // extent) * extent
+
+
+def repair_room(
+    machine: Machine, lv: LogicalVolume, pvs: Sequence[str] = ()
+) -> tuple[int, list[PhysicalVolume], set[str]]:
+    """(bytes the failed images need, the PVs that may take them, PVs holding a surviving
+    image). ``pvs``: only these (kernel names) may take them."""
+    raid = lv.raid
+    assert raid is not None
+    vg = machine.vg(lv.vg)
+    extent = vg.extent_size if vg is not None and vg.extent_size else 4 * 1024 * 1024
+    size = image_bytes(lv) or 0
+    need = len(raid.failed_images) * (_extents(size, extent) + extent)
+    holding = {pv for i in raid.images if not i.failed for pv in i.pvs}
+    usable = [
+        pv
+        for pv in machine.pvs
+        if pv.vg == lv.vg
+        and not pv.missing
+        and pv.device not in holding
+        and (pv.free_bytes or 0) > 0
+        and (not pvs or pv.device in pvs)
+    ]
+    return need, usable, holding
+
+
+def build_lv_repair(machine: Machine, name: str, pvs: Sequence[str] = ()) -> Plan:
+    lv = raid_lv(machine, name)
+    full = f"{lv.vg}/{lv.name}"
+    raid = lv.raid
+    assert raid is not None
+    if not raid.failed_images:
+        raise PlanError(f"{full}: every image is there and alive: nothing to repair")
+    names = [strip_dev(p) for p in pvs]
+    in_vg = {pv.device for pv in machine.pvs if pv.vg == lv.vg}
+    for p in names:
+        if p not in in_vg:
+            raise PlanError(f"{p} is no PV of volume group {lv.vg}")
+    need, usable, holding = repair_room(machine, lv, names)
+    for p in names:
+        if p in holding:
+            raise PlanError(f"{p} holds a surviving image of {full}: the new one must go elsewhere")
+    free = sum(pv.free_bytes or 0 for pv in usable)
+    if free < need:
+        failed = len(raid.failed_images)
+        where = ", ".join(f"{pv.device} {human_bytes(pv.free_bytes or 0)}" for pv in usable)
+        raise PlanError(
+            f"{full}: repairing {failed} failed image{'s' if failed != 1 else ''} needs "
+            f"{human_bytes(need)} free on PVs that hold no surviving image of it; "
+            f"there {'is' if free else 'is none'}"
+            + (f" only {human_bytes(free)} ({where})" if free else "")
+            + " — add a PV to the VG (vgextend) first"
+        )
+    lost = ", ".join(f"image {i.index} ({', '.join(i.pvs)})" for i in raid.failed_images)
+    op = ops.LvRepair(lv.vg, lv.name, tuple(f"/dev/{p}" for p in names))
+    plan = Plan(
+        title=f"repair {full}",
+        steps=(
+            Step(op, f"{full}: {lost} made anew on free space of other PVs and recovered whole"),
+        ),
+        target=full,
+        kind="lv-repair",
+        params={"lv": full, "pvs": list(names)},
+    )
+    return with_consequences(plan, machine)

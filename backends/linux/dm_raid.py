@@ -1,0 +1,84 @@
+"""LVM RAID beyond ``lvm fullreport``, read once per probe when a raid LV exists: its hidden
+sub-LVs (``lvs -a``: fullreport lists only visible LVs, so no image's PV) and, when one is
+active, the dm-raid targets' status (``dmsetup status --target raid``, kernel
+Documentation/admin-guide/device-mapper/dm-raid.rst)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from app.model.devices import LogicalVolume, ProbeNote
+from app.parsers.errors import ParseError
+from app.parsers.lvm import parse_lvs
+from app.parsers.lvm_raid import (
+    DMSETUP_RAID_ARGV,
+    attach_status,
+    link_images,
+    parse_raid_status,
+)
+from backends.linux.source import NOT_FOUND, Source
+
+LVS_SUB_ARGV: tuple[str, ...] = (
+    "lvs",
+    "-a",
+    "--reportformat",
+    "json",
+    "--units",
+    "b",
+    "--nosuffix",
+    "-o",
+    "lv_name,vg_name,lv_attr,lv_size,segtype,devices,lv_uuid,lv_kernel_minor",
+)
+TIMEOUT = 30.0
+
+
+def _failed(what: str, r_code: int, stderr: str) -> str:
+    first = next((ln.strip() for ln in stderr.splitlines() if ln.strip()), "no message")
+    return f"{what} failed (exit {r_code}): {first[:200]}"
+
+
+def _sub_lvs(
+    source: Source, notes: list[ProbeNote], remap: Callable[[str], str]
+) -> tuple[LogicalVolume, ...]:
+    r = source.run(LVS_SUB_ARGV, timeout=TIMEOUT)
+    if not r.stdout.strip():
+        if r.returncode != NOT_FOUND:
+            why = _failed("lvs -a", r.returncode, r.stderr)
+            notes.append(ProbeNote("lvm", f"{why}: raid LVs' images not read"))
+        return ()
+    try:
+        subs = parse_lvs(r.stdout).lvs
+    except ParseError as e:
+        notes.append(ProbeNote("lvm", f"cannot read lvs -a: {e}", "error"))
+        return ()
+    return tuple(
+        replace(lv, devices=tuple(remap(d) for d in lv.devices)) for lv in subs if lv.hidden
+    )
+
+
+def with_raid_details(
+    source: Source,
+    lvs: tuple[LogicalVolume, ...],
+    notes: list[ProbeNote],
+    remap: Callable[[str], str],
+) -> tuple[LogicalVolume, ...]:
+    """``lvs`` with each raid LV's images (their PVs named as ``remap`` names them) and, when one
+    is active, its dm-raid status and each image's health character."""
+    if not any(lv.raid is not None for lv in lvs):
+        return lvs
+    lvs = link_images(lvs, _sub_lvs(source, notes, remap))
+    if not any(lv.raid is not None and lv.active for lv in lvs):
+        return lvs
+    r = source.run(DMSETUP_RAID_ARGV, timeout=TIMEOUT)
+    if r.returncode == NOT_FOUND:
+        notes.append(ProbeNote("dmsetup", "dmsetup not installed: raid LVs' image health not read"))
+        return lvs
+    if not r.ok:
+        notes.append(ProbeNote("dmsetup", _failed("dmsetup status", r.returncode, r.stderr)))
+        return lvs
+    try:
+        return attach_status(lvs, parse_raid_status(r.stdout))
+    except ParseError as e:
+        notes.append(ProbeNote("dmsetup", f"cannot read dmsetup status: {e}", "error"))
+        return lvs

@@ -1,0 +1,68 @@
+"""LVM RAID under the real kernel (dm-raid, LVM 2.03): a raid1 LV's initial sync, held by md's
+limits, in `report --json` with its progress inside lvs' own bracket and a speed from two looks;
+`plan lv-sync check` is `lvchange --syncaction check` with its consequences once it has ended.
+
+The hold: md throttles only above its min (md.c md_do_sync), so the LV's --maxrecoveryrate
+holds it only with dev.raid.speed_limit_min below it (the capture of tests/parsers/samples/
+lvm_raid synced at 1,664 KiB/s under --maxrecoveryrate 256K and the default min 1000)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.vm.machine import VM
+
+pytestmark = pytest.mark.vm
+MAX_KIB = 512  # the LV's --maxrecoveryrate; 64 MiB take ~2 min at this rate
+
+
+def _percent(vm: VM) -> float:
+    r = vm.run(["lvs", "--reportformat", "json", "-o", "sync_percent", "vgr/r1"], check=True)
+    return float(json.loads(r.stdout)["report"][0]["lv"][0]["sync_percent"])
+
+
+def test_raid1_lv_sync_in_report_and_its_check_plan(blank_vm: VM) -> None:
+    vm = blank_vm
+    d = vm.disks(2)
+    vm.run(["modprobe", "dm-raid"], check=True)
+    vm.set_speed_limits(50, None)  # below the LV's max: the max holds it
+    vm.sh(f"pvcreate -ff -y /dev/{d[0]} /dev/{d[1]} && vgcreate vgr /dev/{d[0]} /dev/{d[1]}")
+    vm.run(
+        ["lvcreate", "-y", "--type", "raid1", "-m", "1", "-L", "64M",
+         "--maxrecoveryrate", f"{MAX_KIB}K", "-n", "r1", "vgr"],
+        check=True, timeout=120,
+    )  # fmt: skip
+    vm.wait_for(lambda: _percent(vm) > 0.0, 60, "the initial sync to move")
+
+    before = _percent(vm)
+    report = json.loads(vm.raidman("report", "--json", "--no-smart", "--no-audit").stdout)
+    after = _percent(vm)
+    (r1,) = [lv for lv in report["lvm"]["lvs"] if lv["name"] == "r1"]
+    sync = r1["sync"]
+    assert sync is not None and sync["action"] == "resync"
+    shown = 100.0 * sync["done_sectors"] / sync["total_sectors"]
+    assert before - 0.01 <= shown <= after + 0.01, (before, shown, after)
+    assert sync["total_sectors"] == 131072  # one 64 MiB image, in 512-byte sectors
+    assert sync["speed_kib_s"] is not None and sync["eta_s"] is not None
+    # held at its max (x md's (t + 1) / t), far below what NVMe does, even under TCG
+    assert 0 < sync["speed_kib_s"] < 4 * MAX_KIB, sync
+    assert sync["max_speed_kib_s"] == MAX_KIB and sync["at_ceiling"] is True
+    raid = r1["raid"]
+    assert [i["pvs"] for i in raid["images"]] == [[d[0]], [d[1]]]
+    assert raid["dm"]["health"] == "aa" and raid["max_rate_kib_s"] == MAX_KIB
+    vm.note(f"LV sync: {before:.2f}% <= {shown:.2f}% <= {after:.2f}%, {sync['speed_kib_s']} KiB/s")
+
+    busy = vm.raidman("plan", "lv-sync", "check", "--lv", "vgr/r1")
+    assert busy.returncode == 3 and "is running a resync" in busy.stderr
+
+    vm.run(["lvchange", "--maxrecoveryrate", "0", "vgr/r1"], check=True)  # let it finish
+    vm.set_speed_limits(None, None)
+    vm.wait_for(lambda: _percent(vm) == 100.0, 120, "the initial sync to end")
+    plan = json.loads(vm.raidman("plan", "lv-sync", "check", "--lv", "vgr/r1", "--json").stdout)
+    assert [s["argv"] for s in plan["steps"]] == [["lvchange", "--syncaction", "check", "vgr/r1"]]
+    (fc,) = plan["consequences"]["syncs"]
+    assert (fc["array"], fc["action"]) == ("vgr/r1", "check")
+    assert {m["device"] for m in fc["members"]} == {d[0], d[1]}
+    assert all(m["bytes_written_high"] == 0 for m in fc["members"])
