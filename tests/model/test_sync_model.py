@@ -237,3 +237,24 @@ def test_members_rated_speed_is_the_slowest_disks_kind() -> None:
     wd = SimulatedBackend.from_scenario("raid6-wd", clock=SimClock.manual()).probe()
     assert members_rated_kib_s(wd, ["md0"]) == RATED_KIB_S["hdd"]
     assert members_rated_kib_s(wd, []) is None
+
+
+def test_an_imsm_raid5_volume_starts_whole_and_resyncs_no_member_rebuilt() -> None:
+    """mdadm Create.c Create(): the degraded-create trick (last slot moved to the spares) is
+    taken only ``if (st->ss->external == 0 && ...)``; an IMSM RAID-5 volume starts whole and md
+    resyncs it (VM, issue 43: 46–54 kB written per member, no member rebuilt)."""
+    kw = dict(array="md126", level="raid5", raid_disks=4, layout=None, members=FOUR)
+    native = forecast_sync(action="resync", initial=True, **kw)  # type: ignore[arg-type]
+    imsm = forecast_sync(
+        action="resync",
+        initial=True,
+        external_metadata=True,
+        content="zero",
+        **kw,  # type: ignore[arg-type]
+    )
+    assert native.action == "recover" and written(native, "nvme3n1") == (M, M)
+    assert imsm.action == "resync" and "last member" not in imsm.why
+    assert all((m.bytes_low, m.bytes_high) == (0, 0) for m in imsm.members)
+    # parity already right where the disks read zeroes: the measured tens of kB, not 256 MiB
+    unknown = forecast_sync(action="resync", initial=True, external_metadata=True, **kw)  # type: ignore[arg-type]
+    assert all(m.bytes_low == 0 for m in unknown.members)
