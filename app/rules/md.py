@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from app.format import human_bytes
 from app.model import levels
 from app.model.devices import SECTOR, Machine, MdArray
+from app.model.sync_model import forecast_sync
 from app.parsers.mdadm import MdConfArray
 from app.plans import ops
 from app.plans.builders import persist
@@ -179,26 +180,46 @@ def _parity_on_ssd(machine: Machine, a: MdArray) -> Iterator[Finding]:
     disks = [member_disk(machine, m.device) for m in a.members]
     if not disks or any(d is None or not d.is_ssd for d in disks):
         return
-    member_bytes = [
-        (m.size_kib * 1024) if m.size_kib else d.size_bytes
-        for m, d in zip(a.members, disks, strict=True)
+    slotted = [
+        (m.device, (m.size_kib * 1024) if m.size_kib else d.size_bytes)
+        for m in a.members_by_slot
+        if m.slot is not None and m.role != "faulty"
+        for d in (member_disk(machine, m.device),)
         if d is not None
     ]
-    total = sum(member_bytes)
+    if not slotted:
+        return
+    # what its first sync wrote: the sync model's (the create plan's consequences say the same)
+    first = forecast_sync(
+        array=a.name,
+        level=a.level,
+        raid_disks=a.raid_disks or len(slotted),
+        layout=a.layout,
+        action="resync",
+        members=slotted,
+        initial=True,
+        external_metadata=a.is_external,
+    )
+    low = sum(w.bytes_low for w in first.members)
+    high = sum(w.bytes_high for w in first.members)
+    wrote = (
+        f"about {human_bytes(high)}"
+        if low == high
+        else f"from {human_bytes(low)} (new or trimmed SSDs) to {human_bytes(high)}"
+    )
+    member = max(b for _, b in slotted)
     parity = levels.LEVELS[a.level].parity
     yield Finding(
         "advice",
         "md-parity-on-ssd",
         a.name,
         f"{a.name} is {a.level.upper()} on SSDs",
-        f"All {len(disks)} members are SSDs. The initial sync writes every block of every "
-        f"member — about {human(total) if total % MiB == 0 else f'{total / 1e12:.2f} TB'} of "
-        "flash wear before any data is stored (create with --assume-clean only if the SSDs "
-        "return zeroes after a full TRIM) — and a rebuild rewrites a whole member again. Each "
-        f"small write also costs a read-modify-write of {parity} parity chunk(s). RAID-10 "
-        "avoids that read-modify-write, not the full-member writes: its initial sync writes "
-        "every block too, and a rebuild — or a re-add without a bitmap — rewrites the whole "
-        "member (Red Hat's storage guide warns of this for RAID levels 1, 4, 5 and 6).",
+        f"All {len(disks)} members are SSDs. Its initial sync wrote {wrote} of flash wear "
+        f"before any data was stored — {first.why} — and a rebuild rewrites a whole member "
+        f"({human_bytes(member)}) again. Each small write also costs a read-modify-write of "
+        f"{parity} parity chunk(s). RAID-10 avoids that read-modify-write, not the rebuilds: "
+        "a rebuild — or a re-add without a bitmap — rewrites the whole member too (Red Hat's "
+        "storage guide warns of this for RAID levels 1, 4, 5 and 6).",
     )
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from app.model import Machine
 from app.model.devices import SyncStatus
+from app.model.sizes import human_bytes
 from app.parsers.lsblk import parse_lsblk
 from app.parsers.lvmconfig import parse_lvmconfig
 from app.parsers.mdadm import parse_scan as parse_array_lines
@@ -315,10 +316,21 @@ def test_stripe_cache_default_and_raised() -> None:
     assert not codes(audit(_raid5(stripe_cache=4096), healthy_inputs(m)), "md-stripe-cache")
 
 
-def test_parity_raid_on_ssds_cites_initial_sync_wear() -> None:
+def test_parity_raid_on_ssds_states_what_the_initial_sync_really_wrote() -> None:
+    """mdadm Create.c builds a new RAID-5 degraded and md recovers its last member (VM, issue 22:
+    ~254 MiB to the last of four 256 MiB members, ~13 kB to the others): the finding says one
+    member's size, from the sync model the create plan uses — not "every block of every
+    member" (issue 43's reading of raid5-cable)."""
     m = _raid5()
     [f] = codes(audit(m, healthy_inputs(m)), "md-parity-on-ssd")
-    assert "initial sync writes every block" in f.detail
+    a = m.array("md0")
+    assert a is not None
+    last = max((x for x in a.members if x.slot is not None), key=lambda x: x.slot or 0)
+    member = max(x.size_kib for x in a.members if x.size_kib) * 1024
+    assert "every block of every member" not in f.detail
+    assert f"wrote about {human_bytes(member)} of flash" in f.detail
+    assert f"rebuilds its last member ({last.device})" in f.detail
+    assert f"rewrites a whole member ({human_bytes(member)})" in f.detail
     hdd = _raid5(rotational=True)
     assert not codes(audit(hdd, healthy_inputs(hdd)), "md-parity-on-ssd")
 
