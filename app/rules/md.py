@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from app.format import human_bytes
+from app.format import human_bytes, speed
 from app.model import levels
 from app.model.devices import SECTOR, Machine, MdArray
-from app.model.sync_model import forecast_sync
+from app.model.sync_model import forecast_sync, members_rated_kib_s
 from app.parsers.mdadm import MdConfArray
 from app.plans import ops
 from app.plans.builders import persist
@@ -224,7 +224,6 @@ def _parity_on_ssd(machine: Machine, a: MdArray) -> Iterator[Finding]:
 
 
 LARGE_HDD = 1_000_000_000_000  # members of 1 TB and more: article 001's 5 × 1 TB RAID-6 case
-ARTICLE_REBUILD_KIB_S = 25_000  # article 001: "около 25МБ/сек" with md's defaults
 
 
 def _raid5_on_large_hdds(machine: Machine, a: MdArray, inputs: AuditInputs) -> Iterator[Finding]:
@@ -240,13 +239,34 @@ def _raid5_on_large_hdds(machine: Machine, a: MdArray, inputs: AuditInputs) -> I
         return
     recorded = inputs.sync_speed_kib_s.get(a.name)
     if a.sync is not None and a.sync.active and a.sync.speed_kib_s:
-        speed, source = a.sync.speed_kib_s, f"its current {a.sync.action} speed"
+        rate = f"at {speed(a.sync.speed_kib_s)} (its current {a.sync.action} speed) that is about"
+        hours = member / 1024 / a.sync.speed_kib_s / 3600
     elif recorded:
-        speed, source = recorded, "the average of its last sync raidman recorded"
+        rate = f"at {speed(recorded)} (the average of its last sync raidman recorded) that is about"
+        hours = member / 1024 / recorded / 3600
     else:
-        speed = ARTICLE_REBUILD_KIB_S
-        source = "a rebuild measured at md's default speed limits (no sync of this array seen)"
-    hours = member / 1024 / speed / 3600
+        # no sync of this array seen: the sync model's recovery at the disks' rated speed (and
+        # the limits where known) — a floor, not a measurement of this array
+        slots = [(m.device, member) for m in a.members_by_slot if m.slot is not None]
+        lim = a.sync.max_speed_kib_s if a.sync is not None else None
+        f = forecast_sync(
+            array=a.name,
+            level=a.level,
+            raid_disks=a.raid_disks or len(slots),
+            layout=a.layout,
+            action="recover",
+            members=slots,
+            targets=[slots[-1][0]] if slots else [],
+            limit_kib_s=(None, lim),
+            member_speed_kib_s=members_rated_kib_s(machine, [d for d, _ in slots]),
+        )
+        if f.duration_s_low is None or not f.speed_kib_s:
+            return
+        rate = (
+            f"even at {speed(f.speed_kib_s)} ({f.speed_why}, no sync of this array seen; "
+            "slower under load or with a small stripe_cache_size) that is at least"
+        )
+        hours = f.duration_s_low / 3600
     yield Finding(
         "advice",
         "md-raid5-large-hdds",
@@ -254,12 +274,11 @@ def _raid5_on_large_hdds(machine: Machine, a: MdArray, inputs: AuditInputs) -> I
         f"{a.name}: RAID-5 of {len(disks)} large HDDs — consider RAID-6",
         f"{a.name} is a RAID-5 of {len(disks)} rotating disks of {human_bytes(member)} "
         f"({member / 1e12:.1f} TB) per member. "
-        f"A rebuild rewrites a whole member: at {speed // 1000} MB/s ({source}) that is about "
-        f"{hours:.0f} h, during which a second failure — or an unreadable sector on any "
-        "other member — loses the array. RAID-6 survives that (rebuilds of large arrays "
-        "can take up to 70 hours), and a larger stripe_cache_size wins its write speed "
-        "back. Moving to RAID-6 needs one more disk: mdadm --grow --level=6 "
-        "--raid-devices=N+1 (a reshape); no one-key fix is offered.",
+        f"A rebuild rewrites a whole member: {rate} {hours:.0f} h, during which a second "
+        "failure — or an unreadable sector on any other member — loses the array. RAID-6 "
+        "survives that (rebuilds of large arrays can take up to 70 hours), and a larger "
+        "stripe_cache_size wins its write speed back. Moving to RAID-6 needs one more disk: "
+        "mdadm --grow --level=6 --raid-devices=N+1 (a reshape); no one-key fix is offered.",
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 from app.model import Machine
 from app.model.devices import SyncStatus
 from app.model.sizes import human_bytes
+from app.model.sync_model import RATED_KIB_S
 from app.parsers.lsblk import parse_lsblk
 from app.parsers.lvmconfig import parse_lvmconfig
 from app.parsers.mdadm import parse_scan as parse_array_lines
@@ -547,11 +548,21 @@ def _big_hdd_raid5(member_tb: int = 4, sync: SyncStatus | None = None) -> Machin
 
 def test_large_hdd_raid5_gets_raid6_advice_with_rebuild_time() -> None:
     """Article 001 (001_*.txt, "Почему RAID-6?"): after a RAID-5 member dies the data is at risk
-    until the rebuild ends, "до 70 часов для больших массивов"; its default-limit rebuild ran at
-    "около 25МБ/сек". 4 TB members at 25 MB/s: about 43 h."""
+    until the rebuild ends, "до 70 часов для больших массивов". Its "около 25МБ/сек" was held by
+    the stripe cache of 256 (8192 took the same rebuild to 66 MB/s), not by md's speed limits,
+    and is no rate for this array: with no sync seen the rule uses the sync model's recovery
+    at the disks' rated speed (sync_model.RATED_KIB_S) as a floor — 4 TB members at 250,000
+    KiB/s: at least 4 h — and says so (issue 43)."""
     [f] = codes(audit(_big_hdd_raid5(), AuditInputs()), "md-raid5-large-hdds")
     assert f.severity == "advice" and "RAID-6" in f.title
-    assert "about 43 h" in f.detail and "RAID-6 survives that" in f.detail
+    assert RATED_KIB_S["hdd"] == 250_000
+    assert "even at 244.1 MiB/s (the members' speed, no sync of this array seen" in f.detail
+    assert "that is at least 4 h" in f.detail and "RAID-6 survives that" in f.detail
+    assert "25 MB/s" not in f.detail and "default speed limits" not in f.detail
+    # a limit md holds the sync to is the floor's bound (held_rate: a third of a percent more)
+    held = SyncStatus(action="idle", done_sectors=None, total_sectors=None, max_speed_kib_s=50_000)
+    [g] = codes(audit(_big_hdd_raid5(sync=held), AuditInputs()), "md-raid5-large-hdds")
+    assert "(md's limit, no sync of this array seen" in g.detail and "at least 21 h" in g.detail
     assert not codes(audit(_raid5(rotational=True), AuditInputs()), "md-raid5-large-hdds")
     assert not codes(audit(_raid5(), AuditInputs()), "md-raid5-large-hdds")  # SSDs
 
