@@ -396,8 +396,9 @@ def forecast_sync(
     d_low = d_high = None
     if speed:
         d_low = remaining / 2 / speed
-        # unknown member speed: the limit is only a bound, the sync may take longer
-        d_high = d_low if hw is not None else None
+        # unknown member speed: the limit is only a bound, the sync may take longer; unknown
+        # limit: the members' speed is only a bound (md's limit in force may hold it lower)
+        d_high = d_low if hw is not None and hi_lim else None
     return SyncForecast(
         array=array,
         action=kind,

@@ -383,7 +383,9 @@ def _risk(
     if not comp or not slots:
         return None
     share = min(1.0, sum(w.bytes_high for w in writes) / (comp * len(writes)))
-    window = f.duration_s_high if f.duration_s_high is not None else f.duration_s_low
+    # the slow end; where it is unknown (no limit known) the fast end is a floor, unless it is
+    # a re-add's "nothing dirty" end: then the window is not known
+    window = f.duration_s_high if f.duration_s_high is not None else (f.duration_s_low or None)
     why = f"forecast at {f.speed_why}" if f.speed_why else "forecast"
     rb = Rebuild(
         a.name, a.level, a.raid_disks, a.layout, "planned", targets, survivors, slots, comp, kind
