@@ -109,7 +109,16 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
     size = f" ({human(a.size_bytes)})" if a.size_bytes else ""
     member = _member_bytes(a)
     if a.is_external:
-        # IMSM/DDF volumes made by the firmware (iRST) never get a bitmap (article 000)
+        # IMSM/DDF volumes made by the firmware (iRST) get no bitmap (article 000); mdadm 4.2
+        # and later can add one to an IMSM volume (super-intel.c add_internal_bitmap_imsm)
+        imsm = "imsm" in (a.metadata or "") or _container_is_imsm(machine, a)
+        can_add = (
+            f" mdadm 4.2 and later can add one to an IMSM volume: mdadm --grow {a.path} "
+            "--bitmap=internal (older mdadm refuses)."
+            if imsm
+            else " mdadm cannot add one to this metadata; weigh moving the data to native md "
+            "with a bitmap."
+        )
         yield Finding(
             "advice",
             "md-no-bitmap",
@@ -118,7 +127,7 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
             f"{a.name} is a firmware RAID volume ({a.metadata}); iRST creates these without a "
             "bitmap, so a member that drops out briefly is rebuilt in full: one "
             "RAID-5 rebuild after a loose SATA cable wrote 1.5 TiB to a single SSD. Reconnect "
-            "cables firmly, and weigh moving the data to native md with a bitmap. " + BITMAP_COST,
+            "cables firmly." + can_add + " " + BITMAP_COST,
         )
         return
     if a.level in levels.MIRRORED:
@@ -158,6 +167,12 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
         "bitmap). " + BITMAP_COST + " It can be added to a running array." + later,
         None if busy else _add_bitmap_plan(a),
     )
+
+
+def _container_is_imsm(machine: Machine, a: MdArray) -> bool:
+    """A volume "external:/md127/0" whose container md127 holds IMSM metadata."""
+    c = machine.array(a.container) if a.container else None
+    return c is not None and "imsm" in (c.metadata or "")
 
 
 def _member_bytes(a: MdArray) -> int | None:

@@ -739,3 +739,18 @@ def test_bridge_value_as_newer_kernels_round_it() -> None:
     disks = tuple(replace(d, optimal_io=33550336) if d.optimal_io else d for d in m.disks)
     fs = codes(audit(replace(m, disks=disks)), "suspicious-io-topology")
     assert fs and all("16-bit maximum" in f.detail for f in fs)
+
+
+def test_imsm_volume_without_bitmap_names_the_bitmap_mdadm_can_add_now() -> None:
+    """Article 000 ("Zur Bedeutung des bitmap-Parameters"): iRST/IMSM volumes made in the BIOS get
+    no bitmap. mdadm 4.2 added IMSM write-intent bitmaps (super-intel.c
+    add_internal_bitmap_imsm sets the volume's rwh_policy to RWH_BITMAP; Grow.c adds it to a
+    running volume): the advice names that, not "move to native md" alone (issue 43)."""
+    from backends.simulated import SimClock, SimulatedBackend
+
+    m = SimulatedBackend.from_scenario("imsm", clock=SimClock.manual()).probe()
+    found = {f.device: f for f in codes(audit(m), "md-no-bitmap")}
+    f = found["md126"]  # the RAID-1 volume in IMSM container md127
+    assert "mdadm 4.2 and later can add one" in f.detail
+    assert "mdadm --grow /dev/md126 --bitmap=internal" in f.detail
+    assert "md127" not in found  # the container itself has no data to resync
