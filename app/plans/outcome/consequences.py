@@ -40,6 +40,7 @@ from app.model.sync_model import (
 from app.model.workload import TB, check_bytes_per_check, checks_per_year
 from app.plans.guards.lifecycle_checks import offline_lines
 from app.plans.outcome.arrays import PlannedArray
+from app.plans.outcome.benchmark_cost import benchmark_cost
 from app.plans.outcome.consequence_types import Consequences, Limits, Redundancy, SyncStop
 from app.plans.outcome.staging import Staging
 from app.plans.plan import Plan
@@ -328,7 +329,7 @@ def consequences_of(
         lost,
         at_risk,
         tuple(risks),
-        tuple(schedule_workload(plan, machine)),
+        tuple(schedule_workload(plan, machine) + benchmark_cost(plan, machine)),
     )
 
 
