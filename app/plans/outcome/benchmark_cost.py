@@ -99,12 +99,12 @@ def benchmark_cost(plan: Plan, machine: Machine) -> list[str]:
     for disk, b in written.items():
         d = machine.disk(disk)
         rating = rated_tbw(d.model if d is not None else None)
-        share = (
+        of_rating = (
             f" = {b / rating.bytes:.3%} of its rated {rating.tbw} TB written ({rating.name})"
             if rating is not None
             else " (its rated endurance is not known)"
             if d is not None and d.rotational is not True
             else ""
         )
-        out.append(f"benchmark writes at most {human_bytes(int(b))} to {disk}{share}")
+        out.append(f"benchmark writes at most {human_bytes(int(b))} to {disk}{of_rating}")
     return out
