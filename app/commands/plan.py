@@ -13,7 +13,7 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
       [--min KIB_S] [--max KIB_S] [--entries N] [--persist]
   raidman plan persist --remove stripe-cache|speed-limits|scheduler
   raidman plan benchmark --devices nvme0n1,nvme1n1,nvme2n1,nvme3n1 --chunks 32K,512K \\
-      [--level 10 --layout n2] [--runs 3] [--numjobs 1,4] [--size 256M]
+      [--level 10 --layout n2] [--runs 3] [--numjobs 1,4] [--size 256M] [--runtime 60]
   raidman plan check-schedule [--every monthly|off|7d] [--window 6h] | --remove
   raidman plan smart-test --device nvme0n1 --test short|long
   raidman plan prepare|stop|assemble|delete|wipe|mount ... (app/commands/plan_lifecycle.py)
@@ -186,6 +186,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     b.add_argument("--layout", default="n2", help="RAID-10 layout (default n2)")
     b.add_argument("--runs", type=int, default=3, help="runs of each measurement (default 3)")
     b.add_argument("--numjobs", type=_csv, default=("1", "4"), help="fio jobs (default 1,4)")
+    b.add_argument(
+        "--runtime", type=int, default=60, help="seconds each run may take at most (default 60)"
+    )
     b.add_argument("--size", default="256M", help="bytes each fio job covers (default 256M)")
     _common(b)
 
@@ -373,6 +376,7 @@ def build(args: argparse.Namespace, machine: Machine, backend: Backend) -> Plan:
                 runs=args.runs,
                 numjobs=numjobs,
                 size=args.size,
+                runtime=args.runtime,
             ),
         )
     if w == "persist":

@@ -32,7 +32,10 @@ Sources (kernel ``drivers/md``; mdadm ``Create.c``):
   (``raid1/10_sync_request()``, ``raid5.c`` ``handle_stripe()``'s ``s.replacing``/``to_write``)
   writes the target member only. mdadm ``Create.c`` builds a new RAID-4/5 degraded with the
   last device as a spare unless ``--assume-clean``/``--force``: md *recovers* the last member
-  (VM, issue 22: ~254 MiB to the last of four 256 MiB members, ~13 kB to the others).
+  (VM, issue 22: ~254 MiB to the last of four 256 MiB members, ~13 kB to the others). Not with
+  external metadata (IMSM, DDF): ``Create()`` tests ``st->ss->external == 0`` before it moves
+  the last slot to the spares, so such a volume starts whole and *resyncs* (VM, issue 43: an
+  IMSM RAID-5 resynced and wrote 46–54 kB per member).
 - **One sync per disk.** ``md_do_sync()`` loops over every array and, if one
   ``match_mddev_units()`` (a member on the same whole disk) is already syncing, logs "delaying
   resync of mdX until mdY has finished (they share one or more physical units)" and waits;
@@ -293,6 +296,7 @@ def forecast_sync(
     waits_for: Sequence[str] = (),
     mismatch_bytes: int | None = None,
     wait_s: float | None = None,
+    external_metadata: bool = False,
 ) -> SyncForecast:
     """What a sync of ``array`` will do: its rate, duration and the bytes it writes per member.
 
@@ -300,7 +304,8 @@ def forecast_sync(
     array's own (md/sync_speed_max "(local)"). ``mismatch_bytes``: what a check found (a repair
     writes at most that). ``waits_for``/``wait_s``: syncing arrays that share a disk with this
     one and about how long until they end (:func:`waiting_for`): md starts this sync after
-    them. See the module docstring for the kernel facts."""
+    them. ``external_metadata``: an IMSM/DDF volume (mdadm builds it whole, no degraded
+    create). See the module docstring for the kernel facts."""
     slots = list(members)
     size = max((b for _, b in slots), default=0)
     writes: dict[str, tuple[int, int]] = {d: (0, 0) for d, _ in slots}
@@ -308,7 +313,8 @@ def forecast_sync(
     why = ""
     io_fraction = 1.0  # share of the progress range md really syncs (bitmap: dirty share)
 
-    if action in ("resync", "repair") and initial and level in ("raid4", "raid5"):
+    degraded_create = initial and not external_metadata and level in ("raid4", "raid5")
+    if action in ("resync", "repair") and degraded_create:
         # mdadm Create.c: a new RAID-4/5 starts degraded, the last device a spare to rebuild
         kind = "recover"
         last = slots[-1][0] if slots else ""
@@ -395,8 +401,9 @@ def forecast_sync(
     d_low = d_high = None
     if speed:
         d_low = remaining / 2 / speed
-        # unknown member speed: the limit is only a bound, the sync may take longer
-        d_high = d_low if hw is not None else None
+        # unknown member speed: the limit is only a bound, the sync may take longer; unknown
+        # limit: the members' speed is only a bound (md's limit in force may hold it lower)
+        d_high = d_low if hw is not None and hi_lim else None
     return SyncForecast(
         array=array,
         action=kind,

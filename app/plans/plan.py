@@ -46,7 +46,8 @@ from app.plans.ops import Op, OpError, StopArray, decode
 from app.plans.outcome.consequence_types import Consequences
 
 MAX_FILE_BYTES = 1024 * 1024
-MAX_STEPS = 64
+# the largest plan raidman makes: a benchmark (4 disks, the 3 default chunks: 241 steps)
+MAX_STEPS = 320
 MAX_ARGV = 128
 MAX_ARG_CHARS = 4096
 MAX_TEXT_CHARS = 8192

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from app.format import human_bytes
+from app.format import human_bytes, speed
 from app.model import levels
 from app.model.devices import SECTOR, Machine, MdArray
+from app.model.sync_model import forecast_sync, members_rated_kib_s
 from app.parsers.mdadm import MdConfArray
 from app.plans import ops
 from app.plans.builders import persist
@@ -108,7 +109,16 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
     size = f" ({human(a.size_bytes)})" if a.size_bytes else ""
     member = _member_bytes(a)
     if a.is_external:
-        # IMSM/DDF volumes made by the firmware (iRST) never get a bitmap (article 000)
+        # IMSM/DDF volumes made by the firmware (iRST) get no bitmap (article 000); mdadm 4.2
+        # and later can add one to an IMSM volume (super-intel.c add_internal_bitmap_imsm)
+        imsm = "imsm" in (a.metadata or "") or _container_is_imsm(machine, a)
+        can_add = (
+            f" mdadm 4.2 and later can add one to an IMSM volume: mdadm --grow {a.path} "
+            "--bitmap=internal (older mdadm refuses)."
+            if imsm
+            else " mdadm cannot add one to this metadata; weigh moving the data to native md "
+            "with a bitmap."
+        )
         yield Finding(
             "advice",
             "md-no-bitmap",
@@ -117,7 +127,7 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
             f"{a.name} is a firmware RAID volume ({a.metadata}); iRST creates these without a "
             "bitmap, so a member that drops out briefly is rebuilt in full: one "
             "RAID-5 rebuild after a loose SATA cable wrote 1.5 TiB to a single SSD. Reconnect "
-            "cables firmly, and weigh moving the data to native md with a bitmap. " + BITMAP_COST,
+            "cables firmly." + can_add + " " + BITMAP_COST,
         )
         return
     if a.level in levels.MIRRORED:
@@ -159,6 +169,12 @@ def _bitmap(machine: Machine, a: MdArray) -> Iterator[Finding]:
     )
 
 
+def _container_is_imsm(machine: Machine, a: MdArray) -> bool:
+    """A volume "external:/md127/0" whose container md127 holds IMSM metadata."""
+    c = machine.array(a.container) if a.container else None
+    return c is not None and "imsm" in (c.metadata or "")
+
+
 def _member_bytes(a: MdArray) -> int | None:
     sizes = [m.size_kib * 1024 for m in a.members if m.size_kib]
     return max(sizes) if sizes else None
@@ -179,31 +195,50 @@ def _parity_on_ssd(machine: Machine, a: MdArray) -> Iterator[Finding]:
     disks = [member_disk(machine, m.device) for m in a.members]
     if not disks or any(d is None or not d.is_ssd for d in disks):
         return
-    member_bytes = [
-        (m.size_kib * 1024) if m.size_kib else d.size_bytes
-        for m, d in zip(a.members, disks, strict=True)
+    slotted = [
+        (m.device, (m.size_kib * 1024) if m.size_kib else d.size_bytes)
+        for m in a.members_by_slot
+        if m.slot is not None and m.role != "faulty"
+        for d in (member_disk(machine, m.device),)
         if d is not None
     ]
-    total = sum(member_bytes)
+    if not slotted:
+        return
+    # what its first sync wrote: the sync model's (the create plan's consequences say the same)
+    first = forecast_sync(
+        array=a.name,
+        level=a.level,
+        raid_disks=a.raid_disks or len(slotted),
+        layout=a.layout,
+        action="resync",
+        members=slotted,
+        initial=True,
+        external_metadata=a.is_external,
+    )
+    low = sum(w.bytes_low for w in first.members)
+    high = sum(w.bytes_high for w in first.members)
+    wrote = (
+        f"about {human_bytes(high)}"
+        if low == high
+        else f"from {human_bytes(low)} (new or trimmed SSDs) to {human_bytes(high)}"
+    )
+    member = max(b for _, b in slotted)
     parity = levels.LEVELS[a.level].parity
     yield Finding(
         "advice",
         "md-parity-on-ssd",
         a.name,
         f"{a.name} is {a.level.upper()} on SSDs",
-        f"All {len(disks)} members are SSDs. The initial sync writes every block of every "
-        f"member — about {human(total) if total % MiB == 0 else f'{total / 1e12:.2f} TB'} of "
-        "flash wear before any data is stored (create with --assume-clean only if the SSDs "
-        "return zeroes after a full TRIM) — and a rebuild rewrites a whole member again. Each "
-        f"small write also costs a read-modify-write of {parity} parity chunk(s). RAID-10 "
-        "avoids that read-modify-write, not the full-member writes: its initial sync writes "
-        "every block too, and a rebuild — or a re-add without a bitmap — rewrites the whole "
-        "member (Red Hat's storage guide warns of this for RAID levels 1, 4, 5 and 6).",
+        f"All {len(disks)} members are SSDs. Its initial sync wrote {wrote} of flash wear "
+        f"before any data was stored — {first.why} — and a rebuild rewrites a whole member "
+        f"({human_bytes(member)}) again. Each small write also costs a read-modify-write of "
+        f"{parity} parity chunk(s). RAID-10 avoids that read-modify-write, not the rebuilds: "
+        "a rebuild — or a re-add without a bitmap — rewrites the whole member too (Red Hat's "
+        "storage guide warns of this for RAID levels 1, 4, 5 and 6).",
     )
 
 
 LARGE_HDD = 1_000_000_000_000  # members of 1 TB and more: article 001's 5 × 1 TB RAID-6 case
-ARTICLE_REBUILD_KIB_S = 25_000  # article 001: "около 25МБ/сек" with md's defaults
 
 
 def _raid5_on_large_hdds(machine: Machine, a: MdArray, inputs: AuditInputs) -> Iterator[Finding]:
@@ -219,13 +254,34 @@ def _raid5_on_large_hdds(machine: Machine, a: MdArray, inputs: AuditInputs) -> I
         return
     recorded = inputs.sync_speed_kib_s.get(a.name)
     if a.sync is not None and a.sync.active and a.sync.speed_kib_s:
-        speed, source = a.sync.speed_kib_s, f"its current {a.sync.action} speed"
+        rate = f"at {speed(a.sync.speed_kib_s)} (its current {a.sync.action} speed) that is about"
+        hours = member / 1024 / a.sync.speed_kib_s / 3600
     elif recorded:
-        speed, source = recorded, "the average of its last sync raidman recorded"
+        rate = f"at {speed(recorded)} (the average of its last sync raidman recorded) that is about"
+        hours = member / 1024 / recorded / 3600
     else:
-        speed = ARTICLE_REBUILD_KIB_S
-        source = "a rebuild measured at md's default speed limits (no sync of this array seen)"
-    hours = member / 1024 / speed / 3600
+        # no sync of this array seen: the sync model's recovery at the disks' rated speed (and
+        # the limits where known) — a floor, not a measurement of this array
+        slots = [(m.device, member) for m in a.members_by_slot if m.slot is not None]
+        lim = a.sync.max_speed_kib_s if a.sync is not None else None
+        f = forecast_sync(
+            array=a.name,
+            level=a.level,
+            raid_disks=a.raid_disks or len(slots),
+            layout=a.layout,
+            action="recover",
+            members=slots,
+            targets=[slots[-1][0]] if slots else [],
+            limit_kib_s=(None, lim),
+            member_speed_kib_s=members_rated_kib_s(machine, [d for d, _ in slots]),
+        )
+        if f.duration_s_low is None or not f.speed_kib_s:
+            return
+        rate = (
+            f"even at {speed(f.speed_kib_s)} ({f.speed_why}, no sync of this array seen; "
+            "slower under load or with a small stripe_cache_size) that is at least"
+        )
+        hours = f.duration_s_low / 3600
     yield Finding(
         "advice",
         "md-raid5-large-hdds",
@@ -233,12 +289,11 @@ def _raid5_on_large_hdds(machine: Machine, a: MdArray, inputs: AuditInputs) -> I
         f"{a.name}: RAID-5 of {len(disks)} large HDDs — consider RAID-6",
         f"{a.name} is a RAID-5 of {len(disks)} rotating disks of {human_bytes(member)} "
         f"({member / 1e12:.1f} TB) per member. "
-        f"A rebuild rewrites a whole member: at {speed // 1000} MB/s ({source}) that is about "
-        f"{hours:.0f} h, during which a second failure — or an unreadable sector on any "
-        "other member — loses the array. RAID-6 survives that (rebuilds of large arrays "
-        "can take up to 70 hours), and a larger stripe_cache_size wins its write speed "
-        "back. Moving to RAID-6 needs one more disk: mdadm --grow --level=6 "
-        "--raid-devices=N+1 (a reshape); no one-key fix is offered.",
+        f"A rebuild rewrites a whole member: {rate} {hours:.0f} h, during which a second "
+        "failure — or an unreadable sector on any other member — loses the array. RAID-6 "
+        "survives that (rebuilds of large arrays can take up to 70 hours), and a larger "
+        "stripe_cache_size wins its write speed back. Moving to RAID-6 needs one more disk: "
+        "mdadm --grow --level=6 --raid-devices=N+1 (a reshape); no one-key fix is offered.",
     )
 
 

@@ -42,20 +42,29 @@ def _role(machine: Machine, d: Disk) -> str:
 
 def _scheduler_fix(d: Disk, st: SchedulerState, want: str, inputs: AuditInputs) -> Plan:
     f = persist.FILES["scheduler"]
-    text = persist.merged(
-        f, inputs.persisted.get(f.path), {d.name: persist.scheduler_line(d.name, want)}
-    )
+    now = Step(ops.SetScheduler(d.name, want), f"I/O scheduler {st.current} -> {want}")
+    key = persist.scheduler_key(d.serial)
+    if key is None:  # no stable name to match at boot: now only, and say so
+        return Plan(
+            f"Use the {want} scheduler on {d.name}",
+            (now,),
+            target=d.name,
+            kind="audit-scheduler",
+            notes=(
+                f"not kept at boot: {d.name} "
+                + ("has a serial a udev rule cannot match" if d.serial else "reports no serial")
+                + ", and its kernel name can change between boots",
+            ),
+        )
+    text = persist.merged(f, inputs.persisted.get(f.path), {key: persist.scheduler_line(key, want)})
     return Plan(
         f"Use the {want} scheduler on {d.name}",
-        (
-            Step(ops.SetScheduler(d.name, want), f"I/O scheduler {st.current} -> {want}"),
-            *persist.write_steps(f, text, f"keep {want} on {d.name} at boot"),
-        ),
+        (now, *persist.write_steps(f, text, f"keep {want} on {d.name} at boot")),
         target=d.name,
         kind="audit-scheduler",
         notes=(
-            f"the udev rule matches the kernel name {d.name}; if disk names change between "
-            "boots, edit it to match the disk's ID_SERIAL instead",
+            f"the udev rule matches {d.name}'s serial {key} (udev's ID_SERIAL_SHORT), which "
+            "stays when kernel names change between boots",
         ),
     )
 

@@ -229,6 +229,7 @@ def model_forecast(
         members=members,
         targets=tuple(targets) or (sync.targets if sync is not None else ()),
         initial=initial,
+        external_metadata=a.is_external,
         limit_kib_s=(lo, hi),
         done_sectors=(sync.done_sectors or 0) if sync is not None and not from_start else 0,
         limit_local=a.speed_max_local is not None,

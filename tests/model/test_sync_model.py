@@ -246,3 +246,41 @@ def test_members_rated_speed_is_the_slowest_disks_kind() -> None:
     wd = SimulatedBackend.from_scenario("raid6-wd", clock=SimClock.manual()).probe()
     assert members_rated_kib_s(wd, ["md0"]) == RATED_KIB_S["hdd"]
     assert members_rated_kib_s(wd, []) is None
+
+
+def test_an_imsm_raid5_volume_starts_whole_and_resyncs_no_member_rebuilt() -> None:
+    """mdadm Create.c Create(): the degraded-create trick (last slot moved to the spares) is
+    taken only ``if (st->ss->external == 0 && ...)``; an IMSM RAID-5 volume starts whole and md
+    resyncs it (VM, issue 43: 46–54 kB written per member, no member rebuilt)."""
+    kw = dict(array="md126", level="raid5", raid_disks=4, layout=None, members=FOUR)
+    native = forecast_sync(action="resync", initial=True, **kw)  # type: ignore[arg-type]
+    imsm = forecast_sync(
+        action="resync",
+        initial=True,
+        external_metadata=True,
+        content="zero",
+        **kw,  # type: ignore[arg-type]
+    )
+    assert native.action == "recover" and written(native, "nvme3n1") == (M, M)
+    assert imsm.action == "resync" and "last member" not in imsm.why
+    assert all((m.bytes_low, m.bytes_high) == (0, 0) for m in imsm.members)
+    # parity already right where the disks read zeroes: the measured tens of kB, not 256 MiB
+    unknown = forecast_sync(action="resync", initial=True, external_metadata=True, **kw)  # type: ignore[arg-type]
+    assert all(m.bytes_low == 0 for m in unknown.members)
+
+
+def test_an_unknown_limit_leaves_the_slow_end_open_not_an_exact_tenth_of_a_second() -> None:
+    """Issue 43: with md's limit unknown, a recovery of a 256 MiB NVMe member forecast at the
+    rated 2,000,000 KiB/s (RATED_KIB_S, an interface maximum) read "about 0.13 s" — exact-looking,
+    while the kernel's speed_limit_max (md.c speed_max(), 200,000 by default) may hold it ten
+    times slower. The rated speed only bounds it: a floor, the slow end unknown."""
+    from app.model.sync_model import RATED_KIB_S
+    from app.plans.outcome.consequence_types import sync_line
+
+    f = r10("recover", targets=("nvme1n1",), member_speed_kib_s=RATED_KIB_S["nvme"])
+    assert f.duration_s_low == pytest.approx(M / 1024 / 2_000_000)  # 0.131 s
+    assert f.duration_s_high is None
+    assert "at least 0.1s" in sync_line(f) and "about" not in sync_line(f)
+    # with the limit known and the members faster than it, md's limit holds it: exact
+    g = r10("recover", targets=("nvme1n1",), member_speed_kib_s=2_000_000, limit_kib_s=(1000, 4000))
+    assert g.duration_s_high == g.duration_s_low

@@ -29,7 +29,7 @@ from app.cli import main
 from app.plans.audit_log import read_entries
 from app.plans.guards.allowlist import argv_problem
 from app.plans.guards.identity import record_disks
-from app.plans.plan import Plan, PlanFileError, Step
+from app.plans.plan import MAX_STEPS, Plan, PlanFileError, Step
 from app.plans.render import format_plan
 from tests.plans.fakes import FakeBackend, array_machine, blank_machine
 
@@ -113,7 +113,7 @@ MALFORMED: dict[str, bytes] = {
     "duplicate key": b'{"steps": [], "steps": []}',
     "NUL in a string": json.dumps({"steps": [{**STEP, "why": "a\u0000b"}]}).encode(),
     "lone surrogate": b'{"steps": [{"argv": ["mdadm"], "why": "\\ud800"}]}',
-    "too many steps": json.dumps({"steps": [STEP] * 65}).encode(),
+    "too many steps": json.dumps({"steps": [STEP] * (MAX_STEPS + 1)}).encode(),
     "argv too long": json.dumps({"steps": [{"argv": ["mdadm"] * 500}]}).encode(),
     "huge integer": b'{"steps": [], "params": {"n": ' + b"9" * 5000 + b"}}",
     "no steps at all": json.dumps({"steps": []}).encode(),

@@ -70,7 +70,7 @@ def test_members_in_use_are_refused_by_preflight() -> None:
         (*Fio("/dev/sdb", "randwrite", "4k", 1, "8M").argv()[:-1], "--output-format=normal"),
         (*Fio("/dev/sdb", "randwrite", "4k", 1, "8M").argv()[:5], "--rw=trim", *Fio("/dev/sdb", "randwrite", "4k", 1, "8M").argv()[6:]),
         ("fio", "--name=x", "--exec_prerun=sh"),
-        ("blkdiscard", "/dev/md127"),
+        ("blkdiscard", "/dev/md/bench"),
         ("blkdiscard", "-o", "0", "/dev/sdb"),
     ],
 )  # fmt: skip
@@ -168,3 +168,88 @@ def test_a_plan_stops_and_zeroes_only_the_array_it_made() -> None:
     m = SimulatedBackend.from_scenario("blank").probe()
     plan = build_benchmark(m, BenchmarkParams(DEVS, runs=1, numjobs=(1,), size="4M"))
     assert plan_step_problems(plan) == []
+
+
+def test_the_two_chunk_benchmark_fits_the_step_bound_and_says_what_it_costs() -> None:
+    """Issue 43: `plan benchmark` for 4 disks and chunks 32K,512K made 126 steps and apply
+    refused it (at most 64). Now the bound is sized to the largest plan raidman makes (the 3
+    default chunks) and the plan file reads back; its consequences bound the duration (108
+    runs × fio --runtime 60 s) and the bytes each disk is written (baseline: 3 write patterns ×
+    (1 + 4) jobs × 256 MiB × 3 runs = 11.25 GiB to nvme0n1; each chunk's array as much, half
+    of it to each member of a RAID-10 n2 of 4) against the rated TBW (Samsung 970 EVO Plus
+    1TB: 600 TB, app.model.endurance) — before the typed confirmation."""
+    from app.plans.plan import MAX_STEPS, Plan
+    from app.plans.render import current_consequences
+
+    b = SimulatedBackend.from_scenario("blank")
+    m = b.probe()
+    two = build_benchmark(m, BenchmarkParams(DEVS, chunks=(32 * KIB, 512 * KIB)))
+    three = build_benchmark(m, BenchmarkParams(DEVS))
+    assert len(two.steps) == 180 and len(three.steps) == 241 <= MAX_STEPS
+    assert len(Plan.from_json(three.to_json()).steps) == 241  # what apply reads
+    with pytest.raises(PlanError, match="at most"):
+        build_benchmark(
+            m, BenchmarkParams(DEVS, chunks=(32 * KIB, 64 * KIB, 128 * KIB, 512 * KIB), runs=4)
+        )
+    c = current_consequences(two, m, b).consequences
+    assert c is not None and c.confirm == "typed"
+    lines = c.lines()
+    assert "benchmark takes at most 1h 48m: 108 fio runs of at most 1m 00s each" in "\n".join(lines)
+    assert "benchmark writes at most 22.5 GiB to nvme0n1 = 0.004% of its rated 600 TB" in "\n".join(
+        lines
+    )
+    for d in DEVS[1:]:
+        assert (
+            f"benchmark writes at most 11.2 GiB to {d} = 0.002% of its rated 600 TB"
+            in "\n".join(lines)
+        )
+    assert c.to_json()["workload"] == lines[-5:]
+
+
+def test_each_write_run_starts_on_discarded_blocks_and_reads_follow_the_writes() -> None:
+    """Article 000: "Vor jedem Einzeltest wurde ein fstrim-Befehl auf die zu testende Partition
+    des Raid-Systems abgesetzt" — before each test, not once per array (issue 43). A read of
+    just-discarded blocks measures the SSD answering zeroes: the reads of each target run
+    after its write runs, with no discard between."""
+    m = SimulatedBackend.from_scenario("blank").probe()
+    plan = build_benchmark(m, BenchmarkParams(DEVS, chunks=(32 * KIB, 512 * KIB)))
+    ops_ = [s.op for s in plan.steps]
+    for i, op in enumerate(ops_):
+        if isinstance(op, Fio) and op.writes_data:
+            before = ops_[i - 1]
+            assert before.argv() == ("blkdiscard", op.filename), (i, before.argv())
+    for target in ("/dev/nvme0n1", "/dev/md120"):
+        runs = [
+            (i, op) for i, op in enumerate(ops_) if isinstance(op, Fio) and op.filename == target
+        ]
+        segments: list[list[tuple[int, Fio]]] = [[]]
+        for i, op in runs:  # one segment per array built (md120 twice)
+            if segments[-1] and i - segments[-1][-1][0] > 2:
+                segments.append([])
+            segments[-1].append((i, op))
+        for seg in segments:
+            last_write = max(i for i, op in seg if op.writes_data)
+            first_read = min(i for i, op in seg if not op.writes_data)
+            assert last_write < first_read
+            between = ops_[last_write + 1 : first_read]
+            assert not any(o.argv()[0] == "blkdiscard" for o in between)
+    assert all(isinstance(op, Fio) is False or op.runtime == 60 for op in ops_)
+
+
+def test_only_a_benchmark_discards_an_array_and_only_its_own() -> None:
+    from app.plans.guards.allowlist import plan_step_problems
+    from app.plans.ops import Discard
+    from app.plans.plan import Plan
+
+    m = SimulatedBackend.from_scenario("blank").probe()
+    plan = build_benchmark(m, BenchmarkParams(DEVS, chunks=(32 * KIB,), runs=1))
+    assert plan_step_problems(plan) == []
+    other = Step(Discard("/dev/md5"), "not its array")
+    bad = Plan(plan.title, (*plan.steps[:-1], other), target=plan.target, kind="benchmark")
+    assert plan_step_problems(bad) == [
+        f"step {len(bad.steps)}: a benchmark discards only the array it made"
+    ]
+    lone = Plan("x", (Step(Discard("/dev/md120"), "y"),), target="md120", kind="lifecycle")
+    assert plan_step_problems(lone) == [
+        "step 1: only a benchmark discards an array (the one it made)"
+    ]

@@ -46,17 +46,22 @@ def test_speed_limits_kept_at_boot_then_removed(tmp_path: Path) -> None:
     assert b.read_text(f.path) is None
 
 
-def test_scheduler_fix_keeps_the_scheduler_at_boot() -> None:
+def test_scheduler_fix_keeps_the_scheduler_at_boot_keyed_on_the_serial() -> None:
     """Article 002 (../shared/seeds/002_*.txt) sets the scheduler per disk at runtime; the fix
-    also writes a udev rule for it, keeping the rules already there for other disks."""
+    also writes a udev rule for it, keeping the rules already there for other disks. The rule
+    matches the disk's serial (udev's ENV{ID_SERIAL_SHORT}, set by 60-persistent-storage.rules
+    before 65-raidman-*), not KERNEL=="sda": kernel names change between boots (issue 43)."""
     from dataclasses import replace
 
     from app.rules.inputs import AuditInputs, SchedulerState
     from tests.rules.machines import Stack
 
-    m = Stack(rotational=True).machine()
+    bare = Stack(rotational=True).machine()
+    m = replace(
+        bare, disks=tuple(replace(d, serial=f"WD-WCC4N{i}0001") for i, d in enumerate(bare.disks))
+    )
     scheds = {d.name: SchedulerState.parse("[mq-deadline] kyber bfq none") for d in m.disks}
-    old = persist.scheduler_line("sdz", "none")
+    old = persist.scheduler_line("Z9OTHER", "none")
     inputs = replace(
         AuditInputs(), schedulers=scheds, persisted={persist.SCHEDULER_RULES: f"{old}\n"}
     )
@@ -65,9 +70,20 @@ def test_scheduler_fix_keeps_the_scheduler_at_boot() -> None:
     now, temp, rename = fix.steps
     assert now.argv == ("tee", "/sys/block/sda/queue/scheduler") and now.stdin == "bfq\n"
     assert temp.stdin is not None and old in temp.stdin
-    assert persist.scheduler_line("sda", "bfq") in temp.stdin
+    serial = m.disks[0].serial
+    assert m.disks[0].name == "sda" and serial is not None
+    line = persist.scheduler_line(serial, "bfq")
+    assert line in temp.stdin
+    assert f'ENV{{ID_SERIAL_SHORT}}=="{serial}"' in line and 'ENV{DEVTYPE}=="disk"' in line
+    assert "KERNEL" not in temp.stdin and "sda" not in temp.stdin
     assert rename.argv == ("mv", "-f", temp.argv[1], persist.SCHEDULER_RULES)
     assert [argv_problem(s.argv, s.stdin, s.stdin_from) for s in fix.steps] == [None] * 3
+    # no serial (or one with a glob or quote in it): set now, no rule, and the plan says why
+    for bad in (None, 'a"b', "x*"):
+        nos = replace(m, disks=(replace(m.disks[0], serial=bad), *m.disks[1:]))
+        f = next(f.fix for f in audit(nos, inputs) if f.code == "scheduler" and f.device == "sda")
+        assert f is not None and [s.argv[0] for s in f.steps] == ["tee"]
+        assert any(n.startswith("not kept at boot") for n in f.notes)
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from app.plans.builders.members import build_fail, build_grow, build_re_add, bui
 from app.plans.builders.replace import build_replace
 from app.plans.builders.sync_actions import build_stripe_cache, build_sync_action
 from app.plans.geometry import KIB, MIB, Geometry, PlanError, data_disks, parse_size
+from app.plans.guards.allowlist import argv_problem
 from app.plans.guards.plan_devices import plan_problems
 from app.plans.plan import Plan
 from app.plans.render import preflight_for
@@ -454,3 +455,27 @@ def test_xfs_under_300_mib_refused_before_anything_runs() -> None:
             CreateArrayParams(level="10", devices=NVME4, chunk_bytes=32 * KIB, layout="n2",
                               name="127", filesystem=FilesystemParams(fstype="xfs")),
         )  # fmt: skip
+
+
+def test_grow_takes_an_offset_raid10_and_refuses_only_far() -> None:
+    """drivers/md/raid10.c raid10_check_reshape(): "Currently we reject any reshape of a 'far'
+    mode array ... and allow a switch between 'near' mode and 'offset' mode" — it returns
+    -EINVAL for far_copies != 1 only when !far_offset (setup_geo() reads far_offset from layout
+    bit 16). So an o2 RAID-10 grows (issue 43: raidman refused it); f2 does not."""
+    m = array_machine()
+    a = m.array("md127")
+    assert a is not None and a.level == "raid10"
+    for layout in ("o2", "f2"):
+        lm = replace(
+            m, arrays=tuple(replace(x, layout=layout) if x.name == "md127" else x for x in m.arrays)
+        )
+        if layout == "f2":
+            with pytest.raises(PlanError, match="cannot reshape a RAID-10 with a far layout"):
+                build_grow(lm, "md127", 5, add=("nvme4n1",))
+            continue
+        plan = build_grow(lm, "md127", 5, add=("nvme4n1",))
+        grow = plan.steps[-1].argv
+        assert grow[:3] == ("mdadm", "--grow", "/dev/md127") and "--raid-devices=5" in grow
+        assert [argv_problem(s.argv, s.stdin, s.stdin_from) for s in plan.steps] == [None] * len(
+            plan.steps
+        )

@@ -10,6 +10,8 @@ import pytest
 
 from app.model import Machine
 from app.model.devices import SyncStatus
+from app.model.sizes import human_bytes
+from app.model.sync_model import RATED_KIB_S
 from app.parsers.lsblk import parse_lsblk
 from app.parsers.lvmconfig import parse_lvmconfig
 from app.parsers.mdadm import parse_scan as parse_array_lines
@@ -315,10 +317,21 @@ def test_stripe_cache_default_and_raised() -> None:
     assert not codes(audit(_raid5(stripe_cache=4096), healthy_inputs(m)), "md-stripe-cache")
 
 
-def test_parity_raid_on_ssds_cites_initial_sync_wear() -> None:
+def test_parity_raid_on_ssds_states_what_the_initial_sync_really_wrote() -> None:
+    """mdadm Create.c builds a new RAID-5 degraded and md recovers its last member (VM, issue 22:
+    ~254 MiB to the last of four 256 MiB members, ~13 kB to the others): the finding says one
+    member's size, from the sync model the create plan uses — not "every block of every
+    member" (issue 43's reading of raid5-cable)."""
     m = _raid5()
     [f] = codes(audit(m, healthy_inputs(m)), "md-parity-on-ssd")
-    assert "initial sync writes every block" in f.detail
+    a = m.array("md0")
+    assert a is not None
+    last = max((x for x in a.members if x.slot is not None), key=lambda x: x.slot or 0)
+    member = max(x.size_kib for x in a.members if x.size_kib) * 1024
+    assert "every block of every member" not in f.detail
+    assert f"wrote about {human_bytes(member)} of flash" in f.detail
+    assert f"rebuilds its last member ({last.device})" in f.detail
+    assert f"rewrites a whole member ({human_bytes(member)})" in f.detail
     hdd = _raid5(rotational=True)
     assert not codes(audit(hdd, healthy_inputs(hdd)), "md-parity-on-ssd")
 
@@ -535,11 +548,21 @@ def _big_hdd_raid5(member_tb: int = 4, sync: SyncStatus | None = None) -> Machin
 
 def test_large_hdd_raid5_gets_raid6_advice_with_rebuild_time() -> None:
     """Article 001 (001_*.txt, "Почему RAID-6?"): after a RAID-5 member dies the data is at risk
-    until the rebuild ends, "до 70 часов для больших массивов"; its default-limit rebuild ran at
-    "около 25МБ/сек". 4 TB members at 25 MB/s: about 43 h."""
+    until the rebuild ends, "до 70 часов для больших массивов". Its "около 25МБ/сек" was held by
+    the stripe cache of 256 (8192 took the same rebuild to 66 MB/s), not by md's speed limits,
+    and is no rate for this array: with no sync seen the rule uses the sync model's recovery
+    at the disks' rated speed (sync_model.RATED_KIB_S) as a floor — 4 TB members at 250,000
+    KiB/s: at least 4 h — and says so (issue 43)."""
     [f] = codes(audit(_big_hdd_raid5(), AuditInputs()), "md-raid5-large-hdds")
     assert f.severity == "advice" and "RAID-6" in f.title
-    assert "about 43 h" in f.detail and "RAID-6 survives that" in f.detail
+    assert RATED_KIB_S["hdd"] == 250_000
+    assert "even at 244.1 MiB/s (the members' speed, no sync of this array seen" in f.detail
+    assert "that is at least 4 h" in f.detail and "RAID-6 survives that" in f.detail
+    assert "25 MB/s" not in f.detail and "default speed limits" not in f.detail
+    # a limit md holds the sync to is the floor's bound (held_rate: a third of a percent more)
+    held = SyncStatus(action="idle", done_sectors=None, total_sectors=None, max_speed_kib_s=50_000)
+    [g] = codes(audit(_big_hdd_raid5(sync=held), AuditInputs()), "md-raid5-large-hdds")
+    assert "(md's limit, no sync of this array seen" in g.detail and "at least 21 h" in g.detail
     assert not codes(audit(_raid5(rotational=True), AuditInputs()), "md-raid5-large-hdds")
     assert not codes(audit(_raid5(), AuditInputs()), "md-raid5-large-hdds")  # SSDs
 
@@ -716,3 +739,18 @@ def test_bridge_value_as_newer_kernels_round_it() -> None:
     disks = tuple(replace(d, optimal_io=33550336) if d.optimal_io else d for d in m.disks)
     fs = codes(audit(replace(m, disks=disks)), "suspicious-io-topology")
     assert fs and all("16-bit maximum" in f.detail for f in fs)
+
+
+def test_imsm_volume_without_bitmap_names_the_bitmap_mdadm_can_add_now() -> None:
+    """Article 000 ("Zur Bedeutung des bitmap-Parameters"): iRST/IMSM volumes made in the BIOS get
+    no bitmap. mdadm 4.2 added IMSM write-intent bitmaps (super-intel.c
+    add_internal_bitmap_imsm sets the volume's rwh_policy to RWH_BITMAP; Grow.c adds it to a
+    running volume): the advice names that, not "move to native md" alone (issue 43)."""
+    from backends.simulated import SimClock, SimulatedBackend
+
+    m = SimulatedBackend.from_scenario("imsm", clock=SimClock.manual()).probe()
+    found = {f.device: f for f in codes(audit(m), "md-no-bitmap")}
+    f = found["md126"]  # the RAID-1 volume in IMSM container md127
+    assert "mdadm 4.2 and later can add one" in f.detail
+    assert "mdadm --grow /dev/md126 --bitmap=internal" in f.detail
+    assert "md127" not in found  # the container itself has no data to resync

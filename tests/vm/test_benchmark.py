@@ -30,6 +30,10 @@ def test_benchmark_applied_end_to_end(blank_vm: VM) -> None:
     res, code = vm.call_result("app.cli:main", args, env=env)
     assert res.ok and code in (0, None), res
     plan = json.loads(res.stdout)
+    # issue 43: the duration bound and the bytes per disk, before the typed confirmation
+    work = plan["consequences"]["workload"]
+    assert work[0].startswith("benchmark takes at most 18m 00s: 18 fio runs"), work
+    assert [w.split(" to ")[1].split(" ")[0] for w in work[1:]] == disks, work
     vm.write(f"{d}/plan.json", res.stdout)
     vm.sh(f"chmod 600 {d}/plan.json")
     with vm.timed("benchmark apply (18 fio runs, 2 arrays)"):

@@ -165,3 +165,21 @@ def test_a_forecast_out_of_shape_is_none_not_an_error() -> None:
     ):
         assert parse_forecast(bad) is None, bad[:40]
     assert parse_forecast(None) is None
+
+
+def test_an_imsm_raid5_volumes_first_sync_is_forecast_as_a_resync_not_a_rebuild() -> None:
+    """mdadm Create.c: no degraded create for external metadata (``st->ss->external == 0``):
+    the model's forecast of a new IMSM RAID-5 volume names no rebuilt member (VM, issue 43)."""
+    from dataclasses import replace
+
+    from app.wear.forecast import model_forecast
+
+    m = SimulatedBackend.from_scenario("imsm", clock=SimClock.manual()).probe()
+    vol = m.array("md125")
+    assert vol is not None and vol.is_external
+    r5 = replace(vol, level="raid5", layout="left-asymmetric")
+    m5 = replace(m, arrays=tuple(r5 if a.name == "md125" else a for a in m.arrays))
+    fc = model_forecast(m5, "md125", "resync", None, initial=True)
+    assert fc is not None and fc.action == "resync"
+    assert "rebuilds its last member" not in fc.why
+    assert all(w.bytes_low == 0 for w in fc.members)

@@ -2,7 +2,10 @@
 
 The method (fio with direct I/O, the disks discarded first, three runs each, one disk alone as
 the baseline, then per chunk size the array created with ``--assume-clean``, measured, stopped
-and its superblocks zeroed; at the end every member discarded again):
+and its superblocks zeroed; at the end every member discarded again). Each write run starts on
+discarded blocks (article 000 trimmed before every test); the reads run after the writes, on
+written blocks. Each run ends at ``--size`` or ``--runtime``: the plan's consequences bound its
+duration and the bytes it writes to each disk (app.plans.outcome.benchmark_cost).
 
 * patterns: random 4 KiB and 64 KiB reads and writes, sequential 1 MiB reads and writes, each
   with ``numjobs`` 1 and 4 (one job waits for each request: small requests reach one member;
@@ -27,7 +30,7 @@ from app.model import Machine, levels
 from app.plans import ops
 from app.plans.builders.expectations import expectations, flags
 from app.plans.geometry import PlanError, parse_size
-from app.plans.plan import Plan, Step
+from app.plans.plan import MAX_STEPS, Plan, Step
 
 KIB = 1024
 PATTERNS: tuple[tuple[str, str], ...] = (
@@ -54,6 +57,7 @@ WORKLOADS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 SIZE_RANGE = (1 << 20, 64 << 30)
 MAX_RUNS = 10
+RUNTIME_S = 60  # fio --runtime: bounds each run, and so the benchmark's duration
 BENCH_ARRAY_FIRST = 120  # the benchmark array takes the first free /dev/mdN from here
 
 
@@ -67,6 +71,7 @@ class BenchmarkParams:
     numjobs: tuple[int, ...] = (1, 4)
     size: str = "256M"  # bytes each fio run covers (per job)
     patterns: tuple[tuple[str, str], ...] = PATTERNS
+    runtime: int = RUNTIME_S  # seconds a run may take at most (it ends at ``size`` or here)
 
 
 def _free_md(machine: Machine) -> str:
@@ -98,6 +103,8 @@ def _check(machine: Machine, p: BenchmarkParams) -> None:
         raise PlanError("chunks: powers of two from 4K, e.g. 32K,512K")
     if not 1 <= p.runs <= MAX_RUNS:
         raise PlanError(f"runs: 1 to {MAX_RUNS}")
+    if not 1 <= p.runtime <= 3600:
+        raise PlanError("runtime: 1 to 3600 seconds per run")
     if not p.numjobs or any(not 1 <= n <= 64 for n in p.numjobs):
         raise PlanError("numjobs: 1 to 64")
     size = parse_size(p.size)
@@ -110,25 +117,39 @@ def build_benchmark(machine: Machine, p: BenchmarkParams) -> Plan:
     level = p.level.removeprefix("raid")
     devs = tuple(f"/dev/{d.removeprefix('/dev/')}" for d in p.devices)
     md = _free_md(machine)
+    members_discard = all(_discards(machine, d) for d in devs)
+    # md RAID-0/1/10 pass a discard on to the members; RAID-4/5/6 only with raid456's
+    # devices_handle_discard_safely (off by default): blkdiscard of such an array fails
+    array_discards = members_discard and f"raid{level}" not in levels.PARITY
 
     def discards(why: str) -> list[Step]:
         return [Step(ops.Discard(d), f"{why} {d}") for d in devs if _discards(machine, d)]
 
     steps: list[Step] = discards("discard first (measured from a clean state):")
 
-    def measure(target: str, what: str) -> None:
-        for rw, bs in p.patterns:
+    def measure(target: str, what: str, discard: bool) -> None:
+        # writes first, each run on freshly discarded blocks (article 000 trimmed before each
+        # test); then the reads, on the blocks the last write run wrote: a read of discarded
+        # blocks measures the SSD's answer of zeroes, not its flash
+        order = [x for x in p.patterns if "write" in x[0]] + [
+            x for x in p.patterns if "write" not in x[0]
+        ]
+        for rw, bs in order:
             for nj in p.numjobs:
                 for run in range(1, p.runs + 1):
+                    if discard and "write" in rw:
+                        steps.append(
+                            Step(ops.Discard(target), f"{what}: discard before the write run")
+                        )
                     steps.append(
                         Step(
-                            ops.Fio(target, rw, bs, nj, p.size),
+                            ops.Fio(target, rw, bs, nj, p.size, p.runtime),
                             f"{what}: {rw} {bs}, {nj} job{'s' if nj > 1 else ''}, run {run} of "
                             f"{p.runs}",
                         )
                     )
 
-    measure(devs[0], f"baseline, {devs[0]} alone")
+    measure(devs[0], f"baseline, {devs[0]} alone", _discards(machine, devs[0]))
     for i, chunk in enumerate(p.chunks):
         if i:
             steps += discards("discard before the next chunk:")
@@ -151,10 +172,15 @@ def build_benchmark(machine: Machine, p: BenchmarkParams) -> Plan:
                 "initial sync competes with the measurement (the data is not redundant yet)",
             )
         )
-        measure(md, f"chunk {human_bytes(chunk, trim=True)}")
+        measure(md, f"chunk {human_bytes(chunk, trim=True)}", array_discards)
         steps.append(Step(ops.StopArray(md), f"stop the {human_bytes(chunk, trim=True)} array"))
         steps.append(Step(ops.ZeroSuperblock(devs), "remove its superblocks from the members"))
     steps += discards("leave it discarded (empty):")
+    if len(steps) > MAX_STEPS:
+        raise PlanError(
+            f"this benchmark would take {len(steps)} steps, at most {MAX_STEPS}: fewer chunks, "
+            "runs, job counts or patterns"
+        )
     n_fio = sum(1 for s in steps if isinstance(s.op, ops.Fio))
     no_discard = [d for d in devs if not _discards(machine, d)]
     return Plan(
@@ -170,12 +196,15 @@ def build_benchmark(machine: Machine, p: BenchmarkParams) -> Plan:
             "runs": p.runs,
             "numjobs": list(p.numjobs),
             "size": p.size,
+            "runtime_s": p.runtime,
             "array": md.removeprefix("/dev/"),
             "kernel": machine.kernel,  # figures move with the kernel: kept beside them
         },
         notes=(
-            f"{n_fio} fio runs; every member is discarded first and at the end, and each test "
-            "array is stopped and its superblocks zeroed: the disks are left empty",
+            f"{n_fio} fio runs of at most {p.runtime} s each; every member is discarded first "
+            "and at the end, each write run starts on discarded blocks, the reads run on the "
+            "blocks the writes left, and each test array is stopped and its superblocks "
+            "zeroed: the disks are left empty",
             "the result table is printed and kept by raidman apply (report --json: benchmarks)",
             *(
                 (
@@ -183,6 +212,14 @@ def build_benchmark(machine: Machine, p: BenchmarkParams) -> Plan:
                     "without a discard first, so earlier writes may slow its writes",
                 )
                 if no_discard
+                else ()
+            ),
+            *(
+                (
+                    f"RAID-{level} passes no discard to its members: its write runs start on "
+                    "blocks the previous run wrote",
+                )
+                if members_discard and not array_discards
                 else ()
             ),
         ),

@@ -342,8 +342,11 @@ def build_grow(
     a = _array(machine, array)
     if a.level not in levels.REDUNDANT:
         raise PlanError(f"growing raid-devices of {a.level} is not offered")
-    if a.level == "raid10" and levels.raid10_layout(a.layout).far > 1:
-        raise PlanError(f"md reshapes RAID-10 only with near layouts, not {a.layout}")
+    geo = levels.raid10_layout(a.layout) if a.level == "raid10" else None
+    if geo is not None and geo.far > 1 and not geo.offset:
+        # raid10.c raid10_check_reshape: "reject any reshape of a 'far' mode array" (far_copies
+        # != 1 and not far_offset); near and offset layouts reshape (mdadm Grow.c agrees)
+        raise PlanError(f"md cannot reshape a RAID-10 with a far layout ({a.layout})")
     cur = a.raid_disks or 0
     if raid_devices == cur:
         raise PlanError(f"{a.name} already has {cur} raid devices")

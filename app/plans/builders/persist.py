@@ -10,7 +10,8 @@ system reads at boot, written by the executor like every other change:
   array that has none (a RAID-1, or an array still being assembled);
 * the resync speed limits: ``/etc/sysctl.d/60-raidman-md.conf`` (``dev.raid.speed_limit_min`` /
   ``_max``, read by systemd-sysctl at boot);
-* the I/O scheduler: ``/etc/udev/rules.d/65-raidman-scheduler.rules``, one line per disk.
+* the I/O scheduler: ``/etc/udev/rules.d/65-raidman-scheduler.rules``, one line per disk, keyed
+  on its serial (udev's ``ID_SERIAL_SHORT``), not its kernel name.
 
 Atomic: the whole new file goes to a hidden temporary name in the same directory (``tee``, the
 file-writing step mdadm.conf uses), then ``mv -f`` renames it over the old one (rename(2): a
@@ -23,6 +24,8 @@ lines of the shapes below (and ``#`` comments) are ever written.
 
 from __future__ import annotations
 
+import re
+
 from app.plans import ops
 from app.plans.geometry import PlanError
 from app.plans.ops.system_files import (
@@ -31,6 +34,7 @@ from app.plans.ops.system_files import (
     PERSIST_BY_PATH,
     PERSIST_BY_TEMP,
     SCHEDULER_RULES,
+    SERIAL,
     SPEED_LIMITS_CONF,
     STRIPE_CACHE_RULES,
     PersistFile,
@@ -64,10 +68,19 @@ def speed_limit_line(key: str, kib_s: int) -> str:
     return f"{key} = {kib_s}"
 
 
-def scheduler_line(disk: str, scheduler: str) -> str:
+def scheduler_key(serial: str | None) -> str | None:
+    """The key a disk's scheduler rule matches on: its serial as udev's ID_SERIAL_SHORT holds
+    it (kernel names like sda change between boots); None where the disk reports none a rule
+    can match safely."""
+    return serial if serial is not None and re.fullmatch(SERIAL, serial) else None
+
+
+def scheduler_line(serial: str, scheduler: str) -> str:
+    if scheduler_key(serial) is None:
+        raise PlanError(f"serial {serial!r} cannot key a udev rule")
     return (
-        f'ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="{disk}", '
-        f'ATTR{{queue/scheduler}}="{scheduler}"'
+        f'ACTION=="add|change", SUBSYSTEM=="block", ENV{{DEVTYPE}}=="disk", '
+        f'ENV{{ID_SERIAL_SHORT}}=="{serial}", ATTR{{queue/scheduler}}="{scheduler}"'
     )
 
 

@@ -5,8 +5,9 @@ argv is decoded into one once, at the boundary (``app.plans.ops.decode``; ``argv
 it for an argv). What needs more than one step is checked here (``plan_step_problems``), by the
 executor before anything runs, by ``apply`` and by ``raidman plan``:
 
-* a benchmark stops only the array it made and zeroes only that array's members (a lifecycle
-  plan's stop or zero-superblock of another array is its own kind's);
+* a benchmark stops and discards only the array it made and zeroes only that array's members (a
+  lifecycle plan's stop or zero-superblock of another array is its own kind's); no other plan
+  discards an array;
 * an edit of a system file (``app.plans.guards.file_edits``): compared first, then backed up,
   then written (as a copy, verified, renamed; or in place), and its new text is the old one
   changed the way raidman changes that file.
@@ -49,6 +50,11 @@ def plan_step_problems(plan: Plan) -> list[str]:
         if isinstance(op, ops.CreateArray):
             created.add(op.path)
             members.update(op.overwrites())
+        if isinstance(op, ops.Discard) and op.is_array:
+            if plan.kind != "benchmark":
+                out.append(f"step {i}: only a benchmark discards an array (the one it made)")
+            elif op.device not in created:
+                out.append(f"step {i}: a benchmark discards only the array it made")
         if plan.kind != "benchmark":
             continue
         if isinstance(op, ops.StopArray) and op.array_path not in created:

@@ -297,7 +297,7 @@ def _fio(a: Argv) -> Op:
     fixed = {"name": "raidman", "direct": "1", "ioengine": "psync", "group_reporting": ""}
     fixed["output-format"] = "json"
     wanted = {*fixed, "filename", "rw", "bs", "numjobs", "size"}
-    if set(opts) != wanted or any(opts[k] != v for k, v in fixed.items()):
+    if set(opts) - {"runtime"} != wanted or any(opts[k] != v for k, v in fixed.items()):
         raise OpError("fio: not the benchmark run raidman plans")
     op = storage.Fio(
         opts["filename"],
@@ -305,6 +305,7 @@ def _fio(a: Argv) -> Op:
         opts["bs"],
         _int(opts["numjobs"], "fio --numjobs"),
         opts["size"],
+        _int(opts["runtime"], "fio --runtime") if "runtime" in opts else None,
     )
     if op.argv()[1:] != a:
         raise OpError("fio: not the benchmark run raidman plans (its options in raidman's order)")

@@ -69,15 +69,20 @@ class Wipe(ErasesDevice):
 @dataclass(frozen=True, slots=True)
 class Discard(Op):
     """``blkdiscard DEV``: every block of a member device discarded (the benchmark's clean
-    state)."""
+    state), or of the benchmark's own array before a write run (RAID-0/1/10 pass it on)."""
 
     KIND = "discard"
     device: str
 
+    @property
+    def is_array(self) -> bool:
+        return MD_DEV.fullmatch(self.device) is not None
+
     def __post_init__(self) -> None:
         device(self.device, "blkdiscard")
-        if MD_DEV.fullmatch(self.device):
-            raise OpError("blkdiscard: raidman discards one whole member device, not an array")
+        # an array only in a benchmark, and only the one it made (guards.allowlist)
+        if self.device.startswith("/dev/md/"):
+            raise OpError("blkdiscard: an array by its kernel name only (/dev/mdN)")
 
     def argv(self) -> tuple[str, ...]:
         return ("blkdiscard", self.device)
@@ -273,9 +278,12 @@ class Fio(Op):
     bs: str
     numjobs: int
     size: str
+    runtime: int | None = None  # seconds: the run ends at --size or here, whichever comes first
 
     def __post_init__(self) -> None:
         device(self.filename, "fio: --filename", fs=True)
+        if self.runtime is not None:
+            number(self.runtime, "fio: --runtime", 1, 3600)
         if self.rw not in FIO_RW:
             raise OpError(f"fio: --rw={shown(self.rw)} is not a pattern raidman runs")
         if self.bs not in FIO_BLOCKS:
@@ -294,6 +302,7 @@ class Fio(Op):
             f"--bs={self.bs}",
             f"--numjobs={self.numjobs}",
             f"--size={self.size}",
+            *((f"--runtime={self.runtime}",) if self.runtime is not None else ()),
             "--group_reporting",
             "--output-format=json",
         )

@@ -66,8 +66,12 @@ _STRIPE_LINE = re.compile(
     r'ATTR\{md/stripe_cache_size\}="(?P<value>[0-9]{2,5})"'
 )
 _SPEED_LINE = re.compile(r"(?P<key>dev\.raid\.speed_limit_(?:min|max)) = (?P<value>[0-9]{1,10})")
+# a disk's serial as udev's ENV{ID_SERIAL_SHORT} holds it (60-persistent-storage.rules, read
+# before 65-raidman-*): stable across boots, unlike sdX; no glob character (* ? [ ]) or quote
+SERIAL = r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}"
 _SCHED_LINE = re.compile(
-    rf'ACTION=="add\|change", SUBSYSTEM=="block", KERNEL=="(?P<key>{_KNAME})", '
+    r'ACTION=="add\|change", SUBSYSTEM=="block", ENV\{DEVTYPE\}=="disk", '
+    rf'ENV\{{ID_SERIAL_SHORT\}}=="(?P<key>{SERIAL})", '
     rf'ATTR\{{queue/scheduler\}}="(?P<value>{_SCHED})"'
 )
 _COMMENT = re.compile(r"# [ -~]{0,200}")

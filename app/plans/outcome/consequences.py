@@ -40,6 +40,7 @@ from app.model.sync_model import (
 from app.model.workload import TB, check_bytes_per_check, checks_per_year
 from app.plans.guards.lifecycle_checks import offline_lines
 from app.plans.outcome.arrays import PlannedArray
+from app.plans.outcome.benchmark_cost import benchmark_cost
 from app.plans.outcome.consequence_types import Consequences, Limits, Redundancy, SyncStop
 from app.plans.outcome.lv_syncs import lv_consequences
 from app.plans.outcome.staging import Staging
@@ -332,7 +333,7 @@ def consequences_of(
         lost,
         at_risk,
         tuple(risks),
-        tuple(schedule_workload(plan, machine)),
+        tuple(schedule_workload(plan, machine) + benchmark_cost(plan, machine)),
     )
 
 
@@ -387,7 +388,9 @@ def _risk(
     if not comp or not slots:
         return None
     share = min(1.0, sum(w.bytes_high for w in writes) / (comp * len(writes)))
-    window = f.duration_s_high if f.duration_s_high is not None else f.duration_s_low
+    # the slow end; where it is unknown (no limit known) the fast end is a floor, unless it is
+    # a re-add's "nothing dirty" end: then the window is not known
+    window = f.duration_s_high if f.duration_s_high is not None else (f.duration_s_low or None)
     why = f"forecast at {f.speed_why}" if f.speed_why else "forecast"
     rb = Rebuild(
         a.name, a.level, a.raid_disks, a.layout, "planned", targets, survivors, slots, comp, kind
