@@ -7,15 +7,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
-from app.backend import Backend
+from app.backend import Backend, BackendError
 from app.format import duration, percent, speed
 from app.model import sync_model
 from app.model.devices import LogicalVolume, Machine, SyncStatus
+from app.model.live import DiskIO
 from app.model.lvm_raid import DEVICE_HEALTH, DmRaidStatus
 from app.parsers.errors import ParseError
 from app.parsers.lvm_raid import DMSETUP_RAID_ARGV, parse_raid_status
 from app.parsers.safe import ascii_int
-from app.sync.dm_raid import progress_kib_s, raid_sync
+from app.sync.dm_raid import image_io_kib_s, progress_kib_s, raid_sync
 
 MIN_GAP_S = 1.0
 SYSTEM_MIN = "/proc/sys/dev/raid/speed_limit_min"
@@ -24,16 +25,18 @@ SYSTEM_MIN = "/proc/sys/dev/raid/speed_limit_min"
 def raid_syncs(
     backend: Backend, machine: Machine, sleep: Callable[[float], None] = time.sleep
 ) -> dict[str, SyncStatus]:
-    """Each syncing raid LV's sync (by dm name), its speed the progress between the probe's look
-    and one now (null when the second look fails), its min the one in force."""
+    """Each syncing raid LV's sync (by dm name), its speed the busiest image's I/O over
+    :data:`MIN_GAP_S` (app.sync.dm_raid.image_io_kib_s), else the ratio moved between the
+    probe's look and one now (null when neither can say), its min the one in force."""
     syncing = [lv for lv in machine.lvs if raid_sync(lv) is not None]
     if not syncing:
         return {}
-    gap = backend.now() - machine.taken_at
-    if gap < MIN_GAP_S:
-        sleep(MIN_GAP_S - gap)
+    t0, io0 = _disk_io(backend)
+    sleep(MIN_GAP_S)
     r = backend.run(list(DMSETUP_RAID_ARGV), timeout=20.0)
     seconds = backend.now() - machine.taken_at
+    t1, io1 = _disk_io(backend)
+    io_seconds = t1 - t0
     now: dict[str, DmRaidStatus] = {}
     if r.ok:
         try:
@@ -44,11 +47,22 @@ def raid_syncs(
     out: dict[str, SyncStatus] = {}
     for lv in syncing:
         before = lv.raid.dm if lv.raid is not None else None
-        rate = progress_kib_s(before, now.get(lv.dm_name), seconds)
+        rate = image_io_kib_s(lv, io0, io1, io_seconds)
+        if rate is None:
+            rate = progress_kib_s(before, now.get(lv.dm_name), seconds)
         s = raid_sync(lv, rate, system_min)
         if s is not None:
             out[lv.dm_name] = s
     return out
+
+
+def _disk_io(backend: Backend) -> tuple[float, dict[str, DiskIO]]:
+    """When, and every block device's I/O counters then ({} when no sample can be taken)."""
+    try:
+        sample = backend.sample()
+    except BackendError:
+        return backend.now(), {}
+    return sample.taken_at, {d.name: d for d in sample.disk_io}
 
 
 def raid_lines(lv: LogicalVolume, syncs: Mapping[str, SyncStatus]) -> list[str]:

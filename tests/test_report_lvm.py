@@ -10,6 +10,7 @@ from pathlib import Path
 
 from app.backend import CommandResult
 from app.model.devices import Machine, VolumeGroup
+from app.model.live import DiskIO, LiveSample
 from app.parsers.lvm import parse_lvs
 from app.parsers.lvm_raid import DMSETUP_RAID_ARGV, attach_status, parse_raid_status
 from app.report import full_report_text, lv_to_json, machine_to_json
@@ -99,3 +100,32 @@ def test_a_min_far_above_the_speed_means_the_disks_hold_it() -> None:
     syncs = raid_syncs(backend, m, lambda s: None)
     # 1664 KiB/s under a min in force of 100,000: md never throttles it, the disks hold it
     assert lv_to_json(m.lvs[0], syncs["vgr-r1"])["sync"]["at_ceiling"] is False
+
+
+@dataclass
+class _IoBackend(_Backend):
+    """Each sample: image 1 (dm-3) written 512 KiB more, image 0 (dm-1) read as much."""
+
+    looks: int = 0
+
+    def sample(self) -> LiveSample:
+        self.looks += 1
+        n = self.looks * 512 * 1024
+        io = (DiskIO("dm-1", n, 0), DiskIO("dm-3", 0, n), DiskIO("nvme0n1", 9 * n, 9 * n))
+        self.clock += 1.0
+        return LiveSample(taken_at=self.clock, arrays=(), disk_io=io)
+
+
+def test_the_speed_is_the_busiest_images_io_not_the_ratios_step() -> None:
+    """The ratio is md's curr_resync_completed: it moves by 1/16 of the device at a time (md.c
+    md_do_sync), so two looks a second apart mostly see it unmoved (the VM: 0 KiB/s shown at
+    512 KiB/s). The images' dm devices count every request: image 1 written 512 KiB in 1 s."""
+    m = _machine("a_r1_syncing")
+    (lv,) = [x for x in m.lvs if x.name == "r1"]
+    assert lv.raid is not None and [i.kernel_name for i in lv.raid.images] == ["dm-1", "dm-3"]
+    backend = _IoBackend(machine=m, clock=1000.0, second="a_r1_syncing")  # ratio unmoved
+    syncs = raid_syncs(backend, m, sleep=lambda s: None)
+    assert syncs["vgr-r1"].speed_kib_s == 512 and syncs["vgr-r1"].eta_s is not None
+    # without the images' counters, an unmoved ratio says nothing: no speed, no ETA
+    still = raid_syncs(_Backend(machine=m, second="a_r1_syncing"), m, sleep=lambda s: None)
+    assert still["vgr-r1"].speed_kib_s is None and still["vgr-r1"].eta_s is None

@@ -71,6 +71,7 @@ class RaidImage:
     meta: str | None  # "r1_rmeta_0" (raid0 has none)
     pvs: tuple[str, ...]  # kernel names of the PVs holding the image and its metadata
     health: str | None = None  # dm-raid's character for this device (A / a / D)
+    kernel_name: str | None = None  # the image's dm device ("dm-3"), when active
 
     @property
     def failed(self) -> bool:

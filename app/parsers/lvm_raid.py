@@ -119,7 +119,13 @@ def link_images(
             if meta is not None:
                 pvs.extend(d for d in meta.devices if d not in pvs)
             images.append(
-                RaidImage(n, image.name, meta.name if meta else None, tuple(pvs[:MAX_DEVICES]))
+                RaidImage(
+                    n,
+                    image.name,
+                    meta.name if meta else None,
+                    tuple(pvs[:MAX_DEVICES]),
+                    kernel_name=image.kernel_name,
+                )
             )
         out.append(replace(lv, raid=replace(lv.raid, images=tuple(images[:MAX_DEVICES]))))
     return tuple(out)

@@ -13,7 +13,11 @@ holds for it as for md.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from app.model import levels
 from app.model.devices import LogicalVolume, SyncStatus
+from app.model.live import DiskIO
 from app.model.lvm_raid import DmRaidStatus
 
 SECTOR = 512
@@ -30,9 +34,46 @@ def progress_kib_s(
     if before.sync_action != after.sync_action or before.total_sectors != after.total_sectors:
         return None
     moved = after.done_sectors - before.done_sectors
-    if moved < 0:
+    if moved <= 0:
+        # the ratio is md's curr_resync_completed, which md_do_sync (md.c) moves only once the
+        # sync is 1/16 of the device past it: unmoved over a second says nothing of the speed
         return None
     return round(moved * SECTOR / 1024 / seconds)
+
+
+def image_io_kib_s(
+    lv: LogicalVolume,
+    before: Mapping[str, DiskIO],
+    after: Mapping[str, DiskIO],
+    seconds: float,
+) -> int | None:
+    """KiB/s of progress from the images' own I/O (/proc/diskstats of their dm devices) between
+    two looks: a RAID-1 resync reads one image and writes the others, a recovery reads the
+    survivors and writes the one rebuilt, a check reads every image, a RAID-4/5/6 resync reads
+    each member or writes its parity, once per sector passed (raid1.c/raid5.c sync_request):
+    the busiest image's bytes read + written per second. The ratio steps by 1/16 of the device
+    (:func:`progress_kib_s`); the counters move with every request. I/O the LV serves meanwhile
+    counts too: then more than the sync's own rate. None without both looks of an image."""
+    raid, dm = lv.raid, lv.raid.dm if lv.raid is not None else None
+    if raid is None or dm is None or seconds <= 0:
+        return None
+    level = dm.raid_type.split("_", 1)[0]  # raid5_ls -> raid5
+    if level not in levels.REDUNDANT or level == "raid10":
+        # the ratio counts sectors of one device, and the sync reads or writes each image once
+        # per sector it passes, in the redundant levels but RAID-10 (its ratio: the array's)
+        return None
+    moved: list[int] = []
+    for image in raid.images:
+        a = before.get(image.kernel_name or "")
+        b = after.get(image.kernel_name or "")
+        if a is None or b is None:
+            continue
+        n = (b.read_bytes - a.read_bytes) + (b.write_bytes - a.write_bytes)
+        if n >= 0:
+            moved.append(n)
+    if not moved:
+        return None
+    return round(max(moved) / 1024 / seconds)
 
 
 def raid_sync(
