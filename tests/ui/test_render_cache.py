@@ -307,3 +307,37 @@ async def test_a_new_sync_block_renders_only_its_lines_that_moved() -> None:
             "ETA       5m",
             "risk line",
         ]
+
+
+async def test_the_banner_repaints_its_moving_line_not_the_title() -> None:
+    """A sync moving each second changes the banner's second line (issue 44): only that line
+    is repainted, the title above it is not, and the screen shows the new line."""
+    from textual.app import App, ComposeResult
+
+    from app.session import merge_live
+    from tests.ui.helpers import screen_lines
+    from widgets.header_banner import HeaderBanner
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.from_scenario("raid10-evo", clock=clock)
+    probed = backend.probe()
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield HeaderBanner(id="banner")
+
+    app = Host()
+    async with app.run_test(size=(120, 6)) as pilot:
+        banner = app.query_one(HeaderBanner)
+        banner.set_machine(merge_live(probed, backend.sample()))
+        await pilot.pause()
+        before = screen_lines(app)[:2]
+        clock.advance(5.0)
+        moved = merge_live(probed, backend.sample())
+        banner.set_machine(moved)
+        dirty = banner._repaint_regions
+        assert dirty and all((r.y, r.height) == (1, 1) for r in dirty), dirty
+        await pilot.pause()
+        after = screen_lines(app)[:2]
+        assert after[0] == before[0] and after[1] != before[1]
+        assert "SYNCING" in after[1] and "md127" in after[1]
