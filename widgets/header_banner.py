@@ -10,10 +10,9 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
-from widgets.render_cache import LineDiffStatic
-
 from app.model.devices import Machine, ProbeNote
 from app.rollup import Rollup, degraded_item, degraded_part, rollup, sync_item, syncing_part
+from widgets.render_cache import LineDiffStatic
 
 
 def banner_text(
