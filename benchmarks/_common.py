@@ -6,6 +6,7 @@ Benchmarks print figures; they assert nothing. Each script's ``main(argv)`` acce
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -125,6 +126,7 @@ class PtyRun:
     output: bytes
     pid: int
     returncode: int | None
+    quit_s: float | None = None  # quit keys typed -> the process exited (None: killed)
 
 
 def run_in_pty(
@@ -211,15 +213,21 @@ def run_in_pty(
         drain(time.perf_counter() + settle, False)
     if before_quit is not None and proc.poll() is None:
         before_quit(proc.pid)
+    quit_s: float | None = None
     try:
         if proc.poll() is None:
             os.write(master, quit_keys)
-        end = time.perf_counter() + 5.0
-        while proc.poll() is None and time.perf_counter() < end:
-            drain(time.perf_counter() + 0.1, False)
+            typed = time.perf_counter()
+            end = typed + 5.0
+            while proc.poll() is None and time.perf_counter() < end:
+                if not drain(time.perf_counter() + 0.1, False):  # EOF: it is going
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        proc.wait(timeout=max(0.0, end - time.perf_counter()))
+            if proc.poll() is not None:
+                quit_s = time.perf_counter() - typed
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=5)
     finally:
         os.close(master)
-    return PtyRun(seen, bytes(buf), proc.pid, proc.returncode)
+    return PtyRun(seen, bytes(buf), proc.pid, proc.returncode, quit_s)

@@ -195,28 +195,73 @@ class LabelGrid:
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.table())
 
+    def fits(self, max_width: int) -> bool:
+        """Every row on one line at ``max_width``: laid out here, not by the ``Table``."""
+        label_w, value_w = self._widths()
+        return not (
+            label_w + self.gap + value_w > max_width
+            or any("\n" in v.plain or "\t" in v.plain for _, v in self.rows)
+            or any("\n" in label or "\t" in label for label, _ in self.rows)
+        )
+
+    def row_parts(self) -> list[GridRow]:
+        """The rows one by one, each rendering its line as this grid does (where it ``fits``):
+        a row whose text did not move keeps its strips (``LineDiffStatic``)."""
+        label_w, value_w = self._widths()
+        return [GridRow(label, value, label_w, value_w, self.gap) for label, value in self.rows]
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
         if not self.rows:
             return
-        label_w, value_w = self._widths()
-        if (
-            label_w + self.gap + value_w > options.max_width
-            or any("\n" in v.plain or "\t" in v.plain for _, v in self.rows)
-            or any("\n" in label or "\t" in label for label, _ in self.rows)
-        ):
+        if not self.fits(options.max_width):
             yield from console.render(self.table(), options)
             return
-        new_line = Segment.line()
-        for label, value in self.rows:
-            # the label cell: bold, padded to the column and the gap; the value cell: the
-            # value padded in its own style (Rich's left justify pads the Text itself)
-            row = Text()
-            row.append(label + " " * (label_w - cell_len(label) + self.gap), "bold")
-            v = value.copy()
-            v.pad_right(value_w - v.cell_len)
-            row.append_text(v)  # its style becomes a span: Text.render applies spans only
-            yield from row.render(console)
-            yield new_line
+        for row in self.row_parts():
+            yield from row.segments(console)
+
+
+class GridRow:
+    """One row of a ``LabelGrid`` that fits: the label cell bold, padded to the label column
+    and the gap; the value cell padded to the value column in its own style (Rich's left
+    justify pads the Text itself). ``key`` is everything its line shows."""
+
+    __slots__ = ("gap", "label", "label_w", "value", "value_w")
+
+    def __init__(self, label: str, value: Text, label_w: int, value_w: int, gap: int) -> None:
+        self.label, self.value = label, value
+        self.label_w, self.value_w, self.gap = label_w, value_w, gap
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        return ("grid-row", self.label, self.label_w, self.value_w, self.gap, text_key(self.value))
+
+    def segments(self, console: Console) -> Iterator[Segment]:
+        row = Text()
+        row.append(self.label + " " * (self.label_w - cell_len(self.label) + self.gap), "bold")
+        v = self.value.copy()
+        v.pad_right(self.value_w - v.cell_len)
+        row.append_text(v)  # its style becomes a span: Text.render applies spans only
+        yield from row.render(console)
+        yield Segment.line()
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+        yield from self.segments(console)
+
+
+def text_key(t: Text) -> tuple[object, ...]:
+    """Everything a ``Text`` renders from, comparable and hashable (``Text.__eq__`` compares
+    only the characters and spans)."""
+    return (
+        "text",
+        t.plain,
+        tuple(t.spans),
+        str(t.style),
+        t.justify,
+        t.overflow,
+        t.no_wrap,
+        t.end,
+        t.tab_size,
+    )
 
 
 def risk_block(m: Machine, a: MdArray) -> Text | None:

@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from app.model.devices import Machine, ProbeNote
 from app.rollup import Rollup, degraded_item, degraded_part, rollup, sync_item, syncing_part
+from widgets.render_cache import LineDiffStatic
 
 
 def banner_text(
@@ -81,10 +82,12 @@ def _banner(
     return t
 
 
-class HeaderBanner(Static):
+class HeaderBanner(LineDiffStatic):
     """Line 1: raidman · host · kernel · backend · read-only reason. Line 2 (only when needed):
     the degraded/syncing banner, one line however many arrays; a click lists every array in
-    trouble (click again to fold it) and posts ``WorstSelected`` so the App can go there."""
+    trouble (click again to fold it) and posts ``WorstSelected`` so the App can go there.
+    A ``LineDiffStatic``: a sync's figures moving each second repaint the banner's line, not
+    the title above it."""
 
     DEFAULT_CSS = """
     HeaderBanner { height: auto; max-height: 12; background: $panel; padding: 0 1;
@@ -212,7 +215,8 @@ class HeaderBanner(Static):
         if t == last:
             return  # an unchanged update would still cost a layout pass every second
         self._shown = t
-        # Same number of lines (a percentage moved): repaint only, no screen re-layout.
+        # Same number of lines (a percentage moved): repaint only the lines that changed (a
+        # line diff: the title line stays as it is), no screen re-layout.
         self.update(t, layout=last is None or last.plain.count("\n") != t.plain.count("\n"))
 
 

@@ -12,11 +12,14 @@ from typing import Self
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.measure import Measurement
 from rich.segment import Segment
+from rich.text import Text
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.visual import RichVisual, Visual, VisualType
 from textual.widget import _RenderCache
 from textual.widgets import Static
+
+from widgets.detail_fields import LabelGrid, text_key
 
 
 class Cached:
@@ -100,6 +103,8 @@ class LineDiffStatic(Static):
     _diff_from: list[Strip] | None = None
     # id(part) -> (part, (width, style), its strips): the parts of the last part-wise render
     _part_strips: dict[int, tuple[object, object, list[Strip]]] | None = None
+    # what each line of a new Group part showed -> ((width, style), its strips): the last render
+    _leaf_strips: dict[Hashable, tuple[object, list[Strip]]] | None = None
 
     @property
     def can_diff(self) -> bool:
@@ -161,15 +166,59 @@ class LineDiffStatic(Static):
             self._part_strips = None
             return Visual.to_strips(self, self._render(), width, None, style)
         old = self._part_strips or {}
+        old_leaves = self._leaf_strips or {}
         kept: dict[int, tuple[object, object, list[Strip]]] = {}
+        kept_leaves: dict[Hashable, tuple[object, list[Strip]]] = {}
         out: list[Strip] = []
+        at = (width, style)
+
+        def render(r: RenderableType) -> list[Strip]:
+            return Visual.to_strips(self, RichVisual(self, Group(r)), width, None, style)
+
         for part in content.renderables:
             hit = old.get(id(part))
-            if hit is not None and hit[0] is part and hit[1] == (width, style):
+            if hit is not None and hit[0] is part and hit[1] == at:
                 strips = hit[2]
+            elif (leaves := _leaves(part, width)) is not None:
+                # a new Group of lines (the sync block each second): a line whose text did
+                # not move keeps its strips, the others are rendered
+                strips = []
+                for key, leaf in leaves:
+                    got = old_leaves.get(key) if key is not None else None
+                    leaf_strips = got[1] if got is not None and got[0] == at else render(leaf)
+                    if key is not None:
+                        kept_leaves[key] = (at, leaf_strips)
+                    strips.extend(leaf_strips)
             else:
-                strips = Visual.to_strips(self, RichVisual(self, Group(part)), width, None, style)
-            kept[id(part)] = (part, (width, style), strips)
+                strips = render(part)
+            kept[id(part)] = (part, at, strips)
             out.extend(strips)
         self._part_strips = kept
+        self._leaf_strips = kept_leaves
         return out
+
+
+def _leaves(part: object, width: int) -> list[tuple[Hashable | None, RenderableType]] | None:
+    """A ``Group``'s renderables flattened, each with the key of what it shows: ``Text`` lines
+    (ending in a newline) and the rows of a ``LabelGrid`` that fits; None for anything else
+    (rendered whole, as before). A ``Group`` renders its renderables one after the other with
+    the same options, so rendering them one by one gives the same lines."""
+    if not isinstance(part, Group):
+        return None
+    out: list[tuple[Hashable | None, RenderableType]] = []
+    for r in part.renderables:
+        if isinstance(r, Group):
+            inner = _leaves(r, width)
+            if inner is None:
+                return None
+            out.extend(inner)
+        elif isinstance(r, Text) and r.end == "\n":
+            out.append((text_key(r), r))
+        elif isinstance(r, LabelGrid):
+            if r.fits(width):
+                out.extend((row.key, row) for row in r.row_parts())
+            else:
+                out.append((None, r))
+        else:
+            return None
+    return out

@@ -142,7 +142,12 @@ class HostWorkers(App[None]):
             changed |= old is None or smart_verdict(old[1]) != smart_verdict(reading)
             seen_at[disk] = (backend.now(), reading)
 
+        worker = get_current_worker()
         for r in reads:
+            if worker.is_cancelled:
+                # the App is quitting: the start-up sweep of 1,000 disks held `q` until it was
+                # done (issue 44); what is not read now is read at the next start
+                return
             try:
                 take_snapshot(
                     backend, store, r, view.store_lock, on_reading=seen, kernel=kernel_count

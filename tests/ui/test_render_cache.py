@@ -250,3 +250,94 @@ def test_an_audits_new_superblocks_keep_the_head_while_nothing_it_shows_moved() 
     (h0, s0), (h1, s1) = heads
     assert s0 != s1  # read again: not the same superblocks...
     assert h0 is h1  # ...but the same head
+
+
+async def test_a_new_sync_block_renders_only_its_lines_that_moved() -> None:
+    """The sync block is a new ``Group`` each second (issue 44): of its lines, a heading, a
+    grid row or a bar whose text did not move keeps its strips; only the moved ones are
+    rendered, and the screen shows the same as the block rendered whole."""
+    import pytest
+    from rich.console import Group
+    from rich.text import Text
+    from textual.app import App, ComposeResult
+    from textual.visual import Visual
+
+    from tests.ui.helpers import screen_lines
+    from widgets.detail_fields import GridRow, LabelGrid
+    from widgets.render_cache import LineDiffStatic
+
+    def block(pct: str, eta: str) -> Group:
+        grid = LabelGrid(
+            [("action", Text("resync", "yellow")), ("progress", Text(pct)), ("ETA", Text(eta))]
+        )
+        return Group(Group(Text("sync", "bold underline"), grid), Text("risk line"))
+
+    head = Text("head")  # the part before the block: the same object (a Cached one in Details)
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield LineDiffStatic(Group(head, block("1.0%", "5m")), id="body")
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        body = app.query_one(LineDiffStatic)
+        body.update(Group(head, block("1.1%", "5m")), layout=False)
+        await pilot.pause()
+        rendered: list[object] = []
+        original = Visual.to_strips
+
+        def spy(widget: object, visual: object, *a: object, **kw: object) -> object:
+            rendered.extend(getattr(getattr(visual, "_renderable", None), "renderables", [visual]))
+            return original(widget, visual, *a, **kw)  # type: ignore[arg-type]
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(Visual, "to_strips", spy)
+            body.update(Group(head, block("1.2%", "5m")), layout=False)
+        # every line of the new block but the progress row kept its strips
+        moved = [r.label for r in rendered if isinstance(r, GridRow)]
+        assert moved == ["progress"] and len(rendered) == 1, rendered
+        await pilot.pause()
+        shown = [line.rstrip() for line in screen_lines(app)[:6]]
+        assert shown == [
+            "head",
+            "sync",
+            "action    resync",
+            "progress  1.2%",
+            "ETA       5m",
+            "risk line",
+        ]
+
+
+async def test_the_banner_repaints_its_moving_line_not_the_title() -> None:
+    """A sync moving each second changes the banner's second line (issue 44): only that line
+    is repainted, the title above it is not, and the screen shows the new line."""
+    from textual.app import App, ComposeResult
+
+    from app.session import merge_live
+    from tests.ui.helpers import screen_lines
+    from widgets.header_banner import HeaderBanner
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.from_scenario("raid10-evo", clock=clock)
+    probed = backend.probe()
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield HeaderBanner(id="banner")
+
+    app = Host()
+    async with app.run_test(size=(120, 6)) as pilot:
+        banner = app.query_one(HeaderBanner)
+        banner.set_machine(merge_live(probed, backend.sample()))
+        await pilot.pause()
+        before = screen_lines(app)[:2]
+        clock.advance(5.0)
+        moved = merge_live(probed, backend.sample())
+        banner.set_machine(moved)
+        dirty = banner._repaint_regions
+        assert dirty and all((r.y, r.height) == (1, 1) for r in dirty), dirty
+        await pilot.pause()
+        after = screen_lines(app)[:2]
+        assert after[0] == before[0] and after[1] != before[1]
+        assert "SYNCING" in after[1] and "md127" in after[1]

@@ -169,3 +169,35 @@ async def test_a_relabel_repaints_the_nodes_own_line_only() -> None:
         label = tree.label_for("dev:md127")
         assert label is not None and "resync" in label.plain
         assert label.plain in screen_lines(app)[line]
+
+
+def test_a_moving_sync_leaves_its_members_labels_alone() -> None:
+    """A sync that moved changes its array's line, not its members' (their labels show the
+    member alone): ``live_labels`` does not make those again each second (issue 44: 16 syncing
+    arrays' members relabelled every sample on big); a member whose state moved is."""
+    clock = SimClock.manual()
+    backend = SimulatedBackend.big(disks=20, arrays=5, syncing=1, clock=clock)
+    first = backend.probe()
+    clock.advance(1.0)
+    second = backend.probe()
+    live = live_labels(first, second)
+    assert live is not None
+    moved = [b for a, b in zip(first.arrays, second.arrays, strict=True) if a != b]
+    assert moved and all(
+        a.members == b.members for a, b in zip(first.arrays, second.arrays, strict=True)
+    )
+    assert set(live) == {dev_key(b.name) for b in moved}
+    # one member of the moving array goes faulty: its two labels are made, as a build makes them
+    a = moved[0]
+    mem = dataclasses.replace(a.members[0], state=("faulty",))
+    failed = dataclasses.replace(a, members=(mem, *a.members[1:]))
+    third = dataclasses.replace(
+        second, arrays=tuple(failed if x.name == a.name else x for x in second.arrays)
+    )
+    live = live_labels(second, third)
+    assert live is not None
+    rebuilt = {s.ref.key: s.label for s in build_tree_spec(third)}
+    keys = {f"member:{a.name}:{mem.device}", f"memberof:{mem.device}>{a.name}"}
+    assert keys <= set(live)
+    assert all(live[k] == rebuilt[k] for k in keys if k in rebuilt)
+    assert any(k in rebuilt for k in keys)
