@@ -71,7 +71,10 @@ def image_io_kib_s(
         n = (b.read_bytes - a.read_bytes) + (b.write_bytes - a.write_bytes)
         if n >= 0:
             moved.append(n)
-    if not moved:
+    if not moved or max(moved) == 0:
+        # md's throttle sleeps while its rate over the last ~30 s of marks is above the max
+        # (md.c md_do_sync: msleep(500) and look again): a held sync's I/O comes in bursts
+        # seconds apart (VM: dm-3 written 0 B in 2 s, then 2 MiB), so a still second is no 0
         return None
     return round(max(moved) / 1024 / seconds)
 
