@@ -55,9 +55,12 @@ def test_raid1_lv_sync_in_report_and_its_check_plan(blank_vm: VM) -> None:
         assert sync["eta_s"] is None, sync
         vm.note(f"report {look + 1}: no I/O on the images in its second: no speed")
     assert sync["speed_kib_s"] is not None and sync["eta_s"] is not None
-    # held at its max (x md's (t + 1) / t), far below what NVMe does, even under TCG
-    assert 0 < sync["speed_kib_s"] < 4 * MAX_KIB, sync
-    assert sync["max_speed_kib_s"] == MAX_KIB and sync["at_ceiling"] is True
+    # held by md's limits, far below what NVMe does even under TCG: a second's burst may be
+    # above the max (md throttles the rate over its last marks, ~30 s: seen 1,604 KiB/s under
+    # 512) or at the min (after an lvs: md_do_sync's is_mddev_idle)
+    assert 0 < sync["speed_kib_s"] < 16 * MAX_KIB, sync
+    assert sync["max_speed_kib_s"] == MAX_KIB
+    assert sync["at_ceiling"] is (sync["speed_kib_s"] >= 0.95 * MAX_KIB), sync
     raid = r1["raid"]
     assert [i["pvs"] for i in raid["images"]] == [[d[0]], [d[1]]]
     assert raid["dm"]["health"] == "aa" and raid["max_rate_kib_s"] == MAX_KIB
