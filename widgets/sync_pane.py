@@ -28,6 +28,7 @@ from app.model import Machine
 from app.model.devices import SECTOR
 from app.session import SessionView
 from app.sync.boost import BoostRecord
+from app.sync.dm_raid import raid_sync
 from app.sync.limits import SyncLimits, sync_limits
 from app.sync.throughput import Rate
 from app.sync.tracker import ArrayEvent, FinishedSync, SyncView
@@ -309,6 +310,20 @@ class SyncCard(Vertical):
         self._set_items("members", members)
 
 
+def idle_text(machine: Machine | None) -> Text:
+    """What the pane says with no md sync to show: that, and each LVM RAID LV's sync as its last
+    probe read it (dm-raid has no sync_speed; its speed and ETA come from two looks, which
+    ``raidman report`` takes; the 1 Hz sample reads md arrays only)."""
+    lvs = [(lv, s) for lv in (machine.lvs if machine else ()) if (s := raid_sync(lv)) is not None]
+    if not lvs:
+        return Text("No array is syncing.")
+    text = Text("No md array is syncing.")
+    for lv, s in lvs:
+        text.append(f"\nLVM RAID {lv.vg}/{lv.name}: {s.action} {percent(s.fraction)}")
+        text.append(" as of the last probe; speed and ETA: raidman report", style="dim")
+    return text
+
+
 class SyncPane(VerticalScroll):
     """Running syncs (cards) and finished ones (table)."""
 
@@ -428,7 +443,10 @@ class SyncPane(VerticalScroll):
                 card.call_after_refresh(card.show, v, line, limits)
             else:
                 existing.show(v, line, limits)
-        self.query_one("#idle", Static).display = not views
+        idle = self.query_one("#idle", Static)
+        idle.display = not views
+        if not views:
+            idle.update(idle_text(machine))
         table = self.query_one("#finished", DataTable)
         if table.row_count != len(finished):
             table.clear()
