@@ -932,3 +932,38 @@ def test_a_readd_over_between_two_looks_is_recorded_after_the_fact(tmp_path: Pat
     (j,) = syncs_json(store, "md127", "aaaa:1111")
     assert j["seen_after_the_fact"] == ev.seen_after
     assert s.sampled(sample(3, w.add(), last="recovery"), 3.0).events == ()
+
+
+def test_a_before_read_after_md_began_but_before_the_first_look_is_late(tmp_path: Path) -> None:
+    """Seen in the VM under load (test_session_monitor, SMART 129.5 MB of the kernel's 267 MB):
+    md began the rebuild between two looks, the start-up sweep read nvme3n1 then, and the
+    first look that saw the rebuild came later. That reading is older than the sync's
+    ``started_at`` (the first look), yet not a clean "before": the kernel had already counted
+    100 MiB of the rebuild to the disk. Judged by its own kernel counter against the sync's
+    ``kernel_start`` (the look before md began), it is late and corrected like any late one."""
+    from app.wear.delta import sync_wear
+
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None)
+    w = Writes()
+    s.probed(machine(), 0.0)
+    s.sampled(sample(1, w.add()), 1.0)  # idle: the kernel's count at this look is the start
+    s.sampled(sample(4, w.add(nvme3n1=150 * MIB), recover(TOTAL * 150 // 256)), 4.0)
+    mid = 1_000_000 + 100 * MIB  # the sweep read nvme3n1 at 2.5, 100 MiB into the rebuild
+    counters = _nvme("nvme3n1", mid // 512_000)
+    counters.update(kernel_bytes_written=mid, kernel_at=2.5)
+    store.record_snapshot("SN-nvme3n1", "nvme3n1", counters, ts=2.5, reason="start")
+    s.sampled(sample(6, w.add(nvme3n1=106 * MIB)), 6.0)  # over
+    (ev,) = store.syncs_for("md127", "aaaa:1111")
+    assert ev.started_at > 2.5 and ev.kernel_written("nvme3n1") == 256 * MIB
+    end = _nvme("nvme3n1", (1_000_000 + 256 * MIB) // 512_000)
+    store.record_snapshot("SN-nvme3n1", "nvme3n1", end, ts=6.5, reason="sync-end", sync_id=ev.id)
+    wear = sync_wear(store, ev)
+    t = wear.member("nvme3n1")
+    assert t is not None and t.start is not None and t.start.ts == 2.5
+    assert t.start_late and t.written_before_start == 100 * MIB
+    assert t.corrected_bytes is not None and abs(t.corrected_bytes - 256 * MIB) < 512_000
+    line = wear.line(t)
+    assert line.startswith("this rebuild wrote about 256.2 MiB to nvme3n1"), line
+    assert "SMART's before was read after the rebuild began, before raidman first saw it" in line
+    assert "+ 100.0 MiB the kernel counted before that reading" in line, line

@@ -168,7 +168,11 @@ class SyncWear:
         """SMART's "before" was read after the sync began: say so, and what it is made of."""
         assert m.bytes_written is not None and m.start is not None
         after = m.start.ts - self.sync.started_at
-        since = f"SMART's before was read {after:.0f} s after the {self.word} began"
+        since = (
+            f"SMART's before was read {after:.0f} s after the {self.word} began"
+            if after > 0
+            else f"SMART's before was read after the {self.word} began, before raidman first saw it"
+        )
         counted = f"{human_bytes(m.bytes_written)} counted by SMART from then on"
         if m.written_before_start is None:
             return (
@@ -316,10 +320,18 @@ def _start(store: SnapshotStore, sync: SyncEvent, serial: str) -> Snapshot | Non
 
 def _late(sync: SyncEvent, disk: str, start: Snapshot) -> tuple[bool, int | None]:
     """(whether SMART's "before" was read after the sync began, and then the bytes the kernel
-    counted written to ``disk`` from the sync's start up to that reading, or None: unknown)."""
-    if start.ts <= sync.started_at:
-        return False, None
+    counted written to ``disk`` from the sync's start up to that reading, or None: unknown).
+
+    ``started_at`` is the first look that saw the sync; md began it somewhere after the look
+    before, whose counters are ``kernel_start``. A reading taken in between is judged by its own
+    kernel counter: past ``kernel_start``, the sync (or anything else the kernel's window
+    counts) had written to the disk before SMART's "before" (VM, a loaded run: SMART 129.5 MB
+    of the kernel's 267 MB when such a reading was taken as clean)."""
     k, k0 = start.kernel_bytes_written, sync.kernel_start.get(disk)
+    if start.ts <= sync.started_at:
+        if k is not None and k0 is not None and k > k0:
+            return True, k - k0
+        return False, None
     if k is None or k0 is None or k < k0:  # not kept, or the counters went back (a reboot)
         return True, None
     return True, k - k0
