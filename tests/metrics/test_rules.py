@@ -23,13 +23,14 @@ def test_rules_check() -> None:
 
 def test_rules_unit_tests() -> None:
     """degraded, slow sync, long ETA, rebuild > 1.5 × capacity (seed 000 numbers), SMART
-    failing, a new error finding: raidman.rules.test.yml, each with a case that must not fire."""
+    failing, a new error finding: raidman.rules.test.yml, each with a case that must not fire;
+    a check overdue after 35 days: raidman.rules.days.test.yml (evaluated hourly)."""
     res = subprocess.run(
-        [promtool(), "test", "rules", "raidman.rules.test.yml"],
+        [promtool(), "test", "rules", "raidman.rules.test.yml", "raidman.rules.days.test.yml"],
         cwd=DIR,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "SUCCESS" in res.stdout
+    assert res.stdout.count("SUCCESS") == 2, res.stdout  # both files ran
