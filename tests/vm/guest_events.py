@@ -81,6 +81,9 @@ def sysfs_wakes(md: str, devices: list[str], timeout_s: float = 20.0) -> dict[st
     action("idle again", "idle")
     steps["end"] = time.monotonic()
     stop.set()
+    # wake the watcher out of its 20 s wait (it would sit out the timer): stopping the array
+    # writes array_state; the test reads nothing after "end"
+    sh("mdadm", "--stop", f"/dev/{md}")
     th.join(timeout_s + 5)
     ev.close()
     return {
