@@ -59,6 +59,9 @@ def _env(extra: dict[str, str] | None) -> dict[str, str]:
     env.setdefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["LC_ALL"] = "C.UTF-8"
+    # no message catalogues: gettext stops at "C" instead of looking for C.UTF-8's .mo files
+    # (argparse asks 78 times per raidman command line: 1.1 s of 9p stats under TCG)
+    env["LANGUAGE"] = "C"
     if extra:
         env.update(extra)
     return env

@@ -403,7 +403,10 @@ class VM:
             check=True,
         )
         self.refresh_disks()
+        # backends.linux.smart brings pySMART (with chardet, humanfriendly, psutil): imported
+        # lazily by raidman, ~3 s of TCG in every forked call that reads SMART (a report: 10 s)
         mods = ["tests.vm.guest", "tests.vm.guest_reset", "backends.linux", "app.cli"]
+        mods += ["backends.linux.smart"]
         mods += [
             f"app.commands.{p.stem}" for p in sorted((REPO / "app" / "commands").glob("[a-z]*.py"))
         ]
