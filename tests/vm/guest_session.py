@@ -35,13 +35,18 @@ def records(state_dir: str) -> list[dict[str, Any]]:
                     "seen_after": ev.seen_after,
                     "written": {d: ev.kernel_written(d) for d in disks},
                     "capacity": dict(ev.capacities),
-                    # the device's own counter: a true pair is read before the sync began and
-                    # after it ended
+                    # the device's own counter: a true pair is read before the sync began (by
+                    # its own kernel counter, not only its time: md may begin a sync before the
+                    # first look that sees it) and after it ended; a late "before" is corrected
+                    # by what the kernel counted before it
                     "smart": {
                         m.member.disk: {
                             "bytes": m.bytes_written,
+                            "corrected": m.corrected_bytes,
+                            "late": m.start_late,
                             "true_pair": m.start is not None
                             and m.end is not None
+                            and not m.start_late
                             and m.start.ts <= ev.started_at
                             and ev.ended_at is not None
                             and m.end.ts >= ev.ended_at,
