@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from app.model.levels import PARITY
+from app.model.md_names import parity_layout_name
 from tests.vm.kernel import KernelMd, md_mismatches
 
 LIMIT_MAX = "/proc/sys/dev/raid/speed_limit_max"
@@ -182,6 +184,12 @@ def compare(rec: dict[str, Any]) -> tuple[dict[str, KernelMd], list[str]]:
         pols = {before.get("consistency_policy"), after.get("consistency_policy")}
         if model["consistency_policy"] not in pols:
             out.append(f"probe consistency_policy {model['consistency_policy']!r}, kernel {pols}")
+        if model["level"] in PARITY:  # the new layout while a reshape changes it ("2 (18)")
+            lays = {
+                parity_layout_name(n) for k in (before, after) if (n := k.num("layout")) is not None
+            }
+            if model["layout"] not in lays:
+                out.append(f"probe layout {model['layout']!r}, kernel {lays}")
         live = rec["sample"][md]
         for label, got, want in (
             ("level", live["level"], {before.level, after.level}),
