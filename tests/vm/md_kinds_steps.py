@@ -96,8 +96,15 @@ def steps(d: list[str]) -> list[dict[str, Any]]:
             "look": ["md24"],
         },
         {
-            "name": "chunk 64K -> 128K",
+            "name": "chunk 64K -> 128K (held)",
+            "write": [(LIMIT_MAX, f"{HOLD_KIB}\n")],
             "run": [["mdadm", "--grow", "/dev/md24", "--chunk=128"]],
+            "wait": [("md24", "reshape")],
+            "look": ["md24"],
+        },
+        {
+            "name": "chunk 64K -> 128K",
+            "write": [(LIMIT_MAX, f"{FAST_KIB}\n")],
             "wait": [("md24", "idle")],
             "look": ["md24"],
         },

@@ -57,6 +57,8 @@ def test_journal_ppl_linear_raid0_level_change_and_reshape_match_sysfs(blank_vm:
     assert held.sync_action == "reshape" and held.num("raid_disks") == 3
     done = seen["reshape 2 -> 3 done"]
     assert done.num("raid_disks") == 3 and done.in_sync() == {x[5:] for x in d[:3]}
+    held_chunk = seen["chunk 64K -> 128K (held)"]
+    assert held_chunk.sync_action == "reshape" and held_chunk.get("chunk_size") == "131072 (65536)"
     assert seen["chunk 64K -> 128K"].num("chunk_size") == 128 * 1024
     to6 = seen["raid5 -> raid6 (held)"]
     assert to6.level == "raid6" and to6.sync_action == "reshape" and to6.num("raid_disks") == 4
