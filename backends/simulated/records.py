@@ -266,9 +266,9 @@ class SimArray:
     def reshape_position(self) -> int:
         """md/reshape_position (raid5.c conf->reshape_progress): array sectors of the new
         geometry done, where sync_completed counts member sectors. The simulator reshapes
-        forwards; md runs one that keeps the number of data devices backwards when mdadm
-        moved the data offset up (VM: RAID-5 -> 6 held at 131072 of 131072), which the
-        simulator does not model."""
+        forwards; md ran the VM's chunk change and RAID-5 -> 6 backwards (held at 131072 of
+        131072: mdadm moved the data offset, Grow.c set_new_data_offset) and 6 -> 5 forwards;
+        the direction is not modelled."""
         if self.job is None:
             return 0
         return int(self.job.pos) * (

@@ -26,9 +26,10 @@ WAIT_S = 7200.0  # simulated seconds a wait may take (a held reshape at 20 KiB/s
 # position inside the array on both sides is let through.
 EXPLAINED = {
     # where a held reshape is when it is looked at depends on how long the guest took to look
-    # (the kernel had moved 768 sectors at 20 KiB/s on 2 -> 3); and md ran the RAID-5 -> 6
-    # restripe backwards (131072 of 131072: mdadm moved the data offset up, Grow.c
-    # set_new_data_offset), which the simulator does not model: it reshapes forwards
+    # (the kernel had moved 768 sectors at 20 KiB/s on 2 -> 3); and md ran the chunk change
+    # and the RAID-5 -> 6 restripe backwards (131072 of 131072: mdadm moved the data offset,
+    # Grow.c set_new_data_offset), 6 -> 5 forwards, which the simulator does not model: it
+    # reshapes forwards
     "reshape_position": "timing, and the direction mdadm picks for a same-width restripe",
 }
 
