@@ -66,6 +66,25 @@ def parse_int(text: str, *, none_words: tuple[str, ...] = ("none",)) -> int | No
     return v
 
 
+def _new_of_reshape(t: str, what: str) -> str:
+    """The first number of ``"new (old)"``: md.c chunk_size_show and layout_show print both
+    while a reshape changes them (seen in the VM: chunk_size "131072 (65536)" would be a
+    chunk change, layout "2 (18)" during RAID-5 -> 6, "18 (2)" during 6 -> 5)."""
+    parts = t.split()
+    if len(parts) == 2 and parts[1].startswith("(") and parts[1].endswith(")"):
+        if ascii_int(parts[1][1:-1], signed=True) is None:
+            raise ParseError(SOURCE, f"not a {what} value: {t[:40]!r}")
+        return parts[0]
+    return t
+
+
+@only_parse_errors(SOURCE)
+def parse_chunk_size(text: str) -> int | None:
+    """``md/chunk_size`` in bytes: ``"524288"``, or ``"131072 (65536)"`` (new (old)) while a
+    reshape changes it: the new one, as raid_disks and level read."""
+    return parse_int(_new_of_reshape(_clean(text), "chunk_size"))
+
+
 @only_parse_errors(SOURCE)
 def parse_raid_disks(text: str) -> int:
     """``md/raid_disks``: ``"4"``, or ``"4 (3)"`` while a reshape changes the count (new (old))."""
@@ -194,8 +213,9 @@ def raid10_layout_name(layout: int) -> str:
 
 @only_parse_errors(SOURCE)
 def layout_name(level: str, text: str) -> str | None:
-    """``md/layout`` as a name for the array's level; None where the level has no layout."""
-    t = _clean(text)
+    """``md/layout`` as a name for the array's level (the new one while a reshape changes it);
+    None where the level has no layout."""
+    t = _new_of_reshape(_clean(text), "layout")
     if t in ("", "none"):
         return None
     n_or_none = ascii_int(t, signed=True)

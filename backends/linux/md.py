@@ -224,7 +224,7 @@ def read_array(
             level = "unknown"
     layout_text = r.raw("layout") if level in levels.STRIPED else None
     layout = r.parse(layout_text, lambda t: md_sysfs.layout_name(level, t), "layout")
-    chunk = r.int_attr("chunk_size") if level in levels.STRIPED else None
+    chunk = r.parsed("chunk_size", md_sysfs.parse_chunk_size) if level in levels.STRIPED else None
     size_sectors = r.parse(source.read_text(f"{SYS_BLOCK}/{name}/size"), md_sysfs.parse_int, "size")
     # "+8" (internal, sectors from the superblock), "file", or None
     bitmap = r.parsed("bitmap/location", md_sysfs.parse_bitmap_location)

@@ -130,6 +130,7 @@ def build_sample(st: SimState, cache: LiveCache | None = None) -> LiveSample:
             sync=sync_status(st, a),
             member_states=tuple((m.device, tuple(sorted(m.state))) for m in a.members),
             level=a.level,
+            raid_disks=a.raid_disks,
             mismatch_cnt=mismatch_cnt(a),
             last_sync_action=a.last_sync_action,
             sync_min=a.sync_min

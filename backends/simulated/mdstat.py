@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from app.model import levels, md_names
-from backends.simulated.records import SimArray
+from backends.simulated.records import ReshapeFrom, SimArray
 from backends.simulated.state import SimState
 
 
-def layout_number(a: SimArray) -> int:
-    if a.level == "raid10":
-        return levels.raid10_layout(a.layout).number
-    if a.level in levels.PARITY:
-        number = md_names.parity_layout_number(a.level, a.layout)
+def layout_number(a: SimArray, old: ReshapeFrom | None = None) -> int:
+    """md/layout's number; of the geometry a reshape leaves where ``old`` is given."""
+    level, layout = (old.level, old.layout) if old is not None else (a.level, a.layout)
+    if level == "raid10":
+        return levels.raid10_layout(layout).number
+    if level in levels.PARITY:
+        number = md_names.parity_layout_number(level, layout)
         return 2 if number is None else number
+    if level == "raid0":  # mdadm 4.2 --create leaves a one-zone RAID-0's layout unset (VM: -1)
+        return -1
     return 0
 
 
@@ -51,6 +55,9 @@ def render_array(st: SimState, a: SimArray) -> str:
         suffix = ""
         if "write_mostly" in m.state:
             suffix += "(W)"
+        if "journal" in m.state:  # md.c md_seq_show; a journal has raid_disk 0, so no (S)
+            parts.append(f"{m.device}[{m.desc_nr}]{suffix}(J)")
+            continue
         if "faulty" in m.state:
             suffix += "(F)"
         elif "replacement" in m.state:

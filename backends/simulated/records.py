@@ -18,6 +18,20 @@ SEQ_HDD = 150000
 SEQ_USB = 380000
 
 
+@dataclass(frozen=True)
+class ReshapeFrom:
+    """The geometry a reshape leaves (md's ``mddev->level``/``raid_disks - delta_disks``/
+    ``chunk_sectors``/``layout`` beside the ``new_*`` the array already shows), and the level
+    mdadm sets when it ends (RAID-6 -> 5: restriped to a -6 layout first, then raid5.c
+    raid5_takeover_raid6 drops the Q device; mdadm(8) LEVEL CHANGES)."""
+
+    level: str
+    raid_disks: int
+    chunk_kib: int
+    layout: str | None
+    level_after: str | None = None
+
+
 @dataclass
 class SyncJob:
     """One running sync. Positions are in progress sectors (see the module doc)."""
@@ -33,7 +47,7 @@ class SyncJob:
     weights: dict[str, tuple[Fraction, Fraction]] = field(default_factory=dict)
     credited: int = 0  # progress sectors already credited to the members' I/O counters
     frozen: bool = False
-    reshape_to: int | None = None  # new raid_disks for a reshape
+    reshape: ReshapeFrom | None = None  # a reshape's old geometry (the array has the new)
     mismatches: int = 0  # sectors found differing by check/repair (at the end)
     queued: int = 0  # order md was asked for it (the order syncs on shared disks run)
     waiting: bool = False  # delayed: an array sharing a disk syncs first (resync=DELAYED)
@@ -233,6 +247,33 @@ class SimArray:
     # when md updated the superblocks for a member's failure (md_error -> md_update_sb): each
     # adds one event to the working members' count (app: the faulty one is behind at once)
     failures: list[float] = field(default_factory=list)
+    # RAID-5's write journal or partial parity log (mdadm --write-journal,
+    # --consistency-policy=ppl: md.c consistency_policy_show); None: bitmap/resync/none
+    log: str | None = None
+
+    def consistency_policy(self) -> str:
+        """md/consistency_policy (md.c consistency_policy_show): "journal" or "ppl" where the
+        array has one, else "bitmap"/"resync" for a redundant level, "none" without."""
+        if self.log is not None:
+            return self.log
+        if not self.redundant():
+            return "none"
+        return "bitmap" if self.bitmap else "resync"
+
+    def reshaping(self) -> ReshapeFrom | None:
+        return self.job.reshape if self.job is not None else None
+
+    def reshape_position(self) -> int:
+        """md/reshape_position (raid5.c conf->reshape_progress): array sectors of the new
+        geometry done, where sync_completed counts member sectors. The simulator reshapes
+        forwards; md ran the VM's chunk change and RAID-5 -> 6 backwards (held at 131072 of
+        131072: mdadm moved the data offset, Grow.c set_new_data_offset) and 6 -> 5 forwards;
+        the direction is not modelled."""
+        if self.job is None:
+            return 0
+        return int(self.job.pos) * (
+            levels.data_disks(self.level, self.raid_disks, self.layout) or 1
+        )
 
     @property
     def copies(self) -> int:
@@ -243,6 +284,9 @@ class SimArray:
             return self.size_override_kib
         n, c = self.raid_disks, self.component_kib
         lvl = self.level
+        old = self.reshaping()
+        if old is not None:  # md sets the new size when the reshape ends (raid5.c end_reshape)
+            n, lvl = old.raid_disks, old.level
         if lvl in ("raid0", "linear"):
             return n * c
         if lvl == "raid1":

@@ -71,7 +71,7 @@ def sync_status(st: SimState, a: SimArray) -> SyncStatus | None:
         speed_kib_s=st.reported_speed(a),
         min_speed_kib_s=lo,
         max_speed_kib_s=hi,
-        reshape_position=int(job.pos) if job.action == "reshape" else None,
+        reshape_position=a.reshape_position() if job.action == "reshape" else None,
         mismatch_cnt=mismatch_cnt(a),
         targets=job.targets,
     )
@@ -85,6 +85,9 @@ def build_array(st: SimState, a: SimArray) -> MdArray:
         level=level,
         size_bytes=a.size_kib() * 1024,
         raid_disks=a.raid_disks if level != "container" else len(a.members),
+        previous_raid_disks=old.raid_disks
+        if (old := a.reshaping()) is not None and old.raid_disks != a.raid_disks
+        else None,
         chunk_bytes=a.chunk_kib * 1024 if level not in ("raid1", "container", "linear") else None,
         layout=a.layout,
         metadata=a.metadata,
@@ -98,7 +101,7 @@ def build_array(st: SimState, a: SimArray) -> MdArray:
         stripe_cache_size=a.stripe_cache_size if parity else None,
         container=a.container,
         member_index=a.member_index,
-        consistency_policy=("bitmap" if a.bitmap else "resync") if a.redundant() else "none",
+        consistency_policy=a.consistency_policy(),
         speed_min_local=a.sync_speed_min if a.redundant() else None,
         speed_max_local=a.sync_speed_max if a.redundant() else None,
         mismatch_cnt=mismatch_cnt(a),

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from app.model import levels, md_names, sync_model
 from app.model.devices import SECTOR
-from backends.simulated.records import SEQ_HDD, SimArray, SimDisk, SyncJob
+from backends.simulated.records import SEQ_HDD, ReshapeFrom, SimArray, SimDisk, SyncJob
 
 # --- model constants -----------------------------------------------------------------------
 STRIPE_CACHE_HALF = 457.6  # pages; seed 001: f(256)/f(8192) = 25/66
@@ -239,7 +239,7 @@ class SyncModel:
         *,
         pos: float = 0.0,
         targets: tuple[str, ...] = (),
-        reshape_to: int | None = None,
+        reshape: ReshapeFrom | None = None,
         partial_fraction: Fraction | None = None,
     ) -> None:
         """Begin a sync; ``partial_fraction`` (bitmap re-add) scales the target's writes."""
@@ -259,7 +259,7 @@ class SyncModel:
             hist=[(self.t, pos)],
             targets=targets,
             credited=int(pos),
-            reshape_to=reshape_to,
+            reshape=reshape,
             queued=self.next_sync_order(),
         )
         job.weights = self.sync_weights(a, action, targets)
@@ -371,15 +371,8 @@ class SyncModel:
             for m in a.members:
                 if "replacement" in m.state:
                     m.state.discard("replacement")
-        if action == "reshape" and job.reshape_to is not None:
-            old_data = a.size_kib()
-            a.raid_disks = job.reshape_to
-            for m in a.members:
-                if m.slot is not None and "spare" in m.state:
-                    m.state.discard("spare")
-                    m.state.add("in_sync")
-                    m.recovery_start = None
-            self.events.append((self.t, a.name, f"array size {old_data} -> {a.size_kib()} KiB"))
+        if action == "reshape" and job.reshape is not None:
+            self.end_reshape(a, job.reshape)
         dur = self.t - job.started_at
         a.history.append(
             {
@@ -395,6 +388,28 @@ class SyncModel:
         self.events.append((self.t, a.name, f"{action} finished after {dur:.0f}s"))
         self.touch()
         self.maybe_start_recovery(a)
+
+    def end_reshape(self, a: SimArray, old: ReshapeFrom) -> None:
+        """What md and mdadm do when a reshape ends: the new size (raid5.c end_reshape), the
+        devices it wrote in sync, and for RAID-6 -> 5 the level changed with the last slot
+        freed as a spare (raid5.c raid5_takeover_raid6; seen in the VM: tests/fixtures/
+        md_kinds/walk.json "raid6 -> raid5 done")."""
+        old_kib = SimArray(a.name, old.level, old.raid_disks, [], a.component_kib).size_kib()
+        for m in a.members:
+            if m.slot is not None and "spare" in m.state and "faulty" not in m.state:
+                m.state.discard("spare")
+                m.state.add("in_sync")
+                m.recovery_start = None
+        if old.level_after is not None:
+            a.level = old.level_after
+            a.raid_disks -= 1
+            a.layout = (a.layout or "").removesuffix("-6") or None  # left-symmetric-6 -> -symmetric
+            for m in a.members:
+                if m.slot == a.raid_disks:
+                    m.slot = None
+                    m.state = {"spare"}
+        a.job = None  # size_kib: the new geometry from here
+        self.events.append((self.t, a.name, f"array size {old_kib} -> {a.size_kib()} KiB"))
 
     def maybe_start_recovery(self, a: SimArray) -> None:
         """If the array is degraded and has a spare, md starts a recovery onto it."""

@@ -27,8 +27,23 @@ def _speed_limit_text(value: int | None, system: int) -> str:
     return f"{value} (local)"
 
 
+# md.c md_redundancy_attrs: files a RAID-0 or linear array does not have (VM: no
+# md/degraded, md/sync_action there)
+REDUNDANCY_ATTRS = frozenset(
+    {"sync_action", "last_sync_action", "mismatch_cnt", "sync_speed_min", "sync_speed_max",
+     "sync_speed", "sync_completed", "sync_min", "sync_max", "degraded"}
+)  # fmt: skip
+
+
+def _reshaping(new: int, old: int | None) -> str:
+    """md.c raid_disks_show/chunk_size_show/layout_show: "new (old)" while a reshape changes it
+    (VM: raid_disks "3 (2)", layout "2 (18)")."""
+    return f"{new} ({old})" if old is not None and old != new else str(new)
+
+
 def md_attr(st: SimState, a: SimArray, attr: str) -> str | None:
     job = a.job
+    old = a.reshaping()
     lo, hi = st.effective_limits(a)
     if attr.startswith("dev-"):
         dev, _, leaf = attr[4:].partition("/")
@@ -37,7 +52,12 @@ def md_attr(st: SimState, a: SimArray, attr: str) -> str | None:
             return None
         dev_values = {
             "state": ",".join(sorted(m.state)) if m.state else "",
-            "slot": "none" if m.slot is None else str(m.slot),
+            # md.c slot_show: a journal device's slot reads "journal"
+            "slot": "journal"
+            if "journal" in m.state
+            else "none"
+            if m.slot is None
+            else str(m.slot),
             "offset": str(m.data_offset),
             "size": str(a.component_kib),
             "errors": str(m.errors),
@@ -45,6 +65,8 @@ def md_attr(st: SimState, a: SimArray, attr: str) -> str | None:
         }
         return dev_values.get(leaf)
     parity = a.level in levels.PARITY
+    if attr in REDUNDANCY_ATTRS and not a.redundant() and a.level != "container":
+        return None  # md.c md_redundancy_group: only for levels with a sync_request
     if attr == "stripe_cache_size":
         return str(a.stripe_cache_size) if parity else None
     if attr == "stripe_cache_active":
@@ -52,11 +74,12 @@ def md_attr(st: SimState, a: SimArray, attr: str) -> str | None:
     values: dict[str, str] = {
         "level": a.level if a.level != "container" else "",
         "array_state": a.array_state if a.level != "container" else "inactive",
-        "raid_disks": str(a.raid_disks),
-        "chunk_size": str(a.chunk_kib * 1024),
-        "layout": str(layout_number(a)),
+        "raid_disks": _reshaping(a.raid_disks, old.raid_disks if old else None),
+        "chunk_size": _reshaping(a.chunk_kib * 1024, old.chunk_kib * 1024 if old else None),
+        "layout": _reshaping(layout_number(a), layout_number(a, old) if old else None),
         "degraded": str(a.degraded()),
-        "component_size": str(a.component_kib),
+        # raid0.c/linear.c leave mddev->dev_sectors 0 (VM: component_size "0")
+        "component_size": str(a.component_kib) if a.level not in ("raid0", "linear") else "0",
         "metadata_version": a.metadata,
         "sync_action": (
             "recover"
@@ -74,11 +97,9 @@ def md_attr(st: SimState, a: SimArray, attr: str) -> str | None:
         "sync_speed": "none" if job is None or job.waiting else str(st.reported_speed(a)),
         "sync_speed_min": _speed_limit_text(a.sync_speed_min, lo),
         "sync_speed_max": _speed_limit_text(a.sync_speed_max, hi),
-        "reshape_position": str(int(job.pos))
-        if job is not None and job.action == "reshape"
-        else "none",
+        "reshape_position": str(a.reshape_position()) if old is not None else "none",
         "bitmap/location": "+8" if a.bitmap == "internal" else "none",
-        "consistency_policy": ("bitmap" if a.bitmap else "resync") if a.redundant() else "none",
+        "consistency_policy": a.consistency_policy(),
     }
     return values.get(attr)
 
@@ -257,6 +278,8 @@ def set_sysctl(st: SimState, key: str, v: str) -> None:
 
 def write_md(st: SimState, a: SimArray, attr: str, v: str) -> None:
     parity = a.level in levels.PARITY
+    if attr in REDUNDANCY_ATTRS and not a.redundant() and a.level != "container":
+        return None  # md.c md_redundancy_group: only for levels with a sync_request
     if attr == "stripe_cache_size":
         if not parity:
             raise WriteError("No such file or directory")

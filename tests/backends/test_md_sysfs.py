@@ -155,6 +155,21 @@ def test_raid_disks_during_a_reshape_is_the_new_count() -> None:
         parse_raid_disks("(3)")
 
 
+def test_layout_and_chunk_during_a_reshape_are_the_new_ones() -> None:
+    """md.c layout_show/chunk_size_show print "new (old)" while a reshape changes them; the
+    VM walk (tests/fixtures/md_kinds/walk.json) read layout "2 (18)" during RAID-5 -> 6 and
+    "18 (2)" during 6 -> 5. The probe read them as a parse error (no layout, a note)."""
+    assert md_sysfs.layout_name("raid6", "2 (18)\n") == "left-symmetric"
+    assert md_sysfs.layout_name("raid6", "18 (2)\n") == "left-symmetric-6"
+    assert md_sysfs.parse_chunk_size("131072 (65536)\n") == 131072
+    assert md_sysfs.parse_chunk_size("524288\n") == 524288
+    for bad in ("2 (x)", "2 18", "131072 (65536"):
+        with pytest.raises(ParseError):
+            md_sysfs.layout_name("raid5", bad)
+    with pytest.raises(ParseError):
+        md_sysfs.parse_chunk_size("131072 (big)")
+
+
 def test_array_uuid() -> None:
     assert md_sysfs.parse_array_uuid("bb49a2ea-22e4-96cb-112d-8712d8903475\n") == (
         "bb49a2ea-22e4-96cb-112d-8712d8903475"

@@ -324,6 +324,36 @@ def test_create_warns_that_the_initial_sync_writes_ssd_members() -> None:
     assert not any("initial sync" in w for w in hdd.warnings)
 
 
+def test_the_create_warning_takes_its_first_sync_fact_from_the_sync_model() -> None:
+    """One source (issue 43): the create plan's warning says what the first sync writes in the
+    sync model's words (app.model.sync_model forecast_sync, which md-parity-on-ssd in
+    app/rules/md.py quotes too), not a wording of its own. On the real kernel a new 4-member
+    RAID-5 rebuilt its last member and barely wrote the others (tests/vm/test_wear.py)."""
+    from app.model.sync_model import forecast_sync
+    from app.plans import ops
+
+    m = blank_machine()
+    for level in ("1", "5", "6", "10"):
+        plan = build_create_array(m, CreateArrayParams(level=level, devices=NVME4))
+        disks = [m.disk(d) for d in NVME4]
+        create = plan.steps[0].op
+        assert isinstance(create, ops.CreateArray)
+        first = forecast_sync(
+            array="new",
+            level=f"raid{level}",
+            raid_disks=4,
+            layout=create.layout,
+            action="resync",
+            members=[(d.name, d.size_bytes) for d in disks if d is not None],
+            initial=True,
+        )
+        wear = [w for w in plan.warnings if "initial sync" in w]
+        assert len(wear) == 1 and first.why in wear[0], (level, wear)
+    r5 = build_create_array(m, CreateArrayParams(level="5", devices=NVME4))
+    assert any("rebuilds its last member (nvme3n1)" in w for w in r5.warnings)
+    assert not any("every block" in w for w in r5.warnings)
+
+
 def test_bitmap_defaults_follow_article_000() -> None:
     """Article 000: "--bitmap=none" for SSD RAID-10 (quick re-syncs, best write speed), with the
     trade-off shown; RAID-5/6 internal ("Wenn schon Raid-5, dann bitte mit Bitmap!")."""

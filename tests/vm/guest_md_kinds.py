@@ -25,20 +25,21 @@ def _attr(md: str, name: str) -> str:
         return ""
 
 
-def _wait(md: str, until: str) -> float:
-    """Until ``md``'s sync_action reads ``until`` ("idle": its sync ended; "reshape": it began);
-    the seconds it took. Raises TimeoutError after WAIT_S."""
+def _wait(md: str, until: str, attr: str = "sync_action") -> float:
+    """Until ``md``'s ``attr`` reads ``until`` (sync_action "idle": its sync ended; "reshape":
+    it began; level "raid5": mdadm's background half changed the level after a reshape); the
+    seconds it took. Raises TimeoutError after WAIT_S."""
     t0 = time.monotonic()
-    while _attr(md, "sync_action") != until:
+    while _attr(md, attr) != until:
         if time.monotonic() - t0 > WAIT_S:
-            raise TimeoutError(f"{md}: sync_action {_attr(md, 'sync_action')!r}, not {until!r}")
+            raise TimeoutError(f"{md}: {attr} {_attr(md, attr)!r}, not {until!r}")
         time.sleep(0.1)
     return time.monotonic() - t0
 
 
 def walk(steps: list[dict[str, Any]], specs: dict[str, list[list[str]]]) -> list[dict[str, Any]]:
     """Each step: ``run`` (argvs, each must exit 0), ``write`` ([path, text] pairs), ``wait``
-    ([md, sync_action]) — then, where ``look`` names arrays, their sysfs files (``specs[md]``:
+    ([md, value] or [md, value, attr]: until sysfs ``attr``, sync_action by default, reads it) — then, where ``look`` names arrays, their sysfs files (``specs[md]``:
     paths, globs), ``LinuxBackend().probe()``, ``LinuxBackend().sample()``, the files again."""
     from backends.linux import LinuxBackend
 
@@ -53,7 +54,7 @@ def walk(steps: list[dict[str, Any]], specs: dict[str, list[list[str]]]) -> list
         for path, text in st.get("write", []):
             with open(path, "w") as f:
                 f.write(text)
-        waited = {md: _wait(md, action) for md, action in st.get("wait", [])}
+        waited = {f"{w[0]} {w[-1]}": _wait(*w) for w in st.get("wait", [])}
         look = st.get("look", [])
         rec: dict[str, Any] = {"name": st["name"], "waited": waited}
         if look:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from app.backend import Backend
 from app.model import Disk, Machine, levels, md_names
+from app.model.sync_model import forecast_sync
 from app.plans import ops
 from app.plans.builders.create_guidance import guidance
 from app.plans.builders.filesystem import FilesystemParams, filesystem_steps
@@ -98,34 +99,42 @@ def default_bitmap(machine: Machine, level: str, devices: tuple[str, ...]) -> tu
     )
 
 
-def initial_sync_warning(machine: Machine, level: str, devices: tuple[str, ...]) -> str | None:
+def initial_sync_warning(
+    machine: Machine,
+    level: str,
+    devices: tuple[str, ...],
+    layout: str | None = None,
+    metadata: str = "1.2",
+) -> str | None:
     """RAID-1/4/5/6/10 start with a sync; on SSDs what it writes is wear before any data is
-    stored. What each level writes is the sync model's (``app.model.sync_model``, measured on a
-    real kernel in issue 22): the plan's consequences give the bytes per member."""
+    stored. What it writes, and why, is the sync model's (``app.model.sync_model``
+    forecast_sync, measured on a real kernel in issue 22) — the same sentence the audit's
+    md-parity-on-ssd gives (app/rules/md.py); the plan's consequences give the bytes."""
     if level not in levels.REDUNDANT:
         return None
-    ssds = [
-        dev
-        for dev, d in zip(devices, _member_disks(machine, devices), strict=True)
-        if d and d.is_ssd
-    ]
+    disks = _member_disks(machine, devices)
+    ssds = [dev for dev, d in zip(devices, disks, strict=True) if d and d.is_ssd]
     if not ssds:
         return None
-    how = {
-        "raid1": "copies the first member onto every other one",
-        "raid10": "compares the copies and writes only those that differ (nothing on new or "
-        "trimmed SSDs, up to the whole member on used ones)",
-        "raid4": "rebuilds the last member in full (mdadm builds it degraded; the others are "
-        "only read)",
-        "raid5": "rebuilds the last member in full (mdadm builds it degraded; the others are "
-        "only read)",
-        "raid6": "checks the parity and writes only what differs (nothing on new or trimmed "
-        "SSDs, up to the parity share on used ones)",
-    }[level]
+    members = []
+    for dev, d in zip(devices, disks, strict=True):
+        part = machine.partition(dev)
+        size = part.size_bytes if part is not None else d.size_bytes if d is not None else 0
+        members.append((dev, size))
+    first = forecast_sync(
+        array="new",
+        level=level,
+        raid_disks=len(devices),
+        layout=layout,
+        action="resync",
+        members=members,
+        initial=True,
+        external_metadata=metadata.lower() in ("imsm", "ddf"),
+    )
     return (
-        f"the initial sync of this {levels.label(level)} {how}: flash wear on the SSD members "
-        f"({', '.join(ssds)}) before any data is stored. --assume-clean skips it only when every "
-        "member returns zeroes after a full TRIM"
+        f"the initial sync of this {levels.label(level)}: {first.why}. That is flash wear on "
+        f"the SSD members ({', '.join(ssds)}) before any data is stored. --assume-clean skips "
+        "it only when every member returns zeroes after a full TRIM"
     )
 
 
@@ -299,7 +308,7 @@ def build_create_array(
                     "(ext2/ext3 per mdadm(8)); cheap re-adds with less write cost on the array",
                 )
             )
-    wear = initial_sync_warning(machine, level, devices)
+    wear = initial_sync_warning(machine, level, devices, layout_arg, params.metadata)
     if wear is not None:
         warnings.append(wear)
     create = ops.CreateArray(

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.model import levels
 from backends.simulated.bitmap import examine_bitmap
 from backends.simulated.programs import lifecycle
 from backends.simulated.programs.argv import Result, split_opts
 from backends.simulated.programs.devices import resolve
 from backends.simulated.programs.mdadm_create import md_create
 from backends.simulated.programs.mdadm_detail import md_detail
+from backends.simulated.programs.mdadm_grow import md_grow
 from backends.simulated.programs.mdadm_manage import md_manage
 from backends.simulated.state import SimState
 from backends.simulated.sysfs import mdadm_conf_line
@@ -21,7 +21,7 @@ MDADM_VALUES = {
     "e": "metadata", "N": "name", "x": "spare-devices", "z": "size",
     "backup-file": "backup-file", "homehost": "homehost", "with": "with",
     "write-mostly": "write-mostly", "consistency-policy": "consistency-policy",
-    "data-offset": "data-offset", "uuid": "uuid", "u": "uuid",
+    "data-offset": "data-offset", "uuid": "uuid", "u": "uuid", "write-journal": "write-journal",
 }  # fmt: skip
 MDADM_FLAGS = {
     "C": "create", "G": "grow", "S": "stop", "D": "detail", "s": "scan", "E": "examine",
@@ -123,60 +123,4 @@ def md_zero(st: SimState, pos: list[str]) -> Result:
             return 1, "", f"mdadm: Unrecognised md component device - {p}\n"
         del st.md_superblocks[dev]
         st.touch()
-    return 0, "", ""
-
-
-def md_grow(st: SimState, od: dict[str, str | None], pos: list[str]) -> Result:
-    if not pos:
-        return 2, "", "mdadm: no array given for --grow\n"
-    dev = resolve(st, pos[0])
-    if dev is None or dev not in st.arrays:
-        return 1, "", f"mdadm: Cannot open {pos[0]}: No such file or directory\n"
-    a = st.arrays[dev]
-    if od.get("bitmap") is not None:
-        want = od["bitmap"]
-        if want == "none":
-            if a.bitmap is None:
-                return 1, "", f"mdadm: no bitmap found on {pos[0]}\n"
-            a.bitmap = None
-        elif want == "internal":
-            if a.bitmap is not None:
-                return 1, "", f"mdadm: {pos[0]} already has a bitmap ({a.bitmap})\n"
-            a.bitmap = "internal"
-        else:
-            a.bitmap = want
-        st.touch()
-        return 0, "", ""
-    if od.get("raid-devices") is None:
-        return 2, "", "mdadm: no changes to --grow\n"
-    try:
-        n = int(str(od["raid-devices"]))
-    except ValueError:
-        return 2, "", f"mdadm: invalid number of raid devices: {od['raid-devices']}\n"
-    if a.job is not None:
-        return 1, "", f"mdadm: {pos[0]} is performing resync/recovery and cannot be reshaped\n"
-    if n == a.raid_disks:
-        return 0, "", f"mdadm: {pos[0]}: no change requested\n"
-    if n < a.raid_disks:
-        return 1, "", "mdadm: shrinking the number of devices is not simulated\n"
-    if a.level not in levels.REDUNDANT:
-        return 1, "", f"mdadm: {a.level} array {pos[0]} cannot be reshaped.\n"
-    spares = [m for m in a.members if m.slot is None and m.state == {"spare"}]
-    if len(spares) < n - a.raid_disks:
-        return (
-            1,
-            "",
-            (
-                f"mdadm: Need {n - a.raid_disks} spare(s) to grow {pos[0]} to {n} devices, "
-                f"have {len(spares)}: --add them first\n"
-            ),
-        )
-    for k, sp in enumerate(spares[: n - a.raid_disks]):
-        sp.slot = a.raid_disks + k
-    if a.level == "raid1":
-        a.raid_disks = n
-        st.maybe_start_recovery(a)
-        st.touch()
-        return 0, "", f"raid_disks for {pos[0]} set to {n}\n"
-    st.start_sync(a, "reshape", reshape_to=n)
     return 0, "", ""

@@ -33,6 +33,30 @@ def _md_target(st: SimState, path: str) -> tuple[str | None, str]:
     )
 
 
+_LOG_OPTION = {"journal": "--write-journal", "ppl": "--consistency-policy=ppl"}
+
+
+def _log(
+    st: SimState, od: dict[str, str | None], level: str, metadata: str
+) -> tuple[str | None, str]:
+    """The RAID-4/5/6 write journal (--write-journal DEV) or RAID-5 partial parity log
+    (--consistency-policy=ppl) asked for: ("journal"/"ppl"/None, mdadm's refusal)."""
+    policy = od.get("consistency-policy")
+    if policy not in (None, "ppl", "resync", "bitmap", "journal"):
+        return None, f"mdadm: Invalid consistency policy: {policy}\n"
+    if od.get("write-journal") is not None:
+        if level not in levels.PARITY:
+            return None, "mdadm: --write-journal is only supported for RAID level 4/5/6.\n"
+        return "journal", ""
+    if policy == "journal":
+        return None, "mdadm: --write-journal is required for consistency policy journal\n"
+    if policy == "ppl":
+        if level != "raid5" or not metadata.startswith("1"):
+            return None, "mdadm: PPL consistency policy is only supported for RAID level 5.\n"
+        return "ppl", ""
+    return None, ""
+
+
 def md_create(st: SimState, od: dict[str, str | None], pos: list[str], stdin: str | None) -> Result:
     if not pos:
         return 2, "", "mdadm: an md device must be given in this mode\n"
@@ -142,6 +166,9 @@ def md_create(st: SimState, od: dict[str, str | None], pos: list[str], stdin: st
         if want is None or want // 1024 > comp:
             return 1, "", f"mdadm: {od['size']} is larger than the devices allow\n"
         comp = want // 1024
+    log, err = _log(st, od, level, metadata)
+    if err:
+        return 2, "", err
     notes = ""
     if "metadata" not in od:
         notes += "mdadm: Defaulting to version 1.2 metadata\n"
@@ -152,6 +179,10 @@ def md_create(st: SimState, od: dict[str, str | None], pos: list[str], stdin: st
         )
     bitmap_opt = od.get("bitmap")
     redundant = level in levels.REDUNDANT
+    if log is not None:  # mdadm: a journal or PPL instead of a bitmap
+        if bitmap_opt not in (None, "none"):
+            return 2, "", f"mdadm: --bitmap is not compatible with {_LOG_OPTION[log]}\n"
+        bitmap_opt = "none"
     if bitmap_opt is None:
         tmp = SimArray(name, level, n, [], comp, chunk_kib, layout)
         bitmap = "internal" if redundant and tmp.size_kib() >= 100 * 1024 * 1024 else None
@@ -174,7 +205,7 @@ def md_create(st: SimState, od: dict[str, str | None], pos: list[str], stdin: st
         raid_disks=n,
         members=members,
         component_kib=comp,
-        chunk_kib=chunk_kib if level not in ("raid1",) else 0,
+        chunk_kib=chunk_kib if level not in ("raid1", "linear") else 0,
         layout=layout,
         metadata=metadata,
         array_name=arr_name,
@@ -182,8 +213,15 @@ def md_create(st: SimState, od: dict[str, str | None], pos: list[str], stdin: st
         bitmap=bitmap,
         array_state="clean",
         creation_time=st.t,
+        log=log,
     )
     a.next_desc = len(devs)
+    if log == "journal":  # the journal device: role "journal" (md.c slot_show), no slot
+        jdev = resolve(st, str(od["write-journal"]))
+        if jdev is None or busy_reason(st, jdev) or jdev in [m.device for m in members]:
+            return 1, "", f"mdadm: cannot open {od['write-journal']}: Device or resource busy\n"
+        a.members.append(SimMember(jdev, len(devs), None, {"journal"}, data_offset=2048))
+        a.next_desc += 1
     for m in members:
         st.md_superblocks.pop(m.device, None)
         fs = st.filesystems.pop(m.device, None)
