@@ -26,6 +26,7 @@ from app.model import Machine
 from app.model.devices import SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.sync_model import SyncForecast
+from app.sync.dm_raid import raid_lv
 from app.sync.tracker import ArrayEvent, FinishedSync
 from app.wear.check_window import CheckWindow
 from app.wear.checks import (
@@ -249,7 +250,7 @@ class WearRecorder:
         after = LazyCounts(lambda: kernel_writes(sample))
         reads: list[SmartRead] = []
         log: list[str] = []
-        present = {a.name for a in sample.arrays}
+        present = {a.name for a in sample.synced()}
         if (prev is not None and len(prev.arrays) != len(sample.arrays)) or self._born:
             self._note_born(sample, prev, now)
         if self._closed_unknown:  # an array gone from the samples is not asked about again
@@ -265,7 +266,7 @@ class WearRecorder:
                 if fin is not None and fin.after_fact:
                     self.store.set_sync_seen(o.sync_id, fin.after_fact)
                 if o.window is not None:
-                    live = next((x for x in sample.arrays if x.name == e.array), None)
+                    live = sample.live(e.array)
                     o.window = window_seen(o.window, live, o.action, finished=outcome == "finished")
                     self.store.set_check_window(o.sync_id, o.window)
                 if (not o.members or o.uuid is None) and e.array in present:
@@ -274,7 +275,7 @@ class WearRecorder:
                 reads.extend(self._of(o.members, "sync-end", o.sync_id))
                 log.append(e.message)
             elif e.kind == "sync-started":
-                a = next((x for x in sample.arrays if x.name == e.array), None)
+                a = sample.live(e.array)
                 action = e.action or (a.sync.action if a is not None and a.sync else None)
                 if action is None or action in ("pending", "delayed"):
                     continue
@@ -290,7 +291,7 @@ class WearRecorder:
         with self.store.batch(durable=False):
             for o in self._open.values():  # running: the kernel's figure so far, every sample
                 if o.window is not None:  # a check: how far it got, what md found so far
-                    live = next((x for x in sample.arrays if x.name == o.array), None)
+                    live = sample.live(o.array)
                     seen = window_seen(o.window, live, o.action)
                     if seen != o.window:
                         o.window = seen
@@ -333,7 +334,8 @@ class WearRecorder:
         midway: bool = False,
     ) -> list[SmartRead]:
         a = self._machine.array(name) if self._machine else None
-        uuid = a.uuid if a is not None else None
+        lv = raid_lv(self._machine, name) if a is None else None
+        uuid = a.uuid if a is not None else lv.uuid if lv is not None else None
         for ev in list(self._adoptable or ()):
             if (
                 ev.array == name

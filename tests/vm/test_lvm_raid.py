@@ -1,6 +1,8 @@
 """LVM RAID under the real kernel (dm-raid, LVM 2.03): a raid1 LV's initial sync, held by md's
 limits, in `report --json` with its progress inside lvs' own bracket and a speed from two looks;
-`plan lv-sync check` is `lvchange --syncaction check` with its consequences once it has ended.
+`raidman monitor`'s recorder, started while it is held, records it when it ends (its images' PVs,
+the kernel's bytes, the model's forecast); `plan lv-sync check` is `lvchange --syncaction check`
+with its consequences once it has ended.
 
 The hold: md throttles only above its min (md.c md_do_sync), so the LV's --maxrecoveryrate
 holds it only with dev.raid.speed_limit_min below it (the capture of tests/parsers/samples/
@@ -16,6 +18,8 @@ from tests.vm.machine import VM
 
 pytestmark = pytest.mark.vm
 MAX_KIB = 512  # the LV's --maxrecoveryrate; 64 MiB take ~2 min at this rate
+MIB = 1 << 20
+STATE = "/tmp/raidman-lvmraid-state"
 
 
 def _percent(vm: VM) -> float:
@@ -69,9 +73,27 @@ def test_raid1_lv_sync_in_report_and_its_check_plan(blank_vm: VM) -> None:
     busy = vm.raidman("plan", "lv-sync", "check", "--lv", "vgr/r1")
     assert busy.returncode == 3 and "is running a resync" in busy.stderr
 
-    vm.run(["lvchange", "--maxrecoveryrate", "0", "vgr/r1"], check=True)  # let it finish
+    # the wear monitor, started while the sync is held, records it; then the LV's limit is
+    # lifted (in the guest, once the record has begun) and it records the end
+    got = vm.call("tests.vm.guest_lvm_raid:record_lv_sync", "vgr/r1", d[:2], STATE)
+    vm.note("monitor log:\n" + "\n".join(got["log"]))
     vm.set_speed_limits(None, None)
-    vm.wait_for(lambda: _percent(vm) == 100.0, 120, "the initial sync to end")
+    (rec,) = got["records"]
+    assert (rec["array"], rec["action"], rec["outcome"]) == ("vgr/r1", "resync", "finished")
+    assert rec["fraction"] == 1.0 and rec["end"] > rec["start"]
+    assert [m["device"] for m in rec["members"]] == d[:2]  # the images' PVs
+    by = {m["device"]: m["kernel_bytes_written"] for m in rec["members"]}
+    # a RAID-1 resync reads the first image and writes the second (raid1.c sync_request):
+    # what the kernel counted on the second PV between the looks around the record, ± what
+    # lvm's metadata and dm-raid's superblocks wrote meanwhile
+    written = got["ended"][d[1]] - got["began"][d[1]]
+    assert abs(by[d[1]] - written) <= MIB, (by, written)
+    assert by[d[1]] > 4 * MIB and by[d[0]] < 2 * MIB, by
+    fc = rec["forecast"]
+    assert fc is not None and fc["source"] == "model" and fc["action"] == "resync"
+    assert any(ln.startswith("vgr/r1: resync finished after") for ln in got["log"]), got["log"]
+    assert _percent(vm) == 100.0
+    vm.note(f"recorded: {rec['forecast_vs_actual']}; kernel bytes {by}")
     plan = json.loads(vm.raidman("plan", "lv-sync", "check", "--lv", "vgr/r1", "--json").stdout)
     assert [s["argv"] for s in plan["steps"]] == [["lvchange", "--syncaction", "check", "vgr/r1"]]
     (fc,) = plan["consequences"]["syncs"]

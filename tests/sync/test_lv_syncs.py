@@ -1,0 +1,86 @@
+"""An LVM RAID LV's sync (issue 42) through the one tracker, recorder and alerts md syncs go
+through: it is in the 1 Hz sample as "VG/LV" (app.sync.dm_raid.lv_live), its start and end are
+events and RebuildStarted/RebuildFinished alerts, and ``raidman monitor`` records it with its
+images' PVs and the sync model's forecast beside what it took."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.model.devices import SyncStatus
+from app.model.live import LiveSample, MdLive
+from app.monitor import WearMonitor
+from app.routine.events import sync_alerts
+from app.sync.tracker import SyncTracker
+from app.wear.report import syncs_json
+from app.wear.snapshots import SnapshotStore
+from backends.simulated import SimClock, SimulatedBackend
+
+TOTAL = 131072
+
+
+def _lv(t: float, action: str | None, done: int, health: str) -> LiveSample:
+    flags = {"A": ("in_sync",), "a": (), "D": ("faulty",)}
+    live = MdLive(
+        name="vgr/r1",
+        array_state=None,
+        degraded=health.count("D"),
+        sync=SyncStatus(action, done, TOTAL, 512) if action else None,
+        member_states=tuple((f"r1_rimage_{i}", flags[c]) for i, c in enumerate(health)),
+        level="raid1",
+    )
+    return LiveSample(t, (), (), lvs=(live,))
+
+
+def test_an_lv_resync_ends_finished_when_every_image_is_in_sync() -> None:
+    # dm-raid's ratio is md's curr_resync_completed (1/16 steps): last seen at half-way, the
+    # next look finds it idle with both images "A" — finished, not interrupted
+    tr = SyncTracker()
+    (started,) = tr.update(_lv(0.0, "resync", TOTAL // 2, "aa"))
+    assert (started.kind, started.array) == ("sync-started", "vgr/r1")
+    (ended,) = tr.update(_lv(1.0, None, TOTAL, "AA"))
+    assert ended.kind == "sync-ended" and ended.sync is not None
+    assert ended.sync.outcome == "finished" and ended.sync.fraction == 1.0
+    names = [(a.event, a.array) for a in sync_alerts([started, ended])]
+    assert names == [("RebuildStarted", "vgr/r1"), ("RebuildFinished", "vgr/r1")]
+
+
+def test_an_lv_resync_gone_with_images_not_in_sync_is_interrupted() -> None:
+    tr = SyncTracker()
+    tr.update(_lv(0.0, "resync", TOTAL // 2, "aa"))
+    (ended,) = tr.update(_lv(1.0, None, TOTAL, "aa"))  # deactivated / frozen: still "a"
+    assert ended.sync is not None and ended.sync.outcome == "interrupted"
+
+
+def test_an_image_failing_is_a_faulty_member_and_a_degraded_lv() -> None:
+    tr = SyncTracker()
+    tr.update(_lv(0.0, None, TOTAL, "AA"))
+    kinds = {(e.kind, e.device) for e in tr.update(_lv(1.0, None, TOTAL, "AD"))}
+    assert ("member-faulty", "r1_rimage_1") in kinds and ("degraded", None) in kinds
+
+
+def test_the_monitor_records_the_demos_lv_resync_with_its_forecast(tmp_path: Path) -> None:
+    clock = SimClock.manual()
+    be = SimulatedBackend.from_scenario("lvm-raid", clock=clock)
+    store = SnapshotStore.open(tmp_path / "state.db")
+    lines: list[str] = []
+    mon = WearMonitor(be, store, interval_s=1e9, log=lines.append)
+    mon.tick()
+    assert "watching 0 array(s), 2 raid LV(s)" in lines
+    for _ in range(300):  # 120 GiB left at 1,035 KiB/s: ~34 h, looked at every 10 min
+        clock.advance(600)
+        mon.tick()
+        if not store.syncs_for("vgr/r1")[0].running:
+            break
+    (rec,) = syncs_json(store, "vgr/r1")
+    assert (rec["action"], rec["outcome"], rec["fraction"]) == ("resync", "finished", 1.0)
+    assert [m["device"] for m in rec["members"]] == ["nvme0n1", "nvme1n1"]  # the images' PVs
+    fc = rec["forecast"]
+    assert fc["source"] == "model" and fc["from_fraction"] == 0.4
+    # md's min (1000) holds it, the LV's --maxrecoveryrate 256K below it binds not
+    assert fc["speed_kib_s"] > 1000
+    took = rec["end"] - rec["start"]
+    assert abs(fc["duration_s"] - took) <= 0.02 * took + 600, (fc["duration_s"], took)
+    # a RAID-1 resync copies the first image onto the other: 60 % of 200 GiB to nvme1n1
+    assert [m["bytes_written"] for m in fc["members"]] == [0, 120 * (1 << 30)]
+    assert any(ln.startswith("vgr/r1: resync finished after") for ln in lines), lines
