@@ -14,6 +14,7 @@ holds for it as for md.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from app.model import levels
 from app.model.devices import LogicalVolume, Machine, SyncStatus
@@ -123,11 +124,22 @@ def lv_live(
         c = dm.health[i] if i < len(dm.health) else image.health
         flags = ("faulty",) if c == "D" else ("in_sync",) if c == "A" else ()
         members.append((image.image, flags))
+    sync = raid_sync(lv, speed_kib_s, system_min_kib_s)
+    if sync is None:
+        # idle or frozen: where the ratio stands (dm-raid.c rs_get_progress(): recovery_cp
+        # when idle, the total once in sync; a table reload mid-resync shows idle/frozen short
+        # of it with every image "A", VM: lvchange --maxrecoveryrate during a resync)
+        word = dm.sync_action if dm.sync_action in ("idle", "frozen") else "idle"
+        sync = SyncStatus(action=word, done_sectors=dm.done_sectors, total_sectors=dm.total_sectors)
+    elif sync.action == "recover":
+        # the images being rebuilt ("a"): md's recover with no target is no sync (md_sync)
+        rebuilt = tuple(image for image, flags in members if not flags)
+        sync = replace(sync, targets=rebuilt)
     return MdLive(
         name=lv_name(lv),
         array_state=None,
         degraded=len(dm.failed),
-        sync=raid_sync(lv, speed_kib_s, system_min_kib_s),
+        sync=sync,
         member_states=tuple(members),
         level=dm.raid_type.split("_", 1)[0],
         mismatch_cnt=dm.mismatch_cnt,
@@ -154,13 +166,18 @@ def image_pvs(lv: LogicalVolume) -> tuple[str, ...]:
 
 
 def images_synced(action: str, live: MdLive) -> bool:
-    """A raid LV's resync or recovery gone with every image ``A`` (dm-raid.rst: alive and in
-    sync; ``a`` while it runs, and after one stopped short): it finished. A check or repair
-    leaves the images as they were, so this says nothing of one."""
+    """A raid LV's resync or recovery gone, dm-raid idle with its ratio at the end and every
+    image ``A`` (dm-raid.rst: alive and in sync): it finished. Idle short of the end is a sync
+    stopped (a table reload shows every image "A" then too). A check or repair leaves the
+    images as they were, so this says nothing of one."""
+    s = live.sync
     return (
         action in ("resync", "recover")
         and "/" in live.name
-        and live.sync is None
+        and s is not None
+        and s.action == "idle"
+        and bool(s.total_sectors)
+        and (s.done_sectors or 0) >= (s.total_sectors or 0)
         and bool(live.member_states)
         and all("in_sync" in flags for _dev, flags in live.member_states)
     )

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from app.format import percent
 from app.model import Machine
-from app.model.devices import SyncStatus
+from app.model.devices import LogicalVolume, SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.sync_model import SyncForecast
 from app.sync.dm_raid import raid_lv
@@ -187,9 +187,9 @@ class WearRecorder:
         self._closed_unknown = waiting
         for name, o in self._open.items():
             a = machine.array(name)
-            if a is None:
+            if a is None and raid_lv(machine, name) is None:
                 continue
-            if o.uuid is None and a.uuid:
+            if a is not None and o.uuid is None and a.uuid:
                 o.uuid = a.uuid
                 self.store.set_sync_uuid(o.sync_id, a.uuid)
             # the array appeared after the last probe, or a member joined it: known now
@@ -359,7 +359,8 @@ class WearRecorder:
                 return []
         members = members_of(self._machine, name, live)
         caps = self._capacities(members)
-        if members:  # the members' devices and disks, not every disk of the machine
+        if members and not _rebuilds_elsewhere(lv):
+            # the members' devices and disks, not every disk of the machine
             names = counted(members)
             before = {d: n for d, n in before.items() if d in names}
         sid = self.store.start_sync(
@@ -474,7 +475,13 @@ class WearRecorder:
         known yet (a sync that began as mdadm created the array): at most
         ``IDENTITY_PROBES`` probes per sync, ``IDENTITY_PROBE_GAP_S`` apart; an array that
         never shows a UUID (none on record) is not probed for without end."""
-        pending = [o for o in self._open.values() if o.uuid is None or not o.members]
+        pending = [
+            o
+            for o in self._open.values()
+            if o.uuid is None
+            or not o.members
+            or _rebuilds_elsewhere(raid_lv(self._machine, o.array))
+        ]
         pending += [o for o, _ in self._closed_unknown]
         if not pending:  # the common case, at every sample
             self._identity_asks.clear()
@@ -515,6 +522,13 @@ class WearRecorder:
     def open_sync_id(self, array: str) -> int | None:
         o = self._open.get(array)
         return o.sync_id if o is not None else None
+
+
+def _rebuilds_elsewhere(lv: LogicalVolume | None) -> bool:
+    """A raid LV with a failed image as last probed: lvconvert --repair rebuilds it on a PV the
+    probe does not show as its yet (the next probe does: the record keeps every disk's
+    counters at its start until then, and asks for that probe)."""
+    return lv is not None and lv.raid is not None and bool(lv.raid.failed_images)
 
 
 def _mine(o: _Open, counts: dict[str, int]) -> dict[str, int]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from app.model.devices import SyncStatus
 from app.model.live import LiveSample, MdLive
 from app.monitor import WearMonitor
@@ -19,13 +21,22 @@ from backends.simulated import SimClock, SimulatedBackend
 TOTAL = 131072
 
 
-def _lv(t: float, action: str | None, done: int, health: str) -> LiveSample:
+def _lv(t: float, action: str, done: int, health: str) -> LiveSample:
+    """vgr/r1 as app.sync.dm_raid.lv_live makes it from one dmsetup status line."""
     flags = {"A": ("in_sync",), "a": (), "D": ("faulty",)}
+    targets = tuple(f"r1_rimage_{i}" for i, c in enumerate(health) if c == "a")
+    running = action not in ("idle", "frozen")
     live = MdLive(
         name="vgr/r1",
         array_state=None,
         degraded=health.count("D"),
-        sync=SyncStatus(action, done, TOTAL, 512) if action else None,
+        sync=SyncStatus(
+            action,
+            done,
+            TOTAL,
+            512 if running else None,
+            targets=targets if action == "recover" else (),
+        ),  # fmt: skip
         member_states=tuple((f"r1_rimage_{i}", flags[c]) for i, c in enumerate(health)),
         level="raid1",
     )
@@ -38,24 +49,47 @@ def test_an_lv_resync_ends_finished_when_every_image_is_in_sync() -> None:
     tr = SyncTracker()
     (started,) = tr.update(_lv(0.0, "resync", TOTAL // 2, "aa"))
     assert (started.kind, started.array) == ("sync-started", "vgr/r1")
-    (ended,) = tr.update(_lv(1.0, None, TOTAL, "AA"))
+    (ended,) = tr.update(_lv(1.0, "idle", TOTAL, "AA"))
     assert ended.kind == "sync-ended" and ended.sync is not None
     assert ended.sync.outcome == "finished" and ended.sync.fraction == 1.0
     names = [(a.event, a.array) for a in sync_alerts([started, ended])]
     assert names == [("RebuildStarted", "vgr/r1"), ("RebuildFinished", "vgr/r1")]
 
 
-def test_an_lv_resync_gone_with_images_not_in_sync_is_interrupted() -> None:
+@pytest.mark.parametrize(
+    ("action", "done", "health"),
+    [
+        ("idle", TOTAL, "aa"),  # images still "a"
+        # a table reload mid-resync (VM: lvchange --maxrecoveryrate while it ran): idle with
+        # every image "A", its ratio short of the end (dm-raid.c rs_get_progress) — it was
+        # recorded "finished" and the resync went on
+        ("idle", TOTAL // 2 + 4096, "AA"),
+        ("frozen", TOTAL // 2, "AA"),
+    ],
+)
+def test_an_lv_resync_gone_short_of_its_end_is_interrupted(
+    action: str, done: int, health: str
+) -> None:
     tr = SyncTracker()
     tr.update(_lv(0.0, "resync", TOTAL // 2, "aa"))
-    (ended,) = tr.update(_lv(1.0, None, TOTAL, "aa"))  # deactivated / frozen: still "a"
+    (ended,) = tr.update(_lv(1.0, action, done, health))
     assert ended.sync is not None and ended.sync.outcome == "interrupted"
+
+
+def test_an_lv_image_recovery_is_tracked_onto_its_new_image() -> None:
+    # lvconvert --repair: the new image "a" recovers from the others (md's recover with a target)
+    tr = SyncTracker()
+    tr.update(_lv(0.0, "idle", TOTAL, "AD"))
+    started = [e for e in tr.update(_lv(1.0, "recover", 0, "Aa")) if e.kind == "sync-started"]
+    assert [e.message for e in started] == ["vgr/r1: recover onto r1_rimage_1 started"]
+    (ended,) = [e for e in tr.update(_lv(2.0, "idle", TOTAL, "AA")) if e.kind == "sync-ended"]
+    assert ended.sync is not None and ended.sync.outcome == "finished"
 
 
 def test_an_image_failing_is_a_faulty_member_and_a_degraded_lv() -> None:
     tr = SyncTracker()
-    tr.update(_lv(0.0, None, TOTAL, "AA"))
-    kinds = {(e.kind, e.device) for e in tr.update(_lv(1.0, None, TOTAL, "AD"))}
+    tr.update(_lv(0.0, "idle", TOTAL, "AA"))
+    kinds = {(e.kind, e.device) for e in tr.update(_lv(1.0, "idle", TOTAL, "AD"))}
     assert ("member-faulty", "r1_rimage_1") in kinds and ("degraded", None) in kinds
 
 
