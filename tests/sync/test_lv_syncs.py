@@ -36,7 +36,7 @@ def _lv(t: float, action: str, done: int, health: str) -> LiveSample:
             TOTAL,
             512 if running else None,
             targets=targets if action == "recover" else (),
-        ),  # fmt: skip
+        ),
         member_states=tuple((f"r1_rimage_{i}", flags[c]) for i, c in enumerate(health)),
         level="raid1",
     )
