@@ -112,6 +112,8 @@ class RaidLvSampler:
             return ()
         io = {d.name: d for d in disk_io}
         prev, self._prev = self._prev, (t, io)
+        # read before the program: over ssh the sample's batch answers it (backends.linux.ssh)
+        system_min = ascii_int((source.read_text(SYSTEM_MIN) or "").strip())
         r = source.run(DMSETUP_RAID_ARGV, timeout=SAMPLE_TIMEOUT)
         if not r.ok:
             return ()
@@ -119,7 +121,6 @@ class RaidLvSampler:
             lvs = attach_status(self._lvs, parse_raid_status(r.stdout))
         except ParseError:
             return ()
-        system_min = ascii_int((source.read_text(SYSTEM_MIN) or "").strip())
         out: list[MdLive] = []
         for lv in lvs:
             rate = image_io_kib_s(lv, prev[1], io, t - prev[0]) if prev is not None else None
