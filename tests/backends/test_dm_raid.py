@@ -119,3 +119,12 @@ def test_a_failed_dmsetup_gives_no_lv_and_no_error() -> None:
     sampler = RaidLvSampler()
     sampler.probed(raid_machine("b_r1_syncing").lvs)
     assert sampler.sample(src, 1.0, ()) == ()  # type: ignore[arg-type]
+
+
+def test_over_ssh_dmsetup_status_keeps_the_samples_batch() -> None:
+    from backends.linux.dm_raid import SYSTEM_MIN
+    from backends.linux.ssh import SAMPLE_FILES, changes_nothing
+
+    assert changes_nothing(DMSETUP_RAID_ARGV)  # a read: the batch's answers still hold
+    assert not changes_nothing(("dmsetup", "remove", "vgr-r1"))
+    assert SYSTEM_MIN in SAMPLE_FILES  # read before dmsetup, from the sample's one round trip
