@@ -5,6 +5,7 @@ images' PVs and the sync model's forecast beside what it took."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,35 @@ def test_the_monitor_records_the_demos_lv_resync_with_its_forecast(tmp_path: Pat
     # a RAID-1 resync copies the first image onto the other: 60 % of 200 GiB to nvme1n1
     assert [m["bytes_written"] for m in fc["members"]] == [0, 120 * (1 << 30)]
     assert any(ln.startswith("vgr/r1: resync finished after") for ln in lines), lines
+
+
+def test_a_repairs_record_learns_the_new_images_pv_at_the_next_probe(tmp_path: Path) -> None:
+    # the VM's captures: vgr/r1 lost nvme1n1 (image 1 "[unknown]", dm "AD"), and after
+    # lvconvert --repair its image 1 on nvme2n1; the recovery's record begins while the probe
+    # knows only the survivor's PV, asks for a probe, and then counts nvme2n1's writes too
+    from app.model.live import DiskIO
+    from app.session import Session
+    from tests.lvm_raid_machine import raid_machine
+
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None, smart_every_s=None, shows=False)
+    lost, repaired = raid_machine("f_pv_lost", lost="nvme1n1"), raid_machine("g_after_repair")
+    s.probed(lost, 0.0)
+
+    def sample(t: float, action: str, health: str, nvme2: int) -> LiveSample:
+        lv = _lv(t, action, 0 if action == "recover" else TOTAL, health).lvs[0]
+        io = (DiskIO("nvme0n1", 0, 0), DiskIO("nvme2n1", 0, nvme2))
+        return LiveSample(t, (), io, lvs=(replace(lv, name="vgr/r1"),))
+
+    s.sampled(sample(1.0, "idle", "AD", 0))
+    eff = s.sampled(sample(2.0, "recover", "Aa", 1 << 20))
+    assert eff.reprobe  # the new image's PV is not known yet
+    (rec,) = syncs_json(store, "vgr/r1")
+    assert [m["device"] for m in rec["members"]] == ["nvme0n1"]
+    s.probed(repaired, 3.0)
+    s.sampled(sample(4.0, "recover", "Aa", 40 << 20))
+    s.sampled(sample(5.0, "idle", "AA", 65 << 20))
+    (rec,) = syncs_json(store, "vgr/r1")
+    assert (rec["action"], rec["outcome"]) == ("recover", "finished")
+    by = {m["device"]: m["kernel_bytes_written"] for m in rec["members"]}
+    assert by == {"nvme0n1": 0, "nvme2n1": 65 << 20}  # from the look before it began
