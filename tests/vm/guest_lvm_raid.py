@@ -13,6 +13,19 @@ SYSTEM_MIN = "/proc/sys/dev/raid/speed_limit_min"
 RELEASE_MIN_KIB = 200000
 
 
+def _backend() -> Any:
+    """The Linux backend without SMART: the records' kernel counters are what these tests
+    check, and each smartctl run costs seconds of TCG (VM CPU time is CI's budget)."""
+    from app.model.smart import SmartReading
+    from backends.linux import LinuxBackend
+
+    class NoSmart(LinuxBackend):
+        def smart(self, disk: str) -> SmartReading:
+            return SmartReading(device=disk, available=False, reason="not read in this test")
+
+    return NoSmart()
+
+
 def _diskstats_written(disks: list[str]) -> dict[str, int]:
     """Bytes written per disk now (/proc/diskstats field 10: sectors written)."""
     out: dict[str, int] = {}
@@ -37,12 +50,11 @@ def record_lv_sync(
     from app.monitor import WearMonitor
     from app.wear.report import syncs_json
     from app.wear.snapshots import SnapshotStore
-    from backends.linux import LinuxBackend
 
     _state_dir(state_dir)
     store = SnapshotStore.open()
     log: list[str] = []
-    mon = WearMonitor(LinuxBackend(), store, interval_s=1e9, log=log.append)
+    mon = WearMonitor(_backend(), store, interval_s=1e9, log=log.append)
     t0 = time.monotonic()
     t_end = t0 + until_s
     began: dict[str, int] = {}
@@ -144,16 +156,17 @@ def fail_and_repair(
         out["refused"] = str(e)
     r = subprocess.run(["lvremove", "-y", filler], capture_output=True, text=True, timeout=60)
     out["lvremove"] = (r.returncode, r.stderr[-500:])
-    plan = build_lv_repair(LinuxBackend().probe(), lv)
-    out["plan"] = [list(s.argv) for s in plan.steps]
-    cons = plan.consequences
-    out["plan_syncs"] = [f.action for f in cons.syncs] if cons is not None else None
-
     _state_dir(state_dir)
     store = SnapshotStore.open()
     log: list[str] = []
-    mon = WearMonitor(LinuxBackend(), store, interval_s=1e9, log=log.append)
-    mon.tick()  # the first look: before the repair
+    mon = WearMonitor(_backend(), store, interval_s=1e9, log=log.append)
+    mon.tick()  # the first look: before the repair; its probe is the plan's
+    probed = mon.session.view.probed
+    assert probed is not None
+    plan = build_lv_repair(probed, lv)
+    out["plan"] = [list(s.argv) for s in plan.steps]
+    cons = plan.consequences
+    out["plan_syncs"] = [f.action for f in cons.syncs] if cons is not None else None
     t_end = time.monotonic() + until_s
     (argv,) = out["plan"]
     repair = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
