@@ -99,7 +99,8 @@ class WearMonitor:
             first = self.session.view.sample_count == 0
             eff = self.session.sampled(sample)
         if first:
-            self.log(f"watching {len(sample.arrays)} array(s)")
+            lvs = f", {len(sample.lvs)} raid LV(s)" if sample.lvs else ""
+            self.log(f"watching {len(sample.arrays)} array(s){lvs}")
         self._apply(eff)
         self._times_after_the_fact(eff)
         if eff.reprobe:

@@ -8,6 +8,7 @@ history comes from the wear database, read in the pane's own worker).
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable, Mapping
 
@@ -84,6 +85,9 @@ def spark_markup(speeds: tuple[float, ...], width: int) -> str:
 # rates are their kernel I/O counters between raidman's last two samples.
 PROGRESS_WINDOW = "md's mean over ≤30 s"
 MEMBERS_WINDOW = "their rates: since the last sample"
+# a raid LV ("VG/LV"): dm-raid has no sync_speed; its speed is its busiest image's I/O between
+# the last two samples (app.sync.dm_raid.image_io_kib_s)
+LV_PROGRESS_WINDOW = "its images' I/O since the last sample"
 
 
 def progress_items(v: SyncView) -> tuple[str, ...]:
@@ -100,7 +104,8 @@ def progress_items(v: SyncView) -> tuple[str, ...]:
     items = [
         percent(v.fraction),
         f"ETA {duration(v.eta_s)}",
-        f"{speed(v.speed_kib_s)} progress ({PROGRESS_WINDOW})",
+        f"{speed(v.speed_kib_s)} progress "
+        f"({LV_PROGRESS_WINDOW if '/' in v.array else PROGRESS_WINDOW})",
         f"{done} / {total}",
     ]
     if v.stalled:  # first after the percent: the one fact that matters then
@@ -251,6 +256,12 @@ class FlowLine(Line):
         return out
 
 
+def card_id(array: str) -> str:
+    """The card's widget id: "sync-md127"; a raid LV's "VG/LV" (lvm names also take "+" and
+    ".") with each character a Textual id cannot hold written as its code: "sync-vgr_2f_r1"."""
+    return "sync-" + re.sub(r"[^A-Za-z0-9_-]", lambda m: f"_{ord(m.group()):x}_", array)
+
+
 class SyncCard(Vertical):
     """One array's running sync."""
 
@@ -260,7 +271,7 @@ class SyncCard(Vertical):
     """
 
     def __init__(self, array: str) -> None:
-        super().__init__(id=f"sync-{array}")
+        super().__init__(id=card_id(array))
         self.array = array
         self._texts: dict[str, str] = {}
 
@@ -311,9 +322,9 @@ class SyncCard(Vertical):
 
 
 def idle_text(machine: Machine | None) -> Text:
-    """What the pane says with no md sync to show: that, and each LVM RAID LV's sync as its last
-    probe read it (dm-raid has no sync_speed; its speed and ETA come from two looks, which
-    ``raidman report`` takes; the 1 Hz sample reads md arrays only)."""
+    """What the pane says with no sync to show: that, and each LVM RAID LV's sync as its last
+    probe read it, until the 1 Hz sample has shown it (then it has a card of its own, its speed
+    from the images' I/O between two samples: app.sync.dm_raid)."""
     lvs = [(lv, s) for lv in (machine.lvs if machine else ()) if (s := raid_sync(lv)) is not None]
     if not lvs:
         return Text("No array is syncing.")

@@ -12,6 +12,9 @@ from app.model.lvm_raid import DEVICE_HEALTH, RaidImage
 from app.sync.dm_raid import raid_sync
 
 _HEALTH_STYLE = {"A": "green", "a": "yellow", "D": "bold red"}
+# lvm's health words as the tree's line has room for them (at 80x24 "mismatches exist" was
+# cut to "mismatches exi"); Details and report say lvm's own words
+_SHORT_HEALTH = {"mismatches exist": "mismatches"}
 
 
 def raid_label_parts(lv: LogicalVolume, t: Text) -> None:
@@ -25,6 +28,7 @@ def raid_label_parts(lv: LogicalVolume, t: Text) -> None:
     elif raid.sync_percent is not None and raid.sync_percent < 100.0 and raid.dm is None:
         t.append(f"  synced {raid.sync_percent:.1f}%", "yellow")
     words = raid.health_words
+    words = _SHORT_HEALTH.get(words or "", words)
     if words:
         t.append(f"  {words}", "bold red" if raid.partial or raid.failed_images else "yellow")
 

@@ -427,8 +427,8 @@ class _Builder:
         t = Text(lv.name, "bold" if lv.active else "dim")
         t.append(f"  {short_size(lv.size_bytes)}", "cyan")
         seg = lv.segtype
-        if lv.stripes and lv.stripes > 1:
-            seg += f" ×{lv.stripes}"
+        if lv.stripes and lv.stripes > 1 and not (lv.raid is not None and lv.raid.images):
+            seg += f" ×{lv.stripes}"  # a raid LV's images are its nodes: no count on its line
         t.append(f"  {seg}", "magenta" if seg.startswith(("raid", "thin", "mirror")) else "")
         if lv.data_percent is not None:
             t.append(f" {lv.data_percent:.1f}%", "yellow" if lv.data_percent >= 80 else "")

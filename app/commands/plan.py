@@ -18,7 +18,8 @@ destructive marks, notes, pre-flight refusals/warnings) WITHOUT running anything
   raidman plan smart-test --device nvme0n1 --test short|long
   raidman plan prepare|stop|assemble|delete|wipe|mount ... (app/commands/plan_lifecycle.py)
   raidman plan qualify|locate|retire --device D ... (app/commands/plan_disks.py)
-  raidman plan lv-sync check|repair --lv VG/LV, lv-repair --lv VG/LV [--pvs PV...] (plan_lvm.py)
+  raidman plan lv-sync check|repair|limits --lv VG/LV [--min/--max KiB/s], lv-repair --lv VG/LV
+  [--pvs PV...], lv-replace --lv VG/LV --pv OLD [--to NEW...] (plan_lvm.py)
 
 Exit status: 0 plan printed; 2 the inputs cannot make a plan; 3 pre-flight refuses a device.
 ``--json`` prints ``Plan.to_json()`` (with the ``digest`` of its steps) plus a ``preflight`` object; save it and run it with

@@ -47,6 +47,18 @@ class LiveSample:
     taken_at: float
     arrays: tuple[MdLive, ...]
     disk_io: tuple[DiskIO, ...] = ()
+    # LVM RAID LVs (dm-raid: md's personalities under device-mapper) as md's live state, each
+    # named "VG/LV" (app.sync.dm_raid.lv_live): apart from ``arrays``, which are md's own (the
+    # merge into the probed arrays, the boosts, the routine's exposure read md arrays only)
+    lvs: tuple[MdLive, ...] = ()
+
+    def synced(self) -> tuple[MdLive, ...]:
+        """Everything whose sync the one tracker follows: md arrays, then raid LVs."""
+        return self.arrays + self.lvs if self.lvs else self.arrays
+
+    def live(self, name: str) -> MdLive | None:
+        """The md array or raid LV (``VG/LV``) of that name in this sample."""
+        return next((x for x in self.synced() if x.name == name), None)
 
 
 class LiveInterner:
@@ -59,15 +71,18 @@ class LiveInterner:
     def __init__(self) -> None:
         self._md: dict[str, MdLive] = {}
         self._io: dict[str, DiskIO] = {}
+        self._lv: dict[str, MdLive] = {}
 
     def __call__(self, sample: LiveSample) -> LiveSample:
         arrays = _same(self._md, sample.arrays)
         disk_io = _same(self._io, sample.disk_io)
+        lvs = _same(self._lv, sample.lvs)
         self._md = {a.name: a for a in arrays}
         self._io = {d.name: d for d in disk_io}
-        if arrays is sample.arrays and disk_io is sample.disk_io:
+        self._lv = {a.name: a for a in lvs}
+        if arrays is sample.arrays and disk_io is sample.disk_io and lvs is sample.lvs:
             return sample
-        return LiveSample(sample.taken_at, arrays, disk_io)
+        return LiveSample(sample.taken_at, arrays, disk_io, lvs)
 
 
 _T = TypeVar("_T", MdLive, DiskIO)

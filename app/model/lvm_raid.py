@@ -91,6 +91,9 @@ class RaidLv:
     health_status: str | None = None  # lv_health_status ("partial", "refresh needed", ...)
     health_bit: str | None = None  # lv_attr[8] when not "-"
     integrity_mismatches: int | None = None  # integritymismatches (--raidintegrity LVs)
+    # raidintegritymode of a --raidintegrity LV: "journal" (lvm's default: every write goes to
+    # dm-integrity's journal first, then to its place) or "bitmap"; None without integrity
+    integrity_mode: str | None = None
     dm: DmRaidStatus | None = None  # dmsetup status of its target, when read
 
     @property
@@ -124,6 +127,7 @@ class RaidLv:
             "health_status": self.health_status,
             "health_bit": self.health_bit,
             "integrity_mismatches": self.integrity_mismatches,
+            "integrity_mode": self.integrity_mode,
             "images": [
                 {
                     "index": i.index,

@@ -88,7 +88,18 @@ def raid_of_row(row: Mapping[str, Any], segtype: str, attr: str) -> RaidLv | Non
         health_status=health,
         health_bit=bit if bit not in (None, "-") else None,
         integrity_mismatches=_count(row.get("integritymismatches"), "integritymismatches"),
+        integrity_mode=_integrity_mode(row.get("raidintegritymode")),
     )
+
+
+def _integrity_mode(v: Any) -> str | None:
+    """raidintegritymode: "journal" or "bitmap" (lvmraid(7)); empty without integrity."""
+    s = _text(v)
+    if not s:
+        return None
+    if s not in ("journal", "bitmap"):
+        raise ParseError(SOURCE, f"raidintegritymode={s[:40]!r} is not journal or bitmap")
+    return s
 
 
 def link_images(

@@ -48,6 +48,8 @@ KNOWN_KINDS = frozenset(
         "retire",
         "lv-sync",
         "lv-repair",
+        "lv-sync-limits",
+        "lv-replace",
     }
 )
 
@@ -72,6 +74,8 @@ NEVER_DESTROY = frozenset(
         "locate",
         "lv-sync",
         "lv-repair",
+        "lv-sync-limits",
+        "lv-replace",
         *(k for k in KNOWN_KINDS if k.startswith("audit-")),
     }
 )

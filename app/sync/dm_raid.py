@@ -14,11 +14,13 @@ holds for it as for md.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from app.model import levels
-from app.model.devices import LogicalVolume, SyncStatus
-from app.model.live import DiskIO
+from app.model.devices import LogicalVolume, Machine, SyncStatus
+from app.model.live import DiskIO, MdLive
 from app.model.lvm_raid import DmRaidStatus
+from app.model.sync_model import SyncForecast, forecast_sync
 
 SECTOR = 512
 _RUNNING = ("resync", "recover", "check", "repair", "reshape")
@@ -97,4 +99,126 @@ def raid_sync(
         min_speed_kib_s=raid.min_rate_kib_s or system_min_kib_s,
         max_speed_kib_s=raid.max_rate_kib_s,
         mismatch_cnt=dm.mismatch_cnt if dm.sync_action in ("check", "repair") else None,
+    )
+
+
+def lv_name(lv: LogicalVolume) -> str:
+    """The name a raid LV's sync goes by in the tracker, its records and alerts: "VG/LV" (what
+    lvm's own commands take)."""
+    return f"{lv.vg}/{lv.name}"
+
+
+def lv_live(
+    lv: LogicalVolume, speed_kib_s: int | None = None, system_min_kib_s: int | None = None
+) -> MdLive | None:
+    """A raid LV as md's live state for the 1 Hz sample (None when its target was not read):
+    its sync (:func:`raid_sync`), one member per image named by the image's sub-LV, ``faulty``
+    where dm-raid says ``D``, ``in_sync`` for ``A``; degraded = the failed images; the
+    mismatches dm-raid counted."""
+    raid = lv.raid
+    dm = raid.dm if raid is not None else None
+    if raid is None or dm is None:
+        return None
+    members: list[tuple[str, tuple[str, ...]]] = []
+    for i, image in enumerate(raid.images):
+        c = dm.health[i] if i < len(dm.health) else image.health
+        flags = ("faulty",) if c == "D" else ("in_sync",) if c == "A" else ()
+        members.append((image.image, flags))
+    sync = raid_sync(lv, speed_kib_s, system_min_kib_s)
+    if sync is None:
+        # idle or frozen: where the ratio stands (dm-raid.c rs_get_progress(): recovery_cp
+        # when idle, the total once in sync; a table reload mid-resync shows idle/frozen short
+        # of it with every image "A", VM: lvchange --maxrecoveryrate during a resync)
+        word = dm.sync_action if dm.sync_action in ("idle", "frozen") else "idle"
+        sync = SyncStatus(action=word, done_sectors=dm.done_sectors, total_sectors=dm.total_sectors)
+    elif sync.action == "recover":
+        # the images being rebuilt ("a"): md's recover with no target is no sync (md_sync)
+        rebuilt = tuple(image for image, flags in members if not flags)
+        sync = replace(sync, targets=rebuilt)
+    return MdLive(
+        name=lv_name(lv),
+        array_state=None,
+        degraded=len(dm.failed),
+        sync=sync,
+        member_states=tuple(members),
+        level=dm.raid_type.split("_", 1)[0],
+        mismatch_cnt=dm.mismatch_cnt,
+        raid_disks=dm.devices,
+    )
+
+
+def raid_lv(machine: Machine | None, name: str) -> LogicalVolume | None:
+    """The raid LV a sync's name ("VG/LV") stands for, as probed; None for an md array's name
+    (md names have no "/") or an LV the probe does not know."""
+    if machine is None or "/" not in name:
+        return None
+    vg, _, lv_part = name.partition("/")
+    lv = machine.lv(vg, lv_part)
+    return lv if lv is not None and lv.raid is not None else None
+
+
+def image_pvs(lv: LogicalVolume) -> tuple[str, ...]:
+    """The PVs of the LV's images that are there (a missing PV is "[unknown]" in lvs), each
+    once, in image order: the devices whose kernel counters say what a sync wrote to each."""
+    raid = lv.raid
+    pvs = (pv for i in (raid.images if raid is not None else ()) for pv in i.pvs)
+    return tuple(dict.fromkeys(pv for pv in pvs if not pv.startswith("[")))
+
+
+def images_synced(action: str, live: MdLive) -> bool:
+    """A raid LV's resync or recovery gone, dm-raid idle with its ratio at the end and every
+    image ``A`` (dm-raid.rst: alive and in sync): it finished. Idle short of the end is a sync
+    stopped (a table reload shows every image "A" then too). A check or repair leaves the
+    images as they were, so this says nothing of one."""
+    s = live.sync
+    return (
+        action in ("resync", "recover")
+        and "/" in live.name
+        and s is not None
+        and s.action == "idle"
+        and bool(s.total_sectors)
+        and (s.done_sectors or 0) >= (s.total_sectors or 0)
+        and bool(live.member_states)
+        and all("in_sync" in flags for _dev, flags in live.member_states)
+    )
+
+
+def lv_forecast(
+    machine: Machine,
+    lv: LogicalVolume,
+    action: str,
+    sync: SyncStatus | None,
+    *,
+    from_start: bool = True,
+) -> SyncForecast | None:
+    """The sync model's forecast for a sync of a raid LV as it starts, as for an md array's
+    (:func:`app.model.sync_model.forecast_sync`): md's level, one member per image (its first
+    PV, the image's size: dm-raid's total), the limits the sync carries (the LV's
+    ``--min/--maxrecoveryrate``, else md's min). None without images or their size."""
+    raid = lv.raid
+    if raid is None or not raid.images:
+        return None
+    total = raid.dm.total_sectors if raid.dm is not None else None
+    if not total:
+        return None
+    members = [
+        (next((p for p in i.pvs if not p.startswith("[")), i.image), total * SECTOR)
+        for i in raid.images
+        if not i.failed
+    ]
+    if not members:
+        return None
+    lo = sync.min_speed_kib_s if sync is not None else raid.min_rate_kib_s
+    hi = sync.max_speed_kib_s if sync is not None else raid.max_rate_kib_s
+    return forecast_sync(
+        array=lv_name(lv),
+        level=lv.segtype.split("_", 1)[0],
+        raid_disks=len(raid.images),
+        layout=None,
+        action=action,
+        members=members,
+        # md throttles only above its min (md.c md_do_sync): a max below the min holds at the min
+        limit_kib_s=(lo, max(hi, lo or 0) if hi is not None else None),
+        limit_local=raid.max_rate_kib_s is not None,
+        done_sectors=(sync.done_sectors or 0) if sync is not None and not from_start else 0,
     )

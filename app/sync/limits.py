@@ -29,6 +29,7 @@ class SyncLimits:
     max_kib_s: int | None  # in force (sync_speed_max)
     local: bool = False  # the max in force is the array's own (md/sync_speed_max "(local)")
     boost: BoostRecord | None = None
+    lv: bool = False  # a raid LV's sync ("VG/LV"): its own limits are lvchange's --*recoveryrate
 
     @property
     def at_ceiling(self) -> bool | None:
@@ -50,6 +51,16 @@ class SyncLimits:
     def state_text(self) -> str:
         """Whether the limit is what holds the sync back, and what a boost changed."""
         if self.boost is None:
+            if self.at_ceiling and self.lv:
+                lo, hi = self.min_kib_s, self.max_kib_s
+                if lo is not None and hi is not None and hi < lo:
+                    # md throttles only above its min (md.c md_do_sync)
+                    return (
+                        "held at md's min: its --maxrecoveryrate is below it, so it does not bind"
+                    )
+                return (
+                    "at its ceiling: raising its --maxrecoveryrate (lvchange) would make it faster"
+                )
             if self.at_ceiling:
                 return "at its ceiling: raising the limit (b: boost) would make it faster"
             return ""
@@ -92,7 +103,9 @@ def _limit(value: str) -> str:
 
 def sync_limits(view: SyncView, array: MdArray | None, boost: BoostRecord | None) -> SyncLimits:
     """The limits of ``view``'s sync; ``array`` (the probed array) says whether the array has
-    its own max limit, ``boost`` is the boost record of the array, if any."""
+    its own max limit, ``boost`` is the boost record of the array, if any. A raid LV's sync
+    ("VG/LV", no md array) carries its LV's --maxrecoveryrate as its max where set."""
+    lv = array is None and "/" in view.array
     if boost is not None and boost.action != view.action:
         boost = None  # a record left from another sync: restored by the session, not shown
     return SyncLimits(
@@ -101,6 +114,8 @@ def sync_limits(view: SyncView, array: MdArray | None, boost: BoostRecord | None
         progress_kib_s=view.speed_kib_s,
         min_kib_s=view.min_speed_kib_s,
         max_kib_s=view.max_speed_kib_s,
-        local=array is not None and array.speed_max_local is not None,
+        local=(array is not None and array.speed_max_local is not None)
+        or (lv and view.max_speed_kib_s is not None),
         boost=boost,
+        lv=lv,
     )

@@ -12,6 +12,7 @@ from app.format import duration, percent
 from app.model.live import LiveSample, MdLive
 from app.model.md_names import level_name
 from app.model.sync_model import WAITING_ACTIONS, md_sync
+from app.sync.dm_raid import images_synced
 from app.sync.history import SpeedHistory
 from app.sync.md_evidence import resync_done, unseen_sync
 from app.sync.sync_view import STALL_S, SyncView, began_s, natural_key
@@ -163,7 +164,8 @@ class SyncTracker:
         t = sample.taken_at
         new: list[ArrayEvent] = []
         last, running = self._last, self._running
-        for live in sample.arrays:
+        seen = sample.synced()  # md arrays, then raid LVs ("VG/LV": app.sync.dm_raid.lv_live)
+        for live in seen:
             name = live.name
             prev = last.get(name)
             if (
@@ -217,8 +219,8 @@ class SyncTracker:
             new.extend(self._sync_transition(t, name, live, prev))
             if prev is not None or self._primed:  # seen before, or appeared since the last look
                 new.extend(self._unseen_sync(t, name, live, prev))
-        if len(last) != len(sample.arrays):  # an array left (the common case costs no set)
-            current = {a.name for a in sample.arrays}
+        if len(last) != len(seen):  # an array left (the common case costs no set)
+            current = {a.name for a in seen}
             for name in dict.fromkeys(a.name for a in self._last_arrays if a.name not in current):
                 del last[name]
                 new.append(ArrayEvent(t, "array-vanished", name, f"{name} is gone"))
@@ -238,7 +240,7 @@ class SyncTracker:
                             sync=fin,
                         )
                     )
-        self._last_arrays = sample.arrays
+        self._last_arrays = seen
         self._last_t = t
         self._primed = True
         self.events.extend(new)
@@ -255,6 +257,7 @@ class SyncTracker:
                 _near_done(_projected_done(run, t), run.total)
                 or (run.action == "recover" and live.degraded == 0)
                 or resync_done(run.action, live)
+                or images_synced(run.action, live)
             )
             if completed:
                 outcome = "finished"

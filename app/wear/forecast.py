@@ -19,6 +19,7 @@ from app.format import duration, human_bytes
 from app.model import Machine
 from app.model.devices import SyncStatus
 from app.model.sync_model import SyncForecast, component_bytes, effective_limits, forecast_sync
+from app.sync.dm_raid import lv_forecast, raid_lv
 
 MAX_JSON = 256 * 1024  # a stored forecast larger than this is not read
 MAX_MEMBERS = 4096
@@ -200,6 +201,9 @@ def model_forecast(
     before it), else of the rest from where ``sync`` stands (one first seen part-way); None
     when the probe does not know the array or its members yet."""
     a = machine.array(array) if machine is not None else None
+    lv = raid_lv(machine, array) if a is None else None
+    if machine is not None and lv is not None:  # a raid LV ("VG/LV"): md's model as well
+        return lv_forecast(machine, lv, action, sync, from_start=from_start)
     if machine is None or a is None or not a.raid_disks:
         return None
     slotted = sorted(

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 
 from app.format import percent
 from app.model import Machine
-from app.model.devices import SyncStatus
+from app.model.devices import LogicalVolume, SyncStatus
 from app.model.live import DiskIO, LiveSample, MdLive
 from app.model.sync_model import SyncForecast
+from app.sync.dm_raid import raid_lv
 from app.sync.tracker import ArrayEvent, FinishedSync
 from app.wear.check_window import CheckWindow
 from app.wear.checks import (
@@ -186,9 +187,9 @@ class WearRecorder:
         self._closed_unknown = waiting
         for name, o in self._open.items():
             a = machine.array(name)
-            if a is None:
+            if a is None and raid_lv(machine, name) is None:
                 continue
-            if o.uuid is None and a.uuid:
+            if a is not None and o.uuid is None and a.uuid:
                 o.uuid = a.uuid
                 self.store.set_sync_uuid(o.sync_id, a.uuid)
             # the array appeared after the last probe, or a member joined it: known now
@@ -249,7 +250,7 @@ class WearRecorder:
         after = LazyCounts(lambda: kernel_writes(sample))
         reads: list[SmartRead] = []
         log: list[str] = []
-        present = {a.name for a in sample.arrays}
+        present = {a.name for a in sample.synced()}
         if (prev is not None and len(prev.arrays) != len(sample.arrays)) or self._born:
             self._note_born(sample, prev, now)
         if self._closed_unknown:  # an array gone from the samples is not asked about again
@@ -265,7 +266,7 @@ class WearRecorder:
                 if fin is not None and fin.after_fact:
                     self.store.set_sync_seen(o.sync_id, fin.after_fact)
                 if o.window is not None:
-                    live = next((x for x in sample.arrays if x.name == e.array), None)
+                    live = sample.live(e.array)
                     o.window = window_seen(o.window, live, o.action, finished=outcome == "finished")
                     self.store.set_check_window(o.sync_id, o.window)
                 if (not o.members or o.uuid is None) and e.array in present:
@@ -274,7 +275,7 @@ class WearRecorder:
                 reads.extend(self._of(o.members, "sync-end", o.sync_id))
                 log.append(e.message)
             elif e.kind == "sync-started":
-                a = next((x for x in sample.arrays if x.name == e.array), None)
+                a = sample.live(e.array)
                 action = e.action or (a.sync.action if a is not None and a.sync else None)
                 if action is None or action in ("pending", "delayed"):
                     continue
@@ -290,7 +291,7 @@ class WearRecorder:
         with self.store.batch(durable=False):
             for o in self._open.values():  # running: the kernel's figure so far, every sample
                 if o.window is not None:  # a check: how far it got, what md found so far
-                    live = next((x for x in sample.arrays if x.name == o.array), None)
+                    live = sample.live(o.array)
                     seen = window_seen(o.window, live, o.action)
                     if seen != o.window:
                         o.window = seen
@@ -333,7 +334,8 @@ class WearRecorder:
         midway: bool = False,
     ) -> list[SmartRead]:
         a = self._machine.array(name) if self._machine else None
-        uuid = a.uuid if a is not None else None
+        lv = raid_lv(self._machine, name) if a is None else None
+        uuid = a.uuid if a is not None else lv.uuid if lv is not None else None
         for ev in list(self._adoptable or ()):
             if (
                 ev.array == name
@@ -357,7 +359,8 @@ class WearRecorder:
                 return []
         members = members_of(self._machine, name, live)
         caps = self._capacities(members)
-        if members:  # the members' devices and disks, not every disk of the machine
+        if members and not _rebuilds_elsewhere(lv):
+            # the members' devices and disks, not every disk of the machine
             names = counted(members)
             before = {d: n for d, n in before.items() if d in names}
         sid = self.store.start_sync(
@@ -472,7 +475,13 @@ class WearRecorder:
         known yet (a sync that began as mdadm created the array): at most
         ``IDENTITY_PROBES`` probes per sync, ``IDENTITY_PROBE_GAP_S`` apart; an array that
         never shows a UUID (none on record) is not probed for without end."""
-        pending = [o for o in self._open.values() if o.uuid is None or not o.members]
+        pending = [
+            o
+            for o in self._open.values()
+            if o.uuid is None
+            or not o.members
+            or _rebuilds_elsewhere(raid_lv(self._machine, o.array))
+        ]
         pending += [o for o, _ in self._closed_unknown]
         if not pending:  # the common case, at every sample
             self._identity_asks.clear()
@@ -513,6 +522,13 @@ class WearRecorder:
     def open_sync_id(self, array: str) -> int | None:
         o = self._open.get(array)
         return o.sync_id if o is not None else None
+
+
+def _rebuilds_elsewhere(lv: LogicalVolume | None) -> bool:
+    """A raid LV with a failed image as last probed: lvconvert --repair rebuilds it on a PV the
+    probe does not show as its yet (the next probe does: the record keeps every disk's
+    counters at its start until then, and asks for that probe)."""
+    return lv is not None and lv.raid is not None and bool(lv.raid.failed_images)
 
 
 def _mine(o: _Open, counts: dict[str, int]) -> dict[str, int]:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from app.model import Machine
 from app.model.live import DiskIO, LiveSample, MdLive
+from app.sync.dm_raid import image_pvs, raid_lv
 from app.wear.records import SyncMember
 
 
@@ -53,10 +54,12 @@ def members_of(
     """The array's members with their whole disks: as probed, and those the live sample shows
     that the probe did not (a member re-added since: the sync rebuilds exactly that one)."""
     a = machine.array(array) if machine is not None else None
-    if machine is None or a is None:
+    lv = raid_lv(machine, array) if a is None else None
+    if machine is None or (a is None and lv is None):
         return ()  # an array the probe has not seen yet: its members come with the next probe
-    devices = [mem.device for mem in a.members]
-    if live is not None and live.name == array:
+    # a raid LV ("VG/LV"): its images' PVs, whose counters say what the sync wrote to each
+    devices = list(image_pvs(lv)) if lv is not None else [m.device for m in a.members] if a else []
+    if live is not None and live.name == array and lv is None:
         devices += [dev for dev, _flags in live.member_states if dev not in devices]
     out: list[SyncMember] = []
     for dev in devices:

@@ -14,6 +14,7 @@ from app.model.live import LiveInterner, LiveSample, MdLive
 from app.model.smart import SmartReading
 from app.parsers.fsinfo import FsInfo
 from backends.base import CommandResult, OutputCallback, emit_output
+from backends.linux.dm_raid import RaidLvSampler
 from backends.linux.events import MdEvents
 from backends.linux.md import fresher_progress, md_names, mdstat_progress, read_live
 from backends.linux.probe import probe_with_fs_info
@@ -32,6 +33,7 @@ class LinuxBackend:
         self._events: MdEvents | None = None
         # what did not move since the last sample is the same object (consumers skip it)
         self._interned = LiveInterner()
+        self._raid_lvs = RaidLvSampler()  # the raid LVs' syncs in the sample
         # a source that answers in batches (ssh) holds ONE batch: a probe and a poll must not
         # replace it under each other (the TUI probes and samples from two workers)
         self._batching = threading.Lock() if hasattr(self.source, "prefetch") else None
@@ -71,6 +73,7 @@ class LinuxBackend:
             m, fs_info = probe_with_fs_info(self.source)
         m = escape_strings(m)  # labels, models, names, host: control characters escaped
         self._disk_sectors = {d.name: d.logical_sector for d in m.disks}
+        self._raid_lvs.probed(m.lvs)
         self._fs_info = (m, fs_info)
         return m
 
@@ -96,9 +99,11 @@ class LinuxBackend:
             # the time of the counters: read after them (the first read imports psutil: 1.4 s
             # in the VM, and a time taken before it made report --io's rate 2.6 x too low)
             disk_io = self.source.disk_io()
+            t = self.source.now()
+            lvs = self._raid_lvs.sample(self.source, t, disk_io)
             return self._interned(
                 escape_strings(
-                    LiveSample(taken_at=self.source.now(), arrays=tuple(arrays), disk_io=disk_io)
+                    LiveSample(taken_at=t, arrays=tuple(arrays), disk_io=disk_io, lvs=lvs)
                 )
             )
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from app.model.devices import LogicalVolume, ProbeNote
+from app.model.live import DiskIO, MdLive
 from app.parsers.errors import ParseError
 from app.parsers.lvm import parse_lvs
 from app.parsers.lvm_raid import (
@@ -17,6 +18,8 @@ from app.parsers.lvm_raid import (
     link_images,
     parse_raid_status,
 )
+from app.parsers.safe import ascii_int
+from app.sync.dm_raid import image_io_kib_s, lv_live
 from backends.linux.source import NOT_FOUND, Source
 
 LVS_SUB_ARGV: tuple[str, ...] = (
@@ -82,3 +85,46 @@ def with_raid_details(
     except ParseError as e:
         notes.append(ProbeNote("dmsetup", f"cannot read dmsetup status: {e}", "error"))
         return lvs
+
+
+SYSTEM_MIN = "/proc/sys/dev/raid/speed_limit_min"
+SAMPLE_TIMEOUT = 5.0
+
+
+class RaidLvSampler:
+    """The raid LVs' part of the 1 Hz sample: one ``dmsetup status --target raid`` for the
+    active raid LVs the last probe found (none: no program run), each LV as md's live state
+    (:func:`app.sync.dm_raid.lv_live`), its sync's speed the busiest image's I/O since the
+    previous sample (:func:`app.sync.dm_raid.image_io_kib_s`: dm-raid has no sync_speed, and
+    its ratio moves by 1/16 of the device at a time). A failed or unreadable run gives no LV
+    (a 1 Hz poll reports nothing; the next probe does)."""
+
+    def __init__(self) -> None:
+        self._lvs: tuple[LogicalVolume, ...] = ()
+        self._prev: tuple[float, dict[str, DiskIO]] | None = None
+
+    def probed(self, lvs: tuple[LogicalVolume, ...]) -> None:
+        self._lvs = tuple(lv for lv in lvs if lv.raid is not None and lv.active and lv.kernel_name)
+
+    def sample(self, source: Source, t: float, disk_io: tuple[DiskIO, ...]) -> tuple[MdLive, ...]:
+        if not self._lvs:
+            self._prev = None
+            return ()
+        io = {d.name: d for d in disk_io}
+        prev, self._prev = self._prev, (t, io)
+        # read before the program: over ssh the sample's batch answers it (backends.linux.ssh)
+        system_min = ascii_int((source.read_text(SYSTEM_MIN) or "").strip())
+        r = source.run(DMSETUP_RAID_ARGV, timeout=SAMPLE_TIMEOUT)
+        if not r.ok:
+            return ()
+        try:
+            lvs = attach_status(self._lvs, parse_raid_status(r.stdout))
+        except ParseError:
+            return ()
+        out: list[MdLive] = []
+        for lv in lvs:
+            rate = image_io_kib_s(lv, prev[1], io, t - prev[0]) if prev is not None else None
+            live = lv_live(lv, rate, system_min)
+            if live is not None:
+                out.append(live)
+        return tuple(out)

@@ -103,6 +103,8 @@ READ_ONLY_PROGRAMS = frozenset(
 
 def changes_nothing(args: Sequence[str]) -> bool:
     """A read: not one that starts something (``smartctl -t`` starts a self-test)."""
+    if tuple(args[:2]) == ("dmsetup", "status"):
+        return True  # the raid LVs' part of each sample (backends.linux.dm_raid)
     return args[0] in READ_ONLY_PROGRAMS and not (args[0] == "smartctl" and "-t" in args)
 
 
@@ -133,7 +135,7 @@ PROBE_DIR_GLOBS = (
 )
 PROBE_LINK_GLOBS = ("/dev/md/*", "/sys/dev/block/*", "/dev/mapper/*", "/dev/disk/by-uuid/*")
 # a poll (sample): md state and the I/O counters only
-SAMPLE_FILES = ("/proc/mdstat", "/proc/diskstats")
+SAMPLE_FILES = ("/proc/mdstat", "/proc/diskstats", "/proc/sys/dev/raid/speed_limit_min")
 SAMPLE_FILE_GLOBS = ("/sys/block/md*/md/*", "/sys/block/md*/md/dev-*/*", "/sys/block/md*/size")
 SAMPLE_DIR_GLOBS = ("/sys/block", "/sys/block/md*/md")
 

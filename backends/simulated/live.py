@@ -3,7 +3,12 @@ for what moved since the last one."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from app.model.devices import LogicalVolume
 from app.model.live import DiskIO, LiveSample, MdLive
+from app.sync.dm_raid import lv_live
+from backends.simulated.lvm_raid import IDLE, raid_model
 from backends.simulated.records import SimArray, SimIO, SimMember
 from backends.simulated.snapshot import mismatch_cnt, sync_status
 from backends.simulated.state import SimState
@@ -150,4 +155,20 @@ def build_sample(st: SimState, cache: LiveCache | None = None) -> LiveSample:
         ios = [_disk_io(name, st.io.get(name), None) for name in _io_names(st)]
     else:
         ios = _cached_ios(cache, st)
-    return LiveSample(taken_at=st.t, arrays=tuple(arrays), disk_io=tuple(ios))
+    return LiveSample(taken_at=st.t, arrays=tuple(arrays), disk_io=tuple(ios), lvs=raid_lvs(st))
+
+
+def raid_lvs(st: SimState) -> tuple[MdLive, ...]:
+    """The raid LVs as md's live state, as the Linux sampler makes them from dmsetup status:
+    the speed is the simulated sync's own rate (no image devices have I/O lines here)."""
+    out: list[MdLive] = []
+    for sim in st.lvs.values():
+        if sim.raid is None:
+            continue
+        lv = LogicalVolume(sim.name, sim.vg, sim.size_bytes, sim.segtype)
+        lv = replace(lv, raid=raid_model(lv, sim.raid, st.t))
+        rate = sim.raid.rate_kib_s if sim.raid.action != IDLE else None
+        live = lv_live(lv, rate or None, st.speed_limit_min)
+        if live is not None:
+            out.append(live)
+    return tuple(out)

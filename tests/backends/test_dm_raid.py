@@ -71,3 +71,60 @@ def test_failures_are_notes_and_the_lv_stays() -> None:
         "cannot read dmsetup status",
     ]
     assert "Volume group locked" in notes[0].message
+
+
+class _Sampled(_Runs):
+    def __init__(
+        self, answers: dict[tuple[str, ...], CommandResult], files: dict[str, str]
+    ) -> None:
+        super().__init__(answers)
+        self.files = files
+
+    def read_text(self, path: str) -> str | None:
+        return self.files.get(path)
+
+
+def test_the_sample_holds_each_raid_lvs_sync_with_its_images_io_as_speed() -> None:
+    from app.model.live import DiskIO
+    from backends.linux.dm_raid import SYSTEM_MIN, RaidLvSampler
+    from tests.lvm_raid_machine import raid_machine
+
+    status = (SAMPLES / "b_r1_syncing.dmstatus").read_text()
+    src = _Sampled(
+        {DMSETUP_RAID_ARGV: CommandResult(DMSETUP_RAID_ARGV, 0, status)}, {SYSTEM_MIN: "50\n"}
+    )
+    sampler = RaidLvSampler()
+    assert sampler.sample(src, 0.0, ()) == () and src.ran == []  # no probe yet: nothing run
+    sampler.probed(raid_machine("b_r1_syncing").lvs)
+    io0 = (DiskIO("dm-1", 0, 0), DiskIO("dm-3", 0, 0))
+    (first,) = sampler.sample(src, 10.0, io0)  # type: ignore[arg-type]
+    assert first.name == "vgr/r1" and first.level == "raid1" and first.degraded == 0
+    assert first.sync is not None and first.sync.action == "resync"
+    assert (first.sync.done_sectors, first.sync.total_sectors) == (25600, 131072)
+    assert first.sync.speed_kib_s is None  # one look: no speed
+    assert first.sync.min_speed_kib_s == 50  # no --minrecoveryrate: md's own min
+    assert first.member_states == (("r1_rimage_0", ()), ("r1_rimage_1", ()))  # "aa"
+    # a second later rimage_0 (dm-1) read 512 KiB, rimage_1 (dm-3) wrote 512 KiB
+    io1 = (DiskIO("dm-1", 512 * 1024, 0), DiskIO("dm-3", 0, 512 * 1024))
+    (second,) = sampler.sample(src, 11.0, io1)  # type: ignore[arg-type]
+    assert second.sync is not None and second.sync.speed_kib_s == 512
+    assert src.ran == [DMSETUP_RAID_ARGV, DMSETUP_RAID_ARGV]
+
+
+def test_a_failed_dmsetup_gives_no_lv_and_no_error() -> None:
+    from backends.linux.dm_raid import RaidLvSampler
+    from tests.lvm_raid_machine import raid_machine
+
+    src = _Sampled({DMSETUP_RAID_ARGV: CommandResult(DMSETUP_RAID_ARGV, 1, "", "no\n")}, {})
+    sampler = RaidLvSampler()
+    sampler.probed(raid_machine("b_r1_syncing").lvs)
+    assert sampler.sample(src, 1.0, ()) == ()  # type: ignore[arg-type]
+
+
+def test_over_ssh_dmsetup_status_keeps_the_samples_batch() -> None:
+    from backends.linux.dm_raid import SYSTEM_MIN
+    from backends.linux.ssh import SAMPLE_FILES, changes_nothing
+
+    assert changes_nothing(DMSETUP_RAID_ARGV)  # a read: the batch's answers still hold
+    assert not changes_nothing(("dmsetup", "remove", "vgr-r1"))
+    assert SYSTEM_MIN in SAMPLE_FILES  # read before dmsetup, from the sample's one round trip

@@ -143,3 +143,16 @@ def test_bad_raid_fields_are_refused(field: str, value: str) -> None:
     assert bad != text
     with pytest.raises(ParseError):
         parse_lvs(bad)
+
+
+def test_raid_integrity_mode() -> None:
+    from app.parsers.lvm_raid import raid_of_row
+
+    def mode(v: str) -> str | None:
+        raid = raid_of_row({"raidintegritymode": v}, "raid1", "rwi-a-r---")
+        assert raid is not None
+        return raid.integrity_mode
+
+    assert (mode("journal"), mode("bitmap"), mode("")) == ("journal", "bitmap", None)
+    with pytest.raises(ParseError):
+        mode("\u001b[31mjournal")

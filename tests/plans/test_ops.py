@@ -83,6 +83,11 @@ EVERY_KIND: list[Op] = [
     ops.LvSyncAction("vgr", "r1", "repair"),
     ops.LvRepair("vgr", "r1"),
     ops.LvRepair("vgr", "r1", ("/dev/nvme2n1", "/dev/nvme3n1")),
+    ops.LvRecoveryRate("vgr", "r1", max_kib_s=512),
+    ops.LvRecoveryRate("vgr", "r1", 0, 0),
+    ops.LvRecoveryRate("vgr", "r1", min_kib_s=1000),
+    ops.LvReplace("vgr", "r1", "/dev/nvme1n1"),
+    ops.LvReplace("vgr", "r1", "/dev/nvme1n1", ("/dev/nvme2n1",)),
     ops.Fio("/dev/md120", "randwrite", "64k", 4, "8M"),
     ops.Fio("/dev/md120", "write", "1m", 4, "256M", 60),
     ops.SmartTest("/dev/sda", "long"),
@@ -212,6 +217,21 @@ HOSTILE = {
     "a repair onto a file": (("lvconvert", "--yes", "--repair", "vgr/r1", "/etc/passwd"), None,
                              None),
     "lvconvert of another kind": (("lvconvert", "--yes", "--merge", "vgr/snap"), None, None),
+    "a rate in MiB": (("lvchange", "--maxrecoveryrate", "1M", "vgr/r1"), None, None),
+    "a negative rate": (("lvchange", "--maxrecoveryrate", "-5K", "vgr/r1"), None, None),
+    "the max before the min": (
+        ("lvchange", "--maxrecoveryrate", "5K", "--minrecoveryrate", "1K", "vgr/r1"), None, None,
+    ),
+    "one rate twice": (
+        ("lvchange", "--maxrecoveryrate", "5K", "--maxrecoveryrate", "1K", "vgr/r1"), None, None,
+    ),
+    "a rate without its LV": (("lvchange", "--maxrecoveryrate", "5K"), None, None),
+    "a replace without --yes": (("lvconvert", "--replace", "/dev/nvme1n1", "vgr/r1"), None, None),
+    "a replace of a file": (("lvconvert", "--yes", "--replace", "/etc/passwd", "vgr/r1"), None,
+                            None),
+    "a replace onto its own PV": (
+        ("lvconvert", "--yes", "--replace", "/dev/nvme1n1", "vgr/r1", "/dev/nvme1n1"), None, None,
+    ),
 }  # fmt: skip
 
 

@@ -64,3 +64,29 @@ def test_fault_policy_and_monitoring() -> None:
     assert _codes(m, allocate) == {}
     no_raid = replace(m, lvs=tuple(lv for lv in m.lvs if lv.raid is None))
     assert _codes(no_raid, off) == {}
+
+
+def _with_integrity(mode: str | None, rotational: bool = False):  # type: ignore[no-untyped-def]
+    m = raid_machine("e_r1_checked")
+    lvs = tuple(
+        replace(lv, raid=replace(lv.raid, integrity_mode=mode))
+        if lv.name == "r1" and lv.raid is not None
+        else lv
+        for lv in m.lvs
+    )
+    disks = tuple(replace(d, rotational=rotational) for d in m.disks)
+    return replace(m, lvs=lvs, disks=disks)
+
+
+def test_integrity_in_journal_mode_on_ssds_writes_twice() -> None:
+    # kernel commit 468dfca (dm-integrity: bitmap mode): journal mode measured 245 -> 120 MB/s
+    f = _codes(_with_integrity("journal"))[("lv-raid-integrity-journal-ssd", "dm-0")]
+    assert f.severity == "advice"
+    assert (
+        f.title == "vgr/r1: integrity in journal mode writes everything twice to nvme0n1, nvme1n1"
+    )
+    assert "--raidintegritymode bitmap vgr/r1" in f.detail
+    assert ("lv-raid-integrity-journal-ssd", "dm-0") not in _codes(_with_integrity("bitmap"))
+    assert ("lv-raid-integrity-journal-ssd", "dm-0") not in _codes(_with_integrity(None))
+    hdds = _with_integrity("journal", rotational=True)
+    assert ("lv-raid-integrity-journal-ssd", "dm-0") not in _codes(hdds)

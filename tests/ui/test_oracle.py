@@ -172,6 +172,9 @@ def began_facts(it: Instant, facts: Facts) -> None:
         if v.began_s is None or v.began_s <= v.elapsed_s + 60 or it.scenario == "raid10-evo":
             continue  # the card says "watched for" (found at its start); raid10-evo: the
             # article's limit was raised seconds ago, the rate it ran at is not the one shown
+        if "/" in v.array:
+            continue  # a raid LV's: md names dm-raid's mddev "mdX" in its log (md.h mdname():
+            # no gendisk), no line says which LV
         at = next(t for t, x in lines if x.endswith(f"of RAID array {v.array}"))
         assert at is not None
         facts.add(

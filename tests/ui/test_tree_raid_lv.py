@@ -50,3 +50,14 @@ def test_a_lost_pv_shows_partial_and_the_failed_image() -> None:
     assert any(span.style == "bold red" for span in failed.label.spans)
     mism = next(s for s in specs if s.ref.kind == "lv" and s.label.plain.startswith("r5 "))
     assert "raid5  partial" in mism.label.plain
+
+
+def test_the_demos_r5_line_reads_whole_at_80_columns() -> None:
+    # at 80x24 the tree pane had room for "r5  100G  raid5 ×3  mismatches exi": the images'
+    # count is its nodes, lvm's "mismatches exist" is "mismatches" on the line
+    from backends.simulated import SimClock, SimulatedBackend
+
+    m = SimulatedBackend.from_scenario("lvm-raid", clock=SimClock.manual()).probe()
+    (r5,) = [s for s in build_tree_spec(m) if s.ref.kind == "lv" and s.label.plain[:3] == "r5 "]
+    assert r5.label.plain == "r5  100G  raid5  mismatches  (dm-1)"
+    assert len("└ ▼ ▲ " + r5.label.plain) <= 41  # the tree's width at 80 columns

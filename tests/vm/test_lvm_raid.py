@@ -1,6 +1,8 @@
 """LVM RAID under the real kernel (dm-raid, LVM 2.03): a raid1 LV's initial sync, held by md's
 limits, in `report --json` with its progress inside lvs' own bracket and a speed from two looks;
-`plan lv-sync check` is `lvchange --syncaction check` with its consequences once it has ended.
+`raidman monitor`'s recorder, started while it is held, records it when it ends (its images' PVs,
+the kernel's bytes, the model's forecast); `plan lv-sync check` is `lvchange --syncaction check`
+with its consequences once it has ended.
 
 The hold: md throttles only above its min (md.c md_do_sync), so the LV's --maxrecoveryrate
 holds it only with dev.raid.speed_limit_min below it (the capture of tests/parsers/samples/
@@ -16,6 +18,8 @@ from tests.vm.machine import VM
 
 pytestmark = pytest.mark.vm
 MAX_KIB = 512  # the LV's --maxrecoveryrate; 64 MiB take ~2 min at this rate
+MIB = 1 << 20
+STATE = "/tmp/raidman-lvmraid-state"
 
 
 def _percent(vm: VM) -> float:
@@ -69,12 +73,83 @@ def test_raid1_lv_sync_in_report_and_its_check_plan(blank_vm: VM) -> None:
     busy = vm.raidman("plan", "lv-sync", "check", "--lv", "vgr/r1")
     assert busy.returncode == 3 and "is running a resync" in busy.stderr
 
-    vm.run(["lvchange", "--maxrecoveryrate", "0", "vgr/r1"], check=True)  # let it finish
+    # the wear monitor, started while the sync is held, records it; then md's min is raised
+    # above the LV's max (in the guest, once the record has begun) and it records the end
+    got = vm.call("tests.vm.guest_lvm_raid:record_lv_sync", "vgr/r1", d[:2], STATE)
+    vm.note("monitor log:\n" + "\n".join(got["log"]))
+    vm.note("trace (s, action, done, KiB/s, images, written to the second PV):\n"
+            + "\n".join(str(x) for x in got["trace"]))  # fmt: skip
     vm.set_speed_limits(None, None)
-    vm.wait_for(lambda: _percent(vm) == 100.0, 120, "the initial sync to end")
+    (rec,) = got["records"]  # one sync, recorded once
+    assert (rec["array"], rec["action"], rec["outcome"]) == ("vgr/r1", "resync", "finished")
+    assert rec["fraction"] == 1.0 and rec["end"] > rec["start"]
+    assert [m["device"] for m in rec["members"]] == d[:2]  # the images' PVs
+    by = {m["device"]: m["kernel_bytes_written"] for m in rec["members"]}
+    # a RAID-1 resync reads the first image and writes the second (raid1.c sync_request): the
+    # record's start is the counters of the first look's sample, taken inside a look that
+    # also probes (seconds under TCG: the held sync writes meanwhile), its end those of the
+    # look that saw it end; ± what dm-raid's superblocks and bitmap wrote
+    lo = got["ended"][d[1]] - got["began_after"][d[1]]
+    hi = got["ended"][d[1]] - got["began"][d[1]]
+    assert lo - MIB <= by[d[1]] <= hi + MIB, (by, lo, hi)
+    assert by[d[1]] > 16 * MIB and by[d[0]] < 2 * MIB, by
+    fc = rec["forecast"]
+    assert fc is not None and fc["source"] == "model" and fc["action"] == "resync"
+    assert any(ln.startswith("vgr/r1: resync finished after") for ln in got["log"]), got["log"]
+    assert _percent(vm) == 100.0
+    vm.note(f"recorded: {rec['forecast_vs_actual']}; kernel bytes {by}")
     plan = json.loads(vm.raidman("plan", "lv-sync", "check", "--lv", "vgr/r1", "--json").stdout)
     assert [s["argv"] for s in plan["steps"]] == [["lvchange", "--syncaction", "check", "vgr/r1"]]
     (fc,) = plan["consequences"]["syncs"]
     assert (fc["array"], fc["action"]) == ("vgr/r1", "check")
     assert {m["device"] for m in fc["members"]} == {d[0], d[1]}
     assert all(m["bytes_written_high"] == 0 for m in fc["members"])
+
+
+def test_a_lost_pv_the_lvs_health_its_repair_plan_and_the_recorded_recovery(
+    blank_vm: VM,
+) -> None:
+    """vgf on three PVs: raid1 vgf/f1 on the first two (--nosync: no initial sync to wait
+    for), vgf/filler taking all of the third. The second PV hot-unplugged (QMP device_del):
+    lvm says partial, the tree names it and the image lost; `plan lv-repair` is refused with
+    the numbers (the only other PV is full), and once filler is gone planned as `lvconvert
+    --yes --repair vgf/f1`; that step run under the wear monitor, the recovery held by the
+    LV's --maxrecoveryrate until its record has begun, recorded when it ends."""
+    vm = blank_vm
+    d = vm.disks(3)
+    vm.run(["modprobe", "dm-raid"], check=True)
+    vm.set_speed_limits(50, None)  # below the LV's max: the max holds its recovery
+    vm.sh(
+        f"pvcreate -ff -y /dev/{d[0]} /dev/{d[1]} /dev/{d[2]} && "
+        f"vgcreate vgf /dev/{d[0]} /dev/{d[1]} /dev/{d[2]} && "
+        f"lvcreate -y --type raid1 -m 1 -L 16M --nosync --maxrecoveryrate {MAX_KIB}K "
+        f"-n f1 vgf /dev/{d[0]} /dev/{d[1]} && "
+        f"lvcreate -y -l 100%FREE -n filler vgf /dev/{d[2]}"
+    )
+    vm.unplug_nvme(vm.serial_of(d[1]))  # put back by the next test's reset
+    got = vm.call("tests.vm.guest_lvm_raid:fail_and_repair", "vgf/f1", "vgf/filler", STATE)
+    vm.set_speed_limits(None, None)
+    vm.note(f"lvs after the loss: {got['lvs_failed']}; tree: {got['tree']}")
+    vm.note("monitor log:\n" + "\n".join(got["log"]))
+    raid = got["raid"]
+    assert got["lvs_failed"]["lv_health_status"] == "partial", got["lvs_failed"]
+    assert raid["health_status"] == "partial" and raid["health_bit"] == "p", raid
+    assert [i["pvs"] for i in raid["images"]] == [[d[0]], ["[unknown]"]], raid
+    assert got["tree"][0].startswith("f1  16M  raid1  partial"), got["tree"]
+    assert got["tree"][1:] == [f"◦ image 0  {d[0]}  in sync", "◦ image 1  [unknown]  failed"]
+    assert got["refused"] == (
+        "vgf/f1: repairing 1 failed image needs 20.0 MiB free on PVs that hold no surviving "
+        "image of it; there is none — add a PV to the VG (vgextend) first"
+    ), got["refused"]
+    assert got["lvremove"][0] == 0, got["lvremove"]
+    assert got["plan"] == [["lvconvert", "--yes", "--repair", "vgf/f1"]]
+    assert got["plan_syncs"] == ["recover"]
+    assert got["repair"][0] == 0, got["repair"]
+    assert got["lvs_after"]["lv_health_status"] == "", got["lvs_after"]
+    (rec,) = got["records"]  # one recovery, recorded once
+    assert (rec["array"], rec["action"], rec["outcome"]) == ("vgf/f1", "recover", "finished")
+    by = {m["device"]: m["kernel_bytes_written"] for m in rec["members"]}
+    # the new image on the third PV is written whole (16 MiB), the survivor only read
+    assert set(by) == {d[0], d[2]}, rec["members"]
+    assert 16 * MIB <= by[d[2]] <= 18 * MIB and by[d[0]] < 2 * MIB, by
+    vm.note(f"recorded: {rec.get('forecast_vs_actual')}; kernel bytes {by}")

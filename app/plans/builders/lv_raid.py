@@ -17,7 +17,7 @@ from app.model.devices import LogicalVolume, PhysicalVolume
 from app.plans import ops
 from app.plans.geometry import PlanError
 from app.plans.guards.preflight import strip_dev
-from app.plans.ops.lvm_raid import LV_SYNC_ACTIONS, split_lv
+from app.plans.ops.lvm_raid import LV_SYNC_ACTIONS, MAX_RATE_KIB, split_lv
 from app.plans.outcome.consequences import with_consequences
 from app.plans.outcome.lv_syncs import image_bytes
 from app.plans.plan import Plan, Step
@@ -142,5 +142,116 @@ def build_lv_repair(machine: Machine, name: str, pvs: Sequence[str] = ()) -> Pla
         target=full,
         kind="lv-repair",
         params={"lv": full, "pvs": list(names)},
+    )
+    return with_consequences(plan, machine)
+
+
+def build_lv_limits(
+    machine: Machine, name: str, min_kib_s: int | None = None, max_kib_s: int | None = None
+) -> Plan:
+    """``lvchange --minrecoveryrate/--maxrecoveryrate``: the LV's own bounds on its syncs'
+    rate (KiB/s per device; 0 unsets one). A check or repair running then ends (the
+    consequences say so: lvm2 issue 184)."""
+    lv = raid_lv(machine, name)
+    full = f"{lv.vg}/{lv.name}"
+    raid = lv.raid
+    assert raid is not None
+    if min_kib_s is None and max_kib_s is None:
+        raise PlanError("lv-sync limits: give --min, --max or both (KiB/s; 0 unsets it)")
+    for v, flag in ((min_kib_s, "--min"), (max_kib_s, "--max")):
+        if v is not None and not 0 <= v <= MAX_RATE_KIB:
+            raise PlanError(f"lv-sync limits {flag} {v}: a rate in KiB/s from 0 to {MAX_RATE_KIB}")
+    lo = raid.min_rate_kib_s if min_kib_s is None else min_kib_s or None
+    hi = raid.max_rate_kib_s if max_kib_s is None else max_kib_s or None
+    if lo is not None and hi is not None and lo > hi:
+        raise PlanError(f"{full}: --min {lo} KiB/s would be above --max {hi} KiB/s")
+    notes = []
+    if hi is not None and lo is None:
+        notes.append(
+            "md throttles a sync only above its min (md.c md_do_sync): without "
+            "--minrecoveryrate the LV's syncs run at least at dev.raid.speed_limit_min, "
+            "whatever its max"
+        )
+    said = []
+    for v, flag in ((min_kib_s, "min"), (max_kib_s, "max")):
+        if v is not None:
+            said.append(f"{flag} {f'{v} KiB/s' if v else 'unset'}")
+    op = ops.LvRecoveryRate(lv.vg, lv.name, min_kib_s, max_kib_s)
+    plan = Plan(
+        title=f"recovery rates of {full}: {', '.join(said)}",
+        steps=(Step(op, f"{full}: its syncs' rate bounds, {', '.join(said)} (per device)"),),
+        target=full,
+        kind="lv-sync-limits",
+        params={"lv": full, "min": min_kib_s, "max": max_kib_s},
+        notes=tuple(notes),
+    )
+    return with_consequences(plan, machine)
+
+
+def build_lv_replace(machine: Machine, name: str, old: str, to: Sequence[str] = ()) -> Plan:
+    """``lvconvert --replace OLD VG/LV [NEW...]``: the image on OLD dropped, a new one made on
+    a PV holding no image of the LV and recovered whole. lvm refuses it while the LV is not in
+    sync (lvm2 lv_raid_replace(): "Unable to replace devices in ... while it is not in-sync")."""
+    lv = raid_lv(machine, name)
+    full = f"{lv.vg}/{lv.name}"
+    raid = lv.raid
+    assert raid is not None
+    old_pv = strip_dev(old)
+    if not lv.active:
+        raise PlanError(f"{full} is not active: activate it first (lvchange -ay {full})")
+    if raid.failed_images:
+        raise PlanError(
+            f"{full} has a failed image: repair it first (raidman plan lv-repair --lv {full})"
+        )
+    if raid.syncing:
+        running = raid.dm.sync_action if raid.dm is not None else raid.sync_action
+        raise PlanError(f"{full} is running a {running}: lvm replaces an image only in sync")
+    replaced = [i for i in raid.images if old_pv in i.pvs]
+    if not replaced:
+        on = ", ".join(dict.fromkeys(p for i in raid.images for p in i.pvs))
+        raise PlanError(f"{old_pv} holds no image of {full} (its images are on {on})")
+    names = [strip_dev(p) for p in to]
+    in_vg = {pv.device for pv in machine.pvs if pv.vg == lv.vg}
+    holding = {p for i in raid.images for p in i.pvs}
+    for p in names:
+        if p not in in_vg:
+            raise PlanError(f"{p} is no PV of volume group {lv.vg}")
+        if p in holding:
+            raise PlanError(f"{p} already holds an image of {full}: the new one must go elsewhere")
+    vg = machine.vg(lv.vg)
+    extent = vg.extent_size if vg is not None and vg.extent_size else 4 * 1024 * 1024
+    need = len(replaced) * (_extents(image_bytes(lv) or 0, extent) + extent)
+    usable = [
+        pv
+        for pv in machine.pvs
+        if pv.vg == lv.vg
+        and not pv.missing
+        and pv.device not in holding
+        and (pv.free_bytes or 0) > 0
+        and (not names or pv.device in names)
+    ]
+    free = sum(pv.free_bytes or 0 for pv in usable)
+    if free < need:
+        where = ", ".join(f"{pv.device} {human_bytes(pv.free_bytes or 0)}" for pv in usable)
+        raise PlanError(
+            f"{full}: a new image needs {human_bytes(need)} free on PVs that hold no image of "
+            f"it; there {'is' if free else 'is none'}"
+            + (f" only {human_bytes(free)} ({where})" if free else "")
+            + " — add a PV to the VG (vgextend) first"
+        )
+    op = ops.LvReplace(lv.vg, lv.name, f"/dev/{old_pv}", tuple(f"/dev/{p}" for p in names))
+    which = ", ".join(f"image {i.index}" for i in replaced)
+    plan = Plan(
+        title=f"replace {old_pv} in {full}",
+        steps=(
+            Step(
+                op,
+                f"{full}: {which} leaves {old_pv}; a new one on "
+                f"{', '.join(names) or 'free space of another PV'} is recovered from the others",
+            ),
+        ),
+        target=full,
+        kind="lv-replace",
+        params={"lv": full, "old": old_pv, "to": list(names)},
     )
     return with_consequences(plan, machine)

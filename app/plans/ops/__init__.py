@@ -32,7 +32,7 @@ from app.plans.ops.files import (
     VerifyFstab,
     WriteFile,
 )
-from app.plans.ops.lvm_raid import LvRepair, LvSyncAction
+from app.plans.ops.lvm_raid import LvRecoveryRate, LvRepair, LvReplace, LvSyncAction
 from app.plans.ops.md import (
     AddMember,
     Assemble,
@@ -103,7 +103,9 @@ __all__ = [
     "Ledctl",
     "LocateBlink",
     "LvCreate",
+    "LvRecoveryRate",
     "LvRepair",
+    "LvReplace",
     "LvSyncAction",
     "MakeDropinDir",
     "MakeExt4",

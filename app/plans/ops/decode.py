@@ -265,18 +265,48 @@ def _lvcreate(a: Argv) -> Op:
     raise OpError("lvcreate: not the shape raidman plans (--yes --name LV --extents|--size N VG)")
 
 
+_RATE_FLAGS = ("--minrecoveryrate", "--maxrecoveryrate")
+
+
+def _kib_rate(v: str, flag: str) -> int:
+    """ "512K" -> 512, "0" -> 0 (the forms LvRecoveryRate writes); OpError otherwise."""
+    n = v[:-1] if v.endswith("K") else v if v == "0" else ""
+    if not (n.isascii() and n.isdigit()) or len(n) > 10:
+        raise OpError(f"lvchange {flag}: {v[:20]!r} is not N K (KiB/s) or 0")
+    return int(n)
+
+
 def _lvchange(a: Argv) -> Op:
     if len(a) == 3 and a[0] == "--syncaction":
         vg, lv = lvm_raid.split_lv(a[2], "lvchange --syncaction")
         return lvm_raid.LvSyncAction(vg, lv, a[1])
-    raise OpError("lvchange: not the shape raidman plans (--syncaction check|repair VG/LV)")
+    if len(a) in (3, 5) and a[0] in _RATE_FLAGS:
+        rates: dict[str, int] = {}
+        for flag, value in zip(a[:-1:2], a[1:-1:2], strict=True):
+            if flag not in _RATE_FLAGS or flag in rates or (rates and flag == _RATE_FLAGS[0]):
+                raise OpError("lvchange: --minrecoveryrate N, then --maxrecoveryrate N, then VG/LV")
+            rates[flag] = _kib_rate(value, flag)
+        vg, lv = lvm_raid.split_lv(a[-1], "lvchange --*recoveryrate")
+        return lvm_raid.LvRecoveryRate(
+            vg, lv, rates.get("--minrecoveryrate"), rates.get("--maxrecoveryrate")
+        )
+    raise OpError(
+        "lvchange: not the shape raidman plans (--syncaction check|repair VG/LV, "
+        "[--minrecoveryrate NK] [--maxrecoveryrate NK] VG/LV)"
+    )
 
 
 def _lvconvert(a: Argv) -> Op:
     if len(a) >= 3 and a[:2] == ("--yes", "--repair"):
         vg, lv = lvm_raid.split_lv(a[2], "lvconvert --repair")
         return lvm_raid.LvRepair(vg, lv, tuple(a[3:]))
-    raise OpError("lvconvert: not the shape raidman plans (--yes --repair VG/LV [PV...])")
+    if len(a) >= 4 and a[:2] == ("--yes", "--replace"):
+        vg, lv = lvm_raid.split_lv(a[3], "lvconvert --replace")
+        return lvm_raid.LvReplace(vg, lv, a[2], tuple(a[4:]))
+    raise OpError(
+        "lvconvert: not the shape raidman plans (--yes --repair VG/LV [PV...], "
+        "--yes --replace PV VG/LV [PV...])"
+    )
 
 
 def _fio(a: Argv) -> Op:

@@ -310,9 +310,14 @@ def consequences_of(
             during = min(during, after)
         out.append(Redundancy(a.name, now, min(during, after), after, lost_if))
     weaker = [r for r in out if _weaker(r, st.seen[r.array].lost_if)]
-    lv_syncs, lv_redundancy = lv_consequences([s.op for s in plan.steps], machine, st.limits)
+    lv_syncs, lv_redundancy, lv_stops = lv_consequences(
+        [s.op for s in plan.steps], machine, st.limits
+    )
     syncs += lv_syncs
     out += lv_redundancy
+    stops += lv_stops
+    # a raid LV one image short while a replace recovers: as an md array made weaker
+    weaker += [r for r in lv_redundancy if r.during < r.now]
     stopped_degraded = [s for s in stops if s.degraded]
     offline = tuple(offline_lines(machine, [s.op for s in plan.steps]))
     lost = tuple(dict.fromkeys(st.lost))

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from app.format import percent
 from app.model import levels, sync_model
 from app.model.devices import LogicalVolume, Machine
+from app.model.lvm_raid import RaidImage
 from app.model.sync_model import MemberWrite, SyncForecast
 from app.plans import ops
-from app.plans.outcome.consequence_types import Limits, Redundancy
+from app.plans.outcome.consequence_types import Limits, Redundancy, SyncStop
 
 SECTOR = 512
 
@@ -67,7 +69,7 @@ def _survives(lv: LogicalVolume, working: int) -> int:
 
 def forecast(op: ops.Op, machine: Machine, limits: Limits) -> SyncForecast | None:
     """The sync an LVM RAID step starts, or None (the LV is not a raid LV here)."""
-    if not isinstance(op, (ops.LvSyncAction, ops.LvRepair)):
+    if not isinstance(op, (ops.LvSyncAction, ops.LvRepair, ops.LvReplace)):
         return None
     lv = machine.lv(op.vg, op.lv)
     if lv is None or lv.raid is None:
@@ -86,6 +88,24 @@ def forecast(op: ops.Op, machine: Machine, limits: Limits) -> SyncForecast | Non
             else "a repair reads every image and rewrites the regions that differ"
         )
         action = op.action
+    elif isinstance(op, ops.LvReplace):
+        old = op.old_pv.removeprefix("/dev/")
+        where = ", ".join(p.removeprefix("/dev/") for p in op.new_pvs) or f"free space in {op.vg}"
+        replaced = [i for i in lv.raid.images if old in i.pvs]
+        members = tuple(
+            MemberWrite(pv, 0, 0, size or 0)
+            for i in lv.raid.images
+            if i not in replaced
+            for pv in i.pvs
+        ) + tuple(
+            MemberWrite(f"image {i.index}'s new PV ({where})", size or 0, size or 0, size or 0)
+            for i in replaced
+        )
+        text = (
+            f"the image on {old} leaves the LV; a new one on {where} is recovered whole from "
+            "the others, which are only read"
+        )
+        action = "recover"
     else:
         where = ", ".join(p.removeprefix("/dev/") for p in op.pvs) or f"free space in {op.vg}"
         members = tuple(
@@ -109,8 +129,9 @@ def forecast(op: ops.Op, machine: Machine, limits: Limits) -> SyncForecast | Non
 
 
 def redundancy(op: ops.Op, machine: Machine) -> Redundancy | None:
-    """The LV's redundancy now, during and after the step."""
-    if not isinstance(op, (ops.LvSyncAction, ops.LvRepair)):
+    """The LV's redundancy now, during and after the step (a replace: one image short while
+    its new one recovers, lvm2 lv_raid_replace() drops the old image first)."""
+    if not isinstance(op, (ops.LvSyncAction, ops.LvRepair, ops.LvReplace)):
         return None
     lv = machine.lv(op.vg, op.lv)
     if lv is None or lv.raid is None or not lv.raid.images:
@@ -118,21 +139,57 @@ def redundancy(op: ops.Op, machine: Machine) -> Redundancy | None:
     images = lv.raid.images
     failed = lv.raid.failed_images
     now = _survives(lv, len(images) - len(failed))
-    after = _survives(lv, len(images)) if isinstance(op, ops.LvRepair) else now
-    alive = [pv for i in images if i not in failed for pv in i.pvs]
-    return Redundancy(f"{op.vg}/{op.lv}", now, now, after, tuple(alive) if now == 0 else ())
+    after = _survives(lv, len(images)) if isinstance(op, (ops.LvRepair, ops.LvReplace)) else now
+    during = now
+    gone: tuple[RaidImage, ...] = failed
+    if isinstance(op, ops.LvReplace):
+        old = op.old_pv.removeprefix("/dev/")
+        gone = (*failed, *(i for i in images if old in i.pvs and i not in failed))
+        during = _survives(lv, len(images) - len(gone))
+    alive = [pv for i in images if i not in gone for pv in i.pvs]
+    return Redundancy(
+        f"{op.vg}/{op.lv}", now, min(now, during), after, tuple(alive) if during == 0 else ()
+    )
+
+
+def stop(op: ops.Op, machine: Machine) -> SyncStop | None:
+    """A check or repair of the LV that the step ends: lvchange reloads the LV's table to set
+    its recovery rates, and md does not restart a requested sync (lvm2 issue 184)."""
+    if not isinstance(op, ops.LvRecoveryRate):
+        return None
+    lv = machine.lv(op.vg, op.lv)
+    raid = lv.raid if lv is not None else None
+    dm = raid.dm if raid is not None else None
+    action = dm.sync_action if dm is not None else raid.sync_action if raid is not None else None
+    if raid is None or action not in ("check", "repair"):
+        return None
+    fraction = dm.fraction if dm is not None else None
+    at = f" at {percent(fraction)}" if fraction is not None else ""
+    return SyncStop(
+        f"{op.vg}/{op.lv}",
+        action,
+        fraction,
+        "ended",
+        f"the {action} of {op.vg}/{op.lv} running now ends{at}: lvchange reloads the LV to set "
+        f"its rates and the {action} does not start again (lvm2 issue 184); start it again "
+        f"afterwards (raidman plan lv-sync {action} --lv {op.vg}/{op.lv})",
+    )
 
 
 def lv_consequences(
     steps: Iterable[ops.Op], machine: Machine, limits: Limits
-) -> tuple[list[SyncForecast], list[Redundancy]]:
+) -> tuple[list[SyncForecast], list[Redundancy], list[SyncStop]]:
     syncs: list[SyncForecast] = []
     out: list[Redundancy] = []
+    stops: list[SyncStop] = []
     for op in steps:
+        s = stop(op, machine)
+        if s is not None and all(x.array != s.array for x in stops):
+            stops.append(s)
         f = forecast(op, machine, limits)
         if f is not None:
             syncs.append(f)
         r = redundancy(op, machine)
         if r is not None and all(x.array != r.array for x in out):
             out.append(r)
-    return syncs, out
+    return syncs, out, stops
