@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from pluggy import Result
 
+from tests.vm.costs import two_queues
 from tests.vm.machine import VM, VMConfig, VMError, VMUnavailable, find_config
 
 
@@ -106,6 +107,16 @@ def _harness(config: pytest.Config) -> Harness:
         h = Harness()
         config.stash[HARNESS_KEY] = h
     return h
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The VM tests in the order that splits their time evenly between two guests
+    (tests/vm/costs.py); the other tests keep theirs, before them."""
+    vm_items = [i for i in items if i.get_closest_marker("vm") is not None]
+    if len(vm_items) > 1:
+        others = [i for i in items if i.get_closest_marker("vm") is None]
+        items[:] = others + two_queues(vm_items, lambda i: i.nodeid)
 
 
 def pytest_configure(config: pytest.Config) -> None:
