@@ -113,7 +113,13 @@ class IoPane(VerticalScroll):
 
     def __init__(self, **kw: object) -> None:
         super().__init__(**kw)  # type: ignore[arg-type]
+        # the last HISTORY samples' rates, as the session handed them out (never mutated after:
+        # app.sync.throughput); each device's sparkline values are drawn from them only while
+        # the tab is shown: hidden, a sample costs one append, not one per device (1,200 on big)
+        self._window: deque[Mapping[str, Rate]] = deque(maxlen=HISTORY)
+        self._fed = 0  # samples appended to the window, ever
         self._history: dict[str, deque[float]] = {}
+        self._history_at = 0  # ``_fed`` when ``_history`` was last brought up to date
         self._seen = -1
         self._rates: Mapping[str, Rate] = {}
 
@@ -124,7 +130,11 @@ class IoPane(VerticalScroll):
         if hasattr(self.app, "view"):
             self.watch(self.app, "view", self._view)
         if hasattr(self.app, "selected"):
-            self.watch(self.app, "selected", lambda _ref: self._render_now(), init=False)
+            self.watch(self.app, "selected", self._selected, init=False)
+
+    def _selected(self, _ref: object) -> None:
+        if shown(self):  # hidden, it is drawn when shown (on_show)
+            self._render_now()
 
     def on_show(self) -> None:
         self._render_now()
@@ -141,18 +151,32 @@ class IoPane(VerticalScroll):
         if not rates:
             return  # a sample at the same instant (or the first): the last rates still hold
         self._rates = rates
-        for name, r in self._rates.items():
-            h = self._history.get(name)
-            if h is None:
-                h = self._history[name] = deque(maxlen=HISTORY)
-            h.append(r.total_bytes_s)
+        self._window.append(rates)
+        self._fed += 1
         if shown(self):
             self._render_now()  # only while its tab is shown
+
+    def _catch_up(self) -> dict[str, deque[float]]:
+        """Each device's rates over the last samples (at most HISTORY): the samples that came
+        since the last look appended; after more than HISTORY of them, built from the window."""
+        behind = self._fed - self._history_at
+        if behind > len(self._window):
+            self._history = {}
+            behind = len(self._window)
+        history = self._history
+        for rates in list(self._window)[len(self._window) - behind :] if behind else ():
+            for name, r in rates.items():
+                h = history.get(name)
+                if h is None:
+                    h = history[name] = deque(maxlen=HISTORY)
+                h.append(r.total_bytes_s)
+        self._history_at = self._fed
+        return history
 
     def _render_now(self) -> None:
         ref = getattr(self.app, "selected", None)
         name = getattr(ref, "name", None) if ref is not None else None
         machine = getattr(self.app, "machine", None)
         self.query_one("#io-body", Static).update(
-            io_text(machine, self._rates, self._history, name)
+            io_text(machine, self._rates, self._catch_up(), name)
         )

@@ -353,6 +353,8 @@ class RaidmanApp(ShownHost, HostWorkers, WearFollow, App[None]):
             self.notify(f"probed again: {found}", title="refresh", timeout=3)
         if self.probe_count == 1 and self.tune_gc:
             self.call_after_refresh(settle_after_start)  # see app.ui.gc_policy
+        if self.probe_count == 1:
+            self.call_after_refresh(self._warm_imports)
         with view.store_lock:  # the session writes the wear database
             effects = view.session.probed(result.machine, view.backend.now())
         self._publish()

@@ -6,6 +6,7 @@ one whose host is no longer shown, in one place: ``RaidmanApp.on_host_result``).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import time
 from typing import TYPE_CHECKING
 
@@ -58,6 +59,10 @@ def _read_only(view: HostView) -> str | None:
         return f"unknown ({e})"
 
 
+# imported after the first frame (``_warm_imports``): main_actions imports them on use
+KEYS_OPEN = ("app.ui.screens.wizards", "app.ui.screens.plan_preview")
+
+
 class HostWorkers(App[None]):
     """The workers of ``RaidmanApp`` (a base class of it: Textual's ``@work`` wants the node
     the workers belong to)."""
@@ -91,6 +96,13 @@ class HostWorkers(App[None]):
                     self.call_from_thread(self.refresh_sample, event=True)
             else:  # timed out, or no md yet (returned at once): not a busy loop
                 worker.cancelled_event.wait(max(0.0, EVENT_WAIT_S - (time.monotonic() - t0)))
+
+    @work(thread=True, group="imports", exit_on_error=False, description="imports")
+    def _warm_imports(self) -> None:
+        """What the keys open (the wizards, the plan preview), imported once the first frame is
+        on screen and beside the watch: not before that frame (first paint), nor on the key."""
+        for name in KEYS_OPEN:
+            importlib.import_module(name)
 
     @work(thread=True, exclusive=True, group="probe", exit_on_error=False, description="probe")
     def _probe_worker(self, view: HostView) -> None:

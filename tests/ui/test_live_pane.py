@@ -67,3 +67,51 @@ async def test_wear_tab_shows_the_table_and_the_failed_self_test() -> None:
         row = next(r for r in text.splitlines() if "Reallocated_Sector_Ct" in r)
         assert row.split()[-1] == "FAILING"
         assert "Error log: 1 entry" in text
+
+
+async def test_hidden_live_tab_costs_a_sample_one_append_and_catches_up_when_shown(
+    monkeypatch: object,
+) -> None:
+    """Issue 44: hidden, the Live tab neither renders its rows on a cursor move (1,200 rows on
+    big, each jump) nor keeps every device's sparkline each second; shown, each device's
+    history is what it would have kept: its rates over the samples it was handed."""
+    import pytest
+
+    import widgets.io_pane as io_pane
+    from widgets.io_pane import IoPane
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    drawn: list[str | None] = []
+    real = io_pane.io_text
+
+    def counted(*args: object, **kw: object) -> object:
+        drawn.append(args[3] if len(args) > 3 else None)  # type: ignore[arg-type]
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(io_pane, "io_text", counted)
+    clock = SimClock.manual()
+    backend = SimulatedBackend.from_scenario("raid6-wd", clock=clock)
+    app = RaidmanApp(backend, probe_interval=0, sample_interval=0.05)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await wait_ready(pilot)
+        pane = app.main.query_one(IoPane)
+        by_sample: dict[int, float] = {}  # what each sample handed out for sdf1
+
+        def handed(v: object) -> None:
+            rates = getattr(v, "rates", {})
+            if "sdf1" in rates:
+                by_sample[v.sample_count] = rates["sdf1"].total_bytes_s  # type: ignore[attr-defined]
+
+        app.watch(app, "view", handed)
+        for _ in range(4):
+            clock.advance(1)
+            await pilot.pause(0.2)
+        app.go_to("md0")
+        app.go_to("sdb")
+        await pilot.pause(0.1)
+        assert drawn == []  # hidden: nothing drawn, not even on the cursor's moves
+        await pilot.press("l")
+        await wait_for(pilot, lambda: bool(drawn), timeout=10)
+        seen = [by_sample[k] for k in sorted(by_sample)]
+        assert len(seen) >= 2
+        assert list(pane._catch_up()["sdf1"])[-len(seen) :] == seen

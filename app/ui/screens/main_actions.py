@@ -21,15 +21,6 @@ from app.plans.render import preflight_for
 from app.statefiles import StateFileError
 from app.sync.boost import BoostRecord, plan_boost_for
 from app.ui.host_view import BoostPlanned, FixReady, HostView, WorkerWarning, post_result
-from app.ui.screens.plan_preview import PlanPreviewScreen
-from app.ui.screens.wizards import (
-    ArrayWizard,
-    CreateArrayWizard,
-    DiskWizard,
-    FilesystemWizard,
-    MemberWizard,
-    SyncWizard,
-)
 from widgets.findings import FindingsPane
 from widgets.tree_spec import NodeRef
 
@@ -129,6 +120,8 @@ class MainActions(Screen[None]):
             post_result(self.app, view, FixReady(plan, pre))
 
     def fix_ready(self, view: HostView, ready: FixReady) -> None:
+        from app.ui.screens.plan_preview import PlanPreviewScreen  # on use (first paint)
+
         if self.app.screen is not self:  # the admin went elsewhere meanwhile
             return
         self.app.push_screen(
@@ -161,6 +154,8 @@ class MainActions(Screen[None]):
         return volumes[0] if volumes else None
 
     def action_create_array(self) -> None:
+        from app.ui.screens.wizards import CreateArrayWizard  # on use (first paint)
+
         if (m := self._probed_or_say("new array")) is not None:
             view = self.raidman.hostview
 
@@ -188,6 +183,8 @@ class MainActions(Screen[None]):
 
     def action_disk_actions(self, action: str = "") -> None:
         """Qualify, locate, retire, self-test, wipe, prepare, benchmark: on the tree's disk."""
+        from app.ui.screens.wizards import DiskWizard  # on use (first paint)
+
         if (m := self._probed_or_say("disk actions")) is None:
             return
         disk = self.selected_disk()
@@ -207,6 +204,8 @@ class MainActions(Screen[None]):
 
     def action_array_actions(self, action: str = "") -> None:
         """Stop, assemble, delete, mount, scheduled checks: on the tree's array."""
+        from app.ui.screens.wizards import ArrayWizard  # on use (first paint)
+
         if (m := self._probed_or_say("array actions")) is None:
             return
         a = self._volume_or_say(self.selected_array(), "array actions")
@@ -225,6 +224,8 @@ class MainActions(Screen[None]):
         self.action_member_actions("replace")
 
     def action_member_actions(self, action: str = "") -> None:
+        from app.ui.screens.wizards import MemberWizard  # on use (first paint)
+
         if (m := self._probed_or_say("member actions")) is None:
             return
         if not any(not a.is_container for a in m.arrays):
@@ -247,6 +248,8 @@ class MainActions(Screen[None]):
         )
 
     def action_sync_actions(self) -> None:
+        from app.ui.screens.wizards import SyncWizard  # on use (first paint)
+
         if (m := self._probed_or_say("sync actions")) is None:
             return
         a = self._volume_or_say(self.selected_array(), "sync actions")
@@ -261,6 +264,8 @@ class MainActions(Screen[None]):
         )
 
     def action_filesystem(self) -> None:
+        from app.ui.screens.wizards import FilesystemWizard  # on use (first paint)
+
         if (m := self._probed_or_say("filesystem / LVM")) is None:
             return
         if not any(not a.is_container for a in m.arrays):
@@ -314,6 +319,8 @@ class MainActions(Screen[None]):
             post_result(self.app, view, BoostPlanned(plan, record))
 
     def boost_planned(self, view: HostView, planned: BoostPlanned) -> None:
+        from app.ui.screens.plan_preview import PlanPreviewScreen  # on use (first paint)
+
         plan, record = planned.plan, planned.record
         if self.app.screen is not self:  # the admin went elsewhere meanwhile
             return
