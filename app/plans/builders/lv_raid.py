@@ -88,11 +88,19 @@ def repair_room(
     image). ``pvs``: only these (kernel names) may take them."""
     raid = lv.raid
     assert raid is not None
+    holding = {pv for i in raid.images if not i.failed for pv in i.pvs}
+    need, usable = _room(machine, lv, len(raid.failed_images), holding, pvs)
+    return need, usable, holding
+
+
+def _room(
+    machine: Machine, lv: LogicalVolume, images: int, holding: set[str], pvs: Sequence[str]
+) -> tuple[int, list[PhysicalVolume]]:
+    """(bytes ``images`` new images of ``lv`` need, each with its metadata extent; the PVs of
+    its VG with free space that hold none of ``holding``, only ``pvs`` when given)."""
     vg = machine.vg(lv.vg)
     extent = vg.extent_size if vg is not None and vg.extent_size else 4 * 1024 * 1024
-    size = image_bytes(lv) or 0
-    need = len(raid.failed_images) * (_extents(size, extent) + extent)
-    holding = {pv for i in raid.images if not i.failed for pv in i.pvs}
+    need = images * (_extents(image_bytes(lv) or 0, extent) + extent)
     usable = [
         pv
         for pv in machine.pvs
@@ -102,7 +110,7 @@ def repair_room(
         and (pv.free_bytes or 0) > 0
         and (not pvs or pv.device in pvs)
     ]
-    return need, usable, holding
+    return need, usable
 
 
 def build_lv_repair(machine: Machine, name: str, pvs: Sequence[str] = ()) -> Plan:
@@ -218,18 +226,7 @@ def build_lv_replace(machine: Machine, name: str, old: str, to: Sequence[str] = 
             raise PlanError(f"{p} is no PV of volume group {lv.vg}")
         if p in holding:
             raise PlanError(f"{p} already holds an image of {full}: the new one must go elsewhere")
-    vg = machine.vg(lv.vg)
-    extent = vg.extent_size if vg is not None and vg.extent_size else 4 * 1024 * 1024
-    need = len(replaced) * (_extents(image_bytes(lv) or 0, extent) + extent)
-    usable = [
-        pv
-        for pv in machine.pvs
-        if pv.vg == lv.vg
-        and not pv.missing
-        and pv.device not in holding
-        and (pv.free_bytes or 0) > 0
-        and (not names or pv.device in names)
-    ]
+    need, usable = _room(machine, lv, len(replaced), holding, names)
     free = sum(pv.free_bytes or 0 for pv in usable)
     if free < need:
         where = ", ".join(f"{pv.device} {human_bytes(pv.free_bytes or 0)}" for pv in usable)
