@@ -293,6 +293,7 @@ def monitor_sync(
                         "bytes_written": m.bytes_written,
                         "capacity_bytes": m.capacity_bytes,
                         "start": m.start.bytes_written if m.start else None,
+                        "start_reason": m.start.reason if m.start else None,
                         "end": m.end.bytes_written if m.end else None,
                     }
                     for m in sw.members
