@@ -258,6 +258,9 @@ def monitor_sync(
             (round(time.monotonic() - t_start, 2), *[(v or "").strip() for v in d.values()])
         )
 
+    # a sync already running is first seen, and its start read, in the first tick: what
+    # smartctl reads before it is the lower bound of that read
+    before_tick = smartctl_units(members)
     mon.tick()  # the "start" snapshots, as a monitor already running when a sync begins
     before_trigger = smartctl_units(members)
     if trigger:
@@ -302,6 +305,7 @@ def monitor_sync(
         )
     store.close()
     return {
+        "before_tick": before_tick,
         "before_trigger": before_trigger,
         "trace": trace,
         "start_before": start_before,
