@@ -113,8 +113,14 @@ def lv_live(
 ) -> MdLive | None:
     """A raid LV as md's live state for the 1 Hz sample (None when its target was not read):
     its sync (:func:`raid_sync`), one member per image named by the image's sub-LV, ``faulty``
-    where dm-raid says ``D``, ``in_sync`` for ``A``; degraded = the failed images; the
-    mismatches dm-raid counted."""
+    where dm-raid says ``D``, ``in_sync`` for ``A``; the mismatches dm-raid counted.
+
+    degraded counts as md's does (the slots not in sync: ``mddev->degraded``): each image
+    failed (``D``) or without a device (``-``), and each one being rebuilt (``a``), but not
+    the ``a`` dm-raid prints for every image while it resyncs or reshapes, or before md has
+    begun a sync it needs (``dm-raid.c`` ``__raid_dev_status()``: "a" for all under
+    RT_FLAG_RS_RESYNCING; only the rdevs not In_sync otherwise). VM: a repair's recovery read
+    ``Aa`` throughout, also ``frozen`` during each table reload of ``lvconvert --repair``."""
     raid = lv.raid
     dm = raid.dm if raid is not None else None
     if raid is None or dm is None:
@@ -138,13 +144,51 @@ def lv_live(
     return MdLive(
         name=lv_name(lv),
         array_state=None,
-        degraded=len(dm.failed),
+        degraded=degraded_images(dm),
         sync=sync,
         member_states=tuple(members),
         level=dm.raid_type.split("_", 1)[0],
         mismatch_cnt=dm.mismatch_cnt,
         raid_disks=dm.devices,
     )
+
+
+def degraded_images(dm: DmRaidStatus) -> int:
+    """The images md counts as degraded, from one status line (:func:`lv_live`)."""
+    whole_set = dm.sync_action in ("resync", "reshape") or (
+        bool(dm.health) and set(dm.health) == {"a"}
+    )
+    return sum(1 for c in dm.health if c in "D-" or (c == "a" and not whole_set))
+
+
+# How long a raid LV's sync may look stopped (frozen, or idle short of its end) and still be
+# the same sync: dm-raid freezes md for each table reload (raid_presuspend/raid_preresume) and
+# md then goes on — a recovery at the image not yet In_sync, a resync at recovery_cp. VM: each
+# reload of lvconvert --repair or lvchange --maxrecoveryrate showed "frozen" for 0.3-1.3 s.
+RELOAD_GRACE_S = 30.0
+
+
+def reloading(run_action: str, live: MdLive) -> bool:
+    """A raid LV's resync, recovery or reshape seen frozen or idle before its end: a table
+    reload that md resumes from (not a check or repair: md starts those over only when asked;
+    lvm2#184, a scrub stopped by an lvchange of its rate)."""
+    s = live.sync
+    return (
+        "/" in live.name
+        and run_action in ("resync", "recover", "reshape")
+        and s is not None
+        and s.action in ("frozen", "idle")
+        and not (s.total_sectors and (s.done_sectors or 0) >= s.total_sectors)
+    )
+
+
+def resumed(name: str, run_action: str, action: str) -> bool:
+    """A raid LV's resync seen as "repair" after a reload: the same resync going on.
+    ``dm-raid.c`` ``raid_preresume()`` resumes a set short of recovery_cp as a *requested*
+    sync from there (MD_RECOVERY_REQUESTED, resync_min = recovery_cp), which md names "repair"
+    (VM: an initial resync, after lvchange --maxrecoveryrate, read "repair" with both images
+    "A" from 4224 of 65536 sectors to its end). lvm refuses a repair while the LV resyncs."""
+    return "/" in name and run_action == "resync" and action == "repair"
 
 
 def raid_lv(machine: Machine | None, name: str) -> LogicalVolume | None:

@@ -5,14 +5,14 @@ Pure: feed it ``LiveSample``s (from any backend), read back views and events. No
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from app.format import duration, percent
 from app.model.live import LiveSample, MdLive
 from app.model.md_names import level_name
 from app.model.sync_model import WAITING_ACTIONS, md_sync
-from app.sync.dm_raid import images_synced
+from app.sync.dm_raid import RELOAD_GRACE_S, images_synced, reloading, resumed
 from app.sync.history import SpeedHistory
 from app.sync.md_evidence import resync_done, unseen_sync
 from app.sync.sync_view import STALL_S, SyncView, began_s, natural_key
@@ -123,6 +123,7 @@ class _Running:
     total: int | None
     history: SpeedHistory = field(default_factory=SpeedHistory)
     moved_at: float | None = None  # when the position last changed (None: not since it began)
+    paused_at: float | None = None  # a raid LV's sync seen stopped for a table reload since
 
 
 def _near_done(done: int | None, total: int | None) -> bool:
@@ -252,6 +253,8 @@ class SyncTracker:
         out: list[ArrayEvent] = []
         sync = md_sync(live.sync)
         run = self._running.get(name)
+        if run is not None and sync is not None and resumed(name, run.action, sync.action):
+            sync = replace(sync, action=run.action)  # an LV's resync resumed after a reload
         if run is not None and (sync is None or sync.action != run.action):
             completed = (
                 _near_done(_projected_done(run, t), run.total)
@@ -259,6 +262,16 @@ class SyncTracker:
                 or resync_done(run.action, live)
                 or images_synced(run.action, live)
             )
+            if not completed and sync is None and reloading(run.action, live):
+                # dm-raid froze md for a table reload: the same sync goes on after it, unless
+                # it has not for RELOAD_GRACE_S (then it stopped at the first such look)
+                if run.paused_at is None:
+                    run.paused_at = t
+                if t - run.paused_at < RELOAD_GRACE_S:
+                    return out
+                t_end = run.paused_at
+            else:
+                t_end = t
             if completed:
                 outcome = "finished"
             elif sync is not None and sync.action not in WAITING:
@@ -266,7 +279,7 @@ class SyncTracker:
             else:
                 outcome = "interrupted"
             fin = self._finish(
-                name, run, t, completed=completed, mismatch=live.mismatch_cnt, outcome=outcome
+                name, run, t_end, completed=completed, mismatch=live.mismatch_cnt, outcome=outcome
             )
             out.append(_ended_event(t, fin))
             run = None
@@ -316,6 +329,7 @@ class SyncTracker:
                 )
             )
         if sync is not None and run is not None:
+            run.paused_at = None
             if run.moved_at is None or sync.done_sectors != run.last_done:
                 run.moved_at = t
             run.last_done = sync.done_sectors if sync.done_sectors is not None else run.last_done
@@ -468,7 +482,7 @@ class SyncTracker:
             out.append(
                 SyncView(
                     array=name,
-                    action=sync.action,
+                    action=run.action,  # an LV's resync resumed reads "repair" (dm_raid.resumed)
                     done_sectors=sync.done_sectors,
                     total_sectors=sync.total_sectors,
                     speed_kib_s=sync.speed_kib_s,

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from app.model.devices import SyncStatus
-from app.model.live import LiveSample, MdLive
+from app.model.devices import LogicalVolume
+from app.model.live import LiveSample
+from app.model.lvm_raid import DmRaidStatus, RaidImage, RaidLv
 from app.monitor import WearMonitor
 from app.routine.events import sync_alerts
+from app.sync.dm_raid import RELOAD_GRACE_S, lv_live
 from app.sync.tracker import SyncTracker
 from app.wear.report import syncs_json
 from app.wear.snapshots import SnapshotStore
@@ -24,23 +26,12 @@ TOTAL = 131072
 
 def _lv(t: float, action: str, done: int, health: str) -> LiveSample:
     """vgr/r1 as app.sync.dm_raid.lv_live makes it from one dmsetup status line."""
-    flags = {"A": ("in_sync",), "a": (), "D": ("faulty",)}
-    targets = tuple(f"r1_rimage_{i}" for i, c in enumerate(health) if c == "a")
+    images = tuple(RaidImage(i, f"r1_rimage_{i}", f"r1_rmeta_{i}", ()) for i in range(len(health)))
+    dm = DmRaidStatus("vgr-r1", "raid1", len(health), health, done, TOTAL, action, 0)
+    lv = LogicalVolume("r1", "vgr", TOTAL * 512, "raid1", raid=RaidLv(images=images, dm=dm))
     running = action not in ("idle", "frozen")
-    live = MdLive(
-        name="vgr/r1",
-        array_state=None,
-        degraded=health.count("D"),
-        sync=SyncStatus(
-            action,
-            done,
-            TOTAL,
-            512 if running else None,
-            targets=targets if action == "recover" else (),
-        ),
-        member_states=tuple((f"r1_rimage_{i}", flags[c]) for i, c in enumerate(health)),
-        level="raid1",
-    )
+    live = lv_live(lv, 512 if running else None)
+    assert live is not None
     return LiveSample(t, (), (), lvs=(live,))
 
 
@@ -57,24 +48,103 @@ def test_an_lv_resync_ends_finished_when_every_image_is_in_sync() -> None:
     assert names == [("RebuildStarted", "vgr/r1"), ("RebuildFinished", "vgr/r1")]
 
 
+def test_an_lv_resync_idle_at_its_end_with_images_not_in_sync_is_interrupted() -> None:
+    tr = SyncTracker()
+    tr.update(_lv(0.0, "resync", TOTAL // 2, "aa"))
+    (ended,) = tr.update(_lv(1.0, "idle", TOTAL, "aa"))  # images still "a"
+    assert ended.sync is not None and ended.sync.outcome == "interrupted"
+
+
 @pytest.mark.parametrize(
     ("action", "done", "health"),
     [
-        ("idle", TOTAL, "aa"),  # images still "a"
-        # a table reload mid-resync (VM: lvchange --maxrecoveryrate while it ran): idle with
-        # every image "A", its ratio short of the end (dm-raid.c rs_get_progress) — it was
-        # recorded "finished" and the resync went on
-        ("idle", TOTAL // 2 + 4096, "AA"),
+        # a table reload mid-resync (VM: lvchange --maxrecoveryrate while it ran): frozen with
+        # every image "A", then with every image "a", its ratio short of the end
         ("frozen", TOTAL // 2, "AA"),
+        ("frozen", TOTAL // 2, "aa"),
+        ("idle", TOTAL // 2 + 4096, "AA"),
     ],
 )
-def test_an_lv_resync_gone_short_of_its_end_is_interrupted(
+def test_an_lv_resync_stopped_short_of_its_end_is_held_then_interrupted(
     action: str, done: int, health: str
 ) -> None:
+    # dm-raid freezes md for each table reload and md goes on after it: a look in between
+    # ends nothing; a sync that has not come back after RELOAD_GRACE_S stopped at that look
     tr = SyncTracker()
     tr.update(_lv(0.0, "resync", TOTAL // 2, "aa"))
-    (ended,) = tr.update(_lv(1.0, action, done, health))
+    assert tr.update(_lv(1.0, action, done, health)) == []
+    assert tr.update(_lv(RELOAD_GRACE_S, action, done, health)) == []
+    assert tr.running() == ("vgr/r1",)
+    (ended,) = tr.update(_lv(1.0 + RELOAD_GRACE_S, action, done, health))
     assert ended.sync is not None and ended.sync.outcome == "interrupted"
+    assert ended.sync.ended_at == 1.0  # when it was last seen running, near enough
+
+
+def test_an_lv_resync_resumed_as_repair_after_a_reload_is_one_resync() -> None:
+    # VM (lvchange --maxrecoveryrate 256K on an initial resync of 65,536 sectors): resync "aa"
+    # at 6144, frozen "AA", frozen "aa", then "repair" with both "A" from 4224 (recovery_cp:
+    # dm-raid.c raid_preresume() resumes it as a requested sync) to idle "AA" at the end
+    tr = SyncTracker()
+    tr.update(_lv(0.0, "resync", 6144, "aa"))
+    seen = [
+        e
+        for t, (action, done, health) in enumerate(
+            [("frozen", 6144, "AA"), ("frozen", 6144, "aa"), ("repair", 4224, "AA")], start=1
+        )
+        for e in tr.update(_lv(float(t), action, done, health))
+    ]
+    assert seen == []
+    (view,) = tr.views()
+    assert (view.action, view.done_sectors) == ("resync", 4224)  # not a repair begun by someone
+    (ended,) = tr.update(_lv(9.0, "idle", TOTAL, "AA"))
+    assert ended.sync is not None
+    assert (ended.sync.action, ended.sync.outcome, ended.sync.started_at) == (
+        "resync",
+        "finished",
+        0.0,
+    )
+
+
+def test_an_lv_recovery_through_the_repairs_reloads_is_one_recovery() -> None:
+    # VM (lvconvert --repair of a raid1 LV that lost a PV, then lvchange --maxrecoveryrate and
+    # --refresh while it recovered): "Aa" throughout, "frozen" at each reload, the ratio going
+    # on where it stood. It was recorded "finished" at the first frozen look (6.6 of 16 MiB):
+    # an LV's degraded counted only "D", so md's "recover ends when degraded is 0" held
+    tr = SyncTracker()
+    tr.update(_lv(0.0, "idle", TOTAL, "AD"))
+    tr.update(_lv(1.0, "recover", 0, "Aa"))
+    events = []
+    for t, action, done in [(2.0, "recover", 4352), (3.0, "frozen", 4352), (4.0, "recover", 6528)]:
+        events += tr.update(_lv(t, action, done, "Aa"))
+    assert [e.kind for e in events] == []
+    assert tr.running() == ("vgr/r1",)
+    ended = [e for e in tr.update(_lv(5.0, "idle", TOTAL, "AA")) if e.kind == "sync-ended"]
+    assert [(e.sync.action, e.sync.outcome) for e in ended if e.sync] == [("recover", "finished")]
+
+
+def test_a_scrub_stopped_by_a_reload_ends_at_once() -> None:
+    # md starts a check again only when asked (lvm2#184: an lvchange of the rate stops a scrub)
+    tr = SyncTracker()
+    tr.update(_lv(0.0, "check", TOTAL // 4, "AA"))
+    (ended,) = tr.update(_lv(1.0, "frozen", TOTAL // 4, "AA"))
+    assert ended.sync is not None and ended.sync.outcome == "interrupted"
+
+
+@pytest.mark.parametrize(
+    ("action", "health", "degraded"),
+    [
+        ("resync", "aa", 0),  # dm-raid prints "a" for every image while it resyncs
+        ("idle", "aa", 0),  # a resync needed, not begun: the same
+        ("recover", "Aa", 1),  # the image being rebuilt: md's degraded counts its slot
+        ("frozen", "Aa", 1),  # a reload during the recovery
+        ("idle", "AD", 1),
+        ("idle", "A-", 1),  # no device for the image
+        ("check", "AAA", 0),
+        ("recover", "Aaa", 2),
+    ],
+)
+def test_an_lvs_degraded_counts_as_mds(action: str, health: str, degraded: int) -> None:
+    assert _lv(0.0, action, 0, health).lvs[0].degraded == degraded
 
 
 def test_an_lv_image_recovery_is_tracked_onto_its_new_image() -> None:

@@ -37,13 +37,37 @@ def _diskstats_written(disks: list[str]) -> dict[str, int]:
     return out
 
 
+def _reload(
+    lv: str, rate_kib: int, tick: Any, looks: int = 6, interval: float = 0.5
+) -> dict[str, Any]:
+    """A table reload while the LV's sync runs (``lvchange --maxrecoveryrate``: dm-raid
+    freezes md, the sync goes on after it), then ``looks`` more looks: the records then."""
+    import subprocess
+
+    r = subprocess.run(
+        ["lvchange", "--maxrecoveryrate", f"{rate_kib}K", lv],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    for _ in range(looks):
+        tick()
+        time.sleep(interval)
+    return {"rc": r.returncode, "stderr": r.stderr[-300:]}
+
+
 def record_lv_sync(
-    lv: str, pvs: list[str], state_dir: str, *, until_s: float = 240.0, interval: float = 0.5
+    lv: str,
+    pvs: list[str],
+    state_dir: str,
+    *,
+    reload_kib: int | None = None,
+    until_s: float = 240.0,
+    interval: float = 0.5,
 ) -> dict[str, Any]:
     """A ``WearMonitor`` started while ``lv``'s sync is held by its --maxrecoveryrate: ticks
     until the record has begun, then lets it run by raising md's min above that max (md
     throttles only above its min, md.c md_do_sync; an lvchange of the rate would reload the
-    LV's table and stop the resync for a moment) and ticks until the record has ended.
+    LV's table and stop the resync for a moment) and ticks until the record has ended; with
+    ``reload_kib``, an ``lvchange --maxrecoveryrate`` (a reload) before that release.
     Returns the records (``syncs_json``), the monitor's log, a trace of its looks and the PVs'
     written bytes (/proc/diskstats) just before and after the look that began the record, and
     after the one that ended it."""
@@ -83,6 +107,10 @@ def record_lv_sync(
         look()
         began_after = _diskstats_written(pvs)
         time.sleep(interval)
+    reload = None
+    if reload_kib is not None:
+        reload = _reload(lv, reload_kib, look)
+        reload["records"] = [(r.action, r.running) for r in store.syncs_for(lv)]
     with open(SYSTEM_MIN, "w") as f:
         f.write(f"{RELEASE_MIN_KIB}\n")
     while time.monotonic() < t_end and any(s.running for s in store.syncs_for(lv)):
@@ -98,6 +126,7 @@ def record_lv_sync(
         "began_after": began_after,
         "ended": ended,
         "trace": trace,
+        "reload": reload,
     }
 
 
@@ -114,13 +143,20 @@ def _lvs(lv: str) -> dict[str, str]:
 
 
 def fail_and_repair(
-    lv: str, filler: str, state_dir: str, *, until_s: float = 240.0, interval: float = 0.5
+    lv: str,
+    filler: str,
+    state_dir: str,
+    reload_kib: int,
+    *,
+    until_s: float = 240.0,
+    interval: float = 0.5,
 ) -> dict[str, Any]:
     """``lv`` (a raid1 LV held by its --maxrecoveryrate) has lost a PV (hot-unplugged by the
     host): what the probe and the tree say; ``plan lv-repair`` while ``filler`` takes the only
     other PV's space (refused), and once it is removed (its plan); then that plan's step run
     under a ``WearMonitor``, md's min raised above the LV's max once the recovery's record has
-    begun, the monitor ticking until it has ended."""
+    begun, the monitor ticking until it has ended; between, once the repair command is done,
+    an ``lvchange --maxrecoveryrate reload_kib`` (one more table reload)."""
     import subprocess
 
     from app.monitor import WearMonitor
@@ -173,6 +209,12 @@ def fail_and_repair(
     while time.monotonic() < t_end and not store.syncs_for(lv):
         mon.tick()
         time.sleep(interval)
+    while repair.poll() is None and time.monotonic() < t_end:  # its own reloads done
+        mon.tick()
+        time.sleep(interval)
+    # one more reload while it recovers (each showed "frozen" with the new image "a")
+    out["reload"] = _reload(lv, reload_kib, mon.tick)
+    out["reload"]["records"] = [(r.action, r.running) for r in store.syncs_for(lv)]
     with open(SYSTEM_MIN, "w") as f:
         f.write(f"{RELEASE_MIN_KIB}\n")
     while time.monotonic() < t_end and (

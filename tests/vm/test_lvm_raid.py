@@ -75,11 +75,19 @@ def test_raid1_lv_sync_in_report_and_its_check_plan(blank_vm: VM) -> None:
 
     # the wear monitor, started while the sync is held, records it; then md's min is raised
     # above the LV's max (in the guest, once the record has begun) and it records the end
-    got = vm.call("tests.vm.guest_lvm_raid:record_lv_sync", "vgr/r1", d[:2], STATE)
+    # between, an lvchange of its rate reloads the table: the resync goes on (as "resync", or
+    # as a "repair" from recovery_cp: dm-raid.c raid_preresume; both seen) and is the one
+    # resync
+    got = vm.call(
+        "tests.vm.guest_lvm_raid:record_lv_sync", "vgr/r1", d[:2], STATE, reload_kib=2 * MAX_KIB
+    )
     vm.note("monitor log:\n" + "\n".join(got["log"]))
     vm.note("trace (s, action, done, KiB/s, images, written to the second PV):\n"
             + "\n".join(str(x) for x in got["trace"]))  # fmt: skip
     vm.set_speed_limits(None, None)
+    assert got["reload"]["rc"] == 0, got["reload"]
+    assert got["reload"]["records"] == [["resync", True]], got["reload"]
+    vm.note(f"dm-raid's words after the reload: {sorted({x[1] for x in got['trace']})}")
     (rec,) = got["records"]  # one sync, recorded once
     assert (rec["array"], rec["action"], rec["outcome"]) == ("vgr/r1", "resync", "finished")
     assert rec["fraction"] == 1.0 and rec["end"] > rec["start"]
@@ -127,7 +135,9 @@ def test_a_lost_pv_the_lvs_health_its_repair_plan_and_the_recorded_recovery(
         f"lvcreate -y -l 100%FREE -n filler vgf /dev/{d[2]}"
     )
     vm.unplug_nvme(vm.serial_of(d[1]))  # put back by the next test's reset
-    got = vm.call("tests.vm.guest_lvm_raid:fail_and_repair", "vgf/f1", "vgf/filler", STATE)
+    got = vm.call(
+        "tests.vm.guest_lvm_raid:fail_and_repair", "vgf/f1", "vgf/filler", STATE, 2 * MAX_KIB
+    )
     vm.set_speed_limits(None, None)
     vm.note(f"lvs after the loss: {got['lvs_failed']}; tree: {got['tree']}")
     vm.note("monitor log:\n" + "\n".join(got["log"]))
@@ -146,6 +156,8 @@ def test_a_lost_pv_the_lvs_health_its_repair_plan_and_the_recorded_recovery(
     assert got["plan_syncs"] == ["recover"]
     assert got["repair"][0] == 0, got["repair"]
     assert got["lvs_after"]["lv_health_status"] == "", got["lvs_after"]
+    # the repair's reloads and one more (lvchange): "frozen" looks, the recovery still running
+    assert got["reload"]["rc"] == 0 and got["reload"]["records"] == [["recover", True]], got
     (rec,) = got["records"]  # one recovery, recorded once
     assert (rec["array"], rec["action"], rec["outcome"]) == ("vgf/f1", "recover", "finished")
     by = {m["device"]: m["kernel_bytes_written"] for m in rec["members"]}
