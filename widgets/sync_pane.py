@@ -29,7 +29,7 @@ from app.model import Machine
 from app.model.devices import SECTOR
 from app.session import SessionView
 from app.sync.boost import BoostRecord
-from app.sync.dm_raid import raid_sync
+from app.sync.dm_raid import raid_lv, raid_sync
 from app.sync.limits import SyncLimits, sync_limits
 from app.sync.throughput import Rate
 from app.sync.tracker import ArrayEvent, FinishedSync, SyncView
@@ -445,7 +445,10 @@ class SyncPane(VerticalScroll):
         for v in views:
             line = members_items(v.array, machine, rates, slow.get(v.array, ()))
             limits = sync_limits(
-                v, machine.array(v.array) if machine else None, boosts.get(v.array)
+                v,
+                machine.array(v.array) if machine else None,
+                boosts.get(v.array),
+                raid_lv(machine, v.array),
             )
             existing = present.get(v.array)
             if existing is None:

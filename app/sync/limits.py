@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from app.format import speed
 from app.model import sync_model
-from app.model.devices import MdArray
+from app.model.devices import LogicalVolume, MdArray
 from app.sync.boost import SYSCTL_MAX, SYSCTL_MIN, BoostRecord
 from app.sync.tracker import SyncView
 
@@ -30,6 +30,7 @@ class SyncLimits:
     local: bool = False  # the max in force is the array's own (md/sync_speed_max "(local)")
     boost: BoostRecord | None = None
     lv: bool = False  # a raid LV's sync ("VG/LV"): its own limits are lvchange's --*recoveryrate
+    lv_min: bool = False  # the min in force is the LV's --minrecoveryrate (else md's min)
 
     @property
     def at_ceiling(self) -> bool | None:
@@ -42,7 +43,18 @@ class SyncLimits:
         return self.boost is not None
 
     def limits_text(self) -> str:
-        """ "limits 1000.0 KiB/s … 3.9 MiB/s; now 4.3 MiB/s" (the same unit: progress)."""
+        """ "limits 1000.0 KiB/s … 3.9 MiB/s; now 4.3 MiB/s" (the same unit: progress). A raid
+        LV's names where each comes from: its max may be below md's min, which then holds it
+        (md.c md_do_sync throttles only above the min), so "lo … hi" would read backwards."""
+        if self.lv:
+            who = "its --minrecoveryrate" if self.lv_min else "md's min"
+            lo = f"{who} {speed(self.min_kib_s)}"
+            hi = (
+                f"its --maxrecoveryrate {speed(self.max_kib_s)}"
+                if self.max_kib_s is not None
+                else "md's max (no --maxrecoveryrate)"
+            )
+            return f"limits: {lo}, {hi}; now {speed(self.progress_kib_s)}"
         lo = speed(self.min_kib_s)
         hi = speed(self.max_kib_s)
         own = f" ({self.array}'s own)" if self.local else ""
@@ -101,10 +113,16 @@ def _limit(value: str) -> str:
     return speed(int(value)) if value.strip().isdigit() else value.strip()
 
 
-def sync_limits(view: SyncView, array: MdArray | None, boost: BoostRecord | None) -> SyncLimits:
+def sync_limits(
+    view: SyncView,
+    array: MdArray | None,
+    boost: BoostRecord | None,
+    lv_obj: LogicalVolume | None = None,
+) -> SyncLimits:
     """The limits of ``view``'s sync; ``array`` (the probed array) says whether the array has
     its own max limit, ``boost`` is the boost record of the array, if any. A raid LV's sync
-    ("VG/LV", no md array) carries its LV's --maxrecoveryrate as its max where set."""
+    ("VG/LV", no md array) carries its LV's --maxrecoveryrate as its max where set, and its
+    --minrecoveryrate as its min where ``lv_obj`` (the probed LV) has one."""
     lv = array is None and "/" in view.array
     if boost is not None and boost.action != view.action:
         boost = None  # a record left from another sync: restored by the session, not shown
@@ -118,4 +136,7 @@ def sync_limits(view: SyncView, array: MdArray | None, boost: BoostRecord | None
         or (lv and view.max_speed_kib_s is not None),
         boost=boost,
         lv=lv,
+        lv_min=bool(
+            lv and lv_obj is not None and lv_obj.raid is not None and lv_obj.raid.min_rate_kib_s
+        ),
     )

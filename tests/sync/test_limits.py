@@ -130,3 +130,25 @@ def test_the_vm_capture_of_a_held_raid10_resync_is_at_its_ceiling() -> None:
     assert lim.at_ceiling is True
     assert lim.limits_text() == "limits 1000.0 KiB/s … 3.9 MiB/s; now 4.3 MiB/s"
     assert "b: boost" in lim.state_text()
+
+
+def test_a_raid_lvs_limits_say_whose_each_is() -> None:
+    """An LV's --maxrecoveryrate may be below md's min, which then holds it (md.c md_do_sync
+    throttles only above speed_min()): "1000 KiB/s … 256 KiB/s" read as a range running
+    backwards (the LV Sync card, issue 42), so each limit is named."""
+    from dataclasses import replace
+
+    from app.model.devices import LogicalVolume
+    from app.model.lvm_raid import RaidLv
+
+    v = replace(view(speed=1035, hi=256), array="vgr/r1")
+    lv = LogicalVolume("r1", "vgr", 1 << 30, "raid1", raid=RaidLv(max_rate_kib_s=256))
+    lim = sync_limits(v, None, None, lv)
+    assert lim.limits_text() == (
+        "limits: md's min 1000.0 KiB/s, its --maxrecoveryrate 256.0 KiB/s; now 1.0 MiB/s"
+    )
+    own_min = replace(lv, raid=RaidLv(min_rate_kib_s=1000))
+    lim = sync_limits(replace(v, max_speed_kib_s=None), None, None, own_min)
+    assert lim.limits_text() == (
+        "limits: its --minrecoveryrate 1000.0 KiB/s, md's max (no --maxrecoveryrate); now 1.0 MiB/s"
+    )

@@ -34,7 +34,7 @@ async def test_the_sync_tab_shows_the_lvs_sync_as_a_card() -> None:
         assert "40.0%" in text, text
         # the simulated sync's rate (1,035 KiB/s): md's min holds it, the LV's max is below it
         assert "1.0 MiB/s progress (its images' I/O since the last sample)" in text, text
-        assert "limits 1000.0 KiB/s … 256.0 KiB/s (vgr/r1's own)" in text, text
+        assert "limits: md's min 1000.0 KiB/s, its --maxrecoveryrate 256.0 KiB/s;" in text, text
         assert "held at md's min: its --maxrecoveryrate is below it" in text, text
         assert "b: boost" not in text, text  # a boost writes md's sysfs: no LV's
         assert not pane.query_one("#idle", Static).display
