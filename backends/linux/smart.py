@@ -107,6 +107,7 @@ def _int(v: Any) -> int | None:
         return None
 
 
+_NVME_NAME = re.compile(r"nvme[0-9]+n[0-9]+")
 _ATA_ERROR_COUNT = re.compile(r"^ATA Error Count:\s+([0-9]{1,9})", re.MULTILINE)
 _SELF_TEST_LOG = re.compile(r"^(SMART Self-test log|Self-test Log \(NVMe Log 0x06\))", re.MULTILINE)
 
@@ -256,14 +257,18 @@ def read_smart(
     if _PySmartDevice is not None:
         sm = RunSmartctl(run)
         dev: Any = None
+        # an NVMe namespace (nvmeXnY) is smartctl's "nvme" type: told so, pySMART skips its
+        # `smartctl -d test` probe (one smartctl fewer per NVMe disk and sweep; under TCG
+        # ~0.3 s of CPU each)
+        interface = "nvme" if _NVME_NAME.fullmatch(disk) else None
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                dev = _PySmartDevice(f"/dev/{disk}", smartctl=sm)
+                dev = _PySmartDevice(f"/dev/{disk}", interface=interface, smartctl=sm)
         except Exception as e:  # pySMART raises on output it does not expect
             why = f"pySMART: {e.__class__.__name__}: {e}"
         if sm.missing:
-            # pySMART's `smartctl -d test` did not run: a capture may still hold the JSON
+            # pySMART's first smartctl did not run: a capture may still hold the JSON
             # (raidman capture always records `smartctl -j -a`), and only the JSON call can
             # tell "not installed" from "not recorded"
             return _via_json(run, disk, now, None)
