@@ -166,3 +166,16 @@ def test_sync_view_boosted(snap_save: SnapSave, width: int, height: int) -> None
         terminal_size=(width, height),
         run_before=_boosted_sync_tab,
     )
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_sync_view_lvm_raid(snap_save: SnapSave, width: int, height: int) -> None:
+    """An LVM RAID LV's resync as a card (issue 42): progress, speed and ETA from dm-raid's
+    ratio and its images' I/O, the limits named (md's min holds it above the LV's max)."""
+    app = _scenario_app("lvm-raid")
+    assert snap_save(
+        app,
+        f"sync-lvm-raid-{width}x{height}",
+        terminal_size=(width, height),
+        run_before=_sync_tab_after_samples,
+    )
