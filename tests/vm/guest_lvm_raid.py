@@ -54,6 +54,17 @@ def _reload(
     return {"rc": r.returncode, "stderr": r.stderr[-300:]}
 
 
+def _nvme_written() -> dict[str, int]:
+    """Bytes written per NVMe namespace now (/proc/diskstats)."""
+    out: dict[str, int] = {}
+    with open("/proc/diskstats") as f:
+        for line in f:
+            p = line.split()
+            if len(p) > 9 and p[2].startswith("nvme") and "p" not in p[2][4:]:
+                out[p[2]] = int(p[9]) * 512
+    return out
+
+
 def record_lv_sync(
     lv: str,
     pvs: list[str],
@@ -205,23 +216,49 @@ def fail_and_repair(
     out["plan_syncs"] = [f.action for f in cons.syncs] if cons is not None else None
     t_end = time.monotonic() + until_s
     (argv,) = out["plan"]
+    t0 = time.monotonic()
+    trace: list[tuple[object, ...]] = []
+
+    def look() -> None:
+        w0 = _nvme_written()
+        mon.tick()
+        live = mon.session.view.live
+        x = live.live(lv) if live is not None else None
+        s = x.sync if x is not None else None
+        recs = store.syncs_for(lv)
+        trace.append(
+            (
+                round(time.monotonic() - t0, 2),
+                s.action if s else "idle",
+                s.done_sectors if s else None,
+                "".join("A" if "in_sync" in f else "D" if "faulty" in f else "a"
+                        for _d, f in (x.member_states if x else ())),
+                x.degraded if x else None,
+                w0,
+                _nvme_written(),
+                [(r.action, r.running, [m.device for m in r.members], dict(r.kernel_start))
+                 for r in recs],
+            )
+        )  # fmt: skip
+
     repair = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     while time.monotonic() < t_end and not store.syncs_for(lv):
-        mon.tick()
+        look()
         time.sleep(interval)
     while repair.poll() is None and time.monotonic() < t_end:  # its own reloads done
-        mon.tick()
+        look()
         time.sleep(interval)
     # one more reload while it recovers (each showed "frozen" with the new image "a")
-    out["reload"] = _reload(lv, reload_kib, mon.tick)
+    out["reload"] = _reload(lv, reload_kib, look)
     out["reload"]["records"] = [(r.action, r.running) for r in store.syncs_for(lv)]
     with open(SYSTEM_MIN, "w") as f:
         f.write(f"{RELEASE_MIN_KIB}\n")
     while time.monotonic() < t_end and (
         repair.poll() is None or any(s.running for s in store.syncs_for(lv))
     ):
-        mon.tick()
+        look()
         time.sleep(interval)
+    out["trace"] = trace
     rout, rerr = repair.communicate(timeout=60)
     out["repair"] = (repair.returncode, rout[-500:], rerr[-500:])
     out["lvs_after"] = _lvs(lv)

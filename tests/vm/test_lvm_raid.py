@@ -141,6 +141,9 @@ def test_a_lost_pv_the_lvs_health_its_repair_plan_and_the_recorded_recovery(
     vm.set_speed_limits(None, None)
     vm.note(f"lvs after the loss: {got['lvs_failed']}; tree: {got['tree']}")
     vm.note("monitor log:\n" + "\n".join(got["log"]))
+    vm.note("trace (s, action, done, images, degraded, written per disk before and after the "
+            "look, records):\n"
+            + "\n".join(str(x) for x in got["trace"]))  # fmt: skip
     raid = got["raid"]
     assert got["lvs_failed"]["lv_health_status"] == "partial", got["lvs_failed"]
     assert raid["health_status"] == "partial" and raid["health_bit"] == "p", raid
@@ -161,7 +164,19 @@ def test_a_lost_pv_the_lvs_health_its_repair_plan_and_the_recorded_recovery(
     (rec,) = got["records"]  # one recovery, recorded once
     assert (rec["array"], rec["action"], rec["outcome"]) == ("vgf/f1", "recover", "finished")
     by = {m["device"]: m["kernel_bytes_written"] for m in rec["members"]}
-    # the new image on the third PV is written whole (16 MiB), the survivor only read
+    # the new image on the third PV is written, the survivor only read
     assert set(by) == {d[0], d[2]}, rec["members"]
-    assert 16 * MIB <= by[d[2]] <= 18 * MIB and by[d[0]] < 2 * MIB, by
+    assert by[d[0]] < 2 * MIB, by
+    # what the third PV was written: its counter at the look before the record began (read
+    # inside that look) to the one at the look that saw it end, each bracketed by
+    # /proc/diskstats read just before and after its look. How much that is varies with the
+    # reloads (12.7 to 19.2 MiB for the 16 MiB image in four runs: after a reload md goes
+    # on from the recovery offset dm-raid's superblock kept, from the bitmap's dirty regions)
+    trace = got["trace"]
+    i0 = max(i for i, x in enumerate(trace) if not x[7]) if not trace[0][7] else None
+    assert i0 is not None, trace[0]  # the first look came before the recovery's record
+    (ie,) = [i for i, x in enumerate(trace) if x[7] and not x[7][0][1]][:1]
+    lo = trace[ie][5][d[2]] - trace[i0][6][d[2]]
+    hi = trace[ie][6][d[2]] - trace[i0][5][d[2]]
+    assert lo <= by[d[2]] <= hi and by[d[2]] > 4 * MIB, (by, lo, hi)
     vm.note(f"recorded: {rec.get('forecast_vs_actual')}; kernel bytes {by}")
