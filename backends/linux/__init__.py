@@ -95,12 +95,15 @@ class LinuxBackend:
                 if live is not None:
                     sync = fresher_progress(live.sync, progress.get(name))
                     arrays.append(live if sync is live.sync else replace(live, sync=sync))
+            # the raid LVs' status too before the counters: those of a look that sees a sync
+            # ended then hold all it wrote, for an LV as for an array
+            lv_status = self._raid_lvs.read(self.source)
             self.source.take_notes()  # a 1 Hz poll reports nothing; the next probe will
             # the time of the counters: read after them (the first read imports psutil: 1.4 s
             # in the VM, and a time taken before it made report --io's rate 2.6 x too low)
             disk_io = self.source.disk_io()
             t = self.source.now()
-            lvs = self._raid_lvs.sample(self.source, t, disk_io)
+            lvs = self._raid_lvs.sample(lv_status, t, disk_io)
             return self._interned(
                 escape_strings(
                     LiveSample(taken_at=t, arrays=tuple(arrays), disk_io=disk_io, lvs=lvs)

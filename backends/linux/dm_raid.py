@@ -106,19 +106,33 @@ class RaidLvSampler:
     def probed(self, lvs: tuple[LogicalVolume, ...]) -> None:
         self._lvs = tuple(lv for lv in lvs if lv.raid is not None and lv.active and lv.kernel_name)
 
-    def sample(self, source: Source, t: float, disk_io: tuple[DiskIO, ...]) -> tuple[MdLive, ...]:
+    def read(self, source: Source) -> tuple[int | None, str] | None:
+        """md's min and the dm-raid status of the active raid LVs, read before the sample's
+        disk counters (:meth:`sample`); None with no raid LV, or when dmsetup failed."""
+        if not self._lvs:
+            return None
+        # read before the program: over ssh the sample's batch answers it (backends.linux.ssh)
+        system_min = ascii_int((source.read_text(SYSTEM_MIN) or "").strip())
+        r = source.run(DMSETUP_RAID_ARGV, timeout=SAMPLE_TIMEOUT)
+        return (system_min, r.stdout) if r.ok else None
+
+    def sample(
+        self, status: tuple[int | None, str] | None, t: float, disk_io: tuple[DiskIO, ...]
+    ) -> tuple[MdLive, ...]:
+        """The LVs as :meth:`read` found them, with the disk counters read *after* it: a look
+        that sees a sync ended must count all it wrote (VM: a resync released to full speed
+        ended between a diskstats read and a dmsetup run under TCG, and its record had
+        28.8 of 54.7 MiB)."""
         if not self._lvs:
             self._prev = None
             return ()
         io = {d.name: d for d in disk_io}
         prev, self._prev = self._prev, (t, io)
-        # read before the program: over ssh the sample's batch answers it (backends.linux.ssh)
-        system_min = ascii_int((source.read_text(SYSTEM_MIN) or "").strip())
-        r = source.run(DMSETUP_RAID_ARGV, timeout=SAMPLE_TIMEOUT)
-        if not r.ok:
+        if status is None:
             return ()
+        system_min, text = status
         try:
-            lvs = attach_status(self._lvs, parse_raid_status(r.stdout))
+            lvs = attach_status(self._lvs, parse_raid_status(text))
         except ParseError:
             return ()
         out: list[MdLive] = []
