@@ -262,7 +262,9 @@ class WearRecorder:
                 outcome = fin.outcome if fin is not None else "interrupted"
                 fraction = fin.fraction if fin is not None else None
                 self.store.set_kernel_writes(o.sync_id, o.start, _mine(o, after()), o.capacities)
-                self.store.end_sync(o.sync_id, now, outcome, fraction)
+                # when the tracker says it ended: a raid LV's sync held through a table reload
+                # that did not come back ended at the first stopped look, not now
+                self.store.end_sync(o.sync_id, fin.ended_at if fin else now, outcome, fraction)
                 if fin is not None and fin.after_fact:
                     self.store.set_sync_seen(o.sync_id, fin.after_fact)
                 if o.window is not None:

@@ -221,3 +221,23 @@ def test_a_repairs_record_learns_the_new_images_pv_at_the_next_probe(tmp_path: P
     assert (rec["action"], rec["outcome"]) == ("recover", "finished")
     by = {m["device"]: m["kernel_bytes_written"] for m in rec["members"]}
     assert by == {"nvme0n1": 0, "nvme2n1": 65 << 20}  # from the look before it began
+
+
+def test_an_lv_sync_that_never_came_back_from_a_reload_is_recorded_ended_then(
+    tmp_path: Path,
+) -> None:
+    # the record ends when the tracker says (the first stopped look), not RELOAD_GRACE_S later
+    # when the tracker gives up waiting: the Sync tab's duration and the record's agree
+    from app.session import Session
+    from tests.lvm_raid_machine import raid_machine
+
+    store = SnapshotStore.open(tmp_path / "state.db")
+    s = Session(store=store, audit_every_s=None, smart_every_s=None, shows=False)
+    s.probed(raid_machine("g_after_repair"), 0.0)
+    s.sampled(_lv(1.0, "resync", TOTAL // 4, "aa"))
+    s.sampled(_lv(2.0, "resync", TOTAL // 2, "aa"))
+    s.sampled(_lv(3.0, "frozen", TOTAL // 2, "AA"))
+    assert syncs_json(store, "vgr/r1")[0]["end"] is None  # held: a reload, perhaps
+    s.sampled(_lv(3.0 + RELOAD_GRACE_S, "frozen", TOTAL // 2, "AA"))
+    (rec,) = syncs_json(store, "vgr/r1")
+    assert (rec["outcome"], rec["start"], rec["end"]) == ("interrupted", 1.0, 3.0)
