@@ -31,13 +31,20 @@ from app.escape import guard_streams
 SUBCOMMANDS = ("report", "capture", "plan", "apply", "monitor", "metrics")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None, *, every: bool = True) -> argparse.ArgumentParser:
+    """The whole command line. ``every=False``: only ``command``'s own parser is made (its
+    module imported); the other subcommands are named with no options, so a ``raidman report``
+    does not import the plan, apply and monitor code it will not run (under the VM's TCG that
+    import was 1.5 s of every command)."""
     parser = argparse.ArgumentParser(
         prog="raidman", description="The Linux storage stack in a terminal."
     )
     add_backend_options(parser, top_level=True)
     sub = parser.add_subparsers(dest="command")
     for name in SUBCOMMANDS:
+        if not every and name != command:
+            sub.add_parser(name)
+            continue
         try:
             mod = importlib.import_module(f"app.commands.{name}")
         except ModuleNotFoundError as e:
@@ -46,6 +53,45 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         mod.add_parser(sub)
     return parser
+
+
+class _QuietParser(argparse.ArgumentParser):
+    """A parser that says nothing: what it cannot read, the full parser reads and reports."""
+
+    def error(self, message: str) -> NoReturn:
+        raise argparse.ArgumentError(None, message)
+
+
+def named_command(argv: Sequence[str]) -> str | bool | None:
+    """The subcommand ``argv`` names, as argparse reads it (the top level's options take their
+    values first: ``--ssh report plan`` is a plan), found with a parser whose subcommands take
+    any arguments; False when that is not sure (help asked for, or a top-level error, which the
+    full parser then reports)."""
+    if any(a in ("-h", "--help") for a in argv):
+        return False
+    probe = _QuietParser(prog="raidman", add_help=False, exit_on_error=False)
+    add_backend_options(probe, top_level=True)
+    sub = probe.add_subparsers(dest="command")
+    for name in SUBCOMMANDS:
+        sub.add_parser(name, add_help=False, exit_on_error=False).add_argument(
+            "rest", nargs=argparse.REMAINDER
+        )
+    try:
+        args, _ = probe.parse_known_args(list(argv))
+    except (argparse.ArgumentError, SystemExit):
+        return False
+    command = getattr(args, "command", None)
+    return command if command in SUBCOMMANDS else None
+
+
+def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
+    """``argv`` parsed with the parser of the one subcommand it names (or of none: the TUI)."""
+    args = _demo_before_subcommand(list(argv))
+    command = named_command(args)
+    if command is False:
+        return build_parser().parse_args(args)
+    assert command is None or isinstance(command, str)
+    return build_parser(command, every=False).parse_args(args)
 
 
 def _demo_before_subcommand(argv: list[str]) -> list[str]:
@@ -60,8 +106,7 @@ def _demo_before_subcommand(argv: list[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None, *, exit_fast: bool = False) -> int:
     """``exit_fast`` (the console script): once the TUI is over, the process ends at once
     (``exit_now``)."""
-    parser = build_parser()
-    args = parser.parse_args(_demo_before_subcommand(list(sys.argv[1:] if argv is None else argv)))
+    args = parse_command_line(sys.argv[1:] if argv is None else argv)
     if args.command:
         mod = importlib.import_module(f"app.commands.{args.command}")
         return int(mod.run(args) or 0)
