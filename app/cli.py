@@ -64,7 +64,7 @@ class _QuietParser(argparse.ArgumentParser):
 
 def named_command(argv: Sequence[str]) -> str | bool | None:
     """The subcommand ``argv`` names, as argparse reads it (the top level's options take their
-    values first: ``--ssh report plan`` is a plan), found with a parser whose subcommands take
+    values first: ``--host report plan`` is a plan), found with a parser whose subcommands take
     any arguments; False when that is not sure (help asked for, or a top-level error, which the
     full parser then reports)."""
     if any(a in ("-h", "--help") for a in argv):
