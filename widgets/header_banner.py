@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from rich.console import Group
 from rich.text import Text
 from textual import events
 from textual.message import Message
@@ -184,6 +185,12 @@ class HeaderBanner(LineDiffStatic):
             t.append(f"  {self.fleet}", "bold red")
         return t
 
+    @property
+    def shown_text(self) -> str:
+        """The header's text as last drawn (its lines, without styles)."""
+        shown = getattr(self, "_shown", None)
+        return shown.plain if shown is not None else ""
+
     def on_resize(self, event: events.Resize) -> None:
         self._redraw()  # the banner's words depend on the width it has
 
@@ -217,7 +224,22 @@ class HeaderBanner(LineDiffStatic):
         self._shown = t
         # Same number of lines (a percentage moved): repaint only the lines that changed (a
         # line diff: the title line stays as it is), no screen re-layout.
-        self.update(t, layout=last is None or last.plain.count("\n") != t.plain.count("\n"))
+        self.update(
+            self._lines(t), layout=last is None or last.plain.count("\n") != t.plain.count("\n")
+        )
+
+    def _lines(self, t: Text) -> Text | Group:
+        """Folded, the header as a ``Group`` of its lines (each cut with an ellipsis, as the
+        CSS says): a sync's figures moving re-render the banner's line alone, not the title
+        (``LineDiffStatic`` keeps a line whose text did not move). Unfolded, the text as is."""
+        if self.expanded:
+            return t
+        lines = t.split("\n")
+        for line in lines:
+            line.end = "\n"
+            line.no_wrap = True
+            line.overflow = "ellipsis"
+        return Group(Group(*lines))  # one part of lines: each line is kept or rendered
 
 
 def notes_text(notes: tuple[ProbeNote, ...]) -> Text:

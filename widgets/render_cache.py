@@ -12,10 +12,12 @@ from typing import Self
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.measure import Measurement
 from rich.segment import Segment
+from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.geometry import Region
+from textual.reactive import Reactive
 from textual.strip import Strip
-from textual.visual import RichVisual, Visual, VisualType
+from textual.visual import Visual, VisualType
 from textual.widget import _RenderCache
 from textual.widgets import Static
 
@@ -100,6 +102,10 @@ class LineDiffStatic(Static):
     around it (issue 29: rendering the whole pane before the diff was a quarter of raid10-evo's
     main thread)."""
 
+    # raidman's panes carry no clickable links (``@click`` meta): without this, every render
+    # computed the link style (a walk of the widget's ancestors for their background) and
+    # rebuilt every segment of every strip to apply it to none
+    auto_links = Reactive(False)
     _diff_from: list[Strip] | None = None
     # id(part) -> (part, (width, style), its strips): the parts of the last part-wise render
     _part_strips: dict[int, tuple[object, object, list[Strip]]] | None = None
@@ -172,8 +178,13 @@ class LineDiffStatic(Static):
         out: list[Strip] = []
         at = (width, style)
 
+        # the console's options and the base style, looked up once for every part
+        app = self.app
+        ctx = (app.console, app.console_options.update(highlight=False, width=width, height=None))
+        rich_style = style.rich_style
+
         def render(r: RenderableType) -> list[Strip]:
-            return Visual.to_strips(self, RichVisual(self, Group(r)), width, None, style)
+            return self.render_part(r, width, rich_style, ctx)
 
         for part in content.renderables:
             hit = old.get(id(part))
@@ -196,6 +207,22 @@ class LineDiffStatic(Static):
         self._part_strips = kept
         self._leaf_strips = kept_leaves
         return out
+
+    def render_part(
+        self,
+        part: RenderableType,
+        width: int,
+        rich_style: RichStyle,
+        ctx: tuple[Console, ConsoleOptions],
+    ) -> list[Strip]:
+        """One part's strips: what ``Visual.to_strips(self, RichVisual(self, Group(part)),
+        width, None, style)`` gives here (no selection, no links, left-top, no height limit),
+        without what it looks up again for each part (the console's options, the screen, the
+        selection): a sync block's few moving lines were each a whole ``to_strips``."""
+        console, options = ctx
+        segments = console.render(self.post_render(Group(part), rich_style), options)
+        lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=False)
+        return [Strip(line) for line in lines]
 
 
 def _leaves(part: object, width: int) -> list[tuple[Hashable | None, RenderableType]] | None:

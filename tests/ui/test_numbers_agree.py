@@ -105,7 +105,7 @@ async def test_mdstat_tab_follows_the_samples() -> None:
         a = app.machine.array("md127") if app.machine else None
         assert a is not None and a.sync is not None
         banner = percent(a.sync.fraction)
-        assert banner in (app.main.query_one(HeaderBanner).render().plain)  # type: ignore[attr-defined]
+        assert banner in app.main.query_one(HeaderBanner).shown_text
 
         def shown() -> str:
             return "\n".join(str(x) for x in app.main.query_one("#mdstat-body", Log).lines)

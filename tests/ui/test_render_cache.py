@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from io import StringIO
+from typing import Any
 
 from rich.console import Console, RenderableType
 
@@ -130,7 +131,6 @@ async def test_a_group_renders_only_its_new_parts() -> None:
     from rich.console import Group
     from rich.text import Text
     from textual.app import App, ComposeResult
-    from textual.visual import Visual
 
     from tests.ui.helpers import screen_lines
     from widgets.render_cache import Cached, LineDiffStatic
@@ -149,17 +149,17 @@ async def test_a_group_renders_only_its_new_parts() -> None:
         body.update(Group(head, Text("moving 1"), tail), layout=False)  # parts now cached
         await pilot.pause()
         rendered: list[object] = []
-        original = Visual.to_strips
+        original = LineDiffStatic.render_part
 
-        def spy(widget: object, visual: object, *a: object, **kw: object) -> object:
-            rendered.append(getattr(visual, "_renderable", visual))
-            return original(widget, visual, *a, **kw)  # type: ignore[arg-type]
+        def spy(widget: LineDiffStatic, part: Any, *a: Any) -> Any:
+            rendered.append(part)
+            return original(widget, part, *a)
 
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(Visual, "to_strips", spy)
+            mp.setattr(LineDiffStatic, "render_part", spy)
             moving = Text("moving 2")
             body.update(Group(head, moving, tail), layout=False)
-            assert len(rendered) == 1 and rendered[0].renderables == [moving]  # type: ignore[attr-defined]
+            assert rendered == [moving]
             assert [(r.y, r.height) for r in body._repaint_regions] == [(2, 1)]
         await pilot.pause()
         assert [line.rstrip() for line in screen_lines(app)[:4]] == [
@@ -260,7 +260,6 @@ async def test_a_new_sync_block_renders_only_its_lines_that_moved() -> None:
     from rich.console import Group
     from rich.text import Text
     from textual.app import App, ComposeResult
-    from textual.visual import Visual
 
     from tests.ui.helpers import screen_lines
     from widgets.detail_fields import GridRow, LabelGrid
@@ -285,14 +284,14 @@ async def test_a_new_sync_block_renders_only_its_lines_that_moved() -> None:
         body.update(Group(head, block("1.1%", "5m")), layout=False)
         await pilot.pause()
         rendered: list[object] = []
-        original = Visual.to_strips
+        original = LineDiffStatic.render_part
 
-        def spy(widget: object, visual: object, *a: object, **kw: object) -> object:
-            rendered.extend(getattr(getattr(visual, "_renderable", None), "renderables", [visual]))
-            return original(widget, visual, *a, **kw)  # type: ignore[arg-type]
+        def spy(widget: LineDiffStatic, part: Any, *a: Any) -> Any:
+            rendered.append(part)
+            return original(widget, part, *a)
 
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(Visual, "to_strips", spy)
+            mp.setattr(LineDiffStatic, "render_part", spy)
             body.update(Group(head, block("1.2%", "5m")), layout=False)
         # every line of the new block but the progress row kept its strips
         moved = [r.label for r in rendered if isinstance(r, GridRow)]
@@ -341,3 +340,44 @@ async def test_the_banner_repaints_its_moving_line_not_the_title() -> None:
         after = screen_lines(app)[:2]
         assert after[0] == before[0] and after[1] != before[1]
         assert "SYNCING" in after[1] and "md127" in after[1]
+
+
+async def test_a_part_renders_as_textuals_to_strips_renders_it() -> None:
+    """``render_part`` is ``Visual.to_strips`` of the part in a ``Group`` of its own, without
+    its per-call look-ups: the same strips for styled text, a grid row, a wrapped line and a
+    table, on a widget with a background and padding."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+    from textual.app import App, ComposeResult
+    from textual.visual import RichVisual, Visual
+
+    from widgets.detail_fields import LabelGrid
+    from widgets.render_cache import LineDiffStatic
+
+    table = Table("device", "slot")
+    table.add_row("sda2", "0")
+    parts: list[Any] = [
+        Text("sync", "bold underline"),
+        Text("resync 17.7% @ 412.6 MiB/s", "bold yellow", end="\n"),
+        Text("a line long enough to wrap at forty columns, " * 3, "red"),
+        *LabelGrid([("progress", Text("17.7%")), ("ETA", Text("5m 27s", "cyan"))]).row_parts(),
+        table,
+    ]
+
+    class Host(App[None]):
+        CSS = "LineDiffStatic { background: $panel; padding: 0 1; color: $text; }"
+
+        def compose(self) -> ComposeResult:
+            yield LineDiffStatic(Group(Text("x")), id="body")
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        body = app.query_one(LineDiffStatic)
+        width, style = body.content_region.width, body.visual_style
+        ctx = (app.console, app.console_options.update(highlight=False, width=width, height=None))
+        for part in parts:
+            ours = body.render_part(part, width, style.rich_style, ctx)
+            textuals = Visual.to_strips(body, RichVisual(body, Group(part)), width, None, style)
+            assert ours == textuals, part
