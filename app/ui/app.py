@@ -2,7 +2,8 @@
 
 ``RaidmanApp(backend)`` shows the storage stack of whatever ``app.backend.Backend`` it is given
 (Linux, simulated, replay). All backend calls run in thread workers (``exclusive=True``; the
-"probe" and "sample" groups never overlap themselves); a backend exception becomes a
+"probe" group never overlaps itself; samples are taken one at a time by the sampler thread,
+``app.ui.workers.Sampler``); a backend exception becomes a
 notification, never a crash.
 
 Data flow

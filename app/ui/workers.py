@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -63,6 +64,51 @@ def _read_only(view: HostView) -> str | None:
 KEYS_OPEN = ("app.ui.screens.wizards", "app.ui.screens.plan_preview")
 
 
+class Sampler:
+    """The thread that samples: it lives as long as the App and takes a sample of the view it
+    is handed (``take``), posting it as a ``HostResult`` like every worker. A Textual worker per
+    sample cost the UI thread, each second, a ``Worker``, its task and three ``StateChanged``
+    messages (issue 44); a backend call stays off the UI thread either way."""
+
+    def __init__(self, app: App[None]) -> None:
+        self._app = app
+        self._cond = threading.Condition()
+        self._wanted: HostView | None = None
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def take(self, view: HostView) -> None:
+        with self._cond:
+            if self._closed:
+                return
+            self._wanted = view
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="sampler", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def close(self) -> None:
+        """The App ends: the thread returns once its sample in flight, if any, is taken."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while self._wanted is None and not self._closed:
+                    self._cond.wait()
+                view, self._wanted = self._wanted, None
+                if self._closed or view is None:
+                    return
+            result: SampleDone | SampleFailed
+            try:
+                result = SampleDone(view.backend.sample())
+            except Exception as e:
+                result = SampleFailed(e)
+            post_result(self._app, view, result)
+
+
 class HostWorkers(App[None]):
     """The workers of ``RaidmanApp`` (a base class of it: Textual's ``@work`` wants the node
     the workers belong to)."""
@@ -115,14 +161,18 @@ class HostWorkers(App[None]):
             self.hosts_watch.open_probed(view.backend, machine)
             post_result(self, view, ProbeDone(machine, _read_only(view)))
 
-    @work(thread=True, exclusive=True, group="sample", exit_on_error=False, description="sample")
     def _sample_worker(self, view: HostView) -> None:
-        try:
-            sample = view.backend.sample()
-        except Exception as e:
-            post_result(self, view, SampleFailed(e))
-        else:
-            post_result(self, view, SampleDone(sample))
+        """A sample of ``view``'s backend, taken by the sampler thread (one at a time: the
+        ``SampleGate`` asks for the next only once this one has landed)."""
+        sampler: Sampler | None = getattr(self, "_sampler", None)
+        if sampler is None:
+            sampler = self._sampler = Sampler(self)
+        sampler.take(view)
+
+    def on_unmount(self) -> None:
+        sampler: Sampler | None = getattr(self, "_sampler", None)
+        if sampler is not None:
+            sampler.close()
 
     @work(thread=True, exclusive=True, group="audit", exit_on_error=False, description="audit")
     def _audit_worker(self, view: HostView) -> None:
