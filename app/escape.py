@@ -60,6 +60,8 @@ def escape_controls(text: str, *, keep_newlines: bool = False, keep_tabs: bool =
 
 # fields holding multi-line text shown as such (Machine.mdstat: /proc/mdstat as read)
 _MULTILINE = frozenset(("mdstat",))
+_NUMBERS = frozenset((int, float, bool))
+LONG_TUPLE = 16  # a longer tuple found clean is remembered whole (as a frozen dataclass is)
 
 
 def escape_strings(obj: T) -> T:
@@ -75,8 +77,19 @@ def _esc(obj: Any, keep_newlines: bool) -> Any:
     if isinstance(obj, str):
         return escape_controls(obj, keep_newlines=keep_newlines, keep_tabs=keep_newlines)
     if isinstance(obj, tuple):
-        items = tuple(_esc(x, False) for x in obj)
+        long = len(obj) > LONG_TUPLE
+        if long and _seen_clean(obj):
+            return obj  # seen whole and clean: the same tuple of 1,000 disks at every probe
+        # a clean string or a number is itself: no call for it (most of a probe's items)
+        items = tuple(
+            x
+            if x is None or (type(x) is str and x.isprintable()) or type(x) in _NUMBERS
+            else _esc(x, False)
+            for x in obj
+        )
         if all(a is b for a, b in zip(items, obj, strict=True)):
+            if long and all(_immutable(x) for x in obj):
+                _remember_clean(obj)
             return obj
         return type(obj)(*items) if hasattr(obj, "_fields") else items
     if isinstance(obj, list):
@@ -94,20 +107,26 @@ def _esc(obj: Any, keep_newlines: bool) -> Any:
         frozen = type(obj) in _FROZEN
         if frozen and _seen_clean(obj):
             return obj  # seen whole and clean, and it cannot change
-        changes: dict[str, Any] = {}
-        for name in names:
-            v = getattr(obj, name)
-            if v is None or isinstance(v, int | float):
-                continue
-            v2 = _esc(v, name in _MULTILINE)
-            if v2 is not v:
-                changes[name] = v2
+        changes = _walk_fields(obj, names)
         if changes:
             return dataclasses.replace(obj, **changes)
         if frozen:
             _remember_clean(obj)
         return obj
     return obj
+
+
+def _walk_fields(obj: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """The fields of dataclass ``obj`` whose escaped value differs, by name."""
+    changes: dict[str, Any] = {}
+    for name in names:
+        v = getattr(obj, name)
+        if v is None or type(v) in _NUMBERS or (type(v) is str and v.isprintable()):
+            continue  # nothing to escape, without a call (most fields of a probe)
+        v2 = _esc(v, name in _MULTILINE)
+        if v2 is not v:
+            changes[name] = v2
+    return changes
 
 
 # Frozen dataclasses found clean, by id (the object itself is kept, so its id stays its own):
@@ -121,6 +140,14 @@ def _esc(obj: Any, keep_newlines: bool) -> Any:
 CLEAN_KEPT = 20_000
 _CLEAN: dict[int, object] = {}
 _CLEAN_OLD: dict[int, object] = {}
+
+
+def _immutable(x: object) -> bool:
+    """What a clean tuple may hold and stay clean for good: strings, numbers, None, frozen
+    dataclasses (trusted as above) and tuples of those."""
+    if x is None or type(x) is str or type(x) in _NUMBERS or type(x) in _FROZEN:
+        return True
+    return isinstance(x, tuple) and all(_immutable(y) for y in x)
 
 
 def _seen_clean(obj: object) -> bool:

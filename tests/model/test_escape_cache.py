@@ -48,16 +48,52 @@ def test_a_hit_skips_the_walk_and_a_dirty_object_is_never_kept(
     clean = Label("sda")
     escape_strings(clean)
     looked: list[str] = []
-    real = escape.escape_controls
+    real = escape._walk_fields
 
-    def counting(text: str, **kw: bool) -> str:
-        looked.append(text)
-        return real(text, **kw)
+    def counting(obj: Label, names: tuple[str, ...]) -> dict[str, object]:
+        looked.append(obj.text)
+        return real(obj, names)
 
-    monkeypatch.setattr(escape, "escape_controls", counting)
+    monkeypatch.setattr(escape, "_walk_fields", counting)
     assert escape_strings(clean) is clean
     assert looked == []  # found clean: its strings are not looked at again
     assert escape_strings(Label("sdb")).text == "sdb" and looked == ["sdb"]
     dirty = Label("\x1b]0;owned\x07")
     shown = escape_strings(dirty)
     assert shown.text == "\\x1b]0;owned\\x07" and escape.clean_kept() == 2
+
+
+def test_a_long_tuple_found_clean_is_not_walked_again_unless_it_holds_what_can_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The simulator's probe hands out the same tuples of disks, partitions and edges: a
+    long tuple of strings, numbers and frozen objects found clean is returned at once the next
+    time; one holding a list is walked each time (the list may have changed)."""
+    monkeypatch.setattr(escape, "_CLEAN", {})
+    monkeypatch.setattr(escape, "_CLEAN_OLD", {})
+    disks = tuple(Label(f"sd{i}") for i in range(escape.LONG_TUPLE + 1))
+    edges = tuple((f"sd{i}", f"md{i}") for i in range(escape.LONG_TUPLE + 1))
+    holds_list = (*disks, ["sda"])
+    for t in (disks, edges, holds_list):
+        assert escape_strings(t) is t
+    looked: list[object] = []
+    real = escape._walk_fields
+
+    def counting(obj: Label, names: tuple[str, ...]) -> dict[str, object]:
+        looked.append(obj)
+        return real(obj, names)
+
+    monkeypatch.setattr(escape, "_walk_fields", counting)
+    walked_items: list[object] = []
+    real_esc = escape._esc
+
+    def esc(obj: object, keep: bool) -> object:
+        walked_items.append(obj)
+        return real_esc(obj, keep)
+
+    monkeypatch.setattr(escape, "_esc", esc)
+    assert escape_strings(disks) is disks and escape_strings(edges) is edges
+    assert walked_items == [disks, edges] and looked == []  # each found whole, not walked
+    holds_list[-1].append("\x1b[2J")  # type: ignore[union-attr]
+    shown = escape_strings(holds_list)
+    assert shown[-1] == ["sda", "\\x1b[2J"]  # walked again: the list changed
