@@ -34,21 +34,31 @@ def partition_alignment_offset(disk: SimDisk, start_sector: int) -> int:
 
 
 # ---- arrays -------------------------------------------------------------------------------
-def member_flags(st: SimState, a: SimArray) -> tuple[MdMember, ...]:
+def member_flags(
+    st: SimState, a: SimArray, kept: dict[tuple[object, ...], MdMember] | None = None
+) -> tuple[MdMember, ...]:
+    """The members as md shows them. ``kept`` (the backend's ``StaticCache.members``): a member
+    as it was at the last probe is the same object again, so the probe's escaping walk
+    (app.escape) finds it clean by identity: big's 1,000 members were walked at every probe."""
     out = []
+    size_kib = a.component_kib if a.level != "container" else None
     for m in a.members:
-        state = tuple(sorted(m.state))
-        out.append(
-            MdMember(
+        key = (m.device, m.slot, tuple(sorted(m.state)), m.errors, m.data_offset, size_kib,
+               m.recovery_start)  # fmt: skip
+        member = kept.get(key) if kept is not None else None
+        if member is None:
+            member = MdMember(
                 device=m.device,
                 slot=m.slot,
-                state=state,
+                state=key[2],
                 errors=m.errors,
                 data_offset_sectors=m.data_offset,
-                size_kib=a.component_kib if a.level != "container" else None,
+                size_kib=size_kib,
                 recovery_start=m.recovery_start,
             )
-        )
+            if kept is not None:
+                kept[key] = member
+        out.append(member)
     return tuple(out)
 
 
@@ -77,7 +87,9 @@ def sync_status(st: SimState, a: SimArray) -> SyncStatus | None:
     )
 
 
-def build_array(st: SimState, a: SimArray) -> MdArray:
+def build_array(
+    st: SimState, a: SimArray, kept: dict[tuple[object, ...], MdMember] | None = None
+) -> MdArray:
     level = a.level
     parity = level in levels.PARITY
     return MdArray(
@@ -96,7 +108,7 @@ def build_array(st: SimState, a: SimArray) -> MdArray:
         array_state=a.array_state if level != "container" else "inactive",
         degraded=a.degraded(),
         bitmap=a.bitmap,
-        members=member_flags(st, a),
+        members=member_flags(st, a, kept),
         sync=sync_status(st, a),
         stripe_cache_size=a.stripe_cache_size if parity else None,
         container=a.container,
@@ -116,6 +128,9 @@ def mismatch_cnt(a: SimArray) -> int | None:
 
 
 # ---- Machine ------------------------------------------------------------------------------
+MEMBERS_KEPT = 20_000  # big has 1,000; a member whose counters move adds one each probe
+
+
 class StaticCache:
     """Parts of the Machine that only change with structural changes (state.generation)."""
 
@@ -128,6 +143,13 @@ class StaticCache:
         ] = ((), (), ())
         self.filesystems: tuple[Filesystem, ...] = ()
         self.edges: tuple[tuple[str, str], ...] = ()
+        self.members: dict[tuple[object, ...], MdMember] = {}
+
+    def kept_members(self) -> dict[tuple[object, ...], MdMember]:
+        """Members as last built, by what they show (at most ``MEMBERS_KEPT``: then afresh)."""
+        if len(self.members) > MEMBERS_KEPT:
+            self.members = {}
+        return self.members
 
 
 def ata_ports(st: SimState) -> dict[str, str]:
@@ -303,7 +325,7 @@ def build_machine(st: SimState, cache: StaticCache) -> Machine:
         kernel=st.kernel,
         disks=cache.disks,
         partitions=cache.partitions,
-        arrays=tuple(build_array(st, a) for a in st.arrays.values()),
+        arrays=tuple(build_array(st, a, cache.kept_members()) for a in st.arrays.values()),
         pvs=pvs,
         vgs=vgs,
         lvs=lvs,
