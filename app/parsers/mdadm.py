@@ -432,6 +432,18 @@ class MdConfArray:
     line: str = ""  # the whole ARRAY entry on one line (continuations joined), as written
 
 
+_SHLEX_SPECIAL = frozenset("\"'\\")  # what makes shlex.split differ from str.split
+
+
+def shell_words(line: str) -> list[str]:
+    """``shlex.split(line)``; a plain ASCII line with no quote or escape is split at its spaces
+    and tabs, which is what shlex makes of it (shlex reads a character at a time: the audit's
+    scan of 250 arrays spent 40 ms in it). Raises ValueError on bad quoting, as shlex does."""
+    if line.isascii() and _SHLEX_SPECIAL.isdisjoint(line) and line.replace("\t", " ").isprintable():
+        return line.split()
+    return shlex.split(line)
+
+
 @only_parse_errors("mdadm.conf")
 def parse_scan(text: str) -> tuple[MdConfArray, ...]:
     """``mdadm --detail --scan`` output or an mdadm.conf: ``ARRAY`` lines only (continuations =
@@ -452,7 +464,7 @@ def parse_scan(text: str) -> tuple[MdConfArray, ...]:
         if line.split(None, 1)[0].upper() != "ARRAY":
             continue  # DEVICE, MAILADDR...: not split (shlex reads a character at a time)
         try:
-            words = shlex.split(line)
+            words = shell_words(line)
         except ValueError as e:
             raise ParseError(src, f"bad quoting: {e}", n) from None
         if not words or words[0].upper() != "ARRAY":

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.parsers.errors import ParseError
 from app.parsers.mdadm import (
@@ -306,3 +308,26 @@ def test_scan_malformed() -> None:
         parse_scan("ARRAY /dev/md0 /dev/md1 UUID=x\n")
     with pytest.raises(ParseError):
         parse_scan('ARRAY /dev/md0 name="unterminated\n')
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(list(" \t=/:,.-_<>aZ09\"'\\é\xa0\x1f\x85#")),
+        max_size=60,
+    )
+)
+@settings(max_examples=400, deadline=None)
+def test_an_array_lines_words_are_shlexs(line: str) -> None:
+    """parse_scan's quick split of a plain line gives shlex's words; a line shlex refuses is
+    refused as well."""
+    import shlex
+
+    from app.parsers.mdadm import shell_words
+
+    try:
+        expected = shlex.split(line)
+    except ValueError:
+        with pytest.raises(ValueError):
+            shell_words(line)
+        return
+    assert shell_words(line) == expected
