@@ -623,7 +623,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--quick", action="store_true", help="a 4 s window (for the smoke test)")
     ap.add_argument("--long", action="store_true", help="a 10-minute window (the RSS figure)")
-    ap.add_argument("--window", type=float, default=None, help="window in s (default 60, the issue's)")
+    ap.add_argument(
+        "--window", type=float, default=None, help="window in s (default 60, the issue's)"
+    )
     ap.add_argument("--warmup", type=float, default=None, help="s after the first frames")
     ap.add_argument(
         "--rss-minutes",
