@@ -206,6 +206,10 @@ class RaidmanApp(ShownHost, HostWorkers, WearFollow, App[None]):
         self._hosts_home = self.hostview
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self._exit:
+            # quitting: keys typed ahead (``q`` then the next shell command) open nothing; a
+            # wizard pushed while the App tore down its screens crashed on its own fields
+            return False
         if action == "quit" and isinstance(self.screen, HostsScreen):
             return True
         if action in self.MAIN_SCREEN_ACTIONS and not isinstance(self.screen, MainScreen):

@@ -258,3 +258,21 @@ async def test_r_says_it_probed() -> None:
         said = [str(n.message) for n in app._notifications]
         assert "probing again…" in said
         assert "probed again: 6 disk(s), 1 array(s)" in said
+
+
+@pytest.mark.parametrize("after", ["t", "n", "a", "v", "b", "L", "sudo reboot"])
+async def test_keys_typed_after_q_open_nothing(after: str) -> None:
+    """``q`` and, before the TUI is gone, the next shell command typed ahead: the keys arrive
+    in one read while the App tears its screens down. A wizard pushed then crashed on its own
+    fields (NoMatches '#sy-action' on SyncWizard, a traceback and exit status 1); now nothing
+    opens and the App ends as ``q`` asked."""
+    from textual import events
+
+    app = RaidmanApp(_backend("raid10-evo"), probe_interval=0, sample_interval=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        for k in ["q", *after]:
+            app.post_message(events.Key(k, k))  # one burst, as a terminal read delivers them
+        await pilot.pause(0.5)
+    assert app._exception is None, repr(app._exception)
+    assert app.return_code in (0, None)

@@ -309,6 +309,8 @@ class MainScreen(MainActions):
         self.tree_wanted = True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.app._exit:
+            return False  # quitting: keys typed ahead open nothing (see RaidmanApp.check_action)
         if action == "show_tree":  # Esc brings the tree back, and the focus to it (tab keys)
             return self.pane_full or not isinstance(self.focused, StorageTree)
         return True
