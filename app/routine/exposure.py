@@ -177,28 +177,30 @@ class ExposureWatch:
 
     # ---- MemberLatency ------------------------------------------------------------------
     def latency(self, machine: Machine, live: LiveSample, now: float) -> list[AlertEvent]:
-        io = {d.name: d for d in live.disk_io}
+        io: dict[str, DiskIO] | None = None  # made once a window ends (big: 1,250 devices)
         out: list[AlertEvent] = []
         syncing = set()
         for a in live.arrays:
             if a.sync is None or a.sync.action in ("idle", "frozen", "pending", "delayed"):
                 continue
             syncing.add(a.name)
+            base = self._lat_base.get(a.name)
+            if base is not None and base[0] <= now < base[0] + LATENCY_WINDOW_S:
+                continue  # inside its window: nothing to compare yet (most looks)
             arr = machine.array(a.name)
             if arr is None:
                 continue
+            if io is None:
+                io = {d.name: d for d in live.disk_io}
             disks = {
                 d: m.device
                 for m in arr.members
                 if m.working and len(u := machine.disks_under(m.device)) == 1
                 for d in u
             }
-            base = self._lat_base.get(a.name)
             cur = {d: io[d] for d in disks if d in io}
             if base is None or now < base[0]:
                 self._lat_base[a.name] = (now, cur)
-                continue
-            if now - base[0] < LATENCY_WINDOW_S:
                 continue
             self._lat_base[a.name] = (now, cur)
             waits = {d: w for d in cur if (w := _await_ms(base[1].get(d), cur[d])) is not None}
