@@ -34,6 +34,7 @@ from app.model.devices import (
     PhysicalVolume,
     SyncStatus,
 )
+from app.model.risk import risk_inputs
 from app.plans.superblocks import Superblocks
 from widgets.detail_fields import (
     LabelGrid,
@@ -165,7 +166,11 @@ def array_view(
     block each second."""
     volumes = tuple(v.name for v in m.arrays if v.container == a.name)
     sync = sync_block(a.sync, width=width) if a.sync is not None else Text("sync: idle", "green")
-    risk = risk_block(m, a)
+    risk = (
+        cache.value(("risk", risk_inputs(m, a)), lambda: risk_block(m, a))
+        if cache is not None
+        else risk_block(m, a)
+    )
     if risk is not None:  # beside the sync: a running rebuild's window is md's ETA, each second
         sync = Group(sync, risk)
     sb = _superblock_facts(m, a, superblocks)

@@ -7,7 +7,7 @@ TUI's time each second."""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
-from typing import Self
+from typing import Self, TypeVar
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.measure import Measurement
@@ -22,6 +22,8 @@ from textual.widget import _RenderCache
 from textual.widgets import Static
 
 from widgets.detail_fields import LabelGrid, text_key
+
+T = TypeVar("T")
 
 
 class Cached:
@@ -77,6 +79,8 @@ class CachedParts:
     def __init__(self) -> None:
         self._parts: list[Cached] = []
         self._used: list[Cached] = []
+        self._values: list[tuple[object, object]] = []
+        self._values_used: list[tuple[object, object]] = []
 
     def part(self, key: object, make: Callable[[], RenderableType]) -> Cached:
         c = next((c for c in (*self._parts, *self._used) if c.key == key), None)
@@ -85,8 +89,19 @@ class CachedParts:
         self._used.append(c)
         return c
 
+    def value(self, key: object, make: Callable[[], T]) -> T:
+        """``make()``, made again only when ``key`` differs from the last round's (a value a
+        part is made from, such as the rebuild risk beside a sync: its figures move only
+        when a recovery runs, but it was worked out each second)."""
+        hit = next((kv for kv in (*self._values, *self._values_used) if kv[0] == key), None)
+        if hit is None:
+            hit = (key, make())
+        self._values_used.append(hit)
+        return hit[1]  # type: ignore[return-value]
+
     def done(self) -> None:
         self._parts, self._used = self._used, []
+        self._values, self._values_used = self._values_used, []
 
 
 class LineDiffStatic(Static):

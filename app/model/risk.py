@@ -26,7 +26,7 @@ the one that follows a member's failure (its last slot: the members are alike to
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from app.model import levels, sync_model
@@ -34,7 +34,7 @@ from app.model.drive_ratings import drive_rating
 from app.model.failure_bins import Evidence, evidence
 
 if TYPE_CHECKING:
-    from app.model.devices import Machine, MdArray
+    from app.model.devices import Machine, MdArray, SyncStatus
     from app.model.smart import SmartReading
 
 YEAR_S = 365.25 * 86400
@@ -202,6 +202,29 @@ def _window(
     return f.duration_s_low, f"forecast at {f.speed_why}"
 
 
+def running_recovery(a: MdArray) -> SyncStatus | None:
+    """``a``'s sync when it is a recovery (or replacement) onto named members: the rebuild
+    whose risk is the one running; None otherwise."""
+    sync = sync_model.md_sync(a.sync)
+    if sync is not None and sync.action in ("recover", "replace") and sync.targets:
+        return sync
+    return None
+
+
+def risk_inputs(machine: Machine, a: MdArray) -> tuple[object, ...]:
+    """What ``rebuild_risk(machine, a, limits=limits_seen(machine))`` is worked out from,
+    comparable: the stack it reads (disks, partitions and how they stack), the array without
+    its sync unless a recovery runs (then its progress and ETA are the risk's), and md's
+    limits. Equal inputs give an equal risk (a pane keeps it while a resync moves)."""
+    return (
+        machine.disks,
+        machine.partitions,
+        machine.edges,
+        a if running_recovery(a) is not None else replace(a, sync=None),
+        limits_seen(machine),
+    )
+
+
 def rebuild_risk(
     machine: Machine,
     a: MdArray,
@@ -219,8 +242,8 @@ def rebuild_risk(
         return None
     n = a.raid_disks
     in_sync = [(m.device, m.slot) for m in a.members if m.role == "in_sync" and m.slot is not None]
-    sync = sync_model.md_sync(a.sync)
-    running = sync is not None and sync.action in ("recover", "replace") and bool(sync.targets)
+    sync = running_recovery(a)
+    running = sync is not None
     done = 0.0
     if running and sync is not None:
         rebuilt = tuple(sync.targets)

@@ -8,6 +8,7 @@ import dataclasses
 from io import StringIO
 from typing import Any
 
+import pytest
 from rich.console import Console, RenderableType
 
 from app.session import merge_live
@@ -381,3 +382,50 @@ async def test_a_part_renders_as_textuals_to_strips_renders_it() -> None:
             ours = body.render_part(part, width, style.rich_style, ctx)
             textuals = Visual.to_strips(body, RichVisual(body, Group(part)), width, None, style)
             assert ours == textuals, part
+
+
+def test_the_rebuild_risk_is_worked_out_again_only_when_its_inputs_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Beside a resync the risk is that of a member failing: its figures do not move with the
+    resync, so it is worked out once; beside a recovery its window is md's ETA, worked out at
+    each sample. Either way the Details read as they do uncached."""
+    import widgets.device_detail as dd
+
+    calls: list[str] = []
+    real = dd.risk_block
+
+    def counting(m: Any, a: Any) -> Any:
+        calls.append(a.name)
+        return real(m, a)
+
+    monkeypatch.setattr(dd, "risk_block", counting)
+    clock = SimClock.manual()
+    backend = SimulatedBackend.from_scenario("raid10-evo", clock=clock)
+    probed = backend.probe()
+    ref = NodeRef("dev:md127", "array", "md127")
+    cache = CachedParts()
+    machines = []
+    for _ in range(3):
+        clock.advance(1.0)
+        m = merge_live(probed, backend.sample())
+        machines.append(m)
+        r = render_ref(m, ref, width=120, cache=cache)
+        cache.done()
+        assert "rebuild risk" in _text(r)
+    assert calls == ["md127"]  # the resync moved three times; the risk was made once
+    # a recovery onto sdd2: its window is md's ETA, which moves with every sample
+    base = machines[-1]
+    a = base.array("md127")
+    assert a is not None and a.sync is not None
+    calls.clear()
+    texts = []
+    for done in (1_000_000, 2_000_000):
+        sync = dataclasses.replace(a.sync, action="recover", targets=("sdd2",), done_sectors=done)
+        m = dataclasses.replace(base, arrays=(dataclasses.replace(a, sync=sync),))
+        r = render_ref(m, ref, width=120, cache=cache)
+        cache.done()
+        assert _text(r) == _text(render_ref(m, ref, width=120))
+        texts.append(_text(r))
+    assert len(calls) == 2 + 2  # each sample's (and each uncached render's)
+    assert texts[0] != texts[1]
