@@ -99,6 +99,12 @@ class LiveMerger:
         self._by_name: dict[str, MdArray] = {}
         self._folded: dict[str, tuple[MdLive, MdArray | None]] = {}  # array -> (live, merged)
         self._last: Machine | None = None
+        # the merged arrays in the probed machine's order, where each name stands in it, and
+        # the places whose array is not the probed one (issue 44: big's 250 arrays were put
+        # in a new tuple and compared each second for the 16 a sync moved)
+        self._arrays: list[MdArray] = []
+        self._at: dict[str, list[int]] = {}
+        self._moved: set[int] = set()
 
     def merge(self, machine: Machine, sample: LiveSample) -> Machine:
         if not sample.arrays:
@@ -108,32 +114,48 @@ class LiveMerger:
             self._by_name = {a.name: a for a in machine.arrays}
             self._folded = {}
             self._last = None
+            self._arrays = list(machine.arrays)
+            self._at = {}
+            for i, a in enumerate(machine.arrays):
+                self._at.setdefault(a.name, []).append(i)
+            self._moved = set()
         folded, by_name = self._folded, self._by_name
         moved = False
         for live in sample.arrays:
             had = folded.get(live.name)
             if had is not None and (had[0] is live or had[0] == live):
                 continue
-            a = by_name.get(live.name)
-            merged = _merge_array(a, live) if a is not None else None
+            probed = by_name.get(live.name)
+            merged = _merge_array(probed, live) if probed is not None else None
             folded[live.name] = (live, merged)
-            moved = moved or had is None or had[1] is not merged
+            if had is None or had[1] is not merged:
+                moved = True
+                self._place(live.name, merged)
         if len(folded) != len(sample.arrays):  # an array left the sample: fold only the rest
             named = {a.name for a in sample.arrays}
             for name in [n for n in folded if n not in named]:
                 del folded[name]
+                self._place(name, None)
             moved = True
         if not moved and self._last is not None:
             return self._last
-        arrays = tuple(
-            m if (f := folded.get(a.name)) is not None and (m := f[1]) is not None else a
-            for a in machine.arrays
-        )
-        if all(x is y for x, y in zip(arrays, machine.arrays, strict=True)):
+        if not self._moved:
             self._last = machine
         else:
-            self._last = replace(machine, arrays=arrays)
+            self._last = replace(machine, arrays=tuple(self._arrays))
         return self._last
+
+    def _place(self, name: str, merged: MdArray | None) -> None:
+        """``merged`` (None: the probed array) in each place the probed machine has ``name``."""
+        probed = self._probed
+        assert probed is not None
+        for i in self._at.get(name, ()):
+            a = merged if merged is not None else probed.arrays[i]
+            self._arrays[i] = a
+            if a is probed.arrays[i]:
+                self._moved.discard(i)
+            else:
+                self._moved.add(i)
 
 
 # ---- when to sample -----------------------------------------------------------------------------

@@ -235,13 +235,22 @@ class GridRow:
     def key(self) -> tuple[object, ...]:
         return ("grid-row", self.label, self.label_w, self.value_w, self.gap, text_key(self.value))
 
-    def segments(self, console: Console) -> Iterator[Segment]:
+    @property
+    def width(self) -> int:
+        """The cells its line takes."""
+        return self.label_w + self.gap + self.value_w
+
+    def line(self, console: Console) -> list[Segment]:
+        """Its line's segments, without the newline."""
         row = Text()
         row.append(self.label + " " * (self.label_w - cell_len(self.label) + self.gap), "bold")
         v = self.value.copy()
         v.pad_right(self.value_w - v.cell_len)
         row.append_text(v)  # its style becomes a span: Text.render applies spans only
-        yield from row.render(console)
+        return list(row.render(console))
+
+    def segments(self, console: Console) -> Iterator[Segment]:
+        yield from self.line(console)
         yield Segment.line()
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:

@@ -114,6 +114,12 @@ class HeaderBanner(LineDiffStatic):
         self.initial: frozenset[str] = frozenset()  # arrays raidman created (initial builds)
         # array -> (what its waiting sync waits for, the narrow words): app.sync.waiting
         self.waits: Mapping[str, tuple[str, str]] = {}
+        self._title_key: tuple[object, ...] | None = None  # what the title lines were made for
+        self._title_made: list[Text] = []
+        # (title lines, banner, expanded) as last shown; its text; how many lines it had
+        self._shown: tuple[list[Text], Text | None, bool] | None = None
+        self._shown_plain = ""
+        self._shown_lines = 0
 
     def set_stalled(self, stalled: Mapping[str, float]) -> None:
         """The syncs with no progress for a while (``SyncView.stalled``), said in the banner."""
@@ -188,8 +194,25 @@ class HeaderBanner(LineDiffStatic):
     @property
     def shown_text(self) -> str:
         """The header's text as last drawn (its lines, without styles)."""
-        shown = getattr(self, "_shown", None)
-        return shown.plain if shown is not None else ""
+        return self._shown_plain
+
+    def _title_lines(self, width: int | None) -> list[Text]:
+        """``title_text(width)`` cut into its lines, made again only when what it shows moves
+        (the host, the kernel, the backend, the read-only reason, the other hosts, the width):
+        a sync's figures move the banner each second, never the title (issue 44)."""
+        m = self.machine
+        key = (
+            width,
+            m.host if m is not None else None,
+            m.kernel if m is not None else None,
+            self.backend_name,
+            self.read_only_reason,
+            self.fleet,
+        )
+        if key != self._title_key:
+            self._title_key = key
+            self._title_made = list(self.title_text(width).split("\n"))
+        return self._title_made
 
     def on_resize(self, event: events.Resize) -> None:
         self._redraw()  # the banner's words depend on the width it has
@@ -206,7 +229,7 @@ class HeaderBanner(LineDiffStatic):
 
     def _redraw(self) -> None:
         width = self.content_region.width or None
-        t = self.title_text(width)
+        title = self._title_lines(width)
         b = banner_text(
             self.machine,
             expanded=self.expanded,
@@ -215,26 +238,29 @@ class HeaderBanner(LineDiffStatic):
             initial=self.initial,
             waits=self.waits,
         )
-        if b is not None:
-            t.append("\n")
-            t.append_text(b)
-        last = getattr(self, "_shown", None)
-        if t == last:
+        shown = (title, b, self.expanded)
+        last = self._shown
+        if last is not None and last[0] is title and last[1] == b and last[2] == self.expanded:
             return  # an unchanged update would still cost a layout pass every second
-        self._shown = t
+        self._shown = shown
+        lines = [*title, *(b.split("\n") if b is not None else ())]
+        for line in lines[len(title) :]:  # in the title's style, as the lines below it
+            line.style = title[0].style
+        self._shown_plain = "\n".join(line.plain for line in lines)
         # Same number of lines (a percentage moved): repaint only the lines that changed (a
         # line diff: the title line stays as it is), no screen re-layout.
         self.update(
-            self._lines(t), layout=last is None or last.plain.count("\n") != t.plain.count("\n")
+            self._content_of(lines),
+            layout=last is None or len(lines) != self._shown_lines,
         )
+        self._shown_lines = len(lines)
 
-    def _lines(self, t: Text) -> Text | Group:
+    def _content_of(self, lines: list[Text]) -> Text | Group:
         """Folded, the header as a ``Group`` of its lines (each cut with an ellipsis, as the
         CSS says): a sync's figures moving re-render the banner's line alone, not the title
         (``LineDiffStatic`` keeps a line whose text did not move). Unfolded, the text as is."""
         if self.expanded:
-            return t
-        lines = t.split("\n")
+            return Text("\n").join(lines)
         for line in lines:
             line.end = "\n"
             line.no_wrap = True

@@ -21,7 +21,7 @@ from textual.visual import Visual, VisualType
 from textual.widget import _RenderCache
 from textual.widgets import Static
 
-from widgets.detail_fields import LabelGrid, text_key
+from widgets.detail_fields import GridRow, LabelGrid, text_key
 
 T = TypeVar("T")
 
@@ -235,9 +235,45 @@ class LineDiffStatic(Static):
         without what it looks up again for each part (the console's options, the screen, the
         selection): a sync block's few moving lines were each a whole ``to_strips``."""
         console, options = ctx
+        line = one_line(part, width, console, options)
+        if line is not None:  # what the lines below give it, without Rich's layout passes
+            if rich_style:  # as post_render's _Styled: the widget's style under each segment
+                add = rich_style.__add__
+                line = [Segment(text, add(style), None) for text, style, _ in line]
+            return [Strip(line)]
         segments = console.render(self.post_render(Group(part), rich_style), options)
         lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=False)
         return [Strip(line) for line in lines]
+
+
+def one_line(
+    part: object, width: int, console: Console, options: ConsoleOptions
+) -> list[Segment] | None:
+    """The segments (without the newline) of a part that renders as one line ``width`` cells
+    wide, as ``console.render`` of it in a ``Group`` gives them; None when it may not (it
+    wraps, is cut, is justified, expands tabs), left to Rich's layout.
+
+    A ``Text`` that fits on one line is wrapped by Rich into one copy of itself, justified
+    ("default") and truncated to nothing, then joined into a ``Text`` whose base style is a span
+    (``Text.__rich_console__``): that join is rendered here alone. A sync block's few moving
+    lines were each the whole pass (issue 44: half the calls of rendering them)."""
+    if type(part) is GridRow:
+        return part.line(console) if part.width <= width else None
+    if type(part) is not Text or part.end != "\n" or options.justify not in (None, "default"):
+        return None
+    plain = part.plain
+    if (
+        part.justify not in (None, "default")
+        or "\n" in plain
+        or "\t" in plain
+        or len(plain) > width
+        or part.cell_len > width
+    ):
+        return None
+    return list(_JOIN.join((part,)).render(console))
+
+
+_JOIN = Text("\n")  # what Text.__rich_console__ joins its lines with
 
 
 def _leaves(part: object, width: int) -> list[tuple[Hashable | None, RenderableType]] | None:

@@ -11,11 +11,13 @@ from contextlib import contextmanager
 from typing import ClassVar
 
 from rich.cells import cell_len
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -49,6 +51,7 @@ class StorageTree(Tree[NodeRef]):
     """
 
     LAZY_DISKS: ClassVar[int] = 200  # above this many disks, disks start collapsed
+    GUIDES_KEPT: ClassVar[int] = 512  # lines whose guides are kept for a new label
     # class defaults: Tree.__init__ already calls _invalidate
     _batching: bool = False
     _batch_dirty: bool = False
@@ -76,9 +79,9 @@ class StorageTree(Tree[NodeRef]):
             self.ref = ref
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        # nodes whose label alone changed: their own line is repainted, not their subtree's
-        # (set first: Tree.__init__ already refreshes nodes)
-        self._label_only: set[TreeNode[NodeRef]] = set()
+        # the guides of lines drawn, by all their line's key holds but their label's updates
+        # (set first: Tree.__init__ already clears its line cache)
+        self._guides: dict[tuple[object, ...], tuple[list[Segment], int]] = {}
         super().__init__("storage", id=id, classes=classes)
         self.show_root = False
         # A click selects; it must not also fold the node away (Tree's auto_expand toggles on
@@ -451,6 +454,61 @@ class StorageTree(Tree[NodeRef]):
             return squeeze_label(text, room)
         return text
 
+    def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
+        """As ``Tree._render_line``. A line whose label alone changed since it was drawn (a
+        syncing array's figures, each second) keeps its guides: the label is rendered after
+        them as ``Tree`` renders it (one ``Text`` from the line's style, the label appended),
+        not the whole line with its guides and styles looked up again (issue 44)."""
+        lines = self._tree_lines
+        if y >= len(lines):
+            return super()._render_line(y, x1, x2, base_style)
+        line = lines[y]
+        path = line.path
+        width = self.size.width
+        is_hover = self.hover_line >= 0 and any(node._hover for node in path)
+        head = (y, is_hover, width, self._updates, self._pseudo_class_state)
+        ups = tuple(node._updates for node in path)
+        key = (*head, ups)  # Tree's own key for the line
+        cached = self._line_cache.get(key)
+        if cached is not None:
+            return cached.crop(x1, x2)
+        # the line but its label: the nodes above it, the hover and the cursor on it, its style
+        around = (*head, ups[:-1], self.hover_line == y, self.cursor_line == y, base_style)
+        kept = self._guides.get(around)
+        label_node = path[-1]
+        if kept is None or len(path) < 2:
+            strip = super()._render_line(y, x1, x2, base_style)
+            full = self._line_cache.get(key)
+            if full is not None and len(path) >= 2:
+                gw = (len(path) - 1) * (2 + max(0, self.guide_depth - 2))
+                if len(self._guides) >= self.GUIDES_KEPT:  # (keys of old states: dropped)
+                    self._guides = {}
+                self._guides[around] = (list(full.crop(0, gw)), gw)
+            return strip
+        guides, gw = kept
+        line_style = (
+            self.get_component_rich_style("tree--highlight-line") if is_hover else base_style
+        ) + Style(meta={"line": y})
+        label_style = self.get_component_rich_style("tree--label", partial=True)
+        if self.hover_line == y:
+            label_style += self.get_component_rich_style("tree--highlight", partial=True)
+        if self.cursor_line == y:
+            label_style += self.get_component_rich_style("tree--cursor", partial=False)
+        label = self.render_label(label_node, line_style, label_style).copy()
+        label.stylize(Style(meta={"node": line.node._id}))
+        text = Text(style=line_style)
+        text.append(label)
+        segments = [*guides, *text.render(self.app.console)]
+        pad = max(self.virtual_size.width, width) - gw - label.cell_len
+        if pad:  # as Tree pads it (line_pad)
+            segments.append(Segment(" " * pad, line_style))
+        strip = self._line_cache[key] = Strip(segments)
+        return strip.crop(x1, x2)
+
+    def _clear_line_cache(self) -> None:
+        super()._clear_line_cache()
+        self._guides = {}
+
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeRef]) -> None:
         ref = event.node.data
         if ref is not None and ref.key in self._by_key and self._by_key[ref.key] is event.node:
@@ -458,20 +516,17 @@ class StorageTree(Tree[NodeRef]):
 
     # ---- internals ------------------------------------------------------------------------
     def _relabel(self, node: TreeNode[NodeRef], label: Text) -> None:
-        """A new label for ``node`` that repaints its own line only. ``TreeNode.set_label``
-        repaints the node's whole subtree (``Tree._refresh_node``), and the lines below it
-        render again since their cache keys hold the node's update count: a syncing array's
-        percent re-rendered its members, PV and filesystem lines each second too (issue 29)."""
-        self._label_only.add(node)
-        node.set_label(label)
-
-    def _refresh_node(self, node: TreeNode[NodeRef]) -> None:
-        if node not in self._label_only:
-            super()._refresh_node(node)
-            return
-        self._label_only.discard(node)
-        line, top = node.line, self.scroll_offset.y
-        if top <= line < top + self.size.height:
+        """A new label for ``node`` that repaints its own line only, at once.
+        ``TreeNode.set_label`` repaints the node's whole subtree (``Tree._refresh_node``), and
+        the lines below it render again since their cache keys hold the node's update count:
+        a syncing array's percent re-rendered its members, PV and filesystem lines each second
+        too (issue 29). It also repaints through ``call_later``, a message each second (issue
+        44): the line is refreshed here instead, as ``set_label`` leaves the node."""
+        node._updates += 1
+        node._label = self.process_label(label)
+        lines, top = self._tree_lines, self.scroll_offset.y  # (built: the node's line is known)
+        line = node._line
+        if 0 <= line < len(lines) and top <= line < top + self.size.height:
             # Widget.refresh also drops the widget's component-style cache, which a style
             # change drops itself (notify_style_update): kept, the line renders without
             # resolving the tree's five component styles again (most of its cost each second)

@@ -19,7 +19,7 @@ from textual.widget import Widget
 from app.ui.app import RaidmanApp
 from backends.simulated import SimulatedBackend
 from tests.ui.helpers import wait_for, wait_ready
-from widgets.banded_compositor import BandedCompositor, row_bands
+from widgets.banded_compositor import BAND_GAP, BandedCompositor, row_bands
 
 
 def test_bands_join_regions_whose_rows_overlap_and_keep_the_others_apart() -> None:
@@ -32,9 +32,16 @@ def test_bands_join_regions_whose_rows_overlap_and_keep_the_others_apart() -> No
     ]
     assert row_bands([Region(0, 0, 0, 0)]) == []
     # touching rows are one band (a pass over the widgets per band: the sync lines in one)
-    assert row_bands([Region(0, 0, 5, 2), Region(0, 2, 5, 1), Region(0, 4, 5, 1)]) == [
+    assert row_bands([Region(0, 0, 5, 2), Region(0, 2, 5, 1), Region(0, 4, 5, 1)], gap=0) == [
         Region(0, 0, 5, 3),
         Region(0, 4, 5, 1),
+    ]
+    # and so are rows up to BAND_GAP clean rows apart (the Details' progress and ETA lines
+    # moved, the speed between them held): one pass, not two; three clean rows part them
+    assert BAND_GAP == 2
+    assert row_bands([Region(0, 0, 5, 2), Region(0, 4, 5, 1), Region(0, 8, 5, 1)]) == [
+        Region(0, 0, 5, 5),
+        Region(0, 8, 5, 1),
     ]
 
 

@@ -354,7 +354,7 @@ async def test_a_part_renders_as_textuals_to_strips_renders_it() -> None:
     from textual.visual import RichVisual, Visual
 
     from widgets.detail_fields import LabelGrid
-    from widgets.render_cache import LineDiffStatic
+    from widgets.render_cache import LineDiffStatic, one_line
 
     table = Table("device", "slot")
     table.add_row("sda2", "0")
@@ -364,6 +364,20 @@ async def test_a_part_renders_as_textuals_to_strips_renders_it() -> None:
         Text("a line long enough to wrap at forty columns, " * 3, "red"),
         *LabelGrid([("progress", Text("17.7%")), ("ETA", Text("5m 27s", "cyan"))]).row_parts(),
         table,
+        # one line that fits, rendered without Rich's layout (render_cache.one_line): a base
+        # style and no span (Rich renders it as a span), spans over a base style, nothing at
+        # all, wide characters, exactly the width, one cell more (cut), justified (padded)
+        Text("only a base style", "bold red"),
+        Text.assemble(
+            ("⟳ SYNCING:", "bold black on yellow"), " md127 ", ("17.7%", "cyan"), style="bold"
+        ),
+        Text(""),
+        Text("名前 md127 ✖ ⟳", "magenta"),
+        Text("x" * 38, "green"),
+        Text("y" * 39, "green", no_wrap=True, overflow="ellipsis"),
+        Text("left justified", "blue", justify="left"),
+        Text("right justified", justify="right"),
+        *LabelGrid([("a label wider than the rest", Text("and a value", "bold"))]).row_parts(),
     ]
 
     class Host(App[None]):
@@ -378,10 +392,14 @@ async def test_a_part_renders_as_textuals_to_strips_renders_it() -> None:
         body = app.query_one(LineDiffStatic)
         width, style = body.content_region.width, body.visual_style
         ctx = (app.console, app.console_options.update(highlight=False, width=width, height=None))
+        fast = 0
         for part in parts:
+            fast += one_line(part, width, *ctx) is not None
             ours = body.render_part(part, width, style.rich_style, ctx)
             textuals = Visual.to_strips(body, RichVisual(body, Group(part)), width, None, style)
             assert ours == textuals, part
+            assert [s.text for s in ours] == [s.text for s in textuals]
+        assert fast == 9  # the grid rows that fit and the fitting lines took the short way
 
 
 def test_the_rebuild_risk_is_worked_out_again_only_when_its_inputs_move(

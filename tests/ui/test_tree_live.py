@@ -24,15 +24,16 @@ class TreeApp(App[None]):
 
 @pytest.fixture
 def relabelled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Keys of the tree nodes whose label was set again."""
+    """Keys of the tree nodes whose label was set again (``StorageTree._relabel``, where a
+    label is set in place)."""
     seen: list[str] = []
-    original = TreeNode.set_label
+    original = StorageTree._relabel
 
-    def spy(self: TreeNode[Any], label: Any) -> None:
-        seen.append(self.data.key if self.data is not None else "?")
-        original(self, label)
+    def spy(self: StorageTree, node: TreeNode[Any], label: Any) -> None:
+        seen.append(node.data.key if node.data is not None else "?")
+        original(self, node, label)
 
-    monkeypatch.setattr(TreeNode, "set_label", spy)
+    monkeypatch.setattr(StorageTree, "_relabel", spy)
     return seen
 
 
@@ -201,3 +202,55 @@ def test_a_moving_sync_leaves_its_members_labels_alone() -> None:
     assert keys <= set(live)
     assert all(live[k] == rebuilt[k] for k in keys if k in rebuilt)
     assert any(k in rebuilt for k in keys)
+
+
+async def test_a_relabelled_line_draws_as_tree_draws_it_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A syncing array's line, drawn again each second with its guides kept
+    (``StorageTree._render_line``), is the strip ``Tree._render_line`` draws from nothing: with
+    the cursor on it, off it, and under the mouse, at every sample."""
+    from textual.widgets import Tree
+
+    clock = SimClock.manual()
+    backend = SimulatedBackend.big(disks=12, arrays=4, syncing=2, clock=clock)
+    probed = backend.probe()
+    app = TreeApp()
+    async with app.run_test(size=(100, 50)) as pilot:
+        tree = app.query_one(StorageTree)
+        tree.update_machine(probed)
+        await pilot.pause()
+        syncing = [a.name for a in probed.arrays if a.sync is not None and a.sync.active]
+        keys = [dev_key(n) for n in syncing]
+        drawn = kept = 0
+        passes: list[int] = []
+        real = Tree._render_line
+
+        def counted(self: Tree[Any], *args: Any) -> Any:
+            passes.append(1)
+            return real(self, *args)
+
+        monkeypatch.setattr(Tree, "_render_line", counted)
+        for i in range(8):
+            clock.advance(7.0)
+            tree.update_machine(merge_live(probed, backend.sample()))
+            if i == 3:
+                tree.go_to(keys[0])  # the cursor onto the line
+            if i == 5:
+                node = tree.node_for(keys[1])
+                assert node is not None
+                tree.hover_line = node.line  # the mouse over the other
+            await pilot.pause()
+            for key in keys:
+                node = tree.node_for(key)
+                assert node is not None
+                y, width, style = node.line, tree.size.width, tree.rich_style
+                whole_passes = len(passes)
+                ours = tree._render_line(y, 0, width, style)
+                kept += len(passes) == whole_passes
+                tree._line_cache.clear()  # Tree's own pass, from nothing
+                whole = real(tree, y, 0, width, style)
+                assert list(ours) == list(whole), (i, key)
+                assert ours.text.rstrip().endswith(str(tree.label_for(key)).rstrip()[-8:])
+                drawn += 1
+        assert drawn == 16 and kept >= 12  # most lines took the short way
