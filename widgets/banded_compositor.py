@@ -22,6 +22,7 @@ from typing import cast
 from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.widget import Widget
 
 # clean rows a band may bridge: the Details' sync lines with an unchanged one between them
 # (the speed held while the progress and the ETA moved) were two bands, each a pass over the
@@ -91,6 +92,25 @@ class BandedCompositor(Compositor):
         chop_ends = [cut_set[1:] for cut_set in cuts]
         return ChopsUpdate(cast("list[Mapping[int, Strip]]", chops), spans, chop_ends)
 
+    _order: dict[Widget, int] | None = None  # render order of the visible widgets
+    _order_of: object = None  # the visible_widgets mapping it was made from
+
+    def _under(self, crop: Region) -> list[Widget]:
+        """The visible widgets with a cell on ``crop``'s rows, in render order (front first):
+        Textual's own rows of visible widgets (``layers_visible``, made once per layout), not
+        every widget on the screen for each band (issue 44: the main screen has about sixty,
+        a band one to four rows)."""
+        layers = self.layers_visible
+        rows = [layers[y] for y in crop.line_range if 0 <= y < len(layers)]
+        if len(rows) == 1:
+            return [widget for widget, _cropped, _region in rows[0]]
+        visible = self.visible_widgets
+        if self._order_of is not visible or self._order is None:
+            self._order = {widget: i for i, widget in enumerate(visible)}
+            self._order_of = visible
+        under = {widget for row in rows for widget, _cropped, _region in row}
+        return sorted(under, key=self._order.__getitem__)
+
     def _fill_band(
         self,
         chops: list[dict[int, Strip | None]],
@@ -122,7 +142,9 @@ class BandedCompositor(Compositor):
                         return True
             return False
 
-        for widget, (region, clip) in self.visible_widgets.items():
+        visible = self.visible_widgets
+        for widget in self._under(crop):
+            region, clip = visible[widget]
             if not overlaps(clip):
                 continue
             clip = clip.intersection(rows)

@@ -270,6 +270,8 @@ def one_line(
         or part.cell_len > width
     ):
         return None
+    if not part.style:  # the join adds no span: the part renders as itself
+        return list(part.render(console))
     return list(_JOIN.join((part,)).render(console))
 
 

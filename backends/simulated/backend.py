@@ -123,6 +123,7 @@ class SimulatedBackend:
         args = tuple(str(a) for a in argv)
         with self._lock:
             st = self._sync()
+            st.runs += 1
             try:
                 rc, out, err = dispatch(st, args, stdin)
             except Exception as e:  # a simulation bug must not crash the caller

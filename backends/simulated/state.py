@@ -49,6 +49,9 @@ class SimState(SyncModel):
     md_superblocks: dict[str, tuple[str, str]] = field(default_factory=dict)  # stale: uuid, name
     stopped_arrays: dict[str, SimArray] = field(default_factory=dict)  # uuid -> what stopped
     generation: int = 0  # bumped on every structural change (cache key for probe())
+    # programs run so far: any of them may have changed an array (mdadm, a sysfs write); with
+    # the generation (every sync's start and end), what a sample may hand out again unlooked
+    runs: int = 0
     # the devices whose I/O counters moved, in order (a sample's cache reads on from where it
     # was; emptied when long, with io_epoch bumped: a reader then starts over)
     io_log: list[str] = field(default_factory=list)

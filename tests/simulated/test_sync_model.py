@@ -217,3 +217,50 @@ def test_arrays_on_other_disks_sync_at_once(make) -> None:
     st = b.state
     syncing = [a for a in st.arrays.values() if a.job is not None]
     assert syncing and not any(a.job.waiting for a in syncing if a.job)
+
+
+def test_a_sample_handed_out_again_is_always_what_the_state_says_now() -> None:
+    """The sample's cache hands an idle array's MdLive out again without looking at its members
+    while no program ran and no sync started or ended (issue 44: comparing big's idle arrays
+    each second was an eighth of the monitor's time): through syncs starting and ending with
+    time, members failed, removed, added and marked, checks asked through sysfs, arrays stopped, every
+    sample equals one built from scratch, and most arrays come back as the same objects."""
+    import random
+
+    from backends.simulated.live import build_sample
+
+    clock = SimClock.manual()
+    b = SimulatedBackend.big(disks=40, arrays=10, syncing=3, clock=clock)
+    rnd = random.Random(44)
+    last = b.sample()
+    kept = 0
+    for step in range(60):
+        move = rnd.randrange(6)
+        idle = [a for a in last.arrays if a.sync is None and a.degraded == 0]
+        if move == 0 and idle:
+            a = rnd.choice(idle)
+            dev = rnd.choice(a.member_states)[0]
+            b.run(["mdadm", "--manage", f"/dev/{a.name}", "--fail", f"/dev/{dev}"])
+            b.run(["mdadm", "--manage", f"/dev/{a.name}", "--remove", f"/dev/{dev}"])
+            b.run(["mdadm", "--manage", f"/dev/{a.name}", "--add", f"/dev/{dev}"])
+        elif move == 1 and idle:
+            a = rnd.choice(idle)
+            b.run(["tee", f"/sys/block/{a.name}/md/sync_action"], stdin="check\n")
+        elif move == 2 and len(idle) > 3:
+            b.run(["mdadm", "--stop", f"/dev/{rnd.choice(idle).name}"])
+        elif move == 3 and idle:  # a flag set on a member in place, nothing else moves
+            a = rnd.choice(idle)
+            dev = rnd.choice(a.member_states)[0]
+            b.run(["mdadm", "--manage", f"/dev/{a.name}", "--replace", f"/dev/{dev}"])
+        clock.advance(rnd.choice((0.5, 1.0, 1.0, 30.0, 900.0)))
+        now = b.sample()
+        assert now == build_sample(b.state), step  # the same as without the cache
+        kept += sum(x is y for x, y in zip(now.arrays, last.arrays, strict=False))
+        last = now
+    assert kept > 60 * 3  # idle arrays came back as they were, sample after sample
+    # a program that changed a member in place and touched nothing else: every program run
+    # counts (SimState.runs), so the next sample looks at the members again
+    quiet = next(a for a in last.arrays if a.sync is None)
+    b.state.arrays[quiet.name].members[0].state.add("write_mostly")
+    b.state.runs += 1  # what SimulatedBackend.run counts for each program
+    assert b.sample() == build_sample(b.state)
