@@ -303,8 +303,17 @@ def mdstat_source(tmp: Path) -> tuple[str, str]:
     return str(path), f"no /proc/mdstat here: a file with big's mdstat ({len(text):,} B)"
 
 
+# the kernel counts a process's CPU in clock ticks (psutil's cpu_times are ticks / CLK_TCK as
+# floats): a window's CPU is a whole number of ticks, so two contestants that used as many
+# ticks have a ratio of exactly 1 (as floats, 19 ticks minus 19 ticks came out 1.0000001×)
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
 def pct(c: Contestant, wall: float) -> float:
-    return (c.cpu[1] - c.cpu[0]) / wall * 100.0 if len(c.cpu) == 2 and wall > 0 else float("nan")
+    if len(c.cpu) != 2 or wall <= 0:
+        return float("nan")
+    ticks = round((c.cpu[1] - c.cpu[0]) * CLK_TCK)
+    return ticks / CLK_TCK / wall * 100.0
 
 
 def ratio(a: float, b: float) -> float:
