@@ -443,8 +443,11 @@ def _synced_pairs(after: Machine, before: Machine) -> Iterable[tuple[Any, Any]]:
 
 
 def test_a_running_sync_stores_only_its_members_counters_each_second(tmp_path: Path) -> None:
-    """On a big machine the per-second record of a running sync holds its members' write
-    counters, not every disk's (issue 13: ~30 KB of JSON per sync per second on 1,000 disks)."""
+    """On a big machine the running record of a sync holds its members' write counters, not
+    every disk's (issue 13: ~30 KB of JSON per sync per second on 1,000 disks); it follows the
+    kernel every SO_FAR_EVERY_S, not each second (issue 44: a commit each second was a tenth of
+    raid10-evo's main thread)."""
+    from app.wear.recorder import SO_FAR_EVERY_S
     from backends.simulated import SimClock, SimulatedBackend
 
     clock = SimClock.manual()
@@ -453,15 +456,24 @@ def test_a_running_sync_stores_only_its_members_counters_each_second(tmp_path: P
     session = Session(store=store, audit_every_s=None, smart_every_s=None)
     machine = backend.probe()
     session.probed(machine, clock.now())
-    for _ in range(3):
-        clock.advance(1.0)
-        session.sampled(backend.sample())
     syncing = next(a for a in machine.arrays if a.sync is not None and a.sync.active)
     disks = {m.device for m in syncing.members}
-    (ev,) = [e for e in store.running_syncs() if e.array == syncing.name]
-    assert set(ev.kernel_end) == disks
-    assert set(ev.kernel_start) == disks
-    assert all(ev.kernel_end[d] > ev.kernel_start[d] for d in disks)
+
+    def stored() -> dict[str, int]:
+        (ev,) = [e for e in store.running_syncs() if e.array == syncing.name]
+        assert set(ev.kernel_end) == disks
+        assert set(ev.kernel_start) == disks
+        return {d: ev.kernel_end[d] - ev.kernel_start[d] for d in disks}
+
+    written = []
+    for _ in range(2 * int(SO_FAR_EVERY_S) + 1):
+        clock.advance(1.0)
+        session.sampled(backend.sample())
+        written.append(stored())
+    # moved twice in 11 seconds (at 5 and 10 s after the first), held in between
+    moves = [i for i in range(1, len(written)) if written[i] != written[i - 1]]
+    assert moves == [int(SO_FAR_EVERY_S), 2 * int(SO_FAR_EVERY_S)], moves
+    assert all(written[-1][d] > 0 for d in disks)
 
 
 def test_a_batch_of_store_writes_commits_together_or_not_at_all(tmp_path: Path) -> None:

@@ -172,11 +172,12 @@ class LabelGrid:
     issue 29); a width that makes a value wrap is left to the ``Table`` itself. The values are
     ``Text``, never markup."""
 
-    __slots__ = ("gap", "rows")
+    __slots__ = ("_w", "gap", "rows")
 
     def __init__(self, rows: Sequence[tuple[str, Text]], *, gap: int = 2) -> None:
         self.rows = tuple(rows)
         self.gap = gap
+        self._w: tuple[int, int] | None = None  # the columns' widths, once measured
 
     def table(self) -> Table:
         table = Table.grid(padding=(0, self.gap))
@@ -187,10 +188,12 @@ class LabelGrid:
         return table
 
     def _widths(self) -> tuple[int, int]:
-        return (
-            max((cell_len(label) for label, _ in self.rows), default=0),
-            max((value.cell_len for _, value in self.rows), default=0),
-        )
+        if self._w is None:  # (fits and row_parts both ask: the sync block's, each second)
+            self._w = (
+                max((cell_len(label) for label, _ in self.rows), default=0),
+                max((value.cell_len for _, value in self.rows), default=0),
+            )
+        return self._w
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.table())

@@ -71,8 +71,10 @@ class _Open:
     # running already at raidman's first look: the record (and the forecast) begin part-way;
     # else the window begins at the last look before it, so the forecast is of the whole sync
     midway: bool = False
-    # a check/repair's window (where it began, how far it got, md's mismatch_cnt)
+    # a check/repair's window (where it began, how far it got, md's mismatch_cnt), and
+    # whether its record holds it as it is now
     window: CheckWindow | None = None
+    window_stored: bool = True
 
 
 IDENTITY_PROBES = 5
@@ -81,6 +83,10 @@ IDENTITY_PROBE_GAP_S = 2.0
 # its first one after mdadm --create (the model's "initial": e.g. a new RAID-5 recovers its last
 # member); md starts it at once, a sample or two later at most
 NEW_ARRAY_S = 60.0
+# a running sync's figures so far (the kernel's write counters, a check's window) go into its
+# record this often; what the recorder holds moves at every sample, and a sync's end writes
+# its own at once
+SO_FAR_EVERY_S = 5.0
 
 
 class WearRecorder:
@@ -120,6 +126,7 @@ class WearRecorder:
         self._born: dict[str, float] = {}
         # array -> (the forecast of the plan about to start its sync, kept until when)
         self._planned: dict[str, tuple[SyncForecast, float | None]] = {}
+        self._so_far_at = float("-inf")  # when the running syncs' figures were last written
 
     # ---- SMART reads of many disks -------------------------------------------------------------
     def _due(self, machine: Machine, reason: str, now: float) -> list[SmartRead]:
@@ -289,32 +296,19 @@ class WearRecorder:
                 )
                 if at == now:  # else SMART's start is the last snapshot before it (delta.py)
                     reads.extend(started)
-        # one commit for all running syncs, not one each; not synced to the disk each second
-        with self.store.batch(durable=False):
-            for o in self._open.values():  # running: the kernel's figure so far, every sample
-                if o.window is not None:  # a check: how far it got, what md found so far
-                    live = sample.live(o.array)
-                    seen = window_seen(o.window, live, o.action)
-                    if seen != o.window:
-                        o.window = seen
-                        self.store.set_check_window(o.sync_id, seen)
-                if o.start:
-                    # only the members' counters once they are known (the end of the sync
-                    # writes them all): on a machine of 1,000 disks the whole map is ~30 KB of
-                    # JSON per running sync per second
-                    disks = counted(o.members)
-                    start = o.start
-                    if not disks:
-                        end = after()
-                    elif counters is not None:
-                        start = {d: start[d] for d in disks if d in start}
-                        end = {
-                            d: c.write_bytes for d in disks if (c := counters.get(d)) is not None
-                        }
-                    else:
-                        start = {d: start[d] for d in disks if d in start}
-                        end = {d: after()[d] for d in disks if d in after()}
-                    self.store.set_kernel_writes(o.sync_id, start, end, o.capacities)
+        for o in self._open.values():  # a check: how far it got, what md found so far
+            if o.window is not None:
+                seen = window_seen(o.window, sample.live(o.array), o.action)
+                if seen != o.window:
+                    o.window, o.window_stored = seen, False
+        # the running syncs' figures so far: in one commit for all, not synced to the disk,
+        # and every SO_FAR_EVERY_S, not each second (issue 44: a commit each second was a tenth
+        # of raid10-evo's main thread); each sync's end writes its own at once
+        if self._open and now - self._so_far_at >= SO_FAR_EVERY_S:
+            self._so_far_at = now
+            with self.store.batch(durable=False):
+                for o in self._open.values():
+                    self._write_so_far(o, after, counters)
         if first:
             for ev in self._adoptable:
                 self.store.end_sync(ev.id, now, NOT_WATCHED)
@@ -322,6 +316,33 @@ class WearRecorder:
                 log.append(f"{ev.array}: {ev.action} {NOT_WATCHED}")
             self._adoptable = []
         return self._asking(reads, now), tuple(log)
+
+    def _write_so_far(
+        self,
+        o: _Open,
+        after: LazyCounts,
+        counters: Mapping[str, DiskIO] | None,
+    ) -> None:
+        """A running sync's check window (when it moved) and the kernel's write counters so far
+        into its record."""
+        if o.window is not None and not o.window_stored:
+            self.store.set_check_window(o.sync_id, o.window)
+            o.window_stored = True
+        if not o.start:
+            return
+        # only the members' counters once they are known (the end of the sync writes them all):
+        # on a machine of 1,000 disks the whole map is ~30 KB of JSON per running sync
+        disks = counted(o.members)
+        start = o.start
+        if not disks:
+            end = after()
+        elif counters is not None:
+            start = {d: start[d] for d in disks if d in start}
+            end = {d: c.write_bytes for d in disks if (c := counters.get(d)) is not None}
+        else:
+            start = {d: start[d] for d in disks if d in start}
+            end = {d: after()[d] for d in disks if d in after()}
+        self.store.set_kernel_writes(o.sync_id, start, end, o.capacities)
 
     def _start(
         self,
